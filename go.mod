@@ -1,0 +1,3 @@
+module github.com/dtree-dev/dtree
+
+go 1.26

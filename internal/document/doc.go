@@ -1,0 +1,14 @@
+// Package document imports charts — Lucid's "CSV of shape data" export and
+// the Lucid API document-contents JSON — into a types.Document: a graph of
+// nodes and labelled edges per page, with the import errors and warnings of
+// lucid-formats.md §9.
+//
+// An importer never fails on bad chart content: what is wrong with the chart
+// is reported in Document.Errors and Document.Warnings, each a
+// types.Diagnostic with a stable class name. The error return is kept for
+// failures to read the input at all.
+//
+//	FromCSV(r io.Reader) (*types.Document, error)
+//	FromJSON(r io.Reader) (*types.Document, error)
+//	Read(path, format string, stdin io.Reader) (*types.Document, error)
+package document

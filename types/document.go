@@ -1,0 +1,89 @@
+package types
+
+// FormatVersion is the version of the normalized JSON that `dtree inspect
+// --json` prints. It changes only when a field changes meaning or goes away.
+const FormatVersion = 1
+
+// Node kinds, from the shape (lucid-formats.md §9 rule 8).
+const (
+	KindTerminator = "terminator"
+	KindProcess    = "process"
+	KindDecision   = "decision"
+	KindSubprocess = "subprocess"
+	KindOther      = "other"
+)
+
+// Roles say how the runner treats a node. A node's role follows from its kind
+// and its outgoing edges, not from its shape: any node with two or more
+// outgoing edges is run as a decision (SPEC §2).
+const (
+	RoleTerminator = "terminator"
+	RoleDecision   = "decision"
+	RoleProcess    = "process"
+)
+
+// Document is an imported chart: every page's nodes and edges, in source
+// order. Nodes and edges are flat lists; Page fields tie them to a page.
+type Document struct {
+	FormatVersion int          `json:"format_version"`
+	Title         string       `json:"title"`
+	Status        string       `json:"status"`
+	Source        string       `json:"source"`
+	Format        string       `json:"format"`
+	Pages         []Page       `json:"pages"`
+	Nodes         []Node       `json:"nodes"`
+	Edges         []Edge       `json:"edges"`
+	Errors        []Diagnostic `json:"errors"`
+	Warnings      []Diagnostic `json:"warnings"`
+}
+
+// Page is one chart in a document. Lines never cross pages. Root is the id
+// of the page's start node, empty when it has none or several.
+type Page struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	Root  string `json:"root"`
+}
+
+// Node is one step of a chart as the source describes it, plus the settings
+// resolved for it (see ProcessedNode for the full resolution).
+type Node struct {
+	ID        string            `json:"id"`
+	Page      string            `json:"page"`
+	Kind      string            `json:"kind"`
+	Shape     string            `json:"shape"`
+	Text      string            `json:"text"`
+	TextAreas []string          `json:"text_areas"`
+	Tags      []string          `json:"tags"`
+	Metadata  map[string]string `json:"metadata"`
+	Lane      string            `json:"lane"`
+	Container string            `json:"container"`
+	Group     string            `json:"group"`
+	Comments  []string          `json:"comments"`
+	// Line is the source line of the node's row (CSV) or entry (YAML); 0
+	// when the source has no lines to speak of (Lucid API JSON).
+	Line int `json:"line"`
+}
+
+// Edge is one labelled arrow. ID is the source line's id.
+type Edge struct {
+	ID          string   `json:"id"`
+	Page        string   `json:"page"`
+	From        string   `json:"from"`
+	To          string   `json:"to"`
+	Label       string   `json:"label"`
+	ExtraLabels []string `json:"extra_labels"`
+	Line        int      `json:"line"`
+}
+
+// Diagnostic is one import or lint finding. Class is a stable name from
+// lucid-formats.md §9 or readme/lint.md; scripts match on it.
+type Diagnostic struct {
+	Class string `json:"class"`
+	// ID is the first of IDs, kept for readers that want one id.
+	ID      string   `json:"id"`
+	IDs     []string `json:"ids"`
+	Line    int      `json:"line"`
+	Message string   `json:"message"`
+	Hint    string   `json:"hint"`
+}
