@@ -1,0 +1,348 @@
+package document
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/dtree-dev/dtree/types"
+)
+
+// The Lucid document-contents response (lucid-formats.md §3), as far as dtree
+// reads it. Ids and values are flexString so that a hand-written file with a
+// numeric id still imports.
+type (
+	jsonDoc struct {
+		Title flexString  `json:"title"`
+		Pages *[]jsonPage `json:"pages"`
+	}
+	jsonPage struct {
+		ID    flexString `json:"id"`
+		Title flexString `json:"title"`
+		Index *float64   `json:"index"`
+		Items struct {
+			Shapes []jsonShape `json:"shapes"`
+			Lines  []jsonLine  `json:"lines"`
+			Groups []jsonGroup `json:"groups"`
+		} `json:"items"`
+	}
+	jsonShape struct {
+		ID         flexString     `json:"id"`
+		Class      flexString     `json:"class"`
+		TextAreas  []jsonTextArea `json:"textAreas"`
+		CustomData []jsonPair     `json:"customData"`
+		LinkedData []jsonLinked   `json:"linkedData"`
+		Contains   *struct {
+			Shapes []flexString `json:"shapes"`
+		} `json:"contains"`
+	}
+	jsonTextArea struct {
+		Label flexString `json:"label"`
+		Text  flexString `json:"text"`
+	}
+	jsonPair struct {
+		Key   flexString `json:"key"`
+		Name  flexString `json:"name"`
+		Value flexString `json:"value"`
+	}
+	jsonLinked struct {
+		jsonPair
+		Data []jsonPair `json:"data"`
+	}
+	jsonLine struct {
+		ID        flexString     `json:"id"`
+		Endpoint1 jsonEndpoint   `json:"endpoint1"`
+		Endpoint2 jsonEndpoint   `json:"endpoint2"`
+		TextAreas []jsonTextArea `json:"textAreas"`
+	}
+	jsonEndpoint struct {
+		Style       flexString `json:"style"`
+		ConnectedTo flexString `json:"connectedTo"`
+	}
+	jsonGroup struct {
+		ID      flexString   `json:"id"`
+		Members []flexString `json:"members"`
+	}
+)
+
+// flexString accepts a JSON string, number, bool or null as text.
+type flexString string
+
+func (f *flexString) UnmarshalJSON(b []byte) error {
+	switch {
+	case len(b) > 0 && b[0] == '"':
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		*f = flexString(s)
+	case bytes.Equal(b, []byte("null")):
+		*f = ""
+	case len(b) > 0 && (b[0] == '{' || b[0] == '['):
+		return errors.New("want a string, got " + map[byte]string{'{': "an object", '[': "an array"}[b[0]])
+	default:
+		*f = flexString(b)
+	}
+	return nil
+}
+
+// Known container classes that may come without a contains object (rule 7).
+var jsonContainerClasses = []string{"AdvancedSwimLaneBlock", "SparkFrameBlock", "ContainerBlock"}
+
+// FromJSON reads a Lucid API document-contents JSON (rules 6-7, then the
+// shared graph rules). The error is only for a failure to read r.
+func FromJSON(r io.Reader) (*types.Document, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	b := newBuilder("json")
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	var doc jsonDoc
+	if err := json.Unmarshal(data, &doc); err != nil {
+		b.errorf("malformed_json", nil, errorLine(data, err),
+			"pass the body of Lucid's GET /documents/{id}/contents response, unchanged",
+			"not a Lucid document: %s", describeJSONError(data, err))
+		return b.doc, nil
+	}
+	if doc.Pages == nil {
+		b.errorf("malformed_json", nil, 0,
+			"pass the body of Lucid's GET /documents/{id}/contents response, unchanged",
+			"not a Lucid document: it has no \"pages\" array")
+		return b.doc, nil
+	}
+	b.doc.Title = cleanText(string(doc.Title))
+	pages := *doc.Pages
+	order := make([]int, len(pages))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(x, y int) bool {
+		return pageIndex(pages[order[x]], order[x]) < pageIndex(pages[order[y]], order[y])
+	})
+	for _, i := range order {
+		b.jsonPage(&pages[i], i)
+	}
+	return b.build(), nil
+}
+
+func pageIndex(p jsonPage, pos int) float64 {
+	if p.Index != nil {
+		return *p.Index
+	}
+	return float64(pos)
+}
+
+func (b *builder) jsonPage(p *jsonPage, pos int) {
+	pageID := string(p.ID)
+	if pageID == "" {
+		pageID = strconv.Itoa(pos)
+	}
+	if _, dup := b.pages[pageID]; dup {
+		b.errorf("malformed_json", []string{pageID}, 0, "pass Lucid's response unchanged", "page id %q is used twice", pageID)
+		return
+	}
+	b.addPage(pageID, cleanText(string(p.Title)))
+
+	// Containers: the innermost one (fewest shapes listed) holds a shape.
+	holders := map[string]*jsonHolder{}
+	var laneHolders []*jsonHolder // in page order, for a lane found by label alone
+	containerOf := map[string]*jsonHolder{}
+	for _, s := range p.Items.Shapes {
+		if s.Contains == nil && !isJSONContainerClass(string(s.Class)) {
+			continue
+		}
+		h := &jsonHolder{id: string(s.ID), lanes: map[string]string{}}
+		for _, t := range s.TextAreas {
+			if label := string(t.Label); strings.HasPrefix(label, "Primary_") {
+				h.lanes[label] = cleanText(string(t.Text))
+			}
+		}
+		if len(h.lanes) > 0 {
+			laneHolders = append(laneHolders, h)
+		}
+		if s.Contains != nil {
+			h.size = len(s.Contains.Shapes)
+			h.members = make(map[string]bool, h.size)
+			for _, m := range s.Contains.Shapes {
+				h.members[string(m)] = true
+				if cur, ok := containerOf[string(m)]; !ok || h.size < cur.size {
+					containerOf[string(m)] = h
+				}
+			}
+		}
+		holders[h.id] = h
+	}
+	groupOf := map[string]string{}
+	for _, g := range p.Items.Groups {
+		for _, m := range g.Members {
+			if _, ok := groupOf[string(m)]; !ok {
+				groupOf[string(m)] = string(g.ID)
+			}
+		}
+	}
+	for _, s := range p.Items.Shapes {
+		id := string(s.ID)
+		if !b.uniqueJSONID(id, pageID, "shape") {
+			continue
+		}
+		n := types.Node{
+			ID: id, Page: pageID, Kind: kindOf(string(s.Class)), Shape: string(s.Class),
+			TextAreas: []string{}, Tags: []string{}, Metadata: map[string]string{},
+			Group: groupOf[id], Comments: []string{},
+		}
+		text, hasText := "", false
+		for _, t := range s.TextAreas {
+			label := string(t.Label)
+			if label == "Placeholder" {
+				continue
+			}
+			v := cleanText(string(t.Text))
+			n.TextAreas = append(n.TextAreas, v)
+			if label == "Text" && !hasText {
+				text, hasText = v, true
+			}
+		}
+		if !hasText && len(n.TextAreas) > 0 {
+			text = n.TextAreas[0]
+		}
+		n.Text = text
+		for _, kv := range s.CustomData {
+			if k, v := kv.name(), strings.TrimSpace(string(kv.Value)); k != "" && v != "" {
+				n.Metadata[k] = v
+			}
+		}
+		if h, ok := containerOf[id]; ok {
+			n.Container = h.id
+		}
+		n.Lane = laneOf(s.LinkedData, id, laneHolders)
+		_, isHolder := holders[id]
+		b.addShape(shape{node: n, container: isHolder, annotation: isTextOnly(string(s.Class))})
+	}
+	for _, g := range p.Items.Groups {
+		if id := string(g.ID); b.uniqueJSONID(id, pageID, "group") {
+			b.addShape(shape{node: types.Node{ID: id, Page: pageID, Shape: "group"}, container: true})
+		}
+	}
+	for _, l := range p.Items.Lines {
+		id := string(l.ID)
+		if !b.uniqueJSONID(id, pageID, "line") {
+			continue
+		}
+		labels := make([]string, len(l.TextAreas))
+		for i, t := range l.TextAreas {
+			labels[i] = string(t.Text)
+		}
+		b.addLine(line{
+			id: id, page: pageID,
+			ends:   [2]string{string(l.Endpoint1.ConnectedTo), string(l.Endpoint2.ConnectedTo)},
+			styles: [2]string{string(l.Endpoint1.Style), string(l.Endpoint2.Style)},
+			labels: labels,
+		})
+	}
+}
+
+// uniqueJSONID reports whether id is new, and reports malformed_json when it
+// is empty or already used: ids are unique across a document.
+func (b *builder) uniqueJSONID(id, page, what string) bool {
+	switch {
+	case id == "":
+		b.errorf("malformed_json", nil, 0, "pass Lucid's response unchanged", "a %s on page %s has no id", what, page)
+		return false
+	case b.has(id):
+		b.errorf("malformed_json", []string{id}, 0, "pass Lucid's response unchanged", "id %q is used by more than one item", id)
+		return false
+	}
+	return true
+}
+
+func isJSONContainerClass(class string) bool {
+	for _, c := range jsonContainerClasses {
+		if class == c {
+			return true
+		}
+	}
+	return isContainerShape(class, "")
+}
+
+func (kv jsonPair) name() string {
+	if k := strings.TrimSpace(string(kv.Key)); k != "" {
+		return k
+	}
+	return strings.TrimSpace(string(kv.Name))
+}
+
+// jsonHolder is a container shape: a swim lane, frame or container.
+type jsonHolder struct {
+	id      string
+	size    int               // shapes it lists in contains
+	members map[string]bool   // the shapes it lists
+	lanes   map[string]string // lane text area label (Primary_N) -> title
+}
+
+// laneOf finds the lane title named by a shape's linked data
+// (SpreadsheetRowParentKey or SpreadsheetColumnParentKey = "Primary_N"): in a
+// swim lane that lists the shape, else in the first swim lane of the page
+// with that lane (rule 7).
+func laneOf(linked []jsonLinked, id string, swimLanes []*jsonHolder) string {
+	label := ""
+	for _, ld := range linked {
+		for _, kv := range append([]jsonPair{ld.jsonPair}, ld.Data...) {
+			switch kv.name() {
+			case "SpreadsheetRowParentKey", "SpreadsheetColumnParentKey":
+				if label == "" {
+					label = strings.TrimSpace(string(kv.Value))
+				}
+			}
+		}
+	}
+	if label == "" {
+		return ""
+	}
+	fallback := ""
+	for _, h := range swimLanes {
+		title, ok := h.lanes[label]
+		if !ok {
+			continue
+		}
+		if h.members[id] {
+			return title
+		}
+		if fallback == "" {
+			fallback = title
+		}
+	}
+	return fallback
+}
+
+func errorLine(data []byte, err error) int {
+	var off int64 = -1
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	}
+	if off < 0 || off > int64(len(data)) {
+		return 0
+	}
+	return bytes.Count(data[:off], []byte("\n")) + 1
+}
+
+func describeJSONError(data []byte, err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return fmt.Sprintf("field %q: want %s, got %s (line %d)", te.Field, te.Type, te.Value, errorLine(data, err))
+	}
+	if l := errorLine(data, err); l > 0 {
+		return fmt.Sprintf("%v (line %d)", err, l)
+	}
+	return err.Error()
+}

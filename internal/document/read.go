@@ -1,0 +1,100 @@
+package document
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/dtree-dev/dtree/types"
+)
+
+// Formats dtree reads.
+const (
+	FormatCSV  = "csv"
+	FormatJSON = "json"
+)
+
+// Formats lists the accepted values of --format.
+var Formats = []string{FormatCSV, FormatJSON}
+
+// UnreadableError is a chart that could not be read at all: a missing file,
+// a directory, an unknown format. It is a chart error (exit 3), not a usage
+// error.
+type UnreadableError struct {
+	Path string
+	Err  error
+	Hint string
+}
+
+func (e *UnreadableError) Error() string { return fmt.Sprintf("read chart %s: %v", e.Path, e.Err) }
+func (e *UnreadableError) Unwrap() error { return e.Err }
+
+// Read imports the chart at path ("-" for stdin) in the given format, or the
+// format its extension or content shows when format is empty.
+func Read(path, format string, stdin io.Reader) (*types.Document, error) {
+	var r io.Reader
+	name := path
+	if path == "-" {
+		r, name = stdin, "stdin"
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, &UnreadableError{Path: path, Err: err, Hint: "check the path; pass - to read the chart from stdin"}
+		}
+		defer f.Close()
+		if st, err := f.Stat(); err == nil && st.IsDir() {
+			return nil, &UnreadableError{Path: path, Err: fmt.Errorf("is a directory"), Hint: "pass the chart file itself"}
+		}
+		r = f
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	if format == "" {
+		head, _ := br.Peek(4096)
+		format = Detect(path, head)
+		if format == "" {
+			return nil, &UnreadableError{Path: name, Err: fmt.Errorf("cannot tell its format"),
+				Hint: "name the file .csv (Lucid's CSV of shape data) or .json (Lucid API contents), or pass --format"}
+		}
+	}
+	var doc *types.Document
+	var err error
+	switch format {
+	case FormatCSV:
+		doc, err = FromCSV(br)
+	case FormatJSON:
+		doc, err = FromJSON(br)
+	default:
+		return nil, &UnreadableError{Path: name, Err: fmt.Errorf("unknown format %q", format),
+			Hint: "use --format " + strings.Join(Formats, " or ")}
+	}
+	if err != nil {
+		return nil, &UnreadableError{Path: name, Err: err}
+	}
+	doc.Source = name
+	return doc, nil
+}
+
+// Detect tells a chart's format from its file extension, else from its first
+// bytes; "" when neither says.
+func Detect(path string, head []byte) string {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".csv":
+		return FormatCSV
+	case ".json":
+		return FormatJSON
+	}
+	head = bytes.TrimPrefix(head, []byte("\ufeff"))
+	trimmed := bytes.TrimLeft(head, " \t\r\n")
+	if len(trimmed) > 0 && trimmed[0] == '{' {
+		return FormatJSON
+	}
+	firstLine, _, _ := bytes.Cut(trimmed, []byte("\n"))
+	if bytes.Contains(firstLine, []byte(",")) {
+		return FormatCSV
+	}
+	return ""
+}
