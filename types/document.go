@@ -1,5 +1,10 @@
 package types
 
+import (
+	"fmt"
+	"strings"
+)
+
 // FormatVersion is the version of the normalized JSON that `dtree inspect
 // --json` prints. It changes only when a field changes meaning or goes away.
 const FormatVersion = 1
@@ -33,7 +38,7 @@ type Document struct {
 	Pages         []Page       `json:"pages"`
 	Nodes         []Node       `json:"nodes"`
 	Edges         []Edge       `json:"edges"`
-	Errors        []Diagnostic `json:"errors"`
+	Errors        []Diagnostic `json:"-"`
 	Warnings      []Diagnostic `json:"warnings"`
 }
 
@@ -81,9 +86,27 @@ type Edge struct {
 type Diagnostic struct {
 	Class string `json:"class"`
 	// ID is the first of IDs, kept for readers that want one id.
-	ID      string   `json:"id"`
-	IDs     []string `json:"ids"`
-	Line    int      `json:"line"`
-	Message string   `json:"message"`
-	Hint    string   `json:"hint"`
+	ID  string   `json:"id"`
+	IDs []string `json:"ids"`
+	// Page is the page the finding is on; empty for the whole document.
+	Page    string `json:"page"`
+	Line    int    `json:"line"`
+	Message string `json:"message"`
+	Hint    string `json:"hint"`
+}
+
+// Describe names a node for messages: its id and the first line of its text,
+// cut at 40 characters.
+func (n Node) Describe() string {
+	t, _, cut := strings.Cut(n.Text, "\n")
+	if r := []rune(t); len(r) > 40 {
+		t, cut = string(r[:40]), true
+	}
+	if cut {
+		t += "…"
+	}
+	if t == "" {
+		return n.ID
+	}
+	return fmt.Sprintf("%s %q", n.ID, t)
 }

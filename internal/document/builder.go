@@ -119,7 +119,7 @@ func (b *builder) build() *types.Document {
 		case s.annotation && !touched[s.node.ID]:
 			b.warnf("ignored_annotation", []string{s.node.ID}, s.node.Line,
 				"text that no line touches is a note, not a step; connect it with a line if it should run",
-				"%s is text that no line touches, so it is read as a note and not run", describeText(s.node))
+				"%s is text that no line touches, so it is read as a note and not run", s.node.Describe())
 			continue
 		}
 		if _, ok := b.pages[s.node.Page]; !ok {
@@ -139,7 +139,27 @@ func (b *builder) build() *types.Document {
 	b.buildEdges()
 	b.checkBranches()
 	b.findRoots()
+	b.placeDiagnostics()
 	return b.doc
+}
+
+// placeDiagnostics sets each finding's page from the first id it names.
+func (b *builder) placeDiagnostics() {
+	for _, list := range [][]types.Diagnostic{b.doc.Errors, b.doc.Warnings} {
+		for i := range list {
+			d := &list[i]
+			if d.Page != "" || d.ID == "" {
+				continue
+			}
+			if idx, ok := b.items[d.ID]; ok && idx >= 0 {
+				d.Page = b.shapes[idx].node.Page
+			} else if ok {
+				d.Page = b.lines[-1-idx].page
+			} else if _, ok := b.pages[d.ID]; ok {
+				d.Page = d.ID
+			}
+		}
+	}
 }
 
 // orientation gives a line's flow as (from end, to end) indexes, and ok false
@@ -301,7 +321,7 @@ func (b *builder) checkBranches() {
 				b.errorf("unlabeled_branch", []string{node.ID, e.ID}, e.Line,
 					"double-click the line and type the answer that leads this way (for example Yes or No)",
 					"%s has %d outgoing lines, so it is a decision, but line %s to %s has no label",
-					describeText(node), len(edges), e.ID, b.describeRef(e.To))
+					node.Describe(), len(edges), e.ID, b.describeRef(e.To))
 				continue
 			}
 			norm := normLabel(e.Label)
@@ -310,7 +330,7 @@ func (b *builder) checkBranches() {
 				b.errorf("duplicate_branch_label", []string{node.ID, fe.ID, e.ID}, e.Line,
 					"give each outgoing line of a decision a different label",
 					"%s has two branches labelled %q (lines %s and %s), so an answer cannot pick one",
-					describeText(node), e.Label, fe.ID, e.ID)
+					node.Describe(), e.Label, fe.ID, e.ID)
 				continue
 			}
 			labels[norm] = i
@@ -367,10 +387,10 @@ func (b *builder) describePage(p types.Page) string {
 // by its id.
 func (b *builder) describeRef(id string) string {
 	if i, ok := b.nodes[id]; ok {
-		return describeText(b.doc.Nodes[i])
+		return b.doc.Nodes[i].Describe()
 	}
 	if i, ok := b.items[id]; ok && i >= 0 {
-		return describeText(b.shapes[i].node)
+		return b.shapes[i].node.Describe()
 	}
 	if id == "" {
 		return "nothing"
@@ -393,21 +413,6 @@ func (b *builder) describeIDs(ids []string, max int) string {
 // between describes a line by the items at its two ends, in drawing order.
 func (b *builder) between(l line) string {
 	return fmt.Sprintf("(between %s and %s)", b.describeRef(l.ends[0]), b.describeRef(l.ends[1]))
-}
-
-// describeText names a node by id and the first line of its text.
-func describeText(n types.Node) string {
-	t, _, cut := strings.Cut(n.Text, "\n")
-	if r := []rune(t); len(r) > 40 {
-		t, cut = string(r[:40]), true
-	}
-	if cut {
-		t += "…"
-	}
-	if t == "" {
-		return n.ID
-	}
-	return fmt.Sprintf("%s %q", n.ID, t)
 }
 
 func quoteList(s []string) string {

@@ -1,0 +1,210 @@
+// Package graph indexes an imported chart for walking: nodes by id, each
+// node's outgoing edges in chart order, and the graph questions lint and the
+// runner ask (role, reachability, loops with no way out).
+package graph
+
+import "github.com/dtree-dev/dtree/types"
+
+// Graph is an index over a document's nodes and edges. It does not copy
+// them; the document must not change while the graph is in use.
+type Graph struct {
+	Doc   *types.Document
+	index map[string]int
+	out   [][]int // edge indexes leaving each node, in chart order
+	in    []int   // incoming edge count per node, self-loops included
+}
+
+// New indexes doc.
+func New(doc *types.Document) *Graph {
+	g := &Graph{
+		Doc:   doc,
+		index: make(map[string]int, len(doc.Nodes)),
+		out:   make([][]int, len(doc.Nodes)),
+		in:    make([]int, len(doc.Nodes)),
+	}
+	for i, n := range doc.Nodes {
+		g.index[n.ID] = i
+	}
+	for i, e := range doc.Edges {
+		f, okf := g.index[e.From]
+		t, okt := g.index[e.To]
+		if !okf || !okt {
+			continue
+		}
+		g.out[f] = append(g.out[f], i)
+		g.in[t]++
+	}
+	return g
+}
+
+// Index returns the position of node id in Doc.Nodes.
+func (g *Graph) Index(id string) (int, bool) {
+	i, ok := g.index[id]
+	return i, ok
+}
+
+// Node returns node id.
+func (g *Graph) Node(id string) (*types.Node, bool) {
+	i, ok := g.index[id]
+	if !ok {
+		return nil, false
+	}
+	return &g.Doc.Nodes[i], true
+}
+
+// Out returns the edges leaving node i, in chart order.
+func (g *Graph) Out(i int) []types.Edge {
+	edges := make([]types.Edge, len(g.out[i]))
+	for k, e := range g.out[i] {
+		edges[k] = g.Doc.Edges[e]
+	}
+	return edges
+}
+
+// OutDegree is the number of edges leaving node i.
+func (g *Graph) OutDegree(i int) int { return len(g.out[i]) }
+
+// InDegree is the number of edges entering node i.
+func (g *Graph) InDegree(i int) int { return g.in[i] }
+
+// Role says how node i runs: a terminator is never sent to an agent; any
+// other node with two or more outgoing edges is a decision; the rest are
+// processes (SPEC §2).
+func (g *Graph) Role(i int) string {
+	switch {
+	case g.Doc.Nodes[i].Kind == types.KindTerminator:
+		return types.RoleTerminator
+	case len(g.out[i]) >= 2:
+		return types.RoleDecision
+	}
+	return types.RoleProcess
+}
+
+// successors calls f for each node index that an edge from i leads to.
+func (g *Graph) successors(i int, f func(int)) {
+	for _, e := range g.out[i] {
+		f(g.index[g.Doc.Edges[e].To])
+	}
+}
+
+// Reachable marks the nodes reachable from node root.
+func (g *Graph) Reachable(root int) []bool {
+	seen := make([]bool, len(g.Doc.Nodes))
+	stack := []int{root}
+	seen[root] = true
+	for len(stack) > 0 {
+		i := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		g.successors(i, func(j int) {
+			if !seen[j] {
+				seen[j] = true
+				stack = append(stack, j)
+			}
+		})
+	}
+	return seen
+}
+
+// TrappingLoops returns the loops with no way out: sets of nodes, each
+// holding a cycle, that no edge leaves. A run that enters one can only end at
+// the visit limit. Each set lists node indexes in chart order.
+func (g *Graph) TrappingLoops() [][]int {
+	comp := g.components()
+	n := len(g.Doc.Nodes)
+	count := 0
+	for _, c := range comp {
+		count = max(count, c+1)
+	}
+	size := make([]int, count)
+	leaves := make([]bool, count)
+	selfLoop := make([]bool, count)
+	for i := range n {
+		size[comp[i]]++
+		g.successors(i, func(j int) {
+			if comp[j] != comp[i] {
+				leaves[comp[i]] = true
+			} else if j == i {
+				selfLoop[comp[i]] = true
+			}
+		})
+	}
+	members := make([][]int, count)
+	for i := range n {
+		c := comp[i]
+		if !leaves[c] && (size[c] > 1 || selfLoop[c]) {
+			members[c] = append(members[c], i)
+		}
+	}
+	var loops [][]int
+	seen := make([]bool, count)
+	for i := range n {
+		if c := comp[i]; members[c] != nil && !seen[c] {
+			seen[c] = true
+			loops = append(loops, members[c])
+		}
+	}
+	return loops
+}
+
+// components labels each node with its strongly connected component
+// (Tarjan's algorithm, iterative so that a 100,000-node chain does not
+// recurse 100,000 deep).
+func (g *Graph) components() []int {
+	n := len(g.Doc.Nodes)
+	index := make([]int, n)
+	low := make([]int, n)
+	comp := make([]int, n)
+	onStack := make([]bool, n)
+	for i := range index {
+		index[i], comp[i] = -1, -1
+	}
+	var stack []int
+	type frame struct{ node, next int }
+	next, ncomp := 0, 0
+	for start := range n {
+		if index[start] >= 0 {
+			continue
+		}
+		call := []frame{{start, 0}}
+		index[start], low[start] = next, next
+		next++
+		stack = append(stack, start)
+		onStack[start] = true
+		for len(call) > 0 {
+			f := &call[len(call)-1]
+			v := f.node
+			if f.next < len(g.out[v]) {
+				w := g.index[g.Doc.Edges[g.out[v][f.next]].To]
+				f.next++
+				if index[w] < 0 {
+					index[w], low[w] = next, next
+					next++
+					stack = append(stack, w)
+					onStack[w] = true
+					call = append(call, frame{w, 0})
+				} else if onStack[w] {
+					low[v] = min(low[v], index[w])
+				}
+				continue
+			}
+			if low[v] == index[v] {
+				for {
+					w := stack[len(stack)-1]
+					stack = stack[:len(stack)-1]
+					onStack[w] = false
+					comp[w] = ncomp
+					if w == v {
+						break
+					}
+				}
+				ncomp++
+			}
+			call = call[:len(call)-1]
+			if len(call) > 0 {
+				p := call[len(call)-1].node
+				low[p] = min(low[p], low[v])
+			}
+		}
+	}
+	return comp
+}

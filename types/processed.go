@@ -1,0 +1,62 @@
+package types
+
+import "time"
+
+// Defaults are the settings a node falls back to when its tags and metadata
+// say nothing. ValidateCLI and RetryCLI may be empty: the node's own CLI is
+// used then.
+type Defaults struct {
+	CLI         string
+	ValidateCLI string
+	RetryCLI    string
+	Retries     int
+	Timeout     time.Duration
+	MaxVisits   int
+}
+
+// Built-in defaults (SPEC §3, §5).
+const (
+	DefaultCLI       = "claude"
+	DefaultRetries   = 3
+	DefaultTimeout   = 600 * time.Second
+	DefaultMaxVisits = 10
+)
+
+// BuiltinDefaults are the defaults before any settings are read.
+func BuiltinDefaults() Defaults {
+	return Defaults{CLI: DefaultCLI, Retries: DefaultRetries, Timeout: DefaultTimeout, MaxVisits: DefaultMaxVisits}
+}
+
+// ProcessedNode is a node with everything the runner needs resolved from its
+// tags, metadata and the defaults.
+type ProcessedNode struct {
+	Node
+	// Role is how the node runs: terminator, decision or process.
+	Role        string `json:"role"`
+	CLI         string `json:"cli"`
+	ValidateCLI string `json:"validate_cli"`
+	RetryCLI    string `json:"retry_cli"`
+	Retries     int    `json:"retries"`
+	// Timeout is per agent call; TimeoutS is the same in seconds for JSON.
+	Timeout  time.Duration `json:"-"`
+	TimeoutS float64       `json:"timeout_s"`
+	Validate bool          `json:"validate"`
+	// ValidatePrompt is the node's own validation prompt; empty means the
+	// default one.
+	ValidatePrompt string `json:"validate_prompt"`
+	MaxVisits      int    `json:"max_visits"`
+}
+
+// NormalizedDocument is what `dtree inspect --json` prints: the document with
+// every node resolved. readme/inspect.md documents it.
+type NormalizedDocument struct {
+	FormatVersion int             `json:"format_version"`
+	Title         string          `json:"title"`
+	Status        string          `json:"status"`
+	Source        string          `json:"source"`
+	Format        string          `json:"format"`
+	Pages         []Page          `json:"pages"`
+	Nodes         []ProcessedNode `json:"nodes"`
+	Edges         []Edge          `json:"edges"`
+	Warnings      []Diagnostic    `json:"warnings"`
+}
