@@ -1,0 +1,132 @@
+// Package chart loads a chart for a command: it imports the file, resolves
+// every node's settings, and gathers the import and lint findings, so that
+// inspect, lint and run see the same chart and the same errors.
+package chart
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/dtree-dev/dtree/internal/document"
+	"github.com/dtree-dev/dtree/internal/graph"
+	"github.com/dtree-dev/dtree/internal/lint"
+	"github.com/dtree-dev/dtree/internal/nodeconf"
+	"github.com/dtree-dev/dtree/types"
+)
+
+// Options say how to read and resolve a chart.
+type Options struct {
+	Format   string // "" to detect
+	Defaults types.Defaults
+	Names    nodeconf.CLINames
+}
+
+// Chart is a loaded, checked chart.
+type Chart struct {
+	Doc      *types.Document
+	Graph    *graph.Graph
+	Nodes    []types.ProcessedNode // parallel to Doc.Nodes
+	Errors   []types.Diagnostic
+	Warnings []types.Diagnostic
+}
+
+// Load reads the chart at path ("-" for stdin) and checks it. The error is
+// a *document.UnreadableError when the chart cannot be read at all; problems
+// in a chart that was read are in Errors and Warnings.
+func Load(path string, stdin io.Reader, opts Options) (*Chart, error) {
+	doc, err := document.Read(path, opts.Format, stdin)
+	if err != nil {
+		return nil, err
+	}
+	return Check(doc, opts), nil
+}
+
+// Check resolves and lints an imported document.
+func Check(doc *types.Document, opts Options) *Chart {
+	g := graph.New(doc)
+	c := &Chart{
+		Doc: doc, Graph: g,
+		Nodes:    make([]types.ProcessedNode, len(doc.Nodes)),
+		Errors:   slices.Clone(doc.Errors),
+		Warnings: slices.Clone(doc.Warnings),
+	}
+	for i, n := range doc.Nodes {
+		p, diags := nodeconf.Resolve(n, g.Role(i), opts.Defaults, opts.Names)
+		c.Nodes[i] = p
+		c.Errors = append(c.Errors, diags...)
+	}
+	c.Warnings = append(c.Warnings, lint.Warnings(g)...)
+	if c.Errors == nil {
+		c.Errors = []types.Diagnostic{}
+	}
+	if c.Warnings == nil {
+		c.Warnings = []types.Diagnostic{}
+	}
+	return c
+}
+
+// Page finds a page by id, by title (case-insensitive), or by its 1-based
+// number. An empty selector is the first page.
+func (c *Chart) Page(sel string) (types.Page, error) {
+	pages := c.Doc.Pages
+	if len(pages) == 0 {
+		return types.Page{}, fmt.Errorf("the chart has no pages")
+	}
+	if sel == "" {
+		return pages[0], nil
+	}
+	for _, p := range pages {
+		if p.ID == sel {
+			return p, nil
+		}
+	}
+	for _, p := range pages {
+		if strings.EqualFold(p.Title, sel) {
+			return p, nil
+		}
+	}
+	if n, err := strconv.Atoi(sel); err == nil && n >= 1 && n <= len(pages) {
+		return pages[n-1], nil
+	}
+	var names []string
+	for i, p := range pages {
+		names = append(names, fmt.Sprintf("%d: %s %q", i+1, p.ID, p.Title))
+	}
+	return types.Page{}, fmt.Errorf("no page %q; the chart has %s", sel, strings.Join(names, ", "))
+}
+
+// Normalized returns the document as `inspect --json` prints it; with a
+// page, only that page's nodes, edges and warnings.
+func (c *Chart) Normalized(page *types.Page) types.NormalizedDocument {
+	d := c.Doc
+	out := types.NormalizedDocument{
+		FormatVersion: d.FormatVersion, Title: d.Title, Status: d.Status, Source: d.Source, Format: d.Format,
+		Pages: d.Pages, Nodes: c.Nodes, Edges: d.Edges, Warnings: c.Warnings,
+	}
+	if page == nil {
+		return out
+	}
+	out.Pages = []types.Page{*page}
+	out.Nodes = []types.ProcessedNode{}
+	for _, n := range c.Nodes {
+		if n.Page == page.ID {
+			out.Nodes = append(out.Nodes, n)
+		}
+	}
+	out.Edges = []types.Edge{}
+	for _, e := range d.Edges {
+		if e.Page == page.ID {
+			out.Edges = append(out.Edges, e)
+		}
+	}
+	out.Warnings = []types.Diagnostic{}
+	for _, w := range c.Warnings {
+		if w.Page == "" || w.Page == page.ID {
+			out.Warnings = append(out.Warnings, w)
+		}
+	}
+	return out
+}

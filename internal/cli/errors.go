@@ -1,0 +1,89 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/dtree-dev/dtree/internal/document"
+)
+
+// Exit codes (SPEC §7).
+const (
+	exitOK          = 0
+	exitFailed      = 1
+	exitUsage       = 2
+	exitChart       = 3
+	exitLimit       = 4
+	exitInterrupted = 130
+)
+
+// UsageError is a command line dtree cannot act on: a bad flag or argument.
+type UsageError struct {
+	Err  error
+	Cmd  string
+	Hint string
+}
+
+func (e *UsageError) Error() string { return e.Err.Error() }
+func (e *UsageError) Unwrap() error { return e.Err }
+
+// ChartError says a chart has lint errors. They were already printed, one
+// per line, so it carries only the count.
+type ChartError struct {
+	Source string
+	Count  int
+}
+
+func (e *ChartError) Error() string {
+	return fmt.Sprintf("%s has %s", e.Source, plural(e.Count, "error"))
+}
+
+// exitCode is the one table from errors to exit codes.
+func exitCode(err error) int {
+	var (
+		usage      *UsageError
+		chart      *ChartError
+		unreadable *document.UnreadableError
+	)
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &usage):
+		return exitUsage
+	case errors.As(err, &chart), errors.As(err, &unreadable):
+		return exitChart
+	}
+	return exitFailed
+}
+
+// printError writes err in age's style: "dtree: error: …" then hints.
+func (a *App) printError(err error) {
+	fmt.Fprintf(a.Err, "dtree: error: %v\n", err)
+	var (
+		usage      *UsageError
+		unreadable *document.UnreadableError
+	)
+	hint := ""
+	switch {
+	case errors.As(err, &usage):
+		hint = usage.Hint
+		if hint == "" && usage.Cmd != "" {
+			hint = fmt.Sprintf("run '%s --help' for usage", usage.Cmd)
+		}
+	case errors.As(err, &unreadable):
+		hint = unreadable.Hint
+	}
+	for _, h := range strings.Split(hint, "\n") {
+		if h != "" {
+			fmt.Fprintf(a.Err, "dtree: hint: %s\n", h)
+		}
+	}
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}

@@ -1,0 +1,60 @@
+package cli
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/dtree-dev/dtree/internal/render"
+	"github.com/dtree-dev/dtree/types"
+)
+
+type inspectOptions struct {
+	chartFlags
+	page string
+	json bool
+}
+
+func (a *App) newInspect() *cobra.Command {
+	var o inspectOptions
+	cmd := &cobra.Command{
+		Use:   "inspect CHART",
+		Short: "Show the flow a chart imports to",
+		Long: `Inspect imports CHART (a file, or - for stdin) and shows its flow from the
+start of each page: every node with how it will run, branch labels, and a
+merge or loop as a reference back to a node already shown.
+
+With --json it prints the normalized document instead (readme/inspect.md
+describes it). A chart with errors prints them on stderr and exits 3.`,
+		Args: oneChart,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.inspect(args[0], o)
+		},
+	}
+	o.register(cmd.Flags())
+	cmd.Flags().StringVar(&o.page, "page", "", "show one page: its id, title or number (1 is the first)")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print the normalized document as JSON")
+	return cmd
+}
+
+func (a *App) inspect(path string, o inspectOptions) error {
+	c, err := a.load(path, o.chartFlags)
+	if err != nil {
+		return err
+	}
+	printDiagnostics(a.Err, c.Doc.Source, "warning", c.Warnings)
+	if len(c.Errors) > 0 {
+		printDiagnostics(a.Err, c.Doc.Source, "error", c.Errors)
+		return &ChartError{Source: c.Doc.Source, Count: len(c.Errors)}
+	}
+	var page *types.Page
+	if o.page != "" {
+		p, err := c.Page(o.page)
+		if err != nil {
+			return &UsageError{Err: err, Hint: "pass --page with a page id, title or number"}
+		}
+		page = &p
+	}
+	if o.json {
+		return writeJSON(a.Out, c.Normalized(page))
+	}
+	return render.Flow(a.Out, c, page, a.Defaults)
+}

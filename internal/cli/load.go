@@ -1,0 +1,64 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/dtree-dev/dtree/internal/chart"
+	"github.com/dtree-dev/dtree/internal/document"
+	"github.com/dtree-dev/dtree/types"
+)
+
+// chartFlags are the flags of every command that reads a chart.
+type chartFlags struct {
+	format string
+}
+
+func (f *chartFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&f.format, "format", "", "chart format: csv or json (default: from the file's extension or content)")
+}
+
+// load reads and checks a chart.
+func (a *App) load(path string, f chartFlags) (*chart.Chart, error) {
+	switch f.format {
+	case "", document.FormatCSV, document.FormatJSON:
+	default:
+		return nil, &UsageError{Err: fmt.Errorf("unknown --format %q", f.format), Hint: "use --format csv or --format json"}
+	}
+	return chart.Load(path, a.In, chart.Options{Format: f.format, Defaults: a.Defaults, Names: a.Names})
+}
+
+// printDiagnostics writes findings the way compilers do, one per line with
+// its hint under it: "chart.csv:12: error: dangling_line: …".
+func printDiagnostics(w io.Writer, source, severity string, diags []types.Diagnostic) {
+	for _, d := range diags {
+		loc := source
+		if d.Line > 0 {
+			loc = fmt.Sprintf("%s:%d", source, d.Line)
+		}
+		fmt.Fprintf(w, "%s: %s: %s: %s\n", loc, severity, d.Class, d.Message)
+		if d.Hint != "" {
+			fmt.Fprintf(w, "    hint: %s\n", d.Hint)
+		}
+	}
+}
+
+// writeJSON writes v as one indented JSON document.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// oneChart is the Args check of commands that read one chart.
+func oneChart(cmd *cobra.Command, args []string) error {
+	if len(args) != 1 {
+		return &UsageError{Err: fmt.Errorf("%s takes one chart file (or - for stdin), got %d arguments", cmd.Name(), len(args)), Cmd: cmd.CommandPath()}
+	}
+	return nil
+}

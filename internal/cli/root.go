@@ -1,0 +1,87 @@
+// Package cli is dtree's command tree. Commands are thin: flags become an
+// options struct, a domain package does the work, and exitCode maps the
+// error to the exit codes of SPEC §7.
+package cli
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dtree-dev/dtree/internal/agent"
+	"github.com/dtree-dev/dtree/types"
+)
+
+// App is what every command needs from the outside world. Main builds the
+// real one; tests build their own.
+type App struct {
+	In       io.Reader
+	Out      io.Writer // data only
+	Err      io.Writer // progress, warnings, errors, hints
+	Defaults types.Defaults
+	Names    agent.Names
+
+	// started is set once a command's own code runs; an error before that
+	// is cobra rejecting the command line.
+	started bool
+}
+
+// Main runs dtree with the process's arguments and streams and returns the
+// exit code.
+func Main() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	app := &App{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Defaults: types.BuiltinDefaults()}
+	return app.Run(ctx, os.Args[1:])
+}
+
+// Run executes one command line and returns its exit code.
+func (a *App) Run(ctx context.Context, args []string) int {
+	root := a.newRoot()
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err != nil && !a.started {
+		var usage *UsageError
+		if !errors.As(err, &usage) {
+			path := root.CommandPath()
+			if c, _, ferr := root.Find(args); ferr == nil {
+				path = c.CommandPath()
+			}
+			err = &UsageError{Err: err, Cmd: path}
+		}
+	}
+	if err != nil {
+		a.printError(err)
+	}
+	return exitCode(err)
+}
+
+func (a *App) newRoot() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "dtree",
+		Short: "Run flowcharts as LLM agent workflows",
+		Long: `dtree runs a flowchart (a Lucidchart CSV export or Lucid API JSON) as an
+agent workflow: each step is sent to an agent CLI, decisions pick a labelled
+branch, results are validated and retried.`,
+		Version:       version(),
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		PersistentPreRun: func(*cobra.Command, []string) {
+			a.started = true
+		},
+	}
+	root.SetIn(a.In)
+	root.SetOut(a.Out)
+	root.SetErr(a.Err)
+	root.SetVersionTemplate("dtree {{.Version}}\n")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &UsageError{Err: err, Cmd: c.CommandPath()}
+	})
+	root.AddCommand(a.newVersion(), a.newInspect(), a.newLint())
+	return root
+}

@@ -1,0 +1,191 @@
+// Package render draws a loaded chart for people: the flow from a page's
+// start as an indented outline, branch labels shown, a merge or a loop
+// printed as a reference back to a node already shown.
+package render
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/dtree-dev/dtree/internal/chart"
+	"github.com/dtree-dev/dtree/types"
+)
+
+// maxIndent caps the outline's nesting: past it, lines carry their depth
+// instead of more indentation, so a chart with thousands of nested decisions
+// still prints in linear space.
+const maxIndent = 24
+
+// Flow writes the outline of each page (or only the given page).
+func Flow(w io.Writer, c *chart.Chart, page *types.Page, d types.Defaults) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	doc := c.Doc
+	title := doc.Title
+	if title == "" {
+		title = "(untitled)"
+	}
+	fmt.Fprintf(bw, "%s: %q, %s, %s, %s\n", doc.Source, title, doc.Format,
+		count(len(doc.Pages), "page"), count(len(doc.Nodes), "node"))
+	pages := doc.Pages
+	if page != nil {
+		pages = []types.Page{*page}
+	}
+	for _, p := range pages {
+		o := outliner{w: bw, c: c, d: d, printed: make([]bool, len(doc.Nodes)), onPath: make([]bool, len(doc.Nodes))}
+		o.page(p)
+	}
+	return bw.Flush()
+}
+
+type outliner struct {
+	w       *bufio.Writer
+	c       *chart.Chart
+	d       types.Defaults
+	printed []bool
+	onPath  []bool
+}
+
+func (o *outliner) page(p types.Page) {
+	fmt.Fprintf(o.w, "\npage %s", p.ID)
+	if p.Title != "" {
+		fmt.Fprintf(o.w, " %q", p.Title)
+	}
+	root, ok := o.c.Graph.Index(p.Root)
+	if !ok {
+		fmt.Fprintln(o.w, ": no start node")
+		return
+	}
+	fmt.Fprintf(o.w, ", start %s\n", p.Root)
+	o.sequence(root, "  ", "  ", 0)
+	var rest []string
+	for i, n := range o.c.Doc.Nodes {
+		if n.Page == p.ID && !o.printed[i] {
+			rest = append(rest, n.Describe())
+		}
+	}
+	if len(rest) > 0 {
+		fmt.Fprintf(o.w, "  not reachable from the start: %s\n", strings.Join(rest, ", "))
+	}
+}
+
+// sequence prints node i and the nodes that follow it one after another at
+// the same indentation, then each branch of the decision that ends the
+// sequence one level deeper. The first line starts with first (a branch's
+// label), the rest with prefix.
+func (o *outliner) sequence(i int, first, prefix string, depth int) {
+	var chain []int
+	defer func() {
+		for _, k := range chain {
+			o.onPath[k] = false
+		}
+	}()
+	lead := first
+	for {
+		if o.printed[i] {
+			o.reference(lead, i)
+			return
+		}
+		o.printed[i], o.onPath[i] = true, true
+		chain = append(chain, i)
+		fmt.Fprintf(o.w, "%s%s\n", lead, o.line(i))
+		out := o.c.Graph.Out(i)
+		switch len(out) {
+		case 0:
+			return
+		case 1:
+			i, _ = o.c.Graph.Index(out[0].To)
+			lead = prefix
+			if out[0].Label != "" {
+				lead = prefix + out[0].Label + ": "
+			}
+			continue
+		}
+		for k, e := range out {
+			branch, next := "├─ ", "│  "
+			if k == len(out)-1 {
+				branch, next = "└─ ", "   "
+			}
+			j, _ := o.c.Graph.Index(e.To)
+			label := e.Label
+			if label == "" {
+				label = "(no label)"
+			}
+			inner := prefix + next
+			if depth+1 >= maxIndent {
+				inner = fmt.Sprintf("%s[depth %d] ", prefix, depth+2)
+			}
+			o.sequence(j, prefix+branch+label+": ", inner, depth+1)
+		}
+		return
+	}
+}
+
+// reference prints a node that was already shown: a loop when the node is on
+// the way here, a merge otherwise.
+func (o *outliner) reference(prefix string, i int) {
+	what := "joins"
+	if o.onPath[i] {
+		what = "loops back to"
+	}
+	fmt.Fprintf(o.w, "%s↩ %s %s\n", prefix, what, o.c.Doc.Nodes[i].Describe())
+}
+
+// line is one node: id, first line of text, and how it runs.
+func (o *outliner) line(i int) string {
+	n := o.c.Nodes[i]
+	text, _, cut := strings.Cut(n.Text, "\n")
+	if r := []rune(text); len(r) > 60 {
+		text, cut = string(r[:60]), true
+	}
+	if cut {
+		text += "…"
+	}
+	facts := []string{n.Role}
+	if n.Role != types.RoleProcess && n.Role != n.Kind && n.Kind != types.KindOther {
+		facts[0] += " (" + n.Shape + " shape)"
+	}
+	if n.Role != types.RoleTerminator {
+		facts = append(facts, n.CLI)
+		if n.Role == types.RoleProcess && !n.Validate {
+			facts = append(facts, "no validation")
+		}
+		if n.Validate && n.ValidateCLI != n.CLI {
+			facts = append(facts, "validated by "+n.ValidateCLI)
+		}
+		if n.RetryCLI != n.CLI {
+			facts = append(facts, "retried by "+n.RetryCLI)
+		}
+		if n.Retries != o.d.Retries {
+			facts = append(facts, fmt.Sprintf("retries %d", n.Retries))
+		}
+		if n.Timeout != o.d.Timeout {
+			facts = append(facts, "timeout "+shortDuration(n.Timeout))
+		}
+		if n.MaxVisits != o.d.MaxVisits {
+			facts = append(facts, fmt.Sprintf("max visits %d", n.MaxVisits))
+		}
+	}
+	return fmt.Sprintf("%s %s  [%s]", n.ID, text, strings.Join(facts, ", "))
+}
+
+// shortDuration drops the zero tails of time.Duration.String: 10m, 1h30m.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = s[:len(s)-2]
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = s[:len(s)-2]
+	}
+	return s
+}
+
+func count(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
