@@ -29,10 +29,12 @@ func (e *UsageError) Error() string { return e.Err.Error() }
 func (e *UsageError) Unwrap() error { return e.Err }
 
 // ChartError says a chart has lint errors. They were already printed, one
-// per line, so it carries only the count.
+// per line, so it carries only the count. Quiet is set when the command's
+// own output already said so (lint's summary line).
 type ChartError struct {
 	Source string
 	Count  int
+	Quiet  bool
 }
 
 func (e *ChartError) Error() string {
@@ -59,6 +61,10 @@ func exitCode(err error) int {
 
 // printError writes err in age's style: "dtree: error: …" then hints.
 func (a *App) printError(err error) {
+	var chart *ChartError
+	if errors.As(err, &chart) && chart.Quiet {
+		return
+	}
 	fmt.Fprintf(a.Err, "dtree: error: %v\n", err)
 	var (
 		usage      *UsageError
@@ -73,6 +79,8 @@ func (a *App) printError(err error) {
 		}
 	case errors.As(err, &unreadable):
 		hint = unreadable.Hint
+	case errors.As(err, &chart):
+		hint = fmt.Sprintf("fix the errors above in the chart and export it again; 'dtree lint %s' lists them", chart.Source)
 	}
 	for _, h := range strings.Split(hint, "\n") {
 		if h != "" {

@@ -255,7 +255,7 @@ func (b *builder) resolveEnd(l line, i int, entering bool, hops int) (string, *e
 		which = "destination"
 	}
 	dangling := func(what string) *endError {
-		return &endError{class: "dangling_line", ids: []string{l.id}, msg: fmt.Sprintf("line %s %s its %s end %s", l.id, b.between(l), which, what),
+		return &endError{class: "dangling_line", ids: []string{l.id}, msg: fmt.Sprintf("line %s %s: its %s end %s", l.id, b.between(l), which, what),
 			hint: "drag the line's end onto a shape until the shape's outline highlights, then export again"}
 	}
 	if ref == "" {
@@ -296,7 +296,7 @@ func (b *builder) resolveEnd(l line, i int, entering bool, hops int) (string, *e
 	id, err := b.resolveEnd(other, next, entering, hops+1)
 	if err != nil {
 		err.ids = append([]string{l.id}, err.ids...)
-		err.msg = fmt.Sprintf("line %s %s its %s end on line %s, which cannot be followed: %s", l.id, b.between(l), which, ref, err.msg)
+		err.msg = fmt.Sprintf("line %s %s: its %s end is on line %s, which cannot be followed: %s", l.id, b.between(l), which, ref, err.msg)
 	}
 	return id, err
 }

@@ -1,0 +1,64 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dtree-dev/dtree/internal/golden"
+	"github.com/dtree-dev/dtree/types"
+)
+
+// run runs one dtree command line in process from the repository root.
+func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	a := &App{In: strings.NewReader(""), Out: &out, Err: &errb, Defaults: types.BuiltinDefaults()}
+	code = a.Run(context.Background(), args)
+	return out.String(), errb.String(), code
+}
+
+// TestGoldenCharts pins inspect (text and JSON) and lint --json output for
+// every chart under testdata/charts. A chart with errors has only the lint
+// golden file; inspect must exit 3 on it.
+func TestGoldenCharts(t *testing.T) {
+	root := filepath.Join("..", "..")
+	var charts []string
+	err := filepath.WalkDir(filepath.Join(root, "testdata", "charts"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".csv") || strings.HasSuffix(p, ".json")) {
+			charts = append(charts, p)
+		}
+		return err
+	})
+	require.NoError(t, err)
+	require.NotEmpty(t, charts)
+	t.Chdir(root)
+	for _, p := range charts {
+		rel, err := filepath.Rel(root, p)
+		require.NoError(t, err)
+		name := strings.TrimPrefix(filepath.ToSlash(rel), "testdata/charts/")
+		t.Run(name, func(t *testing.T) {
+			base := filepath.Join("testdata", "golden", name)
+			lintOut, _, code := run(t, "lint", "--json", rel)
+			golden.Assert(t, base+".lint.json", []byte(lintOut))
+			require.Contains(t, []int{exitOK, exitChart}, code)
+			out, stderr, icode := run(t, "inspect", rel)
+			if code == exitChart {
+				assert.Equal(t, exitChart, icode, "inspect must fail like lint")
+				assert.Contains(t, stderr, ": error: ")
+				assert.Empty(t, out)
+				return
+			}
+			require.Equal(t, exitOK, icode, stderr)
+			golden.Assert(t, base+".inspect.txt", []byte(out))
+			jsonOut, _, _ := run(t, "inspect", "--json", rel)
+			golden.Assert(t, base+".inspect.json", []byte(jsonOut))
+		})
+	}
+}

@@ -1,0 +1,65 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/dtree-dev/dtree/internal/golden"
+)
+
+// TestMain lets the test binary act as dtree, and as the helper programs the
+// scripts use, when testscript runs it under those names.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"dtree":       func() { os.Exit(Main()) },
+		"expect-exit": expectExit,
+	})
+}
+
+// TestScript runs the end-to-end scripts in testdata/script against the real
+// dtree binary (this test binary, run as dtree).
+func TestScript(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "../../testdata/script",
+		UpdateScripts:       golden.Update(),
+		RequireExplicitExec: true,
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("NO_COLOR", "1")
+			return nil
+		},
+	})
+}
+
+// expectExit runs `expect-exit CODE PROGRAM ARGS...`: it runs the program
+// with the same streams and succeeds only if it exits with CODE, so scripts
+// can check exact exit codes rather than "non-zero".
+func expectExit() {
+	if len(os.Args) < 3 {
+		fmt.Fprintln(os.Stderr, "usage: expect-exit CODE PROGRAM [ARGS...]")
+		os.Exit(2)
+	}
+	want, err := strconv.Atoi(os.Args[1])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "expect-exit: bad code:", err)
+		os.Exit(2)
+	}
+	cmd := exec.Command(os.Args[2], os.Args[3:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	err = cmd.Run()
+	got := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		got = ee.ExitCode()
+	} else if err != nil {
+		fmt.Fprintln(os.Stderr, "expect-exit:", err)
+		os.Exit(2)
+	}
+	if got != want {
+		fmt.Fprintf(os.Stderr, "expect-exit: %s exited %d, want %d\n", os.Args[2], got, want)
+		os.Exit(1)
+	}
+}
