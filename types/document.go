@@ -1,6 +1,7 @@
 package types
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 )
@@ -53,18 +54,18 @@ type Page struct {
 // Node is one step of a chart as the source describes it, plus the settings
 // resolved for it (see ProcessedNode for the full resolution).
 type Node struct {
-	ID        string            `json:"id"`
-	Page      string            `json:"page"`
-	Kind      string            `json:"kind"`
-	Shape     string            `json:"shape"`
-	Text      string            `json:"text"`
-	TextAreas []string          `json:"text_areas"`
-	Tags      []string          `json:"tags"`
-	Metadata  map[string]string `json:"metadata"`
-	Lane      string            `json:"lane"`
-	Container string            `json:"container"`
-	Group     string            `json:"group"`
-	Comments  []string          `json:"comments"`
+	ID        string   `json:"id"`
+	Page      string   `json:"page"`
+	Kind      string   `json:"kind"`
+	Shape     string   `json:"shape"`
+	Text      string   `json:"text"`
+	TextAreas []string `json:"text_areas"`
+	Tags      []string `json:"tags"`
+	Metadata  Metadata `json:"metadata"`
+	Lane      string   `json:"lane"`
+	Container string   `json:"container"`
+	Group     string   `json:"group"`
+	Comments  []string `json:"comments"`
 	// Line is the source line of the node's row (CSV) or entry (YAML); 0
 	// when the source has no lines to speak of (Lucid API JSON).
 	Line int `json:"line"`
@@ -109,4 +110,16 @@ func (n Node) Describe() string {
 		return n.ID
 	}
 	return fmt.Sprintf("%s %q", n.ID, t)
+}
+
+// Metadata is a node's custom data. A node without any has a nil map, which
+// JSON shows as {} like any other empty object.
+type Metadata map[string]string
+
+// MarshalJSON writes nil as {}.
+func (m Metadata) MarshalJSON() ([]byte, error) {
+	if m == nil {
+		return []byte("{}"), nil
+	}
+	return json.Marshal(map[string]string(m))
 }

@@ -28,9 +28,15 @@ func BuiltinDefaults() Defaults {
 }
 
 // ProcessedNode is a node with everything the runner needs resolved from its
-// tags, metadata and the defaults.
+// tags, metadata and the defaults. It points at the document's node rather
+// than copying it.
 type ProcessedNode struct {
-	Node
+	*Node
+	Settings
+}
+
+// Settings are a node's resolved run settings.
+type Settings struct {
 	// Role is how the node runs: terminator, decision or process.
 	Role        string `json:"role"`
 	CLI         string `json:"cli"`

@@ -53,8 +53,8 @@ func Check(doc *types.Document, opts Options) *Chart {
 		Errors:   slices.Clone(doc.Errors),
 		Warnings: slices.Clone(doc.Warnings),
 	}
-	for i, n := range doc.Nodes {
-		p, diags := nodeconf.Resolve(n, g.Role(i), opts.Defaults, opts.Names)
+	for i := range doc.Nodes {
+		p, diags := nodeconf.Resolve(&doc.Nodes[i], g.Role(i), opts.Defaults, opts.Names)
 		c.Nodes[i] = p
 		c.Errors = append(c.Errors, diags...)
 	}

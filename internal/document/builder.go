@@ -4,20 +4,27 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 
+	"github.com/dtree-dev/dtree/internal/graph"
 	"github.com/dtree-dev/dtree/types"
 )
 
-// shape is a source item before it is known to be a node: containers,
-// groups and untouched annotations are dropped by the builder.
-type shape struct {
-	node types.Node
+// shapeFlags say what a source shape is besides a node candidate.
+type shapeFlags struct {
 	// container is set for swim lanes, frames, containers and groups: items
 	// that hold other items and are never steps.
 	container bool
 	// annotation is set for text-only shapes, dropped when no line touches
 	// them (rule 9).
 	annotation bool
+}
+
+// shape is a source item before it is known to be a node: containers,
+// groups and untouched annotations are dropped by the builder.
+type shape struct {
+	node types.Node
+	shapeFlags
 }
 
 // line is a source line before its direction and ends are resolved.
@@ -33,16 +40,23 @@ type line struct {
 // builder turns the items an importer read into a types.Document. Both
 // importers feed it, so every graph rule of lucid-formats.md §9 (10-15) is
 // written once.
+//
+// Shapes are stored once, in shapes, and compacted in place into doc.Nodes
+// when the containers and notes among them are dropped: a 100,000-node chart
+// is not copied node by node.
 type builder struct {
 	doc    *types.Document
 	pages  map[string]int // page id -> index in doc.Pages
-	shapes []shape
+	shapes []types.Node
+	flags  []shapeFlags // parallel to shapes
 	lines  []line
 	// items maps every id to what it names: index into shapes (>= 0) or
 	// into lines (encoded as -1-i).
-	items map[string]int
-	// nodes maps node ids to their index in doc.Nodes, once known.
-	nodes map[string]int
+	items *graph.IDs
+	// keep marks the shapes that are nodes; nodeAt gives their index in
+	// doc.Nodes once compacted.
+	keep   []bool
+	nodeAt []int32
 }
 
 func newBuilder(format string) *builder {
@@ -57,8 +71,19 @@ func newBuilder(format string) *builder {
 			Warnings:      []types.Diagnostic{},
 		},
 		pages: map[string]int{},
-		items: map[string]int{},
+		items: graph.NewIDs(0),
 	}
+}
+
+// reserve sizes the builder's tables for about n rows.
+func (b *builder) reserve(n int) {
+	if n <= 0 {
+		return
+	}
+	b.items = graph.NewIDs(n)
+	b.shapes = make([]types.Node, 0, n/2)
+	b.flags = make([]shapeFlags, 0, n/2)
+	b.lines = make([]line, 0, n/2)
 }
 
 func (b *builder) addPage(id, title string) {
@@ -70,18 +95,19 @@ func (b *builder) addPage(id, title string) {
 }
 
 func (b *builder) addShape(s shape) {
-	b.items[s.node.ID] = len(b.shapes)
-	b.shapes = append(b.shapes, s)
+	b.items.Set(s.node.ID, len(b.shapes))
+	b.shapes = append(b.shapes, s.node)
+	b.flags = append(b.flags, s.shapeFlags)
 }
 
 func (b *builder) addLine(l line) {
-	b.items[l.id] = -1 - len(b.lines)
+	b.items.Set(l.id, -1-len(b.lines))
 	b.lines = append(b.lines, l)
 }
 
 // has reports whether an item with this id was already added.
 func (b *builder) has(id string) bool {
-	_, ok := b.items[id]
+	_, ok := b.items.Get(id)
 	return ok
 }
 
@@ -106,29 +132,34 @@ func diag(class string, ids []string, srcLine int, hint, format string, args ...
 
 // build resolves the items into nodes and edges and checks the graph.
 func (b *builder) build() *types.Document {
-	touched := make(map[string]bool, len(b.lines)*2)
+	b.keep = make([]bool, len(b.shapes))
+	touched := make([]bool, len(b.shapes))
 	for _, l := range b.lines {
-		touched[l.ends[0]] = true
-		touched[l.ends[1]] = true
+		for _, end := range l.ends {
+			if i, ok := b.items.Get(strings.TrimSpace(end)); ok && i >= 0 {
+				touched[i] = true
+			}
+		}
 	}
-	b.nodes = make(map[string]int, len(b.shapes))
-	for _, s := range b.shapes {
+	kept := 0
+	for i, f := range b.flags {
+		n := &b.shapes[i]
 		switch {
-		case s.container:
+		case f.container:
 			continue
-		case s.annotation && !touched[s.node.ID]:
-			b.warnf("ignored_annotation", []string{s.node.ID}, s.node.Line,
+		case f.annotation && !touched[i]:
+			b.warnf("ignored_annotation", []string{n.ID}, n.Line,
 				"text that no line touches is a note, not a step; connect it with a line if it should run",
-				"%s is text that no line touches, so it is read as a note and not run", s.node.Describe())
+				"%s is text that no line touches, so it is read as a note and not run", n.Describe())
 			continue
 		}
-		if _, ok := b.pages[s.node.Page]; !ok {
-			b.addPage(s.node.Page, "")
+		if _, ok := b.pages[n.Page]; !ok {
+			b.addPage(n.Page, "")
 		}
-		b.nodes[s.node.ID] = len(b.doc.Nodes)
-		b.doc.Nodes = append(b.doc.Nodes, s.node)
+		b.keep[i] = true
+		kept++
 	}
-	if len(b.doc.Nodes) == 0 {
+	if kept == 0 {
 		if len(b.doc.Errors) == 0 {
 			b.errorf("empty_chart", nil, 0,
 				"draw at least one shape (a Process with the task as its text), then export again",
@@ -137,13 +168,17 @@ func (b *builder) build() *types.Document {
 		return b.doc
 	}
 	b.buildEdges()
-	b.checkBranches()
+	b.placeDiagnostics()
+	b.compact(kept)
+	b.checkEdges()
 	b.findRoots()
 	b.placeDiagnostics()
 	return b.doc
 }
 
-// placeDiagnostics sets each finding's page from the first id it names.
+// placeDiagnostics sets each finding's page from the first id it names. It
+// runs before compact, while every shape is at hand, and again after it for
+// the findings about nodes and pages.
 func (b *builder) placeDiagnostics() {
 	for _, list := range [][]types.Diagnostic{b.doc.Errors, b.doc.Warnings} {
 		for i := range list {
@@ -151,15 +186,47 @@ func (b *builder) placeDiagnostics() {
 			if d.Page != "" || d.ID == "" {
 				continue
 			}
-			if idx, ok := b.items[d.ID]; ok && idx >= 0 {
-				d.Page = b.shapes[idx].node.Page
-			} else if ok {
+			idx, ok := b.items.Get(d.ID)
+			switch {
+			case ok && idx >= 0 && b.nodeAt == nil:
+				d.Page = b.shapes[idx].Page
+			case ok && idx >= 0 && b.nodeAt[idx] >= 0:
+				d.Page = b.doc.Nodes[b.nodeAt[idx]].Page
+			case ok && idx < 0:
 				d.Page = b.lines[-1-idx].page
-			} else if _, ok := b.pages[d.ID]; ok {
-				d.Page = d.ID
+			case !ok:
+				if _, isPage := b.pages[d.ID]; isPage {
+					d.Page = d.ID
+				}
 			}
 		}
 	}
+}
+
+// compact moves the kept shapes to the front of b.shapes, which becomes
+// doc.Nodes, and records where each went.
+func (b *builder) compact(kept int) {
+	b.nodeAt = make([]int32, len(b.shapes))
+	k := 0
+	for i := range b.shapes {
+		b.nodeAt[i] = -1
+		if b.keep[i] {
+			if k != i {
+				b.shapes[k] = b.shapes[i]
+			}
+			b.nodeAt[i] = int32(k)
+			k++
+		}
+	}
+	clear(b.shapes[k:])
+	b.doc.Nodes = b.shapes[:kept:kept]
+	b.shapes = nil
+}
+
+// node returns the index in doc.Nodes of node id, after compact.
+func (b *builder) node(id string) int {
+	i, _ := b.items.Get(id)
+	return int(b.nodeAt[i])
 }
 
 // orientation gives a line's flow as (from end, to end) indexes, and ok false
@@ -177,7 +244,7 @@ func orientation(l line) (from, to int, ok bool) {
 }
 
 func (b *builder) buildEdges() {
-	seen := make(map[string]int, len(b.lines))
+	b.doc.Edges = make([]types.Edge, 0, len(b.lines))
 	for _, l := range b.lines {
 		fromEnd, toEnd, ok := orientation(l)
 		if !ok {
@@ -220,16 +287,8 @@ func (b *builder) buildEdges() {
 				"line %s %s has %d labels; %q is used, %s kept as extra labels",
 				l.id, b.between(l), len(extra)+1, label, quoteList(extra))
 		}
-		key := from + "\x00" + to + "\x00" + normLabel(label)
-		if first, dup := seen[key]; dup {
-			b.warnf("duplicate_line", []string{l.id, b.doc.Edges[first].ID}, l.srcLn,
-				"delete one of the two lines in Lucid",
-				"line %s repeats line %s (same ends and label); the copy is ignored", l.id, b.doc.Edges[first].ID)
-			continue
-		}
-		seen[key] = len(b.doc.Edges)
 		b.doc.Edges = append(b.doc.Edges, types.Edge{
-			ID: l.id, Page: b.doc.Nodes[b.nodes[from]].Page, From: from, To: to,
+			ID: l.id, Page: l.page, From: from, To: to,
 			Label: label, ExtraLabels: extra, Line: l.srcLn,
 		})
 	}
@@ -261,22 +320,20 @@ func (b *builder) resolveEnd(l line, i int, entering bool, hops int) (string, *e
 	if ref == "" {
 		return "", dangling("is attached to nothing")
 	}
-	if _, ok := b.nodes[ref]; ok {
-		n := b.doc.Nodes[b.nodes[ref]]
-		if n.Page != l.page {
-			return "", dangling(fmt.Sprintf("is on %s on another page", ref))
-		}
-		return ref, nil
-	}
-	idx, ok := b.items[ref]
+	idx, ok := b.items.Get(ref)
 	if !ok {
 		return "", dangling(fmt.Sprintf("names %q, which is not in the chart", ref))
 	}
 	if idx >= 0 {
-		s := b.shapes[idx]
-		if s.container {
+		s := &b.shapes[idx]
+		switch {
+		case b.keep[idx] && s.Page != l.page:
+			return "", dangling(fmt.Sprintf("is on %s on another page", ref))
+		case b.keep[idx]:
+			return ref, nil
+		case b.flags[idx].container:
 			return "", &endError{class: "line_to_container", ids: []string{l.id, ref},
-				msg:  fmt.Sprintf("line %s ends on %s %s at its %s end, not on a step inside it", l.id, strings.ToLower(s.node.Shape), ref, which),
+				msg:  fmt.Sprintf("line %s ends on %s %s at its %s end, not on a step inside it", l.id, strings.ToLower(s.Shape), ref, which),
 				hint: "attach the line to a shape inside the container, not to the container's border"}
 		}
 		return "", dangling(fmt.Sprintf("is on %s, which is not a step", ref))
@@ -301,39 +358,131 @@ func (b *builder) resolveEnd(l line, i int, entering bool, hops int) (string, *e
 	return id, err
 }
 
-// checkBranches applies rule 14 to every node with two or more outgoing
-// edges: each must be labelled, and the labels must differ.
-func (b *builder) checkBranches() {
-	out := make([][]int, len(b.doc.Nodes))
-	for i, e := range b.doc.Edges {
-		n := b.nodes[e.From]
-		out[n] = append(out[n], i)
+// pairwiseMax is the group size up to which edges are compared pairwise;
+// past it a map keeps the check linear, so no chart makes it quadratic.
+const pairwiseMax = 32
+
+// checkEdges groups the edges by source node and, per node, drops
+// duplicate lines (rule 13) and checks the branches of a node with two or
+// more outgoing edges: each labelled, no two labels alike (rule 14).
+func (b *builder) checkEdges() {
+	edges := b.doc.Edges
+	from := make([]int32, len(edges))
+	start := make([]int32, len(b.doc.Nodes)+1)
+	for i, e := range edges {
+		from[i] = int32(b.node(e.From))
+		start[from[i]+1]++
 	}
-	for n, edges := range out {
-		if len(edges) < 2 {
+	for i := range b.doc.Nodes {
+		start[i+1] += start[i]
+	}
+	order := make([]int32, len(edges))
+	fill := append([]int32(nil), start[:len(b.doc.Nodes)]...)
+	for i, f := range from {
+		order[fill[f]] = int32(i)
+		fill[f]++
+	}
+	var dups [][2]int32 // duplicate edge, the edge it repeats
+	kept := make([]int32, 0, 16)
+	for n := range b.doc.Nodes {
+		group := order[start[n]:start[n+1]]
+		if len(group) < 2 {
 			continue
 		}
-		node := b.doc.Nodes[n]
-		labels := map[string]int{}
-		for _, i := range edges {
-			e := b.doc.Edges[i]
-			if e.Label == "" {
-				b.errorf("unlabeled_branch", []string{node.ID, e.ID}, e.Line,
-					"double-click the line and type the answer that leads this way (for example Yes or No)",
-					"%s has %d outgoing lines, so it is a decision, but line %s to %s has no label",
-					node.Describe(), len(edges), e.ID, b.describeRef(e.To))
+		kept = kept[:0]
+		var seen map[[2]string]int32 // (to, folded label) -> edge, for large groups
+		if len(group) > pairwiseMax {
+			seen = make(map[[2]string]int32, len(group))
+		}
+		for _, i := range group {
+			e := &edges[i]
+			first := int32(-1)
+			if seen != nil {
+				key := [2]string{e.To, foldLabel(e.Label)}
+				if j, ok := seen[key]; ok {
+					first = j
+				} else {
+					seen[key] = i
+				}
+			} else {
+				for _, j := range kept {
+					if edges[j].To == e.To && sameLabel(edges[j].Label, e.Label) {
+						first = j
+						break
+					}
+				}
+			}
+			if first >= 0 {
+				dups = append(dups, [2]int32{i, first})
 				continue
 			}
-			norm := normLabel(e.Label)
-			if first, dup := labels[norm]; dup {
-				fe := b.doc.Edges[first]
-				b.errorf("duplicate_branch_label", []string{node.ID, fe.ID, e.ID}, e.Line,
-					"give each outgoing line of a decision a different label",
-					"%s has two branches labelled %q (lines %s and %s), so an answer cannot pick one",
-					node.Describe(), e.Label, fe.ID, e.ID)
-				continue
+			kept = append(kept, i)
+		}
+		if len(kept) >= 2 {
+			b.checkBranches(&b.doc.Nodes[n], kept)
+		}
+	}
+	if len(dups) == 0 {
+		return
+	}
+	slices.SortFunc(dups, func(x, y [2]int32) int { return int(x[0] - y[0]) })
+	drop := make([]bool, len(edges))
+	for _, d := range dups {
+		e, first := edges[d[0]], edges[d[1]]
+		drop[d[0]] = true
+		b.warnf("duplicate_line", []string{e.ID, first.ID}, e.Line,
+			"delete one of the two lines in Lucid",
+			"line %s repeats line %s (same ends and label); the copy is ignored", e.ID, first.ID)
+	}
+	k := 0
+	for i := range edges {
+		if !drop[i] {
+			edges[k] = edges[i]
+			k++
+		}
+	}
+	clear(edges[k:])
+	b.doc.Edges = edges[:k]
+}
+
+// checkBranches applies rule 14 to one node's outgoing edges.
+func (b *builder) checkBranches(node *types.Node, group []int32) {
+	edges := b.doc.Edges
+	var seen map[string]int32 // folded label -> edge, for large groups
+	if len(group) > pairwiseMax {
+		seen = make(map[string]int32, len(group))
+	}
+	for k, i := range group {
+		e := &edges[i]
+		if e.Label == "" {
+			b.errorf("unlabeled_branch", []string{node.ID, e.ID}, e.Line,
+				"double-click the line and type the answer that leads this way (for example Yes or No)",
+				"%s has %d outgoing lines, so it is a decision, but line %s to %s has no label",
+				node.Describe(), len(group), e.ID, b.describeRef(e.To))
+			continue
+		}
+		first := int32(-1)
+		if seen != nil {
+			key := foldLabel(e.Label)
+			if j, ok := seen[key]; ok {
+				first = j
+			} else {
+				seen[key] = i
 			}
-			labels[norm] = i
+		} else {
+			for _, j := range group[:k] {
+				if edges[j].Label != "" && sameLabel(edges[j].Label, e.Label) {
+					first = j
+					break
+				}
+			}
+		}
+		if first >= 0 {
+			fe := &edges[first]
+			b.errorf("duplicate_branch_label", []string{node.ID, fe.ID, e.ID}, e.Line,
+				"give each outgoing line of a decision a different label",
+				"%s has two branches labelled %q (lines %s and %s), so an answer cannot pick one",
+				node.Describe(), e.Label, fe.ID, e.ID)
 		}
 	}
 }
@@ -344,7 +493,7 @@ func (b *builder) findRoots() {
 	hasIn := make([]bool, len(b.doc.Nodes))
 	for _, e := range b.doc.Edges {
 		if e.From != e.To {
-			hasIn[b.nodes[e.To]] = true
+			hasIn[b.node(e.To)] = true
 		}
 	}
 	roots := make(map[string][]string, len(b.doc.Pages))
@@ -368,7 +517,7 @@ func (b *builder) findRoots() {
 				"add a Terminator with the text Start and a line from it to the first step, or pass --start",
 				"%s has no start: every node has an incoming line", b.describePage(*p))
 		default:
-			b.errorf("ambiguous_root", slices.Clone(r), b.doc.Nodes[b.nodes[r[0]]].Line,
+			b.errorf("ambiguous_root", slices.Clone(r), b.doc.Nodes[b.node(r[0])].Line,
 				"connect or delete the extra nodes so that only the start has no incoming line, or pass --start",
 				"%s has %d nodes with no incoming line, so its start is ambiguous: %s",
 				b.describePage(*p), len(r), b.describeIDs(r, 5))
@@ -386,11 +535,14 @@ func (b *builder) describePage(p types.Page) string {
 // describeRef names an item for a message: a node by its text, anything else
 // by its id.
 func (b *builder) describeRef(id string) string {
-	if i, ok := b.nodes[id]; ok {
-		return b.doc.Nodes[i].Describe()
-	}
-	if i, ok := b.items[id]; ok && i >= 0 {
-		return b.shapes[i].node.Describe()
+	if i, ok := b.items.Get(id); ok && i >= 0 {
+		if b.nodeAt != nil {
+			if k := b.nodeAt[i]; k >= 0 {
+				return b.doc.Nodes[k].Describe()
+			}
+			return id
+		}
+		return b.shapes[i].Describe()
 	}
 	if id == "" {
 		return "nothing"
@@ -423,10 +575,57 @@ func quoteList(s []string) string {
 	return strings.Join(q, ", ")
 }
 
-// normLabel folds a label for comparison: trimmed, whitespace collapsed,
-// case-folded (rules 13 and 14).
-func normLabel(s string) string {
-	return strings.ToLower(strings.Join(strings.Fields(s), " "))
+// sameLabel compares labels trimmed, with whitespace collapsed and
+// case-folded (rules 13 and 14), without allocating.
+func sameLabel(a, c string) bool {
+	if a == c {
+		return true
+	}
+	for {
+		wa, ra := nextWord(a)
+		wc, rc := nextWord(c)
+		if wa == "" || wc == "" {
+			return wa == wc
+		}
+		if !strings.EqualFold(wa, wc) {
+			return false
+		}
+		a, c = ra, rc
+	}
+}
+
+// foldLabel is a key that is equal for two labels exactly when sameLabel
+// says they are alike: words joined by one space, each rune replaced by the
+// smallest rune it case-folds with.
+func foldLabel(s string) string {
+	var b strings.Builder
+	for {
+		w, rest := nextWord(s)
+		if w == "" {
+			return b.String()
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		for _, r := range w {
+			m := r
+			for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+				m = min(m, f)
+			}
+			b.WriteRune(m)
+		}
+		s = rest
+	}
+}
+
+// nextWord splits the first whitespace-separated word off s.
+func nextWord(s string) (word, rest string) {
+	s = strings.TrimLeftFunc(s, unicode.IsSpace)
+	end := strings.IndexFunc(s, unicode.IsSpace)
+	if end < 0 {
+		return s, ""
+	}
+	return s[:end], s[end:]
 }
 
 // cleanText is rule 5's text: CRLF to LF, trimmed at both ends, otherwise

@@ -94,7 +94,17 @@ func findColumns(header []string) (*columns, []string) {
 // FromCSV reads a Lucid "CSV of shape data" export (rules 1-5, then the
 // shared graph rules). The error is only for a failure to read r.
 func FromCSV(r io.Reader) (*types.Document, error) {
+	return fromCSV(r, 0)
+}
+
+// bytesPerRow estimates a Lucid CSV row's size (exports run 60-100 bytes a
+// row), to size the builder's tables from the file size instead of growing
+// them row by row. Too low wastes memory; too high costs one regrowth.
+const bytesPerRow = 64
+
+func fromCSV(r io.Reader, size int64) (*types.Document, error) {
 	b := newBuilder("csv")
+	b.reserve(int(min(size/bytesPerRow, 1<<22)))
 	br := bufio.NewReaderSize(r, 64<<10)
 	if bom, err := br.Peek(3); err == nil && bytes.Equal(bom, []byte("\ufeff")) {
 		_, _ = br.Discard(3)
@@ -117,7 +127,7 @@ func FromCSV(r io.Reader) (*types.Document, error) {
 			"the header has no column %s; found: %s", strings.Join(missing, ", "), strings.Join(cols.header, ", "))
 		return b.doc, nil
 	}
-	var rows []csvRow
+	rd := csvReader{b: b, cols: cols, holders: map[string]bool{}, other: map[string]int{}, classes: map[[2]string]shapeClass{}}
 	for {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
@@ -127,12 +137,10 @@ func FromCSV(r io.Reader) (*types.Document, error) {
 			return csvError(b, err)
 		}
 		ln, _ := cr.FieldPos(0)
-		row, ok := cols.row(rec, ln)
-		if ok {
-			rows = append(rows, row)
-		}
+		rd.row(rec, ln)
 	}
-	return b.fromRows(cols, rows), nil
+	rd.finish()
+	return b.build(), nil
 }
 
 // csvError turns a reader error into malformed_csv; an I/O error from the
@@ -148,134 +156,174 @@ func csvError(b *builder, err error) (*types.Document, error) {
 	return b.doc, nil
 }
 
-// csvRow is one data row with the cells dtree uses.
-type csvRow struct {
-	line                                 int
-	id, name, library, page, containedBy string
-	group, src, dst, srcArrow, dstArrow  string
-	tags, status, comments               string
-	textAreas                            []string
-	custom                               []string // parallel to columns.custom
+// csvReader classifies rows as they are read (rule 4), in one pass and
+// without holding the rows: shapes go to the builder at once, and what needs
+// rows not yet read — which ids hold others, lane titles — is settled in
+// finish.
+type csvReader struct {
+	b       *builder
+	cols    *columns
+	holders map[string]bool // ids named in a Group or Contained By cell
+	lanes   []int           // shapes whose Contained By names a lane
+	other   map[string]int  // ids of Document and Page rows, to their line
+	areas   []string        // text areas of all shapes, sliced per node
+	classes map[[2]string]shapeClass
 }
 
-func (c *columns) row(rec []string, line int) (csvRow, bool) {
+// shapeClass is what a shape name and library say about a row.
+type shapeClass struct {
+	kind                  string
+	container, annotation bool
+}
+
+// classify reads a row's Name and Shape Library (rules 4, 8, 9). A chart has
+// a handful of distinct names, so the answers are kept.
+func (r *csvReader) classify(name, library string) shapeClass {
+	key := [2]string{name, library}
+	if c, ok := r.classes[key]; ok {
+		return c
+	}
+	c := shapeClass{kind: kindOf(name), container: isContainerShape(name, library), annotation: isTextOnly(name)}
+	r.classes[key] = c
+	return c
+}
+
+// seenAt returns the line of an earlier row with this id, or 0.
+func (r *csvReader) seenAt(id string) int {
+	if ln, ok := r.other[id]; ok {
+		return ln
+	}
+	if i, ok := r.b.items.Get(id); ok {
+		if i >= 0 {
+			return r.b.shapes[i].Line
+		}
+		return r.b.lines[-1-i].srcLn
+	}
+	return 0
+}
+
+func (r *csvReader) row(rec []string, ln int) {
+	c := r.cols
 	cell := func(i int) string {
 		if i < 0 || i >= len(rec) {
 			return ""
 		}
 		return rec[i]
 	}
-	empty := true
-	for _, v := range rec {
-		if strings.TrimSpace(v) != "" {
-			empty = false
-			break
-		}
-	}
-	if empty {
-		return csvRow{}, false
-	}
-	r := csvRow{
-		line: line, id: strings.TrimSpace(cell(c.id)), name: strings.TrimSpace(cell(c.name)),
-		library: strings.TrimSpace(cell(c.library)), page: strings.TrimSpace(cell(c.page)),
-		containedBy: strings.TrimSpace(cell(c.containedBy)), group: strings.TrimSpace(cell(c.group)),
-		src: strings.TrimSpace(cell(c.src)), dst: strings.TrimSpace(cell(c.dst)),
-		srcArrow: cell(c.srcArrow), dstArrow: cell(c.dstArrow),
-		tags: cell(c.tags), status: strings.TrimSpace(cell(c.status)), comments: cell(c.comments),
-	}
-	last := -1
-	areas := make([]string, len(c.textAreas))
-	for i, col := range c.textAreas {
-		areas[i] = cell(col)
-		if strings.TrimSpace(areas[i]) != "" {
-			last = i
-		}
-	}
-	r.textAreas = areas[:last+1]
-	if len(c.custom) > 0 {
-		r.custom = make([]string, len(c.custom))
-		for i, col := range c.custom {
-			r.custom[i] = cell(col)
-		}
-	}
-	return r, true
-}
-
-// fromRows classifies the rows (rule 4) and feeds the builder.
-func (b *builder) fromRows(c *columns, rows []csvRow) *types.Document {
-	// Ids that other rows name as their group or container are not steps.
-	holders := map[string]bool{}
-	for _, r := range rows {
-		if r.group != "" {
-			holders[r.group] = true
-		}
-		for _, ref := range strings.Split(r.containedBy, "|") {
-			if id, _, _ := strings.Cut(strings.TrimSpace(ref), ":"); id != "" {
-				holders[id] = true
+	id, name := strings.TrimSpace(cell(c.id)), strings.TrimSpace(cell(c.name))
+	if id == "" {
+		for _, v := range rec {
+			if strings.TrimSpace(v) != "" {
+				r.b.errorf("malformed_csv", nil, ln, "every row of a Lucid export has an Id; export the chart again",
+					"row on line %d has no Id", ln)
+				return
 			}
 		}
+		return // an empty row
 	}
-	byID := make(map[string]int, len(rows))
-	for i, r := range rows {
-		if r.id == "" {
-			b.errorf("malformed_csv", nil, r.line, "every row of a Lucid export has an Id; export the chart again",
-				"row on line %d has no Id", r.line)
-			continue
-		}
-		if j, dup := byID[r.id]; dup {
-			b.errorf("malformed_csv", []string{r.id}, r.line, "every row of a Lucid export has its own Id; export the chart again",
-				"Id %s is used on line %d and again on line %d", r.id, rows[j].line, r.line)
-			continue
-		}
-		byID[r.id] = i
+	if first := r.seenAt(id); first > 0 {
+		r.b.errorf("malformed_csv", []string{id}, ln, "every row of a Lucid export has its own Id; export the chart again",
+			"Id %s is used on line %d and again on line %d", id, first, ln)
+		return
 	}
-	for i, r := range rows {
-		if r.id == "" || byID[r.id] != i {
-			continue
-		}
-		lower := strings.ToLower(r.name)
-		switch {
-		case lower == "document" && r.page == "" && r.library == "":
-			b.doc.Title = cleanText(first(r.textAreas))
-			b.doc.Status = r.status
-		case lower == "page" && r.page == "":
-			b.addPage(r.id, cleanText(first(r.textAreas)))
-		case lower == "line":
-			b.addLine(line{id: r.id, page: r.page, ends: [2]string{r.src, r.dst},
-				styles: [2]string{r.srcArrow, r.dstArrow}, labels: r.textAreas, srcLn: r.line})
-		default:
-			b.addShape(b.csvShape(c, r, laneTitle(r, rows, byID), holders[r.id]))
+	page, library := strings.TrimSpace(cell(c.page)), strings.TrimSpace(cell(c.library))
+	group, containedBy := strings.TrimSpace(cell(c.group)), strings.TrimSpace(cell(c.containedBy))
+	if group != "" {
+		r.holders[group] = true
+	}
+	for ref := range strings.SplitSeq(containedBy, "|") {
+		if h, _, _ := strings.Cut(strings.TrimSpace(ref), ":"); h != "" {
+			r.holders[h] = true
 		}
 	}
-	return b.build()
-}
-
-func (b *builder) csvShape(c *columns, r csvRow, lane string, holder bool) shape {
-	areas := make([]string, len(r.textAreas))
-	for i, t := range r.textAreas {
-		areas[i] = cleanText(t)
+	last := 0
+	for i, col := range c.textAreas {
+		if strings.TrimSpace(cell(col)) != "" {
+			last = i + 1
+		}
 	}
-	container, _, _ := strings.Cut(r.containedBy, "|")
-	container, _, _ = strings.Cut(container, ":")
+	switch {
+	case page == "" && library == "" && strings.EqualFold(name, "document"):
+		r.other[id] = ln
+		r.b.doc.Title = cleanText(cell(c.textArea(0)))
+		r.b.doc.Status = strings.TrimSpace(cell(c.status))
+		return
+	case page == "" && strings.EqualFold(name, "page"):
+		r.other[id] = ln
+		r.b.addPage(id, cleanText(cell(c.textArea(0))))
+		return
+	case strings.EqualFold(name, "line"):
+		labels := make([]string, last)
+		for i := range labels {
+			labels[i] = cell(c.textAreas[i])
+		}
+		r.b.addLine(line{id: id, page: page, ends: [2]string{strings.TrimSpace(cell(c.src)), strings.TrimSpace(cell(c.dst))},
+			styles: [2]string{cell(c.srcArrow), cell(c.dstArrow)}, labels: labels, srcLn: ln})
+		return
+	}
+	start := len(r.areas)
+	for i := range last {
+		r.areas = append(r.areas, cleanText(cell(c.textAreas[i])))
+	}
+	areas := r.areas[start:len(r.areas):len(r.areas)]
+	class := r.classify(name, library)
 	n := types.Node{
-		ID: r.id, Page: r.page, Kind: kindOf(r.name), Shape: r.name,
-		Text: first(areas), TextAreas: areas, Tags: splitTags(r.tags),
-		Metadata: map[string]string{}, Lane: lane, Container: strings.TrimSpace(container),
-		Group: r.group, Comments: []string{}, Line: r.line,
+		ID: id, Page: page, Kind: class.kind, Shape: name,
+		Text: first(areas), TextAreas: areas, Tags: splitTags(cell(c.tags)),
+		Lane: containedBy, Group: group, Comments: []string{}, Line: ln,
 	}
-	if cm := cleanText(r.comments); cm != "" {
-		n.Comments = append(n.Comments, cm)
+	if n.TextAreas == nil {
+		n.TextAreas = []string{}
 	}
-	for i, col := range c.custom {
-		if v := strings.TrimSpace(r.custom[i]); v != "" {
+	if cm := cleanText(cell(c.comments)); cm != "" {
+		n.Comments = []string{cm}
+	}
+	for _, col := range c.custom {
+		if v := strings.TrimSpace(cell(col)); v != "" {
+			if n.Metadata == nil {
+				n.Metadata = map[string]string{}
+			}
 			n.Metadata[c.header[col]] = v
 		}
 	}
-	return shape{
-		node:       n,
-		container:  holder || isContainerShape(r.name, r.library),
-		annotation: isTextOnly(r.name),
+	if containedBy != "" {
+		ref, _, _ := strings.Cut(containedBy, "|")
+		n.Container, _, _ = strings.Cut(ref, ":")
+		n.Container = strings.TrimSpace(n.Container)
+		r.lanes = append(r.lanes, len(r.b.shapes))
 	}
+	r.b.addShape(shape{node: n, shapeFlags: shapeFlags{container: class.container, annotation: class.annotation}})
+}
+
+// finish marks the shapes other rows named as their group or container, and
+// sets lane titles: Contained By "swimlaneId:laneNumber" names the swim
+// lane's Text Area laneNumber (rule 5). Until now Lane held the raw cell.
+func (r *csvReader) finish() {
+	b := r.b
+	for id := range r.holders {
+		if i, ok := b.items.Get(id); ok && i >= 0 {
+			b.flags[i].container = true
+		}
+	}
+	for _, i := range r.lanes {
+		n := &b.shapes[i]
+		ref, _, _ := strings.Cut(n.Lane, "|")
+		n.Lane = ""
+		id, num, ok := strings.Cut(strings.TrimSpace(ref), ":")
+		k, err := strconv.Atoi(strings.TrimSpace(num))
+		j, found := b.items.Get(strings.TrimSpace(id))
+		if ok && err == nil && found && j >= 0 && k >= 1 && k <= len(b.shapes[j].TextAreas) {
+			n.Lane = b.shapes[j].TextAreas[k-1]
+		}
+	}
+}
+
+// textArea returns the column of Text Area i+1.
+func (c *columns) textArea(i int) int {
+	if i < len(c.textAreas) {
+		return c.textAreas[i]
+	}
+	return -1
 }
 
 // splitTags splits a Tags cell on commas and semicolons (rule 5).
@@ -294,21 +342,4 @@ func first(s []string) string {
 		return ""
 	}
 	return s[0]
-}
-
-// laneTitle is the title of the swim lane a row sits in: Contained By is
-// "swimlaneId:laneNumber" and the title is the swim lane's Text Area
-// laneNumber (rule 5).
-func laneTitle(r csvRow, rows []csvRow, byID map[string]int) string {
-	ref, _, _ := strings.Cut(r.containedBy, "|")
-	id, num, ok := strings.Cut(strings.TrimSpace(ref), ":")
-	if !ok {
-		return ""
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(num))
-	j, found := byID[strings.TrimSpace(id)]
-	if err != nil || !found || n < 1 || n > len(rows[j].textAreas) {
-		return ""
-	}
-	return cleanText(rows[j].textAreas[n-1])
 }

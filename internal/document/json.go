@@ -222,11 +222,11 @@ func (b *builder) jsonPage(p *jsonPage, pos int) {
 		}
 		n.Lane = laneOf(s.LinkedData, id, laneHolders)
 		_, isHolder := holders[id]
-		b.addShape(shape{node: n, container: isHolder, annotation: isTextOnly(string(s.Class))})
+		b.addShape(shape{node: n, shapeFlags: shapeFlags{container: isHolder, annotation: isTextOnly(string(s.Class))}})
 	}
 	for _, g := range p.Items.Groups {
 		if id := string(g.ID); b.uniqueJSONID(id, pageID, "group") {
-			b.addShape(shape{node: types.Node{ID: id, Page: pageID, Shape: "group"}, container: true})
+			b.addShape(shape{node: types.Node{ID: id, Page: pageID, Shape: "group"}, shapeFlags: shapeFlags{container: true}})
 		}
 	}
 	for _, l := range p.Items.Lines {

@@ -37,6 +37,7 @@ func (e *UnreadableError) Unwrap() error { return e.Err }
 // format its extension or content shows when format is empty.
 func Read(path, format string, stdin io.Reader) (*types.Document, error) {
 	var r io.Reader
+	var size int64
 	name := path
 	if path == "-" {
 		r, name = stdin, "stdin"
@@ -48,6 +49,8 @@ func Read(path, format string, stdin io.Reader) (*types.Document, error) {
 		defer f.Close()
 		if st, err := f.Stat(); err == nil && st.IsDir() {
 			return nil, &UnreadableError{Path: path, Err: fmt.Errorf("is a directory"), Hint: "pass the chart file itself"}
+		} else if err == nil {
+			size = st.Size()
 		}
 		r = f
 	}
@@ -64,7 +67,7 @@ func Read(path, format string, stdin io.Reader) (*types.Document, error) {
 	var err error
 	switch format {
 	case FormatCSV:
-		doc, err = FromCSV(br)
+		doc, err = fromCSV(br, size)
 	case FormatJSON:
 		doc, err = FromJSON(br)
 	default:

@@ -7,45 +7,71 @@ import "github.com/dtree-dev/dtree/types"
 
 // Graph is an index over a document's nodes and edges. It does not copy
 // them; the document must not change while the graph is in use.
+//
+// Adjacency is kept in compressed rows: the edges leaving node i are
+// edges[start[i]:start[i+1]], so a 100,000-node chart costs two slices, not
+// 100,000.
 type Graph struct {
 	Doc   *types.Document
-	index map[string]int
-	out   [][]int // edge indexes leaving each node, in chart order
-	in    []int   // incoming edge count per node, self-loops included
+	index *IDs
+	start []int32 // per node, where its outgoing edges begin in edges
+	edges []int32 // edge indexes grouped by source node, in chart order
+	to    []int32 // per edge, the index of its target node
+	in    []int32 // incoming edge count per node, self-loops included
 }
 
 // New indexes doc.
 func New(doc *types.Document) *Graph {
+	n := len(doc.Nodes)
 	g := &Graph{
 		Doc:   doc,
-		index: make(map[string]int, len(doc.Nodes)),
-		out:   make([][]int, len(doc.Nodes)),
-		in:    make([]int, len(doc.Nodes)),
+		index: NewIDs(n),
+		start: make([]int32, n+1),
+		to:    make([]int32, len(doc.Edges)),
+		in:    make([]int32, n),
 	}
-	for i, n := range doc.Nodes {
-		g.index[n.ID] = i
+	for i, node := range doc.Nodes {
+		g.index.Set(node.ID, i)
 	}
+	from := make([]int32, len(doc.Edges))
+	valid := 0
 	for i, e := range doc.Edges {
-		f, okf := g.index[e.From]
-		t, okt := g.index[e.To]
+		f, okf := g.index.Get(e.From)
+		t, okt := g.index.Get(e.To)
 		if !okf || !okt {
+			from[i] = -1
 			continue
 		}
-		g.out[f] = append(g.out[f], i)
+		from[i], g.to[i] = int32(f), int32(t)
+		g.start[f+1]++
 		g.in[t]++
+		valid++
+	}
+	for i := range n {
+		g.start[i+1] += g.start[i]
+	}
+	g.edges = make([]int32, valid)
+	fill := append([]int32(nil), g.start[:n]...)
+	for i, f := range from {
+		if f >= 0 {
+			g.edges[fill[f]] = int32(i)
+			fill[f]++
+		}
 	}
 	return g
 }
 
+// out returns the indexes of the edges leaving node i.
+func (g *Graph) out(i int) []int32 { return g.edges[g.start[i]:g.start[i+1]] }
+
 // Index returns the position of node id in Doc.Nodes.
 func (g *Graph) Index(id string) (int, bool) {
-	i, ok := g.index[id]
-	return i, ok
+	return g.index.Get(id)
 }
 
 // Node returns node id.
 func (g *Graph) Node(id string) (*types.Node, bool) {
-	i, ok := g.index[id]
+	i, ok := g.index.Get(id)
 	if !ok {
 		return nil, false
 	}
@@ -54,18 +80,19 @@ func (g *Graph) Node(id string) (*types.Node, bool) {
 
 // Out returns the edges leaving node i, in chart order.
 func (g *Graph) Out(i int) []types.Edge {
-	edges := make([]types.Edge, len(g.out[i]))
-	for k, e := range g.out[i] {
+	out := g.out(i)
+	edges := make([]types.Edge, len(out))
+	for k, e := range out {
 		edges[k] = g.Doc.Edges[e]
 	}
 	return edges
 }
 
 // OutDegree is the number of edges leaving node i.
-func (g *Graph) OutDegree(i int) int { return len(g.out[i]) }
+func (g *Graph) OutDegree(i int) int { return int(g.start[i+1] - g.start[i]) }
 
 // InDegree is the number of edges entering node i.
-func (g *Graph) InDegree(i int) int { return g.in[i] }
+func (g *Graph) InDegree(i int) int { return int(g.in[i]) }
 
 // Role says how node i runs: a terminator is never sent to an agent; any
 // other node with two or more outgoing edges is a decision; the rest are
@@ -74,7 +101,7 @@ func (g *Graph) Role(i int) string {
 	switch {
 	case g.Doc.Nodes[i].Kind == types.KindTerminator:
 		return types.RoleTerminator
-	case len(g.out[i]) >= 2:
+	case g.OutDegree(i) >= 2:
 		return types.RoleDecision
 	}
 	return types.RoleProcess
@@ -82,8 +109,8 @@ func (g *Graph) Role(i int) string {
 
 // successors calls f for each node index that an edge from i leads to.
 func (g *Graph) successors(i int, f func(int)) {
-	for _, e := range g.out[i] {
-		f(g.index[g.Doc.Edges[e].To])
+	for _, e := range g.out(i) {
+		f(int(g.to[e]))
 	}
 }
 
@@ -158,14 +185,15 @@ func (g *Graph) components() []int {
 	for i := range index {
 		index[i], comp[i] = -1, -1
 	}
-	var stack []int
+	stack := make([]int, 0, n)
 	type frame struct{ node, next int }
 	next, ncomp := 0, 0
+	call := make([]frame, 0, 64)
 	for start := range n {
 		if index[start] >= 0 {
 			continue
 		}
-		call := []frame{{start, 0}}
+		call = append(call[:0], frame{start, 0})
 		index[start], low[start] = next, next
 		next++
 		stack = append(stack, start)
@@ -173,8 +201,8 @@ func (g *Graph) components() []int {
 		for len(call) > 0 {
 			f := &call[len(call)-1]
 			v := f.node
-			if f.next < len(g.out[v]) {
-				w := g.index[g.Doc.Edges[g.out[v][f.next]].To]
+			if out := g.out(v); f.next < len(out) {
+				w := int(g.to[out[f.next]])
 				f.next++
 				if index[w] < 0 {
 					index[w], low[w] = next, next

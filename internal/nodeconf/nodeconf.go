@@ -47,8 +47,8 @@ func Normalize(s string) string {
 // Resolve returns the node with its settings resolved, and the lint errors
 // its tags and metadata hold (unknown_cli, bad_metadata,
 // conflicting_cli_tags). Precedence: metadata, then tags, then defaults.
-func Resolve(n types.Node, role string, d types.Defaults, names CLINames) (types.ProcessedNode, []types.Diagnostic) {
-	p := types.ProcessedNode{Node: n, Role: role, Retries: d.Retries, Timeout: d.Timeout, MaxVisits: d.MaxVisits}
+func Resolve(n *types.Node, role string, d types.Defaults, names CLINames) (types.ProcessedNode, []types.Diagnostic) {
+	p := types.ProcessedNode{Node: n, Settings: types.Settings{Role: role, Retries: d.Retries, Timeout: d.Timeout, MaxVisits: d.MaxVisits}}
 	var diags []types.Diagnostic
 	bad := func(class, hint, format string, args ...any) {
 		diags = append(diags, types.Diagnostic{Class: class, ID: n.ID, IDs: []string{n.ID}, Page: n.Page, Line: n.Line,
@@ -76,11 +76,13 @@ func Resolve(n types.Node, role string, d types.Defaults, names CLINames) (types
 		p.CLI = tagCLI
 	}
 
-	meta := map[string]string{}
-	keys := map[string]string{} // normalized -> as written, for messages
-	for _, k := range slices.Sorted(maps.Keys(n.Metadata)) {
-		if _, dup := meta[Normalize(k)]; !dup {
-			meta[Normalize(k)], keys[Normalize(k)] = n.Metadata[k], k
+	var meta, keys map[string]string // normalized key -> value, and as written
+	if len(n.Metadata) > 0 {
+		meta, keys = map[string]string{}, map[string]string{}
+		for _, k := range slices.Sorted(maps.Keys(n.Metadata)) {
+			if _, dup := meta[Normalize(k)]; !dup {
+				meta[Normalize(k)], keys[Normalize(k)] = n.Metadata[k], k
+			}
 		}
 	}
 	cli := func(key string, dst *string) {

@@ -1,0 +1,63 @@
+# dtree's build and check targets; readme/dev.md says what each one is for.
+# `make test` is what CI runs (.ci/run). Tools run with `go run pkg@version`,
+# so nothing needs installing by hand.
+
+GO ?= go
+GOFMT ?= gofmt
+FUZZTIME ?= 20s
+# v0.8.2 is staticcheck 2026.2.2, the newest release. 2025.1.1 (v0.6.1)
+# predates Go 1.26, which needs 2026.1 (v0.7.0) or later. The module proxy
+# resolves only the semver name, not the "2026.2.2" tag.
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
+.DEFAULT_GOAL := build
+
+.PHONY: build test race vet fmt-check lint tidy-check e2e golden fuzz bench clean
+
+build:
+	$(GO) build -o bin/dtree ./cmd/dtree
+
+test: fmt-check vet
+	$(GO) test -race ./...
+
+race:
+	$(GO) test -race ./...
+
+vet:
+	$(GO) vet ./...
+
+# Lists the tracked .go files that gofmt would change, and fails if any.
+fmt-check:
+	@files=$$(git ls-files '*.go'); \
+	if [ -z "$$files" ]; then exit 0; fi; \
+	out=$$($(GOFMT) -l $$files); \
+	if [ -n "$$out" ]; then \
+		echo "gofmt needed on:"; echo "$$out"; exit 1; \
+	fi
+
+lint: vet fmt-check
+	$(GO) run $(STATICCHECK) ./...
+
+tidy-check:
+	$(GO) mod tidy -diff
+
+e2e:
+	$(GO) test -run TestScript ./internal/cli/...
+
+# Rewrites the golden files and testscript expectations from the current
+# output; review the diff before committing it.
+golden:
+	$(GO) test ./internal/cli/ -run 'TestGoldenCharts|TestScript' -update
+
+# Each fuzz target in turn: `go test -fuzz` takes one target and one package
+# at a time. FUZZTIME=5m make fuzz for a longer run.
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzFromCSV$$' -fuzztime $(FUZZTIME) ./internal/document
+	$(GO) test -run '^$$' -fuzz '^FuzzFromJSON$$' -fuzztime $(FUZZTIME) ./internal/document
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./internal/...
+	$(GO) run ./internal/testchart/benchimport
+
+clean:
+	rm -rf bin
