@@ -33,6 +33,7 @@ type line struct {
 	page   string
 	ends   [2]string // endpoint1 (CSV Line Source), endpoint2 (Line Destination)
 	styles [2]string
+	heads  [2]bool  // whether each style is an arrowhead
 	labels []string // text areas in order, untrimmed
 	srcLn  int
 }
@@ -101,6 +102,7 @@ func (b *builder) addShape(s shape) {
 }
 
 func (b *builder) addLine(l line) {
+	l.heads = [2]bool{isArrowhead(l.styles[0]), isArrowhead(l.styles[1])}
 	b.items.Set(l.id, -1-len(b.lines))
 	b.lines = append(b.lines, l)
 }
@@ -232,7 +234,7 @@ func (b *builder) node(id string) int {
 // orientation gives a line's flow as (from end, to end) indexes, and ok false
 // when both ends carry arrowheads (rule 10).
 func orientation(l line) (from, to int, ok bool) {
-	h1, h2 := isArrowhead(l.styles[0]), isArrowhead(l.styles[1])
+	h1, h2 := l.heads[0], l.heads[1]
 	switch {
 	case h1 && h2:
 		return 0, 0, false
@@ -253,7 +255,7 @@ func (b *builder) buildEdges() {
 				"line %s %s has arrowheads at both ends, so its direction is unknown", l.id, b.between(l))
 			continue
 		}
-		if !isArrowhead(l.styles[0]) && !isArrowhead(l.styles[1]) {
+		if !l.heads[0] && !l.heads[1] {
 			b.warnf("line_without_arrowheads", []string{l.id}, l.srcLn,
 				"add an arrowhead at the end the flow goes to",
 				"line %s %s has no arrowhead; read as going from its first end (%s) to its second",

@@ -9,6 +9,12 @@ import (
 // isArrowhead reports whether a Lucid end style draws an arrowhead (rule 10):
 // not None and containing "Arrow", but not an ERD crow's foot.
 func isArrowhead(style string) bool {
+	switch style { // the styles nearly every line has
+	case "None", "":
+		return false
+	case "Arrow":
+		return true
+	}
 	s := strings.TrimSpace(style)
 	if s == "" || strings.EqualFold(s, "none") {
 		return false

@@ -1,8 +1,6 @@
 package document
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/csv"
 	"errors"
 	"io"
@@ -10,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dtree-dev/dtree/internal/graph"
 	"github.com/dtree-dev/dtree/types"
 )
 
@@ -105,14 +104,15 @@ const bytesPerRow = 64
 func fromCSV(r io.Reader, size int64) (*types.Document, error) {
 	b := newBuilder("csv")
 	b.reserve(int(min(size/bytesPerRow, 1<<22)))
-	br := bufio.NewReaderSize(r, 64<<10)
-	if bom, err := br.Peek(3); err == nil && bytes.Equal(bom, []byte("\ufeff")) {
-		_, _ = br.Discard(3)
+	// The whole file is read into one string: fields are substrings of it,
+	// so the rows cost no copies (see csvScanner).
+	var sb strings.Builder
+	sb.Grow(int(min(size, 1<<30)) + 1)
+	if _, err := io.Copy(&sb, r); err != nil {
+		return nil, err
 	}
-	cr := csv.NewReader(br)
-	cr.FieldsPerRecord = -1
-	cr.ReuseRecord = true
-	header, err := cr.Read()
+	sc := newCSVScanner(strings.TrimPrefix(sb.String(), "\ufeff"))
+	header, hline, err := sc.next()
 	if errors.Is(err, io.EOF) {
 		b.errorf("empty_chart", nil, 0, "export the chart again with File > Export > CSV of shape data", "the file is empty")
 		return b.doc, nil
@@ -122,21 +122,20 @@ func fromCSV(r io.Reader, size int64) (*types.Document, error) {
 	}
 	cols, missing := findColumns(append([]string(nil), header...))
 	if len(missing) > 0 {
-		b.errorf("missing_columns", nil, 1,
+		b.errorf("missing_columns", nil, hline,
 			"export with File > Export > CSV of shape data, with Lucid's language set to English (dtree reads English column names only)",
 			"the header has no column %s; found: %s", strings.Join(missing, ", "), strings.Join(cols.header, ", "))
 		return b.doc, nil
 	}
-	rd := csvReader{b: b, cols: cols, holders: map[string]bool{}, other: map[string]int{}, classes: map[[2]string]shapeClass{}}
+	rd := csvReader{b: b, cols: cols, holders: map[string]bool{}, other: graph.NewIDs(0), classes: map[[2]string]shapeClass{}}
 	for {
-		rec, err := cr.Read()
+		rec, ln, err := sc.next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
 			return csvError(b, err)
 		}
-		ln, _ := cr.FieldPos(0)
 		rd.row(rec, ln)
 	}
 	rd.finish()
@@ -165,7 +164,7 @@ type csvReader struct {
 	cols    *columns
 	holders map[string]bool // ids named in a Group or Contained By cell
 	lanes   []int           // shapes whose Contained By names a lane
-	other   map[string]int  // ids of Document and Page rows, to their line
+	other   *graph.IDs      // ids of Document and Page rows, to their line
 	areas   []string        // text areas of all shapes, sliced per node
 	classes map[[2]string]shapeClass
 }
@@ -190,16 +189,14 @@ func (r *csvReader) classify(name, library string) shapeClass {
 
 // seenAt returns the line of an earlier row with this id, or 0.
 func (r *csvReader) seenAt(id string) int {
-	if ln, ok := r.other[id]; ok {
-		return ln
-	}
 	if i, ok := r.b.items.Get(id); ok {
 		if i >= 0 {
 			return r.b.shapes[i].Line
 		}
 		return r.b.lines[-1-i].srcLn
 	}
-	return 0
+	ln, _ := r.other.Get(id)
+	return ln
 }
 
 func (r *csvReader) row(rec []string, ln int) {
@@ -244,12 +241,12 @@ func (r *csvReader) row(rec []string, ln int) {
 	}
 	switch {
 	case page == "" && library == "" && strings.EqualFold(name, "document"):
-		r.other[id] = ln
+		r.other.Set(id, ln)
 		r.b.doc.Title = cleanText(cell(c.textArea(0)))
 		r.b.doc.Status = strings.TrimSpace(cell(c.status))
 		return
 	case page == "" && strings.EqualFold(name, "page"):
-		r.other[id] = ln
+		r.other.Set(id, ln)
 		r.b.addPage(id, cleanText(cell(c.textArea(0))))
 		return
 	case strings.EqualFold(name, "line"):
