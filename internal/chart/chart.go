@@ -54,11 +54,14 @@ func Check(doc *types.Document, opts Options) *Chart {
 		Warnings: slices.Clone(doc.Warnings),
 	}
 	for i := range doc.Nodes {
-		p, diags := nodeconf.Resolve(&doc.Nodes[i], g.Role(i), opts.Defaults, opts.Names)
+		p, f := nodeconf.Resolve(&doc.Nodes[i], g.Role(i), opts.Defaults, opts.Names)
 		c.Nodes[i] = p
-		c.Errors = append(c.Errors, diags...)
+		c.Errors = append(c.Errors, f.Errors...)
+		c.Warnings = append(c.Warnings, f.Warnings...)
 	}
-	c.Warnings = append(c.Warnings, lint.Warnings(g)...)
+	errs, warns := lint.Check(g)
+	c.Errors = append(c.Errors, errs...)
+	c.Warnings = append(c.Warnings, warns...)
 	if c.Errors == nil {
 		c.Errors = []types.Diagnostic{}
 	}
@@ -93,9 +96,9 @@ func (c *Chart) Page(sel string) (types.Page, error) {
 	}
 	var names []string
 	for i, p := range pages {
-		names = append(names, fmt.Sprintf("%d: %s %q", i+1, p.ID, p.Title))
+		names = append(names, fmt.Sprintf("number %d, id %s, title %q", i+1, p.ID, p.Title))
 	}
-	return types.Page{}, fmt.Errorf("no page %q; the chart has %s", sel, strings.Join(names, ", "))
+	return types.Page{}, fmt.Errorf("no page %q in the chart; its pages are: %s", sel, strings.Join(names, "; "))
 }
 
 // Normalized returns the document as `inspect --json` prints it; with a
@@ -122,10 +125,20 @@ func (c *Chart) Normalized(page *types.Page) types.NormalizedDocument {
 			out.Edges = append(out.Edges, e)
 		}
 	}
-	out.Warnings = []types.Diagnostic{}
-	for _, w := range c.Warnings {
-		if w.Page == "" || w.Page == page.ID {
-			out.Warnings = append(out.Warnings, w)
+	out.Warnings = OnPage(c.Warnings, page)
+	return out
+}
+
+// OnPage returns the findings about the given page and about the whole
+// document; with no page, all of them.
+func OnPage(diags []types.Diagnostic, page *types.Page) []types.Diagnostic {
+	if page == nil {
+		return diags
+	}
+	out := []types.Diagnostic{}
+	for _, d := range diags {
+		if d.Page == "" || d.Page == page.ID {
+			out = append(out, d)
 		}
 	}
 	return out

@@ -3,6 +3,7 @@ package cli
 import (
 	"github.com/spf13/cobra"
 
+	"github.com/dtree-dev/dtree/internal/chart"
 	"github.com/dtree-dev/dtree/internal/render"
 	"github.com/dtree-dev/dtree/types"
 )
@@ -40,18 +41,20 @@ func (a *App) inspect(path string, o inspectOptions) error {
 	if err != nil {
 		return err
 	}
-	printDiagnostics(a.Err, c.Doc.Source, "warning", c.Warnings)
-	if len(c.Errors) > 0 {
-		printDiagnostics(a.Err, c.Doc.Source, "error", c.Errors)
-		return &ChartError{Source: c.Doc.Source, Count: len(c.Errors)}
-	}
+	// With --page, only that page's findings (and the document's) count:
+	// a broken page does not hide a good one.
 	var page *types.Page
-	if o.page != "" {
+	if o.page != "" && len(c.Doc.Pages) > 0 {
 		p, err := c.Page(o.page)
 		if err != nil {
-			return &UsageError{Err: err, Hint: "pass --page with a page id, title or number"}
+			return &UsageError{Err: err, Hint: "pass --page with a page's id, title or number"}
 		}
 		page = &p
+	}
+	printDiagnostics(a.Err, c.Doc.Source, "warning", chart.OnPage(c.Warnings, page))
+	if errs := chart.OnPage(c.Errors, page); len(errs) > 0 {
+		printDiagnostics(a.Err, c.Doc.Source, "error", errs)
+		return &ChartError{Source: c.Doc.Source, Count: len(errs)}
 	}
 	if o.json {
 		return writeJSON(a.Out, c.Normalized(page))

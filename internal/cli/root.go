@@ -6,6 +6,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -40,11 +41,31 @@ func Main() int {
 	return app.Run(ctx, os.Args[1:])
 }
 
+// gracefulInterrupt is the annotation of a command that stops its own work
+// when interrupted (the context ends) and must be waited for. Any other
+// command only reads, and an interrupt ends it at once.
+const gracefulInterrupt = "graceful-interrupt"
+
 // Run executes one command line and returns its exit code.
 func (a *App) Run(ctx context.Context, args []string) int {
 	root := a.newRoot()
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	graceful := false
+	if c, _, ferr := root.Find(args); ferr == nil {
+		graceful = c.Annotations[gracefulInterrupt] != ""
+	}
+	done := make(chan error, 1)
+	go func() { done <- root.ExecuteContext(ctx) }()
+	var err error
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		if !graceful {
+			fmt.Fprintln(a.Err, "dtree: interrupted")
+			return exitInterrupted
+		}
+		err = <-done
+	}
 	if err != nil && !a.started {
 		var usage *UsageError
 		if !errors.As(err, &usage) {

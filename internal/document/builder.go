@@ -335,8 +335,9 @@ func (b *builder) resolveEnd(l line, i int, entering bool, hops int) (string, *e
 			return ref, nil
 		case b.flags[idx].container:
 			return "", &endError{class: "line_to_container", ids: []string{l.id, ref},
-				msg:  fmt.Sprintf("line %s ends on %s %s at its %s end, not on a step inside it", l.id, strings.ToLower(s.Shape), ref, which),
-				hint: "attach the line to a shape inside the container, not to the container's border"}
+				msg: fmt.Sprintf("line %s %s: its %s end is on %s, not on a step inside it",
+					l.id, b.between(l), which, describeHolder(s)),
+				hint: "drag the line's end onto a shape inside the container, not onto the container's border"}
 		}
 		return "", dangling(fmt.Sprintf("is on %s, which is not a step", ref))
 	}
@@ -420,7 +421,9 @@ func (b *builder) checkEdges() {
 			}
 			kept = append(kept, i)
 		}
-		if len(kept) >= 2 {
+		// A terminator never chooses a branch; lint reports one with
+		// several lines.
+		if len(kept) >= 2 && b.doc.Nodes[n].Kind != types.KindTerminator {
 			b.checkBranches(&b.doc.Nodes[n], kept)
 		}
 	}
@@ -516,11 +519,11 @@ func (b *builder) findRoots() {
 			p.Root = r[0]
 		case 0:
 			b.errorf("no_root", []string{p.ID}, 0,
-				"add a Terminator with the text Start and a line from it to the first step, or pass --start",
+				"add a Terminator with the text Start and a line from it to the first step",
 				"%s has no start: every node has an incoming line", b.describePage(*p))
 		default:
 			b.errorf("ambiguous_root", slices.Clone(r), b.doc.Nodes[b.node(r[0])].Line,
-				"connect or delete the extra nodes so that only the start has no incoming line, or pass --start",
+				"connect or delete the extra nodes so that only the start has no incoming line",
 				"%s has %d nodes with no incoming line, so its start is ambiguous: %s",
 				b.describePage(*p), len(r), b.describeIDs(r, 5))
 		}
@@ -567,6 +570,14 @@ func (b *builder) describeIDs(ids []string, max int) string {
 // between describes a line by the items at its two ends, in drawing order.
 func (b *builder) between(l line) string {
 	return fmt.Sprintf("(between %s and %s)", b.describeRef(l.ends[0]), b.describeRef(l.ends[1]))
+}
+
+// describeHolder names a container or group for a message.
+func describeHolder(n *types.Node) string {
+	if strings.EqualFold(n.Shape, "group") || isGroupName(strings.ToLower(n.Shape)) {
+		return "group " + n.ID
+	}
+	return fmt.Sprintf("the %s %s", n.Shape, n.Describe())
 }
 
 func quoteList(s []string) string {

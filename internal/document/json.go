@@ -290,31 +290,32 @@ type jsonHolder struct {
 // swim lane that lists the shape, else in the first swim lane of the page
 // with that lane (rule 7).
 func laneOf(linked []jsonLinked, id string, swimLanes []*jsonHolder) string {
-	label := ""
+	// A shape names its row lane, its column lane, or both (the other
+	// then being DEFAULT_EMPTY): the first that names a lane wins.
+	var labels []string
 	for _, ld := range linked {
 		for _, kv := range append([]jsonPair{ld.jsonPair}, ld.Data...) {
 			switch kv.name() {
 			case "SpreadsheetRowParentKey", "SpreadsheetColumnParentKey":
-				if label == "" {
-					label = strings.TrimSpace(string(kv.Value))
+				if v := strings.TrimSpace(string(kv.Value)); v != "" {
+					labels = append(labels, v)
 				}
 			}
 		}
 	}
-	if label == "" {
-		return ""
-	}
 	fallback := ""
-	for _, h := range swimLanes {
-		title, ok := h.lanes[label]
-		if !ok {
-			continue
-		}
-		if h.members[id] {
-			return title
-		}
-		if fallback == "" {
-			fallback = title
+	for _, label := range labels {
+		for _, h := range swimLanes {
+			title, ok := h.lanes[label]
+			if !ok {
+				continue
+			}
+			if h.members[id] {
+				return title
+			}
+			if fallback == "" {
+				fallback = title
+			}
 		}
 	}
 	return fallback

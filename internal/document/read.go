@@ -92,6 +92,9 @@ func Detect(path string, head []byte) string {
 	}
 	head = bytes.TrimPrefix(head, []byte("\ufeff"))
 	trimmed := bytes.TrimLeft(head, " \t\r\n")
+	if len(trimmed) == 0 {
+		return FormatCSV // nothing to tell by: the CSV importer reports it empty
+	}
 	if len(trimmed) > 0 && trimmed[0] == '{' {
 		return FormatJSON
 	}

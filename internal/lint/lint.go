@@ -1,6 +1,7 @@
 // Package lint holds the chart checks of SPEC §2 that go beyond import:
-// unreachable nodes, loops with no way out, and Decision shapes with a
-// single branch. The import rules live with the importers.
+// terminators with branches, unreachable nodes, loops with no way out, and
+// Decision shapes with a single branch. The import rules live with the
+// importers; the checks of tags and metadata with nodeconf.
 package lint
 
 import (
@@ -11,10 +12,61 @@ import (
 	"github.com/dtree-dev/dtree/types"
 )
 
-// Warnings returns the graph warnings for every page with a known root.
-func Warnings(g *graph.Graph) []types.Diagnostic {
+// Check returns the graph errors and warnings of every page.
+func Check(g *graph.Graph) (errs, warns []types.Diagnostic) {
+	errs, warns = terminators(g)
+	return errs, append(warns, warnings(g)...)
+}
+
+// terminators checks the Start and End shapes. A run starts after the
+// page's root terminator, so it cannot branch there; it ends at any other
+// terminator, so lines leaving one are never followed (SPEC §3).
+func terminators(g *graph.Graph) (errs, warns []types.Diagnostic) {
+	roots := map[string]bool{}
+	for _, p := range g.Doc.Pages {
+		roots[p.Root] = true
+	}
+	for i, n := range g.Doc.Nodes {
+		if n.Kind != types.KindTerminator || g.OutDegree(i) == 0 {
+			continue
+		}
+		start := isStart(g, i, roots)
+		switch {
+		case start && g.OutDegree(i) >= 2:
+			errs = append(errs, types.Diagnostic{
+				Class: "branching_terminator", ID: n.ID, IDs: []string{n.ID}, Page: n.Page, Line: n.Line,
+				Message: fmt.Sprintf("start %s has %d outgoing lines, but a Terminator is never asked to choose", n.Describe(), g.OutDegree(i)),
+				Hint:    "draw one line from the start to a Decision shape, and branch there",
+			})
+		case !start:
+			warns = append(warns, types.Diagnostic{
+				Class: "end_with_outgoing_line", ID: n.ID, IDs: []string{n.ID}, Page: n.Page, Line: n.Line,
+				Message: fmt.Sprintf("%s is a Terminator that is not the start, so a run ends there and its outgoing line is never followed", n.Describe()),
+				Hint:    "delete the line, or change the shape to a Process if the run should go on",
+			})
+		}
+	}
+	return errs, warns
+}
+
+// isStart reports whether node i is where a run starts: its page's root, or
+// (when the page has no single root) a node no line enters.
+func isStart(g *graph.Graph, i int, roots map[string]bool) bool {
+	return roots[g.Doc.Nodes[i].ID] || g.InDegree(i) == 0
+}
+
+// isEnd reports whether node i ends a run: a terminator that is not a start.
+func isEnd(g *graph.Graph, i int, roots map[string]bool) bool {
+	return g.Doc.Nodes[i].Kind == types.KindTerminator && !isStart(g, i, roots)
+}
+
+func warnings(g *graph.Graph) []types.Diagnostic {
 	var out []types.Diagnostic
 	doc := g.Doc
+	roots := map[string]bool{}
+	for _, p := range doc.Pages {
+		roots[p.Root] = true
+	}
 	for _, p := range doc.Pages {
 		root, ok := g.Index(p.Root)
 		if !ok {
@@ -36,7 +88,13 @@ func Warnings(g *graph.Graph) []types.Diagnostic {
 			})
 		}
 	}
+loops:
 	for _, loop := range g.TrappingLoops() {
+		for _, i := range loop {
+			if isEnd(g, i, roots) {
+				continue loops // the run ends at the terminator in it
+			}
+		}
 		ids := make([]string, len(loop))
 		for k, i := range loop {
 			ids[k] = doc.Nodes[i].ID

@@ -31,6 +31,7 @@ const (
 	keyTimeout        = "timeout"
 	keyValidatePrompt = "validateprompt"
 	keyMaxVisits      = "maxvisits"
+	keyValidate       = "validate"
 )
 
 // Normalize folds a tag or metadata key for matching.
@@ -44,37 +45,24 @@ func Normalize(s string) string {
 	return b.String()
 }
 
-// Resolve returns the node with its settings resolved, and the lint errors
-// its tags and metadata hold (unknown_cli, bad_metadata,
-// conflicting_cli_tags). Precedence: metadata, then tags, then defaults.
-func Resolve(n *types.Node, role string, d types.Defaults, names CLINames) (types.ProcessedNode, []types.Diagnostic) {
+// Findings are what Resolve found wrong in a node's tags and metadata.
+type Findings struct {
+	Errors   []types.Diagnostic // unknown_cli, bad_metadata, conflicting_cli_tags
+	Warnings []types.Diagnostic // unknown_cli_tag
+}
+
+// Resolve returns the node with its settings resolved, and what is wrong
+// with its tags and metadata. Precedence: metadata, then tags, then the
+// defaults; the validation and retry CLIs default to the node's own CLI.
+func Resolve(n *types.Node, role string, d types.Defaults, names CLINames) (types.ProcessedNode, Findings) {
 	p := types.ProcessedNode{Node: n, Settings: types.Settings{Role: role, Retries: d.Retries, Timeout: d.Timeout, MaxVisits: d.MaxVisits}}
-	var diags []types.Diagnostic
-	bad := func(class, hint, format string, args ...any) {
-		diags = append(diags, types.Diagnostic{Class: class, ID: n.ID, IDs: []string{n.ID}, Page: n.Page, Line: n.Line,
+	var f Findings
+	diag := func(list *[]types.Diagnostic, class, hint, format string, args ...any) {
+		*list = append(*list, types.Diagnostic{Class: class, ID: n.ID, IDs: []string{n.ID}, Page: n.Page, Line: n.Line,
 			Message: fmt.Sprintf("node %s: ", n.ID) + fmt.Sprintf(format, args...), Hint: hint})
 	}
-
-	noValidation := false
-	tagCLI := ""
-	for _, t := range n.Tags {
-		if Normalize(t) == "novalidation" {
-			noValidation = true
-			continue
-		}
-		if c, ok := names.Canonical(t); ok {
-			if tagCLI != "" && tagCLI != c {
-				bad("conflicting_cli_tags", "keep one CLI tag on the node",
-					"tags name two CLIs, %s and %s", tagCLI, c)
-				continue
-			}
-			tagCLI = c
-		}
-	}
-	p.CLI = d.CLI
-	if tagCLI != "" {
-		p.CLI = tagCLI
-	}
+	bad := func(class, hint, format string, args ...any) { diag(&f.Errors, class, hint, format, args...) }
+	knownHint := "use one of: " + strings.Join(names.List(), ", ")
 
 	var meta, keys map[string]string // normalized key -> value, and as written
 	if len(n.Metadata) > 0 {
@@ -85,6 +73,41 @@ func Resolve(n *types.Node, role string, d types.Defaults, names CLINames) (type
 			}
 		}
 	}
+
+	validate := true
+	var tagCLIs []string
+	for _, t := range n.Tags {
+		norm := Normalize(t)
+		if norm == "novalidation" {
+			validate = false
+			continue
+		}
+		// "cli:NAME" or "cli=NAME" names a CLI outright; a bare tag names
+		// one when it is a CLI's name.
+		if name, ok := cutCLITag(t); ok {
+			if c, known := names.Canonical(name); known {
+				tagCLIs = appendNew(tagCLIs, c)
+			} else {
+				bad("unknown_cli", knownHint, "tag %q names CLI %q, which dtree does not know", t, name)
+			}
+			continue
+		}
+		if c, ok := names.Canonical(t); ok {
+			tagCLIs = appendNew(tagCLIs, c)
+		} else if near := nearCLI(norm, names); near != "" {
+			diag(&f.Warnings, "unknown_cli_tag", fmt.Sprintf("if the tag is meant to pick a CLI, spell it %s; %s", near, knownHint),
+				"tag %q is not a CLI dtree knows, so it does not change the CLI; did you mean %s?", t, near)
+		}
+	}
+	p.CLI = d.CLI
+	if len(tagCLIs) > 0 {
+		p.CLI = tagCLIs[0]
+	}
+	if _, set := meta[keyCLI]; len(tagCLIs) > 1 && !set {
+		bad("conflicting_cli_tags", "keep one CLI tag on the node, or set its cli metadata",
+			"tags name %d CLIs (%s), so which one runs it is unclear", len(tagCLIs), strings.Join(tagCLIs, ", "))
+	}
+
 	cli := func(key string, dst *string) {
 		v, ok := meta[key]
 		if !ok {
@@ -92,8 +115,7 @@ func Resolve(n *types.Node, role string, d types.Defaults, names CLINames) (type
 		}
 		c, known := names.Canonical(v)
 		if !known {
-			bad("unknown_cli", "use one of: "+strings.Join(names.List(), ", ")+", or define it under clis: in the settings",
-				"%s names CLI %q, which dtree does not know", keys[key], v)
+			bad("unknown_cli", knownHint, "%s names CLI %q, which dtree does not know", keys[key], v)
 			return
 		}
 		*dst = c
@@ -133,13 +155,79 @@ func Resolve(n *types.Node, role string, d types.Defaults, names CLINames) (type
 				"%s is %q, not a whole number of 1 or more", keys[keyMaxVisits], v)
 		}
 	}
+	if v, ok := meta[keyValidate]; ok {
+		if b, err := strconv.ParseBool(strings.TrimSpace(v)); err == nil {
+			validate = validate && b
+		} else {
+			bad("bad_metadata", "set validate to true or false",
+				"%s is %q, not true or false", keys[keyValidate], v)
+		}
+	}
 	p.ValidatePrompt = meta[keyValidatePrompt]
 	p.TimeoutS = p.Timeout.Seconds()
-	p.Validate = role == types.RoleProcess && !noValidation
+	p.Validate = role == types.RoleProcess && validate
 	if role == types.RoleTerminator {
 		p.CLI, p.ValidateCLI, p.RetryCLI = "", "", ""
 	}
-	return p, diags
+	return p, f
+}
+
+// cutCLITag splits a "cli:NAME" or "cli=NAME" tag.
+func cutCLITag(tag string) (string, bool) {
+	t := strings.TrimSpace(tag)
+	if len(t) < 4 || !strings.EqualFold(t[:3], "cli") || (t[3] != ':' && t[3] != '=') {
+		return "", false
+	}
+	return strings.TrimSpace(t[4:]), true
+}
+
+func appendNew(list []string, s string) []string {
+	if slices.Contains(list, s) {
+		return list
+	}
+	return append(list, s)
+}
+
+// nearCLI returns the known CLI a tag is one typo away from (an edit
+// distance of 1, or 2 for names of six letters or more), or "".
+func nearCLI(tag string, names CLINames) string {
+	if len(tag) < 4 {
+		return ""
+	}
+	for _, name := range names.List() {
+		limit := 1
+		if len(name) >= 6 {
+			limit = 2
+		}
+		if d := editDistance(tag, name); d > 0 && d <= limit {
+			return name
+		}
+	}
+	return ""
+}
+
+// editDistance is the Levenshtein distance between two short strings.
+func editDistance(a, b string) int {
+	if len(a) > 64 || len(b) > 64 {
+		return 64
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // ParseDuration reads a duration as dtree takes it everywhere: a Go duration

@@ -74,8 +74,13 @@ func (o *outliner) page(p types.Page) {
 // sequence prints node i and the nodes that follow it one after another at
 // the same indentation, then each branch of the decision that ends the
 // sequence one level deeper. The first line starts with first (a branch's
-// label), the rest with prefix.
-func (o *outliner) sequence(i int, first, prefix string, depth int) {
+// label), the rest with indent, which stops growing at maxIndent: deeper
+// lines say their depth instead.
+func (o *outliner) sequence(i int, first, indent string, depth int) {
+	prefix := indent
+	if depth >= maxIndent {
+		prefix = fmt.Sprintf("%s[depth %d] ", indent, depth+1)
+	}
 	var chain []int
 	defer func() {
 		for _, k := range chain {
@@ -113,9 +118,9 @@ func (o *outliner) sequence(i int, first, prefix string, depth int) {
 			if label == "" {
 				label = "(no label)"
 			}
-			inner := prefix + next
+			inner := indent + next
 			if depth+1 >= maxIndent {
-				inner = fmt.Sprintf("%s[depth %d] ", prefix, depth+2)
+				inner = indent
 			}
 			o.sequence(j, prefix+branch+label+": ", inner, depth+1)
 		}
