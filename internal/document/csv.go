@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"io"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -93,7 +94,21 @@ func findColumns(header []string) (*columns, []string) {
 // FromCSV reads a Lucid "CSV of shape data" export (rules 1-5, then the
 // shared graph rules). The error is only for a failure to read r.
 func FromCSV(r io.Reader) (*types.Document, error) {
-	return fromCSV(r, 0)
+	return fromCSV(r, sizeOf(r))
+}
+
+// sizeOf returns the bytes left in r when r can tell (a file, an in-memory
+// reader), else 0.
+func sizeOf(r io.Reader) int64 {
+	switch v := r.(type) {
+	case interface{ Len() int }:
+		return int64(v.Len())
+	case interface{ Stat() (os.FileInfo, error) }:
+		if st, err := v.Stat(); err == nil && st.Mode().IsRegular() {
+			return st.Size()
+		}
+	}
+	return 0
 }
 
 // bytesPerRow estimates a Lucid CSV row's size (exports run 60-100 bytes a

@@ -75,6 +75,8 @@ type flexString string
 
 func (f *flexString) UnmarshalJSON(b []byte) error {
 	switch {
+	case len(b) >= 2 && b[0] == '"' && plainJSONString(b[1:len(b)-1]):
+		*f = flexString(b[1 : len(b)-1])
 	case len(b) > 0 && b[0] == '"':
 		var s string
 		if err := json.Unmarshal(b, &s); err != nil {
@@ -89,6 +91,18 @@ func (f *flexString) UnmarshalJSON(b []byte) error {
 		*f = flexString(b)
 	}
 	return nil
+}
+
+// plainJSONString reports whether the inside of a JSON string literal needs
+// no decoding: no escapes and no control or non-ASCII bytes (which the full
+// decoder checks and replaces when invalid).
+func plainJSONString(b []byte) bool {
+	for _, c := range b {
+		if c == '\\' || c < 0x20 || c >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // Known container classes that may come without a contains object (rule 7).

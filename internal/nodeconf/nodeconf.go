@@ -62,7 +62,7 @@ func Resolve(n *types.Node, role string, d types.Defaults, names CLINames) (type
 			Message: fmt.Sprintf("node %s: ", n.ID) + fmt.Sprintf(format, args...), Hint: hint})
 	}
 	bad := func(class, hint, format string, args ...any) { diag(&f.Errors, class, hint, format, args...) }
-	knownHint := "use one of: " + strings.Join(names.List(), ", ")
+	knownHint := func() string { return "use one of: " + strings.Join(names.List(), ", ") }
 
 	var meta, keys map[string]string // normalized key -> value, and as written
 	if len(n.Metadata) > 0 {
@@ -88,14 +88,14 @@ func Resolve(n *types.Node, role string, d types.Defaults, names CLINames) (type
 			if c, known := names.Canonical(name); known {
 				tagCLIs = appendNew(tagCLIs, c)
 			} else {
-				bad("unknown_cli", knownHint, "tag %q names CLI %q, which dtree does not know", t, name)
+				bad("unknown_cli", knownHint(), "tag %q names CLI %q, which dtree does not know", t, name)
 			}
 			continue
 		}
 		if c, ok := names.Canonical(t); ok {
 			tagCLIs = appendNew(tagCLIs, c)
 		} else if near := nearCLI(norm, names); near != "" {
-			diag(&f.Warnings, "unknown_cli_tag", fmt.Sprintf("if the tag is meant to pick a CLI, spell it %s; %s", near, knownHint),
+			diag(&f.Warnings, "unknown_cli_tag", fmt.Sprintf("if the tag is meant to pick a CLI, spell it %s; %s", near, knownHint()),
 				"tag %q is not a CLI dtree knows, so it does not change the CLI; did you mean %s?", t, near)
 		}
 	}
@@ -115,7 +115,7 @@ func Resolve(n *types.Node, role string, d types.Defaults, names CLINames) (type
 		}
 		c, known := names.Canonical(v)
 		if !known {
-			bad("unknown_cli", knownHint, "%s names CLI %q, which dtree does not know", keys[key], v)
+			bad("unknown_cli", knownHint(), "%s names CLI %q, which dtree does not know", keys[key], v)
 			return
 		}
 		*dst = c

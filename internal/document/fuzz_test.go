@@ -1,0 +1,118 @@
+package document_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dtree-dev/dtree/internal/agent"
+	"github.com/dtree-dev/dtree/internal/chart"
+	"github.com/dtree-dev/dtree/internal/document"
+	"github.com/dtree-dev/dtree/internal/render"
+	"github.com/dtree-dev/dtree/types"
+)
+
+// seed adds every chart with the given extension under testdata/charts.
+func seed(f *testing.F, ext string) {
+	f.Helper()
+	err := filepath.WalkDir(filepath.Join("..", "..", "testdata", "charts"), func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ext) {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err == nil {
+			f.Add(data)
+		}
+		return err
+	})
+	if err != nil {
+		f.Fatal(err)
+	}
+}
+
+func FuzzFromCSV(f *testing.F) {
+	seed(f, ".csv")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		doc, err := document.FromCSV(bytes.NewReader(data))
+		checkDocument(t, doc, err)
+	})
+}
+
+func FuzzFromJSON(f *testing.F) {
+	seed(f, ".json")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		doc, err := document.FromJSON(bytes.NewReader(data))
+		checkDocument(t, doc, err)
+	})
+}
+
+// checkDocument holds any imported document to the promises the rest of
+// dtree relies on, then sends it through everything inspect and lint do.
+func checkDocument(t *testing.T, doc *types.Document, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("reading from memory cannot fail, got %v", err)
+	}
+	if doc.Pages == nil || doc.Nodes == nil || doc.Edges == nil || doc.Errors == nil || doc.Warnings == nil {
+		t.Fatal("a document's lists are never nil")
+	}
+	nodes := map[string]types.Node{}
+	for _, n := range doc.Nodes {
+		if _, dup := nodes[n.ID]; dup {
+			t.Fatalf("node id %q twice", n.ID)
+		}
+		if n.TextAreas == nil || n.Tags == nil || n.Comments == nil {
+			t.Fatalf("node %q has a nil list", n.ID)
+		}
+		nodes[n.ID] = n
+	}
+	for _, e := range doc.Edges {
+		from, okf := nodes[e.From]
+		to, okt := nodes[e.To]
+		if !okf || !okt {
+			t.Fatalf("edge %q joins %q and %q, not both nodes", e.ID, e.From, e.To)
+		}
+		if from.Page != e.Page || to.Page != e.Page {
+			t.Fatalf("edge %q crosses pages", e.ID)
+		}
+		if e.ExtraLabels == nil {
+			t.Fatalf("edge %q has nil extra labels", e.ID)
+		}
+	}
+	for _, p := range doc.Pages {
+		if p.Root == "" {
+			continue
+		}
+		if n, ok := nodes[p.Root]; !ok || n.Page != p.ID {
+			t.Fatalf("page %q has root %q, not one of its nodes", p.ID, p.Root)
+		}
+	}
+	for _, d := range append(append([]types.Diagnostic{}, doc.Errors...), doc.Warnings...) {
+		if d.Class == "" || d.Message == "" || d.IDs == nil {
+			t.Fatalf("incomplete diagnostic %+v", d)
+		}
+		if len(d.IDs) > 0 && d.ID != d.IDs[0] {
+			t.Fatalf("diagnostic %+v: ID is not the first of IDs", d)
+		}
+	}
+	if len(doc.Errors) == 0 {
+		for _, p := range doc.Pages {
+			for _, n := range doc.Nodes {
+				if n.Page == p.ID && p.Root == "" {
+					t.Fatalf("page %q has nodes and no error, but no root", p.ID)
+				}
+			}
+		}
+	}
+	c := chart.Check(doc, chart.Options{Defaults: types.BuiltinDefaults(), Names: agent.Names{}})
+	if err := render.Flow(io.Discard, c, nil, types.BuiltinDefaults()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := json.Marshal(c.Normalized(nil)); err != nil {
+		t.Fatal(err)
+	}
+}
