@@ -5,20 +5,21 @@ import (
 	"strings"
 )
 
-// builtinNames are the built-in CLIs' codenames (SPEC §4) and their aliases.
+// builtinNames are the built-in CLIs' codenames (SPEC §4) and their
+// aliases, keyed by their folded form (see fold).
 var builtinNames = map[string]string{
-	"claude":       "claude",
-	"claude-code":  "claude",
-	"gemini":       "gemini",
-	"codex":        "codex",
-	"cursor":       "cursor",
-	"cursor-agent": "cursor",
-	"agent":        "cursor",
-	"copilot":      "copilot",
-	"qodo":         "qodo",
-	"opencode":     "opencode",
-	"aider":        "aider",
-	"amp":          "amp",
+	"claude":      "claude",
+	"claudecode":  "claude",
+	"gemini":      "gemini",
+	"codex":       "codex",
+	"cursor":      "cursor",
+	"cursoragent": "cursor",
+	"agent":       "cursor",
+	"copilot":     "copilot",
+	"qodo":        "qodo",
+	"opencode":    "opencode",
+	"aider":       "aider",
+	"amp":         "amp",
 }
 
 // Names resolves CLI names, matched case-insensitively, to their codename.
@@ -32,15 +33,29 @@ func (n Names) With(custom ...string) Names {
 	return Names{custom: append(slices.Clone(n.custom), custom...)}
 }
 
-// Canonical returns the codename for name, and whether it is known.
-func (n Names) Canonical(name string) (string, bool) {
-	l := strings.ToLower(strings.TrimSpace(name))
-	for _, c := range n.custom {
-		if strings.ToLower(c) == l {
-			return l, true
+// fold makes the spellings of a name alike, as tags are (SPEC §2): case,
+// '_', '-' and spaces do not count, so "Claude Code", "claude_code" and
+// "claude-code" are one name.
+func fold(name string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(name)) {
+		if r != '_' && r != '-' && r != ' ' {
+			b.WriteRune(r)
 		}
 	}
-	c, ok := builtinNames[l]
+	return b.String()
+}
+
+// Canonical returns the codename for name, and whether it is known. A
+// custom name is its own codename, in lower case.
+func (n Names) Canonical(name string) (string, bool) {
+	f := fold(name)
+	for _, c := range n.custom {
+		if fold(c) == f {
+			return strings.ToLower(strings.TrimSpace(c)), true
+		}
+	}
+	c, ok := builtinNames[f]
 	return c, ok
 }
 

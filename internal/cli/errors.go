@@ -32,7 +32,8 @@ func (e *UsageError) Unwrap() error { return e.Err }
 // per line, so it carries only the count. Quiet is set when the command's
 // own output already said so (lint's summary line).
 type ChartError struct {
-	Source string
+	Source string // the chart's name in messages ("stdin" for -)
+	Path   string // as given on the command line
 	Count  int
 	Quiet  bool
 }
@@ -80,7 +81,7 @@ func (a *App) printError(err error) {
 	case errors.As(err, &unreadable):
 		hint = unreadable.Hint
 	case errors.As(err, &chart):
-		hint = fmt.Sprintf("fix the errors above in the chart and export it again; 'dtree lint %s' lists them", chart.Source)
+		hint = fmt.Sprintf("fix the errors above in the chart and export it again; 'dtree lint %s' lists them", chart.Path)
 	}
 	for _, h := range strings.Split(hint, "\n") {
 		if h != "" {

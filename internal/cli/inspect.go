@@ -54,7 +54,7 @@ func (a *App) inspect(path string, o inspectOptions) error {
 	printDiagnostics(a.Err, c.Doc.Source, "warning", chart.OnPage(c.Warnings, page))
 	if errs := chart.OnPage(c.Errors, page); len(errs) > 0 {
 		printDiagnostics(a.Err, c.Doc.Source, "error", errs)
-		return &ChartError{Source: c.Doc.Source, Count: len(errs)}
+		return &ChartError{Source: c.Doc.Source, Path: path, Count: len(errs)}
 	}
 	if o.json {
 		return writeJSON(a.Out, c.Normalized(page))

@@ -60,7 +60,7 @@ func (a *App) lint(path string, o lintOptions) error {
 			plural(len(c.Doc.Nodes), "node"), plural(len(c.Doc.Pages), "page"))
 	}
 	if len(c.Errors) > 0 {
-		return &ChartError{Source: src, Count: len(c.Errors), Quiet: true}
+		return &ChartError{Source: src, Path: path, Count: len(c.Errors), Quiet: true}
 	}
 	return nil
 }

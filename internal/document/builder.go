@@ -337,7 +337,7 @@ func (b *builder) resolveEnd(l line, i int, entering bool, hops int) (string, *e
 			return "", &endError{class: "line_to_container", ids: []string{l.id, ref},
 				msg: fmt.Sprintf("line %s %s: its %s end is on %s, not on a step inside it",
 					l.id, b.between(l), which, describeHolder(s)),
-				hint: "drag the line's end onto a shape inside the container, not onto the container's border"}
+				hint: "drag the line's end onto a step, not onto a container, swim lane or group around it"}
 		}
 		return "", dangling(fmt.Sprintf("is on %s, which is not a step", ref))
 	}

@@ -116,12 +116,22 @@ func (g *Graph) successors(i int, f func(int)) {
 
 // Reachable marks the nodes reachable from node root.
 func (g *Graph) Reachable(root int) []bool {
+	return g.ReachableUntil(root, nil)
+}
+
+// ReachableUntil marks the nodes reachable from node root without leaving a
+// node for which stop is true (such as an end terminator, where a run
+// stops). A nil stop follows every edge.
+func (g *Graph) ReachableUntil(root int, stop func(i int) bool) []bool {
 	seen := make([]bool, len(g.Doc.Nodes))
 	stack := []int{root}
 	seen[root] = true
 	for len(stack) > 0 {
 		i := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
+		if stop != nil && i != root && stop(i) {
+			continue
+		}
 		g.successors(i, func(j int) {
 			if !seen[j] {
 				seen[j] = true

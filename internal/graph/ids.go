@@ -62,6 +62,9 @@ func (x *IDs) Set(id string, v int) {
 		delete(x.sparse, id)
 		return
 	}
+	if n, ok := denseKey(id); ok && n < len(x.dense) {
+		x.dense[n] = absent // a value stored before is replaced, not shadowing
+	}
 	if x.sparse == nil {
 		x.sparse = map[string]int{}
 	}

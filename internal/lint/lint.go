@@ -23,8 +23,10 @@ func Check(g *graph.Graph) (errs, warns []types.Diagnostic) {
 // terminator, so lines leaving one are never followed (SPEC §3).
 func terminators(g *graph.Graph) (errs, warns []types.Diagnostic) {
 	roots := map[string]bool{}
+	rootless := map[string]bool{} // pages with no single start: already an error
 	for _, p := range g.Doc.Pages {
 		roots[p.Root] = true
+		rootless[p.ID] = p.Root == ""
 	}
 	for i, n := range g.Doc.Nodes {
 		if n.Kind != types.KindTerminator || g.OutDegree(i) == 0 {
@@ -38,7 +40,7 @@ func terminators(g *graph.Graph) (errs, warns []types.Diagnostic) {
 				Message: fmt.Sprintf("start %s has %d outgoing lines, but a Terminator is never asked to choose", n.Describe(), g.OutDegree(i)),
 				Hint:    "draw one line from the start to a Decision shape, and branch there",
 			})
-		case !start:
+		case !start && !rootless[n.Page]:
 			warns = append(warns, types.Diagnostic{
 				Class: "end_with_outgoing_line", ID: n.ID, IDs: []string{n.ID}, Page: n.Page, Line: n.Line,
 				Message: fmt.Sprintf("%s is a Terminator that is not the start, so a run ends there and its outgoing line is never followed", n.Describe()),
@@ -72,7 +74,7 @@ func warnings(g *graph.Graph) []types.Diagnostic {
 		if !ok {
 			continue
 		}
-		reach := g.Reachable(root)
+		reach := g.ReachableUntil(root, func(i int) bool { return isEnd(g, i, roots) })
 		var ids []string
 		for i, n := range doc.Nodes {
 			if n.Page == p.ID && !reach[i] {

@@ -57,6 +57,11 @@ type Findings struct {
 func Resolve(n *types.Node, role string, d types.Defaults, names CLINames) (types.ProcessedNode, Findings) {
 	p := types.ProcessedNode{Node: n, Settings: types.Settings{Role: role, Retries: d.Retries, Timeout: d.Timeout, MaxVisits: d.MaxVisits}}
 	var f Findings
+	if role == types.RoleTerminator {
+		// Never sent to an agent: its tags and metadata have nothing to set.
+		p.TimeoutS = p.Timeout.Seconds()
+		return p, f
+	}
 	diag := func(list *[]types.Diagnostic, class, hint, format string, args ...any) {
 		*list = append(*list, types.Diagnostic{Class: class, ID: n.ID, IDs: []string{n.ID}, Page: n.Page, Line: n.Line,
 			Message: fmt.Sprintf("node %s: ", n.ID) + fmt.Sprintf(format, args...), Hint: hint})
@@ -87,6 +92,8 @@ func Resolve(n *types.Node, role string, d types.Defaults, names CLINames) (type
 		if name, ok := cutCLITag(t); ok {
 			if c, known := names.Canonical(name); known {
 				tagCLIs = appendNew(tagCLIs, c)
+			} else if name == "" {
+				bad("unknown_cli", knownHint(), "tag %q names no CLI", t)
 			} else {
 				bad("unknown_cli", knownHint(), "tag %q names CLI %q, which dtree does not know", t, name)
 			}
@@ -156,8 +163,8 @@ func Resolve(n *types.Node, role string, d types.Defaults, names CLINames) (type
 		}
 	}
 	if v, ok := meta[keyValidate]; ok {
-		if b, err := strconv.ParseBool(strings.TrimSpace(v)); err == nil {
-			validate = validate && b
+		if b, ok := parseBool(v); ok {
+			validate = b // metadata over tags, as everywhere
 		} else {
 			bad("bad_metadata", "set validate to true or false",
 				"%s is %q, not true or false", keys[keyValidate], v)
@@ -166,19 +173,32 @@ func Resolve(n *types.Node, role string, d types.Defaults, names CLINames) (type
 	p.ValidatePrompt = meta[keyValidatePrompt]
 	p.TimeoutS = p.Timeout.Seconds()
 	p.Validate = role == types.RoleProcess && validate
-	if role == types.RoleTerminator {
-		p.CLI, p.ValidateCLI, p.RetryCLI = "", "", ""
-	}
 	return p, f
 }
 
-// cutCLITag splits a "cli:NAME" or "cli=NAME" tag.
+// cutCLITag splits a "cli:NAME" or "cli=NAME" tag (spaces allowed around
+// the separator).
 func cutCLITag(tag string) (string, bool) {
 	t := strings.TrimSpace(tag)
-	if len(t) < 4 || !strings.EqualFold(t[:3], "cli") || (t[3] != ':' && t[3] != '=') {
+	if len(t) < 3 || !strings.EqualFold(t[:3], "cli") {
 		return "", false
 	}
-	return strings.TrimSpace(t[4:]), true
+	rest := strings.TrimLeft(t[3:], " ")
+	if rest == "" || (rest[0] != ':' && rest[0] != '=') {
+		return "", false
+	}
+	return strings.TrimSpace(rest[1:]), true
+}
+
+// parseBool reads the yes/no spellings people put in custom data.
+func parseBool(s string) (value, ok bool) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "true", "yes", "y", "on", "1":
+		return true, true
+	case "false", "no", "n", "off", "0":
+		return false, true
+	}
+	return false, false
 }
 
 func appendNew(list []string, s string) []string {
@@ -189,12 +209,17 @@ func appendNew(list []string, s string) []string {
 }
 
 // nearCLI returns the known CLI a tag is one typo away from (an edit
-// distance of 1, or 2 for names of six letters or more), or "".
+// distance of 1, or 2 for names of six letters or more, with the same first
+// letter), or "". Short tags are left alone: "code" and "todo" are words
+// people tag with, not misspelt codex and qodo.
 func nearCLI(tag string, names CLINames) string {
-	if len(tag) < 4 {
+	if len(tag) < 5 {
 		return ""
 	}
 	for _, name := range names.List() {
+		if name == "" || tag[0] != name[0] {
+			continue
+		}
 		limit := 1
 		if len(name) >= 6 {
 			limit = 2

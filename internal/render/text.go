@@ -29,12 +29,16 @@ func Flow(w io.Writer, c *chart.Chart, page *types.Page, d types.Defaults) error
 	}
 	fmt.Fprintf(bw, "%s: %q, %s, %s, %s\n", doc.Source, title, doc.Format,
 		count(len(doc.Pages), "page"), count(len(doc.Nodes), "node"))
+	roots := map[string]bool{}
+	for _, p := range doc.Pages {
+		roots[p.Root] = true
+	}
 	pages := doc.Pages
 	if page != nil {
 		pages = []types.Page{*page}
 	}
 	for _, p := range pages {
-		o := outliner{w: bw, c: c, d: d, printed: make([]bool, len(doc.Nodes)), onPath: make([]bool, len(doc.Nodes))}
+		o := outliner{w: bw, c: c, d: d, printed: make([]bool, len(doc.Nodes)), onPath: make([]bool, len(doc.Nodes)), roots: roots}
 		o.page(p)
 	}
 	return bw.Flush()
@@ -46,6 +50,7 @@ type outliner struct {
 	d       types.Defaults
 	printed []bool
 	onPath  []bool
+	roots   map[string]bool // page starts
 }
 
 func (o *outliner) page(p types.Page) {
@@ -97,6 +102,11 @@ func (o *outliner) sequence(i int, first, indent string, depth int) {
 		chain = append(chain, i)
 		fmt.Fprintf(o.w, "%s%s\n", lead, o.line(i))
 		out := o.c.Graph.Out(i)
+		if o.isEnd(i) && len(out) > 0 {
+			// A run ends at an end terminator; its lines are not followed.
+			fmt.Fprintf(o.w, "%s(the run ends here; %s leaving it not followed)\n", prefix, count(len(out), "line"))
+			return
+		}
 		switch len(out) {
 		case 0:
 			return
@@ -126,6 +136,13 @@ func (o *outliner) sequence(i int, first, indent string, depth int) {
 		}
 		return
 	}
+}
+
+// isEnd reports whether node i is an end terminator: a terminator no run
+// starts at.
+func (o *outliner) isEnd(i int) bool {
+	n := o.c.Doc.Nodes[i]
+	return n.Kind == types.KindTerminator && o.c.Graph.InDegree(i) > 0 && !o.roots[n.ID]
 }
 
 // reference prints a node that was already shown: a loop when the node is on

@@ -1,0 +1,310 @@
+package chart_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dtree-dev/dtree/internal/agent"
+	"github.com/dtree-dev/dtree/internal/chart"
+	"github.com/dtree-dev/dtree/internal/document"
+	"github.com/dtree-dev/dtree/types"
+)
+
+const header = "Id,Name,Shape Library,Page ID,Contained By,Group,Line Source,Line Destination,Source Arrow,Destination Arrow,Tags,Status,Text Area 1,Comments,cli,validate_cli,retries"
+
+// twoPages has a clean first page (Build: start, a tagged step, a decision
+// that loops back, an end) and a second page (Deploy) with an unreachable
+// step and a node naming an unknown CLI.
+const twoPages = header + `
+1,Document,,,,,,,,,,Draft,Release,,,,
+2,Page,,,,,,,,,,,Build,,,,
+3,Terminator,Flowchart Shapes,2,,,,,,,,,Start,,,,
+4,Process,Flowchart Shapes,2,,,,,,,gemini; NoValidation,,Compile,,,,
+5,Process,Flowchart Shapes,2,,,,,,,,,Is it green?,,,codex,1
+6,Terminator,Flowchart Shapes,2,,,,,,,,,End,,,,
+7,Line,,2,,,3,4,None,Arrow,,,,,,,
+8,Line,,2,,,4,5,None,Arrow,,,,,,,
+9,Line,,2,,,5,6,None,Arrow,,,yes,,,,
+10,Line,,2,,,5,4,None,Arrow,,,no,,,,
+11,Page,,,,,,,,,,,Deploy,,,,
+12,Process,Flowchart Shapes,11,,,,,,,,,Upload,,gpt,,
+13,Process,Flowchart Shapes,11,,,,,,,,,Announce,,,,
+14,Process,Flowchart Shapes,11,,,,,,,,,Orphan,,,,
+15,Process,Flowchart Shapes,11,,,,,,,,,Orphan's helper,,,,
+16,Line,,11,,,12,13,None,Arrow,,,,,,,
+17,Line,,11,,,14,15,None,Arrow,,,,,,,
+18,Line,,11,,,15,14,None,Arrow,,,,,,,`
+
+func load(t *testing.T, csv string, def types.Defaults) *chart.Chart {
+	t.Helper()
+	doc, err := document.FromCSV(strings.NewReader(csv))
+	require.NoError(t, err)
+	return chart.Check(doc, chart.Options{Defaults: def, Names: agent.Names{}})
+}
+
+func summary(ds []types.Diagnostic) []string {
+	out := []string{}
+	for _, d := range ds {
+		out = append(out, d.Class+" "+strings.Join(d.IDs, ",")+"@"+d.Page)
+	}
+	return out
+}
+
+func TestCheckResolvesEveryNode(t *testing.T) {
+	t.Parallel()
+	def := types.BuiltinDefaults()
+	def.CLI = "aider"
+	c := load(t, twoPages, def)
+	require.Len(t, c.Nodes, len(c.Doc.Nodes))
+	tests := []struct {
+		id            string
+		role          string
+		cli, validate string
+		validated     bool
+		retries       int
+	}{
+		{id: "3", role: types.RoleTerminator, cli: "", validate: "", validated: false, retries: 3},
+		{id: "4", role: types.RoleProcess, cli: "gemini", validate: "gemini", validated: false, retries: 3},
+		// A Process shape with two labelled lines is run as a decision and
+		// not validated; its custom data still counts.
+		{id: "5", role: types.RoleDecision, cli: "aider", validate: "codex", validated: false, retries: 1},
+		{id: "6", role: types.RoleTerminator, cli: "", validate: "", validated: false, retries: 3},
+		{id: "12", role: types.RoleProcess, cli: "aider", validate: "aider", validated: true, retries: 3},
+		{id: "13", role: types.RoleProcess, cli: "aider", validate: "aider", validated: true, retries: 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.id, func(t *testing.T) {
+			t.Parallel()
+			i, ok := c.Graph.Index(tt.id)
+			require.True(t, ok)
+			p := c.Nodes[i]
+			require.NotNil(t, p.Node)
+			assert.Same(t, &c.Doc.Nodes[i], p.Node, "Nodes is parallel to Doc.Nodes")
+			assert.Equal(t, tt.role, p.Role, "role")
+			assert.Equal(t, tt.cli, p.CLI, "cli")
+			assert.Equal(t, tt.validate, p.ValidateCLI, "validate cli")
+			assert.Equal(t, tt.validated, p.Validate, "validate")
+			assert.Equal(t, tt.retries, p.Retries, "retries")
+		})
+	}
+}
+
+func TestCheckGathersFindings(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		csv   string
+		errs  []string
+		warns []string
+	}{
+		{
+			name:  "settings and lint findings together",
+			csv:   twoPages,
+			errs:  []string{"unknown_cli 12@11"},
+			warns: []string{"unreachable_node 14,15@11", "loop_without_exit 14,15@11"},
+		},
+		{
+			name: "clean chart has empty, non-nil lists",
+			csv: header + `
+2,Page,,,,,,,,,,,Main,,,,
+3,Process,Flowchart Shapes,2,,,,,,,,,Only step,,,,`,
+		},
+		{
+			name: "import errors come first, then settings and lint",
+			csv: header + `
+2,Page,,,,,,,,,,,Main,,,,
+3,Terminator,Flowchart Shapes,2,,,,,,,,,Start,,,,
+4,Process,Flowchart Shapes,2,,,,,,,claude; codex,,Work,,,,
+5,Process,Flowchart Shapes,2,,,,,,,,,A,,,,
+6,Process,Flowchart Shapes,2,,,,,,,,,B,,,,
+7,Line,,2,,,3,4,None,Arrow,,,,,,,
+8,Line,,2,,,3,5,None,Arrow,,,left,,,,
+9,Line,,2,,,4,6,None,Arrow,,,,,,,
+10,Line,,2,,,4,5,None,Arrow,,,right,,,,`,
+			errs: []string{"unlabeled_branch 4,9@2", "conflicting_cli_tags 4@2", "branching_terminator 3@2"},
+		},
+		{
+			name: "near-miss tag warns",
+			csv: header + `
+2,Page,,,,,,,,,,,Main,,,,
+3,Process,Flowchart Shapes,2,,,,,,,Geminii,,Work,,,,`,
+			warns: []string{"unknown_cli_tag 3@2"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := load(t, tt.csv, types.BuiltinDefaults())
+			require.NotNil(t, c.Errors)
+			require.NotNil(t, c.Warnings)
+			assert.Equal(t, append([]string{}, tt.errs...), summary(c.Errors), "errors")
+			assert.Equal(t, append([]string{}, tt.warns...), summary(c.Warnings), "warnings")
+		})
+	}
+}
+
+func TestPage(t *testing.T) {
+	t.Parallel()
+	// Page ids 2 and 1 in that order, and a page titled "1": the selector
+	// is tried as an id, then a title, then a number.
+	c := &chart.Chart{Doc: &types.Document{Pages: []types.Page{
+		{ID: "2", Title: "Build"},
+		{ID: "1", Title: "Deploy"},
+		{ID: "abc", Title: "3"},
+		{ID: "xyz", Title: "Rollback Plan"},
+	}}}
+	tests := []struct {
+		sel     string
+		want    string // page id
+		wantErr bool
+	}{
+		{sel: "", want: "2"},
+		{sel: "abc", want: "abc"},
+		{sel: "1", want: "1"},     // id, not the first page
+		{sel: "2", want: "2"},     // id, not the second page
+		{sel: "3", want: "abc"},   // title, not the third page
+		{sel: "4", want: "xyz"},   // number
+		{sel: "build", want: "2"}, // title, any case
+		{sel: "DEPLOY", want: "1"},
+		{sel: "rollback plan", want: "xyz"},
+		{sel: "0", wantErr: true},
+		{sel: "5", wantErr: true},
+		{sel: "-1", wantErr: true},
+		{sel: "Rollback", wantErr: true},
+		{sel: "ABC", wantErr: true}, // ids match exactly
+	}
+	for _, tt := range tests {
+		t.Run(tt.sel, func(t *testing.T) {
+			t.Parallel()
+			p, err := c.Page(tt.sel)
+			if tt.wantErr {
+				require.Error(t, err)
+				msg := err.Error()
+				assert.Contains(t, msg, tt.sel)
+				for _, want := range []string{"Build", "Deploy", "Rollback Plan", "abc", "xyz", "number 4"} {
+					assert.Contains(t, msg, want, "the error lists the pages")
+				}
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, p.ID)
+		})
+	}
+}
+
+func TestPageNoPages(t *testing.T) {
+	t.Parallel()
+	c := &chart.Chart{Doc: &types.Document{}}
+	for _, sel := range []string{"", "1", "Main"} {
+		_, err := c.Page(sel)
+		assert.Error(t, err, "selector %q", sel)
+	}
+}
+
+func TestNormalized(t *testing.T) {
+	t.Parallel()
+	c := load(t, twoPages, types.BuiltinDefaults())
+	// A finding about the whole document is kept on every page.
+	c.Warnings = append(c.Warnings, types.Diagnostic{Class: "document_wide"})
+	build, err := c.Page("Build")
+	require.NoError(t, err)
+	deploy, err := c.Page("deploy")
+	require.NoError(t, err)
+	empty := types.Page{ID: "99", Title: "Nothing here"}
+
+	ids := func(n types.NormalizedDocument) (nodes, edges []string) {
+		nodes, edges = []string{}, []string{}
+		for _, p := range n.Nodes {
+			nodes = append(nodes, p.ID)
+		}
+		for _, e := range n.Edges {
+			edges = append(edges, e.ID)
+		}
+		return nodes, edges
+	}
+	tests := []struct {
+		name  string
+		page  *types.Page
+		pages []string
+		nodes []string
+		edges []string
+		warns []string
+	}{
+		{name: "whole document", page: nil, pages: []string{"2", "11"},
+			nodes: []string{"3", "4", "5", "6", "12", "13", "14", "15"},
+			edges: []string{"7", "8", "9", "10", "16", "17", "18"},
+			warns: []string{"unreachable_node 14,15@11", "loop_without_exit 14,15@11", "document_wide @"}},
+		{name: "first page", page: &build, pages: []string{"2"},
+			nodes: []string{"3", "4", "5", "6"}, edges: []string{"7", "8", "9", "10"},
+			warns: []string{"document_wide @"}},
+		{name: "second page", page: &deploy, pages: []string{"11"},
+			nodes: []string{"12", "13", "14", "15"}, edges: []string{"16", "17", "18"},
+			warns: []string{"unreachable_node 14,15@11", "loop_without_exit 14,15@11", "document_wide @"}},
+		{name: "page with nothing on it", page: &empty, pages: []string{"99"},
+			nodes: []string{}, edges: []string{}, warns: []string{"document_wide @"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			n := c.Normalized(tt.page)
+			assert.Equal(t, types.FormatVersion, n.FormatVersion)
+			assert.Equal(t, "Release", n.Title)
+			pages := []string{}
+			for _, p := range n.Pages {
+				pages = append(pages, p.ID)
+			}
+			assert.Equal(t, tt.pages, pages)
+			nodes, edges := ids(n)
+			assert.Equal(t, tt.nodes, nodes)
+			assert.Equal(t, tt.edges, edges)
+			assert.Equal(t, tt.warns, summary(n.Warnings))
+
+			// inspect --json: arrays are never null.
+			b, err := json.Marshal(n)
+			require.NoError(t, err)
+			var raw map[string]json.RawMessage
+			require.NoError(t, json.Unmarshal(b, &raw))
+			for _, key := range []string{"pages", "nodes", "edges", "warnings"} {
+				assert.NotEqual(t, "null", string(raw[key]), key)
+			}
+		})
+	}
+}
+
+func TestOnPage(t *testing.T) {
+	t.Parallel()
+	diags := []types.Diagnostic{
+		{Class: "a", Page: "p1"},
+		{Class: "b", Page: "p2"},
+		{Class: "c", Page: ""},
+		{Class: "d", Page: "p1"},
+	}
+	p1, p2, p3 := types.Page{ID: "p1"}, types.Page{ID: "p2"}, types.Page{ID: "p3"}
+	tests := []struct {
+		name string
+		page *types.Page
+		want []string
+	}{
+		{name: "no page: all", page: nil, want: []string{"a", "b", "c", "d"}},
+		{name: "p1 and the document's", page: &p1, want: []string{"a", "c", "d"}},
+		{name: "p2 and the document's", page: &p2, want: []string{"b", "c"}},
+		{name: "page without findings", page: &p3, want: []string{"c"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := []string{}
+			for _, d := range chart.OnPage(diags, tt.page) {
+				got = append(got, d.Class)
+			}
+			assert.Equal(t, tt.want, got)
+		})
+	}
+	out := chart.OnPage([]types.Diagnostic{{Class: "a", Page: "p1"}}, &p2)
+	assert.NotNil(t, out, "an empty result is an empty list, for JSON")
+	assert.Empty(t, out)
+}
