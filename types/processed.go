@@ -29,10 +29,11 @@ func BuiltinDefaults() Defaults {
 
 // ProcessedNode is a node with everything the runner needs resolved from its
 // tags, metadata and the defaults. It points at the document's node rather
-// than copying it.
+// than copying it, and nodes whose settings are all defaults share one
+// Settings: treat both as read-only.
 type ProcessedNode struct {
 	*Node
-	Settings
+	*Settings
 }
 
 // Settings are a node's resolved run settings.

@@ -53,15 +53,34 @@ func Check(doc *types.Document, opts Options) *Chart {
 		Errors:   slices.Clone(doc.Errors),
 		Warnings: slices.Clone(doc.Warnings),
 	}
+	// The graph checks need no resolved settings: they run alongside.
+	var lintErrs, lintWarns []types.Diagnostic
+	linted := make(chan struct{})
+	go func() {
+		defer close(linted)
+		lintErrs, lintWarns = lint.Check(g)
+	}()
+	// A node with no tags and no metadata has the defaults for its role;
+	// such nodes, most of a large chart, share one Settings.
+	shared := map[string]*types.Settings{}
 	for i := range doc.Nodes {
-		p, f := nodeconf.Resolve(&doc.Nodes[i], g.Role(i), opts.Defaults, opts.Names)
+		n, role := &doc.Nodes[i], g.Role(i)
+		plain := len(n.Tags) == 0 && len(n.Metadata) == 0
+		if s, ok := shared[role]; ok && plain {
+			c.Nodes[i] = types.ProcessedNode{Node: n, Settings: s}
+			continue
+		}
+		p, f := nodeconf.Resolve(n, role, opts.Defaults, opts.Names)
+		if plain {
+			shared[role] = p.Settings
+		}
 		c.Nodes[i] = p
 		c.Errors = append(c.Errors, f.Errors...)
 		c.Warnings = append(c.Warnings, f.Warnings...)
 	}
-	errs, warns := lint.Check(g)
-	c.Errors = append(c.Errors, errs...)
-	c.Warnings = append(c.Warnings, warns...)
+	<-linted
+	c.Errors = append(c.Errors, lintErrs...)
+	c.Warnings = append(c.Warnings, lintWarns...)
 	if c.Errors == nil {
 		c.Errors = []types.Diagnostic{}
 	}

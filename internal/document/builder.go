@@ -32,9 +32,8 @@ type line struct {
 	id     string
 	page   string
 	ends   [2]string // endpoint1 (CSV Line Source), endpoint2 (Line Destination)
-	styles [2]string
-	heads  [2]bool  // whether each style is an arrowhead
-	labels []string // text areas in order, untrimmed
+	heads  [2]bool   // whether each end's style draws an arrowhead
+	labels []string  // text areas in order, untrimmed
 	srcLn  int
 }
 
@@ -101,8 +100,9 @@ func (b *builder) addShape(s shape) {
 	b.flags = append(b.flags, s.shapeFlags)
 }
 
-func (b *builder) addLine(l line) {
-	l.heads = [2]bool{isArrowhead(l.styles[0]), isArrowhead(l.styles[1])}
+// addLine adds a line whose ends have the given styles (endpoint1 first).
+func (b *builder) addLine(l line, styles [2]string) {
+	l.heads = [2]bool{isArrowhead(styles[0]), isArrowhead(styles[1])}
 	b.items.Set(l.id, -1-len(b.lines))
 	b.lines = append(b.lines, l)
 }
@@ -143,7 +143,7 @@ func (b *builder) build() *types.Document {
 			}
 		}
 	}
-	kept := 0
+	kept, lastPage := 0, "\x00"
 	for i, f := range b.flags {
 		n := &b.shapes[i]
 		switch {
@@ -155,8 +155,11 @@ func (b *builder) build() *types.Document {
 				"%s is text that no line touches, so it is read as a note and not run", n.Describe())
 			continue
 		}
-		if _, ok := b.pages[n.Page]; !ok {
-			b.addPage(n.Page, "")
+		if n.Page != lastPage {
+			if _, ok := b.pages[n.Page]; !ok {
+				b.addPage(n.Page, "")
+			}
+			lastPage = n.Page
 		}
 		b.keep[i] = true
 		kept++
@@ -503,12 +506,19 @@ func (b *builder) findRoots() {
 	}
 	roots := make(map[string][]string, len(b.doc.Pages))
 	counts := make(map[string]int, len(b.doc.Pages))
-	for i, n := range b.doc.Nodes {
-		counts[n.Page]++
+	page, count := "", 0 // nodes come page by page: count runs, not map hits
+	for i := range b.doc.Nodes {
+		n := &b.doc.Nodes[i]
+		if n.Page != page {
+			counts[page] += count
+			page, count = n.Page, 0
+		}
+		count++
 		if !hasIn[i] {
 			roots[n.Page] = append(roots[n.Page], n.ID)
 		}
 	}
+	counts[page] += count
 	for i := range b.doc.Pages {
 		p := &b.doc.Pages[i]
 		if counts[p.ID] == 0 {

@@ -118,7 +118,8 @@ const bytesPerRow = 64
 
 func fromCSV(r io.Reader, size int64) (*types.Document, error) {
 	b := newBuilder("csv")
-	b.reserve(int(min(size/bytesPerRow, 1<<22)))
+	rows := int(min(size/bytesPerRow, 1<<22))
+	b.reserve(rows)
 	// The whole file is read into one string: fields are substrings of it,
 	// so the rows cost no copies (see csvScanner).
 	var sb strings.Builder
@@ -142,19 +143,65 @@ func fromCSV(r io.Reader, size int64) (*types.Document, error) {
 			"the header has no column %s; found: %s", strings.Join(missing, ", "), strings.Join(cols.header, ", "))
 		return b.doc, nil
 	}
-	rd := csvReader{b: b, cols: cols, holders: map[string]bool{}, other: graph.NewIDs(0), classes: map[[2]string]shapeClass{}}
-	for {
-		rec, ln, err := sc.next()
-		if errors.Is(err, io.EOF) {
-			break
+	rd := csvReader{b: b, cols: cols, holders: map[string]bool{}, other: graph.NewIDs(0), classes: map[[2]string]shapeClass{},
+		areas: make([]string, 0, rows)}
+	// Scanning and row handling take about as long as each other, so they
+	// run on two goroutines: the scanner fills batches of records, the rows
+	// are read from them in order, and the batches go back to be refilled.
+	full, free := make(chan *recordBatch, 2), make(chan *recordBatch, 3)
+	for range cap(free) {
+		free <- &recordBatch{fields: make([]string, 0, batchRecords*len(header))}
+	}
+	go scanBatches(sc, full, free)
+	var scanErr error
+	for batch := range full {
+		for i := range batch.lines {
+			rd.row(batch.fields[batch.ends[i]:batch.ends[i+1]], batch.lines[i])
 		}
-		if err != nil {
-			return csvError(b, err)
-		}
-		rd.row(rec, ln)
+		scanErr = batch.err
+		free <- batch
+	}
+	if scanErr != nil {
+		return csvError(b, scanErr)
 	}
 	rd.finish()
 	return b.build(), nil
+}
+
+// recordBatch holds scanned records: record i's fields are
+// fields[ends[i]:ends[i+1]], starting on lines[i]. err ends the scan.
+type recordBatch struct {
+	fields []string
+	ends   []int
+	lines  []int
+	err    error
+}
+
+const batchRecords = 2048
+
+// scanBatches scans the rest of the file into batches taken from free and
+// sends them, in order, on full, which it closes at the end of the data or
+// at the first error.
+func scanBatches(sc *csvScanner, full chan<- *recordBatch, free <-chan *recordBatch) {
+	defer close(full)
+	for {
+		batch := <-free
+		batch.fields, batch.ends, batch.lines, batch.err = batch.fields[:0], append(batch.ends[:0], 0), batch.lines[:0], nil
+		for len(batch.lines) < batchRecords {
+			rec, ln, err := sc.next()
+			if err != nil {
+				if !errors.Is(err, io.EOF) {
+					batch.err = err
+				}
+				full <- batch
+				return
+			}
+			batch.fields = append(batch.fields, rec...)
+			batch.ends = append(batch.ends, len(batch.fields))
+			batch.lines = append(batch.lines, ln)
+		}
+		full <- batch
+	}
 }
 
 // csvError turns a reader error into malformed_csv; an I/O error from the
@@ -180,7 +227,7 @@ type csvReader struct {
 	holders map[string]bool // ids named in a Group or Contained By cell
 	lanes   []int           // shapes whose Contained By names a lane
 	other   *graph.IDs      // ids of Document and Page rows, to their line
-	areas   []string        // text areas of all shapes, sliced per node
+	areas   []string        // text areas of all rows, sliced per node or line
 	classes map[[2]string]shapeClass
 }
 
@@ -265,12 +312,13 @@ func (r *csvReader) row(rec []string, ln int) {
 		r.b.addPage(id, cleanText(cell(c.textArea(0))))
 		return
 	case strings.EqualFold(name, "line"):
-		labels := make([]string, last)
-		for i := range labels {
-			labels[i] = cell(c.textAreas[i])
+		start := len(r.areas)
+		for i := range last {
+			r.areas = append(r.areas, cell(c.textAreas[i]))
 		}
 		r.b.addLine(line{id: id, page: page, ends: [2]string{strings.TrimSpace(cell(c.src)), strings.TrimSpace(cell(c.dst))},
-			styles: [2]string{cell(c.srcArrow), cell(c.dstArrow)}, labels: labels, srcLn: ln})
+			labels: r.areas[start:len(r.areas):len(r.areas)], srcLn: ln},
+			[2]string{cell(c.srcArrow), cell(c.dstArrow)})
 		return
 	}
 	start := len(r.areas)

@@ -255,9 +255,8 @@ func (b *builder) jsonPage(p *jsonPage, pos int) {
 		b.addLine(line{
 			id: id, page: pageID,
 			ends:   [2]string{string(l.Endpoint1.ConnectedTo), string(l.Endpoint2.ConnectedTo)},
-			styles: [2]string{string(l.Endpoint1.Style), string(l.Endpoint2.Style)},
 			labels: labels,
-		})
+		}, [2]string{string(l.Endpoint1.Style), string(l.Endpoint2.Style)})
 	}
 }
 

@@ -30,8 +30,8 @@ func New(doc *types.Document) *Graph {
 		to:    make([]int32, len(doc.Edges)),
 		in:    make([]int32, n),
 	}
-	for i, node := range doc.Nodes {
-		g.index.Set(node.ID, i)
+	for i := range doc.Nodes {
+		g.index.Set(doc.Nodes[i].ID, i)
 	}
 	from := make([]int32, len(doc.Edges))
 	valid := 0

@@ -28,7 +28,8 @@ func terminators(g *graph.Graph) (errs, warns []types.Diagnostic) {
 		roots[p.Root] = true
 		rootless[p.ID] = p.Root == ""
 	}
-	for i, n := range g.Doc.Nodes {
+	for i := range g.Doc.Nodes {
+		n := &g.Doc.Nodes[i]
 		if n.Kind != types.KindTerminator || g.OutDegree(i) == 0 {
 			continue
 		}
@@ -76,7 +77,8 @@ func warnings(g *graph.Graph) []types.Diagnostic {
 		}
 		reach := g.ReachableUntil(root, func(i int) bool { return isEnd(g, i, roots) })
 		var ids []string
-		for i, n := range doc.Nodes {
+		for i := range doc.Nodes {
+			n := &doc.Nodes[i]
 			if n.Page == p.ID && !reach[i] {
 				ids = append(ids, n.ID)
 			}
@@ -107,7 +109,8 @@ loops:
 			Hint:    "add a decision in the loop with a labelled line that leaves it",
 		})
 	}
-	for i, n := range doc.Nodes {
+	for i := range doc.Nodes {
+		n := &doc.Nodes[i]
 		if n.Kind == types.KindDecision && g.OutDegree(i) == 1 {
 			out = append(out, types.Diagnostic{
 				Class: "decision_one_branch", ID: n.ID, IDs: []string{n.ID}, Page: n.Page, Line: n.Line,

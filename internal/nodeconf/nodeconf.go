@@ -55,7 +55,7 @@ type Findings struct {
 // with its tags and metadata. Precedence: metadata, then tags, then the
 // defaults; the validation and retry CLIs default to the node's own CLI.
 func Resolve(n *types.Node, role string, d types.Defaults, names CLINames) (types.ProcessedNode, Findings) {
-	p := types.ProcessedNode{Node: n, Settings: types.Settings{Role: role, Retries: d.Retries, Timeout: d.Timeout, MaxVisits: d.MaxVisits}}
+	p := types.ProcessedNode{Node: n, Settings: &types.Settings{Role: role, Retries: d.Retries, Timeout: d.Timeout, MaxVisits: d.MaxVisits}}
 	var f Findings
 	if role == types.RoleTerminator {
 		// Never sent to an agent: its tags and metadata have nothing to set.

@@ -66,7 +66,8 @@ func (o *outliner) page(p types.Page) {
 	fmt.Fprintf(o.w, ", start %s\n", p.Root)
 	o.sequence(root, "  ", "  ", 0)
 	var rest []string
-	for i, n := range o.c.Doc.Nodes {
+	for i := range o.c.Doc.Nodes {
+		n := &o.c.Doc.Nodes[i]
 		if n.Page == p.ID && !o.printed[i] {
 			rest = append(rest, n.Describe())
 		}
