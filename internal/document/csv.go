@@ -389,6 +389,9 @@ func (c *columns) textArea(i int) int {
 // splitTags splits a Tags cell on commas and semicolons (rule 5).
 func splitTags(cell string) []string {
 	tags := []string{}
+	if cell == "" {
+		return tags
+	}
 	for _, t := range strings.FieldsFunc(cell, func(r rune) bool { return r == ',' || r == ';' }) {
 		if t = strings.TrimSpace(t); t != "" {
 			tags = append(tags, t)
