@@ -123,3 +123,17 @@ func (m Metadata) MarshalJSON() ([]byte, error) {
 	}
 	return json.Marshal(map[string]string(m))
 }
+
+// FoldName makes the spellings of a tag, metadata key or CLI name alike:
+// case, '_', '-' and spaces do not count, so "NoValidation", "no_validation"
+// and "No Validation" are one name, as are "Claude Code" and "claude-code"
+// (SPEC §2).
+func FoldName(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(s)) {
+		if r != '_' && r != '-' && r != ' ' {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

@@ -3,10 +3,12 @@ package agent
 import (
 	"slices"
 	"strings"
+
+	"github.com/dtree-dev/dtree/types"
 )
 
 // builtinNames are the built-in CLIs' codenames (SPEC §4) and their
-// aliases, keyed by their folded form (see fold).
+// aliases, keyed by their folded form (types.FoldName).
 var builtinNames = map[string]string{
 	"claude":      "claude",
 	"claudecode":  "claude",
@@ -33,25 +35,12 @@ func (n Names) With(custom ...string) Names {
 	return Names{custom: append(slices.Clone(n.custom), custom...)}
 }
 
-// fold makes the spellings of a name alike, as tags are (SPEC §2): case,
-// '_', '-' and spaces do not count, so "Claude Code", "claude_code" and
-// "claude-code" are one name.
-func fold(name string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(strings.TrimSpace(name)) {
-		if r != '_' && r != '-' && r != ' ' {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
 // Canonical returns the codename for name, and whether it is known. A
 // custom name is its own codename, in lower case.
 func (n Names) Canonical(name string) (string, bool) {
-	f := fold(name)
+	f := types.FoldName(name)
 	for _, c := range n.custom {
-		if fold(c) == f {
+		if types.FoldName(c) == f {
 			return strings.ToLower(strings.TrimSpace(c)), true
 		}
 	}

@@ -34,16 +34,8 @@ const (
 	keyValidate       = "validate"
 )
 
-// Normalize folds a tag or metadata key for matching.
-func Normalize(s string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(strings.TrimSpace(s)) {
-		if r != '_' && r != '-' && r != ' ' {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
+// Normalize folds a tag or metadata key for matching (types.FoldName).
+func Normalize(s string) string { return types.FoldName(s) }
 
 // Findings are what Resolve found wrong in a node's tags and metadata.
 type Findings struct {
@@ -138,28 +130,27 @@ func Resolve(n *types.Node, role string, d types.Defaults, names CLINames) (type
 		p.RetryCLI = p.CLI
 	}
 
-	if v, ok := meta[keyRetries]; ok {
-		if r, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && r >= 0 {
-			p.Retries = r
-		} else {
-			bad("bad_metadata", "set retries to a whole number, 0 or more (0 means one attempt and no retry)",
-				"%s is %q, not a whole number of 0 or more", keys[keyRetries], v)
+	// wholeNumber sets *dst from metadata key when it holds a whole number
+	// of at least least.
+	wholeNumber := func(key string, least int, dst *int, hint string) {
+		v, ok := meta[key]
+		if !ok {
+			return
 		}
+		if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n >= least {
+			*dst = n
+			return
+		}
+		bad("bad_metadata", hint, "%s is %q, not a whole number of %d or more", keys[key], v, least)
 	}
+	wholeNumber(keyRetries, 0, &p.Retries, "set retries to a whole number, 0 or more (0 means one attempt and no retry)")
+	wholeNumber(keyMaxVisits, 1, &p.MaxVisits, "set max_visits to a whole number, 1 or more")
 	if v, ok := meta[keyTimeout]; ok {
 		if t, err := ParseDuration(v); err == nil {
 			p.Timeout = t
 		} else {
 			bad("bad_metadata", "set timeout to seconds (600) or a Go duration (90s, 15m)",
 				"%s: %v", keys[keyTimeout], err)
-		}
-	}
-	if v, ok := meta[keyMaxVisits]; ok {
-		if m, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && m >= 1 {
-			p.MaxVisits = m
-		} else {
-			bad("bad_metadata", "set max_visits to a whole number, 1 or more",
-				"%s is %q, not a whole number of 1 or more", keys[keyMaxVisits], v)
 		}
 	}
 	if v, ok := meta[keyValidate]; ok {
