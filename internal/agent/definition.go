@@ -1,0 +1,61 @@
+package agent
+
+// PromptVia says how a CLI takes its prompt.
+type PromptVia string
+
+const (
+	// PromptArg puts the prompt in argv where the template says {prompt}
+	// (or on stdin when it is longer than MaxArgPrompt).
+	PromptArg PromptVia = "arg"
+	// PromptStdin writes the prompt to the child's stdin and closes it.
+	PromptStdin PromptVia = "stdin"
+	// PromptFile writes the prompt to a temporary file and puts its path
+	// where the template says {prompt_file}.
+	PromptFile PromptVia = "file"
+)
+
+// Output formats of a CLI's stdout.
+const (
+	OutputText = "text" // the whole stdout is the answer
+	OutputJSON = "json" // one JSON object; AnswerPath names the answer text
+)
+
+// MaxArgPrompt is the longest prompt put in argv: Linux refuses one argv
+// string over 128 KiB (MAX_ARG_STRLEN), so longer prompts go on stdin, or to
+// a file for CLIs that cannot read stdin (SPEC §3 step 2).
+const MaxArgPrompt = 100 << 10
+
+// Definition says how to run one agent CLI unattended.
+type Definition struct {
+	Name   string `yaml:"name" json:"name"`
+	Binary string `yaml:"binary" json:"binary"`
+	// Args is the argv after the binary. "{prompt}" is replaced by the
+	// prompt, "{prompt_file}" by the path of a file holding it, and
+	// "{model}" by the model when one is set (the element is dropped when
+	// not).
+	Args      []string  `yaml:"args" json:"args"`
+	PromptVia PromptVia `yaml:"prompt_via" json:"prompt_via"`
+	// StdinFallback says the CLI reads the prompt from stdin when argv
+	// has none: used for prompts over MaxArgPrompt.
+	StdinFallback bool `yaml:"stdin_fallback" json:"stdin_fallback"`
+	// FallbackArgs replace Args when the prompt goes on stdin instead.
+	FallbackArgs []string `yaml:"fallback_args" json:"fallback_args"`
+	Output       string   `yaml:"output" json:"output"`
+	// AnswerPath is a dotted path into the JSON output ("result").
+	AnswerPath string `yaml:"answer_path" json:"answer_path"`
+	// ErrorPath names a bool that, when true, makes the call a failure
+	// whatever the exit code ("is_error").
+	ErrorPath string `yaml:"error_path" json:"error_path"`
+	// Usage paths into the JSON output; empty when the CLI does not report.
+	InputTokensPath  string `yaml:"input_tokens_path" json:"input_tokens_path"`
+	OutputTokensPath string `yaml:"output_tokens_path" json:"output_tokens_path"`
+	CostPath         string `yaml:"cost_path" json:"cost_path"`
+	DurationPath     string `yaml:"duration_path" json:"duration_path"`
+	// Env is added to the child's environment; UnsetEnv is removed from it.
+	Env      map[string]string `yaml:"env" json:"env"`
+	UnsetEnv []string          `yaml:"unset_env" json:"unset_env"`
+	// KeyVars are the environment variables holding its API key, any of
+	// which will do.
+	KeyVars     []string `yaml:"key_vars" json:"key_vars"`
+	InstallHint string   `yaml:"install_hint" json:"install_hint"`
+}
