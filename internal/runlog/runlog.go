@@ -1,0 +1,213 @@
+// Package runlog writes a run's logs as the run goes (SPEC §6): one
+// directory per run with events.jsonl (an event per line, written at once),
+// short.json (rewritten atomically after every node) and long.log (every
+// agent call's output, streamed), and a latest link to the newest run.
+// Secrets from the environment are replaced by *** in all of them.
+package runlog
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// Options say what to write.
+type Options struct {
+	Dir       string // log_dir; the run's directory is created inside it
+	RunID     string // NewRunID when empty
+	Short     bool   // write short.json
+	Long      bool   // write long.log
+	Redactor  *Redactor
+	Now       func() time.Time
+}
+
+// Log is one run's log directory.
+type Log struct {
+	RunID  string
+	Dir    string
+	opts   Options
+	mu     sync.Mutex
+	events *os.File
+	long   *os.File
+	redact *Redactor
+	now    func() time.Time
+}
+
+// NewRunID returns a run id: the UTC time to the second and a random
+// suffix, so two runs started in the same second never share one.
+func NewRunID(now time.Time) string {
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
+}
+
+// Open creates the run's directory and files, and points latest at it.
+func Open(o Options) (*Log, error) {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.RunID == "" {
+		o.RunID = NewRunID(o.Now())
+	}
+	if o.Redactor == nil {
+		o.Redactor = NewRedactor(nil)
+	}
+	dir := filepath.Join(o.Dir, o.RunID)
+	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create log directory: %w", err)
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create run log directory: %w", err)
+	}
+	l := &Log{RunID: o.RunID, Dir: dir, opts: o, redact: o.Redactor, now: o.Now}
+	var err error
+	if l.events, err = os.OpenFile(filepath.Join(dir, "events.jsonl"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
+		return nil, fmt.Errorf("create events log: %w", err)
+	}
+	if o.Long {
+		if l.long, err = os.OpenFile(filepath.Join(dir, "long.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
+			l.events.Close()
+			return nil, fmt.Errorf("create long log: %w", err)
+		}
+	}
+	if err := pointLatest(o.Dir, o.RunID); err != nil {
+		l.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+// pointLatest makes log_dir/latest a link to the run's directory, replacing
+// any older link in one rename so readers never see it missing.
+func pointLatest(logDir, runID string) error {
+	tmp := filepath.Join(logDir, ".latest-"+runID)
+	if err := os.Symlink(runID, tmp); err != nil {
+		return fmt.Errorf("link latest run: %w", err)
+	}
+	if err := os.Rename(tmp, filepath.Join(logDir, "latest")); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("link latest run: %w", err)
+	}
+	return nil
+}
+
+// Event appends one event to events.jsonl at once: a run killed right
+// after still has it. Fields are added to {"time", "event"}.
+func (l *Log) Event(kind string, fields map[string]any) error {
+	rec := make(map[string]any, len(fields)+2)
+	for k, v := range fields {
+		rec[k] = v
+	}
+	rec["time"] = l.now().UTC().Format(time.RFC3339Nano)
+	rec["event"] = kind
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return fmt.Errorf("encode %s event: %w", kind, err)
+	}
+	b = append(l.redact.Bytes(b), '\n')
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, err := l.events.Write(b); err != nil {
+		return fmt.Errorf("write events log: %w", err)
+	}
+	return nil
+}
+
+// Short rewrites short.json with v, atomically: a reader, or a run killed
+// mid-write, sees the old file or the new one, never half of one.
+func (l *Log) Short(v any) error {
+	if !l.opts.Short {
+		return nil
+	}
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode short log: %w", err)
+	}
+	return WriteAtomic(filepath.Join(l.Dir, "short.json"), append(l.redact.Bytes(b), '\n'), 0o644)
+}
+
+// WriteAtomic writes data to path through a temporary file and a rename.
+func WriteAtomic(path string, data []byte, mode os.FileMode) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+"-*")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	if werr == nil {
+		werr = f.Chmod(mode)
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(f.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("write %s: %w", path, werr)
+	}
+	return nil
+}
+
+// Call starts one agent call's section of long.log and returns the writer
+// its stdout and stderr go to as they arrive; Close ends the section. With
+// long logs off it discards.
+func (l *Log) Call(node, cli string, attempt int, purpose string) io.WriteCloser {
+	if l.long == nil {
+		return nopCloser{io.Discard}
+	}
+	header := fmt.Sprintf("\n===== node %s · %s · attempt %d · %s · %s =====\n",
+		node, purpose, attempt, cli, l.now().UTC().Format(time.RFC3339))
+	l.mu.Lock()
+	_, _ = l.long.WriteString(header)
+	l.mu.Unlock()
+	return &callWriter{l: l, r: l.redact.Stream()}
+}
+
+type callWriter struct {
+	l *Log
+	r *StreamRedactor
+}
+
+func (w *callWriter) Write(p []byte) (int, error) {
+	out := w.r.Write(p)
+	w.l.mu.Lock()
+	defer w.l.mu.Unlock()
+	if _, err := w.l.long.Write(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func (w *callWriter) Close() error {
+	out := w.r.Flush()
+	w.l.mu.Lock()
+	defer w.l.mu.Unlock()
+	_, err := w.l.long.Write(out)
+	return err
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
+
+// Close closes the log's files.
+func (l *Log) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var first error
+	for _, f := range []*os.File{l.events, l.long} {
+		if f != nil {
+			if err := f.Close(); err != nil && first == nil {
+				first = err
+			}
+		}
+	}
+	return first
+}

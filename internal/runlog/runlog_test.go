@@ -1,0 +1,104 @@
+package runlog
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestRunIDsAreDistinctAndSortByTime(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 22, 3, 4, 5, 0, time.UTC)
+	seen := map[string]bool{}
+	for range 1000 {
+		id := NewRunID(now)
+		require.True(t, strings.HasPrefix(id, "20261122T030405Z-"), id)
+		require.False(t, seen[id], "run id %s twice", id)
+		seen[id] = true
+	}
+}
+
+func TestLogWritesAsItGoes(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	secretEnv := []string{"ANTHROPIC_API_KEY=sk-ant-12345678", "GH_TOKEN=ghp_abcdefgh", "PATH=/usr/bin", "SHORT_KEY=ab"}
+	l, err := Open(Options{Dir: dir, Short: true, Long: true, Redactor: NewRedactor(secretEnv)})
+	require.NoError(t, err)
+
+	// latest points at the run before anything else happens.
+	target, err := os.Readlink(filepath.Join(dir, "latest"))
+	require.NoError(t, err)
+	assert.Equal(t, l.RunID, target)
+
+	require.NoError(t, l.Event("node_start", map[string]any{"node": "4", "note": "key sk-ant-12345678"}))
+	// The event is on disk before Close: a run killed now keeps it.
+	lines := readLines(t, filepath.Join(l.Dir, "events.jsonl"))
+	require.Len(t, lines, 1)
+	var ev map[string]any
+	require.NoError(t, json.Unmarshal([]byte(lines[0]), &ev))
+	assert.Equal(t, "node_start", ev["event"])
+	assert.Equal(t, "key ***", ev["note"])
+
+	require.NoError(t, l.Short(map[string]any{"status": "running", "token": "ghp_abcdefgh"}))
+	short, err := os.ReadFile(filepath.Join(l.Dir, "short.json"))
+	require.NoError(t, err)
+	assert.Contains(t, string(short), `"token": "***"`)
+	assert.NotContains(t, string(short), "ghp_")
+
+	// A secret split across two writes of agent output is still caught.
+	w := l.Call("4", "claude", 1, "run")
+	_, _ = w.Write([]byte("token: ghp_abc"))
+	_, _ = w.Write([]byte("defgh and PATH=/usr/bin, SHORT_KEY=ab\n"))
+	require.NoError(t, w.Close())
+	require.NoError(t, l.Close())
+	long, err := os.ReadFile(filepath.Join(l.Dir, "long.log"))
+	require.NoError(t, err)
+	assert.Contains(t, string(long), "node 4 · run · attempt 1 · claude")
+	assert.Contains(t, string(long), "token: *** and PATH=/usr/bin, SHORT_KEY=ab\n")
+	assert.NotContains(t, string(long), "ghp_")
+
+	// A second run moves latest.
+	l2, err := Open(Options{Dir: dir})
+	require.NoError(t, err)
+	defer l2.Close()
+	target, err = os.Readlink(filepath.Join(dir, "latest"))
+	require.NoError(t, err)
+	assert.Equal(t, l2.RunID, target)
+	_, err = os.Stat(filepath.Join(l2.Dir, "long.log"))
+	assert.ErrorIs(t, err, os.ErrNotExist, "no long.log when long logs are off")
+}
+
+func TestStreamRedactorKeepsEverythingElse(t *testing.T) {
+	t.Parallel()
+	r := NewRedactor([]string{"X_SECRET=0123456789"})
+	input := strings.Repeat("abc 01234 5678 ", 1000) + "0123456789 end"
+	for _, chunk := range []int{1, 3, 7, 100, 4096} {
+		s := r.Stream()
+		var out strings.Builder
+		for i := 0; i < len(input); i += chunk {
+			out.Write(s.Write([]byte(input[i:min(i+chunk, len(input))])))
+		}
+		out.Write(s.Flush())
+		assert.Equal(t, strings.Repeat("abc 01234 5678 ", 1000)+"*** end", out.String(), "chunk %d", chunk)
+	}
+}
+
+func readLines(t *testing.T, path string) []string {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	var lines []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	return lines
+}
