@@ -10,6 +10,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/dtree-dev/dtree/internal/golden"
+	"github.com/dtree-dev/dtree/internal/testagent"
 )
 
 // TestMain lets the test binary act as dtree, and as the helper programs the
@@ -18,6 +19,7 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"dtree":       func() { os.Exit(Main()) },
 		"expect-exit": expectExit,
+		"fakeagent":   func() { os.Exit(testagent.Main()) },
 	})
 }
 

@@ -1,0 +1,234 @@
+// Package testagent is a stand-in for an LLM agent CLI in dtree's tests: a
+// program (the test binary run under the name fakeagent) that answers
+// dtree's prompts from a script, records every call, and can misbehave on
+// cue — sleep, spawn a child, print a flood, exit non-zero.
+//
+// It takes its prompt from its last argument, or from stdin when it has no
+// arguments. FAKEAGENT_SCRIPT names a JSON file of rules, FAKEAGENT_STATE a
+// directory where it counts calls, FAKEAGENT_LOG a file it appends one JSON
+// line per call to. A rule matches on node (DTREE_NODE_ID), purpose (run,
+// decide or validate, told from the prompt) and call (the nth call for that
+// node and purpose, across visits and attempts; 0 matches any); the first
+// matching rule acts. With no rule, it succeeds: completed, fully
+// completed, or the first allowed answer.
+package testagent
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Rule is one scripted behaviour.
+type Rule struct {
+	Node    string `json:"node"`
+	Purpose string `json:"purpose"`
+	Call    int    `json:"call"`
+	// Reply is printed to stdout as is; Answer, for a decision, is wrapped
+	// in the JSON dtree asks for; Completed/Fully set the process and
+	// validation JSON (pointers: unset means true).
+	Reply      string   `json:"reply"`
+	Answer     string   `json:"answer"`
+	Completed  *bool    `json:"completed"`
+	Fully      *bool    `json:"fully_completed"`
+	Warnings   []string `json:"warnings"`
+	Exit       int      `json:"exit"`
+	Sleep      string   `json:"sleep"`
+	SpawnChild bool     `json:"spawn_child"` // start a sleeping child first, pid to FAKEAGENT_PIDS
+	PrintBytes int64    `json:"print_bytes"` // write this many bytes of filler to stdout first
+}
+
+// Record is what the log says of one call.
+type Record struct {
+	Node    string   `json:"node"`
+	Attempt string   `json:"attempt"`
+	RunID   string   `json:"run_id"`
+	Purpose string   `json:"purpose"`
+	Call    int      `json:"call"`
+	Args    []string `json:"args"`
+	Stdin   bool     `json:"stdin"`
+	Prompt  string   `json:"prompt"`
+	Dir     string   `json:"dir"`
+	Pid     int      `json:"pid"`
+	NoColor string   `json:"no_color"`
+}
+
+// Main is the fake agent's main; it returns the exit code.
+func Main() int {
+	if os.Getenv("FAKEAGENT_CHILD") == "sleep" {
+		time.Sleep(time.Hour)
+		return 0
+	}
+	prompt, fromStdin, err := readPrompt()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fakeagent:", err)
+		return 2
+	}
+	node := os.Getenv("DTREE_NODE_ID")
+	purpose := purposeOf(prompt)
+	call := countCall(node, purpose)
+	dir, _ := os.Getwd()
+	logCall(Record{Node: node, Attempt: os.Getenv("DTREE_ATTEMPT"), RunID: os.Getenv("DTREE_RUN_ID"),
+		Purpose: purpose, Call: call, Args: os.Args[1:], Stdin: fromStdin, Prompt: prompt, Dir: dir,
+		Pid: os.Getpid(), NoColor: os.Getenv("NO_COLOR")})
+	r := findRule(node, purpose, call)
+	if r.SpawnChild {
+		spawnChild()
+	}
+	if r.PrintBytes > 0 {
+		flood(r.PrintBytes)
+	}
+	if r.Sleep != "" {
+		if d, err := time.ParseDuration(r.Sleep); err == nil {
+			time.Sleep(d)
+		}
+	}
+	fmt.Println(reply(r, purpose, prompt))
+	return r.Exit
+}
+
+func readPrompt() (string, bool, error) {
+	if len(os.Args) > 1 {
+		return os.Args[len(os.Args)-1], false, nil
+	}
+	b, err := io.ReadAll(os.Stdin)
+	return string(b), true, err
+}
+
+// purposeOf tells from dtree's instruction what is asked.
+func purposeOf(prompt string) string {
+	switch {
+	case strings.Contains(prompt, `"fully_completed"`):
+		return "validate"
+	case strings.Contains(prompt, `"answer"`):
+		return "decide"
+	}
+	return "run"
+}
+
+func countCall(node, purpose string) int {
+	dir := os.Getenv("FAKEAGENT_STATE")
+	if dir == "" {
+		return 1
+	}
+	path := filepath.Join(dir, fmt.Sprintf("%s.%s", sanitize(node), purpose))
+	n := 0
+	if b, err := os.ReadFile(path); err == nil {
+		n, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+	}
+	n++
+	_ = os.WriteFile(path, []byte(strconv.Itoa(n)), 0o644)
+	return n
+}
+
+func sanitize(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == os.PathSeparator || r == 0 {
+			return '_'
+		}
+		return r
+	}, s)
+}
+
+func logCall(rec Record) {
+	path := os.Getenv("FAKEAGENT_LOG")
+	if path == "" {
+		return
+	}
+	b, _ := json.Marshal(rec)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	_, _ = f.Write(append(b, '\n'))
+}
+
+func findRule(node, purpose string, call int) Rule {
+	path := os.Getenv("FAKEAGENT_SCRIPT")
+	if path == "" {
+		return Rule{}
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Rule{}
+	}
+	var rules []Rule
+	if err := json.Unmarshal(b, &rules); err != nil {
+		fmt.Fprintln(os.Stderr, "fakeagent: bad script:", err)
+		os.Exit(2)
+	}
+	for _, r := range rules {
+		if (r.Node == "" || r.Node == node) && (r.Purpose == "" || r.Purpose == purpose) && (r.Call == 0 || r.Call == call) {
+			return r
+		}
+	}
+	return Rule{}
+}
+
+func reply(r Rule, purpose, prompt string) string {
+	if r.Reply != "" {
+		return r.Reply
+	}
+	yes := func(b *bool) bool { return b == nil || *b }
+	warnings, _ := json.Marshal(append([]string{}, r.Warnings...))
+	switch purpose {
+	case "validate":
+		return fmt.Sprintf(`{"fully_completed": %t, "partially_completed": false, "should_retry": %t, "warnings": %s}`,
+			yes(r.Fully), !yes(r.Fully), warnings)
+	case "decide":
+		answer := r.Answer
+		if answer == "" {
+			answer = firstChoice(prompt)
+		}
+		a, _ := json.Marshal(answer)
+		return fmt.Sprintf(`{"choices": [], "answer": %s, "reasons": ["scripted"]}`, a)
+	}
+	return fmt.Sprintf(`{"completed": %t, "secs_taken": 0, "tokens_used": 0, "comments": ["scripted"]}`, yes(r.Completed))
+}
+
+// firstChoice finds the first "- label" line of dtree's decision prompt.
+func firstChoice(prompt string) string {
+	for _, line := range strings.Split(prompt, "\n") {
+		if l, ok := strings.CutPrefix(line, "- "); ok {
+			return l
+		}
+	}
+	return ""
+}
+
+func spawnChild() {
+	self, err := os.Executable()
+	if err != nil {
+		return
+	}
+	cmd := exec.Command(self)
+	cmd.Env = append(os.Environ(), "FAKEAGENT_CHILD=sleep")
+	if err := cmd.Start(); err != nil {
+		return
+	}
+	if path := os.Getenv("FAKEAGENT_PIDS"); path != "" {
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+		if err == nil {
+			fmt.Fprintf(f, "%d\n%d\n", os.Getpid(), cmd.Process.Pid)
+			f.Close()
+		}
+	}
+}
+
+func flood(n int64) {
+	line := []byte(strings.Repeat("x", 1023) + "\n")
+	for n > 0 {
+		k := min(n, int64(len(line)))
+		if _, err := os.Stdout.Write(line[:k]); err != nil {
+			return
+		}
+		n -= k
+	}
+}
