@@ -98,17 +98,20 @@ func pointLatest(logDir, runID string) error {
 }
 
 // Event appends one event to events.jsonl at once: a run killed right
-// after still has it. Fields are added to {"time", "event"}.
+// after still has it. Each line is {"time", "event", then the fields in
+// name order}.
 func (l *Log) Event(kind string, fields map[string]any) error {
-	rec := make(map[string]any, len(fields)+2)
-	for k, v := range fields {
-		rec[k] = v
-	}
-	rec["time"] = l.now().UTC().Format(time.RFC3339Nano)
-	rec["event"] = kind
-	b, err := json.Marshal(rec)
-	if err != nil {
-		return fmt.Errorf("encode %s event: %w", kind, err)
+	head, _ := json.Marshal(struct {
+		Time  string `json:"time"`
+		Event string `json:"event"`
+	}{l.now().UTC().Format(time.RFC3339Nano), kind})
+	b := head
+	if len(fields) > 0 {
+		rest, err := json.Marshal(fields)
+		if err != nil {
+			return fmt.Errorf("encode %s event: %w", kind, err)
+		}
+		b = append(append(head[:len(head)-1], ','), rest[1:]...)
 	}
 	b = append(l.redact.Bytes(b), '\n')
 	l.mu.Lock()
