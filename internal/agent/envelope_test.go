@@ -1,0 +1,171 @@
+package agent
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestStripANSI(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, in, want string
+	}{
+		{name: "plain", in: "no escapes {}", want: "no escapes {}"},
+		{name: "colour", in: "\x1b[1;31mred\x1b[0m", want: "red"},
+		{name: "private mode", in: "\x1b[?1004l\x1b[?25h{\"a\":1}", want: "{\"a\":1}"},
+		{name: "osc title with bel", in: "\x1b]0;claude\x07text", want: "text"},
+		{name: "osc link with st", in: "\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\", want: "link"},
+		{name: "charset and two-byte", in: "\x1b(Ba\x1b=b\x1bMc", want: "abc"},
+		{name: "non-ASCII kept", in: "\x1b[2Künï 日本", want: "ünï 日本"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tt.want, stripANSI(tt.in))
+		})
+	}
+}
+
+// The ring must hold exactly the last max bytes whatever the write sizes.
+func TestTail(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		max    int
+		writes []string
+	}{
+		{name: "nothing", max: 4},
+		{name: "under", max: 8, writes: []string{"ab", "cd"}},
+		{name: "exactly", max: 4, writes: []string{"ab", "cd"}},
+		{name: "wraps", max: 4, writes: []string{"abc", "def", "g"}},
+		{name: "wraps many times", max: 5, writes: []string{"ab", "cdefg", "h", "ijklmn", "op", "q", "rstuvwxyz", "0"}},
+		{name: "one write longer than max", max: 3, writes: []string{"a", "bcdefgh"}},
+		{name: "write of max after wrap", max: 3, writes: []string{"ab", "cd", "efg", "h"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tl := tail{max: tt.max}
+			all := ""
+			for _, w := range tt.writes {
+				tl.add([]byte(w))
+				all += w
+				want := all[max(0, len(all)-tt.max):]
+				assert.Equal(t, want, tl.String(), "after %q", w)
+				assert.Equal(t, len(all) > tt.max, tl.truncated())
+				assert.LessOrEqual(t, len(tl.buf), tt.max)
+			}
+			assert.Equal(t, int64(len(all)), tl.n)
+		})
+	}
+}
+
+func TestTailDropsACutRune(t *testing.T) {
+	t.Parallel()
+	tl := tail{max: 5}
+	tl.add([]byte("x日本")) // 7 bytes; the last 5 start inside 日
+	assert.Equal(t, "本", tl.String())
+}
+
+func TestParseEnvelope(t *testing.T) {
+	t.Parallel()
+	def := Definition{Name: "j", Output: OutputJSON, AnswerPath: "out.0.text", ErrorPath: "err",
+		InputTokensPath: "u.in", OutputTokensPath: "u.out", CostPath: "u.cost", DurationPath: "ms"}
+	tests := []struct {
+		name       string
+		def        Definition
+		stdout     string
+		total      int64 // 0: len(stdout)
+		truncated  bool
+		wantAnswer string
+		wantError  bool
+		wantErr    string
+		check      func(t *testing.T, e envelope)
+	}{
+		{name: "array path and usage", stdout: `{"out":[{"text":"hi"}],"u":{"in":3,"out":4.0,"cost":0.5},"ms":9}`,
+			wantAnswer: "hi", check: func(t *testing.T, e envelope) {
+				require.NotNil(t, e.usage.InputTokens)
+				assert.Equal(t, int64(3), *e.usage.InputTokens)
+				assert.Equal(t, int64(4), *e.usage.OutputTokens)
+				assert.InDelta(t, 0.5, *e.usage.CostUSD, 1e-9)
+				assert.Equal(t, int64(9), *e.usage.DurationMS)
+			}},
+		{name: "wrong types are unknown", stdout: `{"out":[{"text":"hi"}],"u":{"in":"3","out":null,"cost":true},"ms":[1]}`,
+			wantAnswer: "hi", check: func(t *testing.T, e envelope) {
+				assert.Nil(t, e.usage.InputTokens)
+				assert.Nil(t, e.usage.OutputTokens)
+				assert.Nil(t, e.usage.CostUSD)
+				assert.Nil(t, e.usage.DurationMS)
+			}},
+		{name: "structured answer as JSON", stdout: `{"out":[{"text":{"b":[1,2]}}]}`, wantAnswer: `{"b":[1,2]}`},
+		{name: "missing answer", stdout: `{"out":[]}`, wantAnswer: ""},
+		{name: "error flag must be true, not truthy", stdout: `{"out":[{"text":"x"}],"err":"yes"}`, wantAnswer: "x"},
+		{name: "error flag", stdout: `{"out":[{"text":"x"}],"err":true}`, wantAnswer: "x", wantError: true},
+		{name: "no answer path: the object", def: Definition{Output: OutputJSON},
+			stdout: "note {\"a\": {\"b\": 1}} end", wantAnswer: `{"a": {"b": 1}}`},
+		{name: "braces but not JSON", stdout: "{not json}", wantErr: "no JSON envelope"},
+		{name: "no braces", stdout: "plain", wantErr: "no JSON object"},
+		{name: "exactly 64 KiB", stdout: `{"out":`, total: 65536, wantErr: "truncated"},
+		{name: "tail of a longer stdout", stdout: `"x"}`, total: 5 << 20, truncated: true, wantErr: "only the last 4 of 5242880 bytes"},
+		{name: "text trims", def: Definition{Output: OutputText}, stdout: "\n answer \n", wantAnswer: "answer"},
+		{name: "unknown format", def: Definition{Output: "xml"}, stdout: "<a/>", wantErr: "unknown output format"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			d := tt.def
+			if d.Output == "" {
+				d = def
+			}
+			total := tt.total
+			if total == 0 {
+				total = int64(len(tt.stdout))
+			}
+			e, err := parseEnvelope(d, tt.stdout, total, tt.truncated)
+			if tt.wantErr != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.wantAnswer, e.answer)
+			assert.Equal(t, tt.wantError, e.isError)
+			if tt.check != nil {
+				tt.check(t, e)
+			}
+		})
+	}
+}
+
+func TestChildEnv(t *testing.T) {
+	t.Parallel()
+	def := Definition{Env: map[string]string{"B": "def", "TERM": "vt100"}, UnsetEnv: []string{"GONE"}}
+	got := childEnv([]string{"A=1", "B=base", "GONE=x", "NO_COLOR=0", "EMPTY=", "NOEQUALS"}, def)
+	assert.Equal(t, []string{"A=1", "EMPTY=", "NOEQUALS", "B=def", "NO_COLOR=1", "TERM=vt100"}, got)
+}
+
+func TestMessageLines(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("é", 400)
+	tests := []struct {
+		name, got, want string
+	}{
+		{name: "first line", got: firstLine("\n  one \ntwo"), want: "one"},
+		{name: "last line", got: lastLine("one\n two \n\n"), want: "two"},
+		{name: "minutes", got: shortDuration(10 * time.Minute), want: "10m"},
+		{name: "hours", got: shortDuration(2 * time.Hour), want: "2h"},
+		{name: "mixed", got: shortDuration(90*time.Minute + 5*time.Second), want: "1h30m5s"},
+		{name: "sub-second", got: shortDuration(500 * time.Millisecond), want: "500ms"},
+		{name: "clipped on a rune boundary", got: clip(long), want: strings.Repeat("é", 150) + "…"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			assert.Equal(t, tt.want, tt.got)
+		})
+	}
+}

@@ -1,0 +1,447 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/dtree-dev/dtree/types"
+)
+
+// Bounds of what Run keeps of an agent's output; everything goes to
+// Call.Output as it arrives (SPEC §6: output is never held whole).
+const (
+	MaxStdoutTail = 1 << 20 // enough for any answer dtree parses
+	MaxStderrTail = 8 << 10 // enough for an error message
+)
+
+// DefaultGrace is how long an agent has to exit after SIGTERM before its
+// process group gets SIGKILL.
+const DefaultGrace = 5 * time.Second
+
+// Call is one run of an agent CLI.
+type Call struct {
+	Def    Definition
+	Prompt string
+	Model  string // "" drops the {model} argument
+	Dir    string
+	// Env is the child's whole base environment (nil is empty, not the
+	// parent's): the caller passes os.Environ() plus DTREE_RUN_ID,
+	// DTREE_NODE_ID and DTREE_ATTEMPT.
+	Env     []string
+	Timeout time.Duration // 0: none
+	// Grace is the time between SIGTERM and SIGKILL; 0 means DefaultGrace.
+	Grace time.Duration
+	// Output receives stdout and stderr as they arrive (the long log); nil
+	// discards them. Writes come one at a time, never concurrently.
+	Output io.Writer
+}
+
+// Result is what Run learned of a call. It is filled as far as the call
+// got, also when Run returns an error.
+type Result struct {
+	ExitCode    int // -1 when killed by a signal or never started
+	TimedOut    bool
+	Duration    time.Duration
+	Stdout      string // the last MaxStdoutTail bytes of stdout
+	StdoutBytes int64
+	StderrBytes int64
+	StderrTail  string // the last MaxStderrTail bytes of stderr
+	Truncated   bool   // stdout was longer than Stdout
+	Answer      string
+	Usage       types.Usage
+	// Argv is the command line run, binary first, with the prompt
+	// replaced by "<prompt: N bytes>" so it can be logged.
+	Argv []string
+}
+
+// ErrNotFound is matched (errors.Is) by every *NotFoundError.
+var ErrNotFound = errors.New("agent CLI not found")
+
+// NotFoundError says a CLI's binary is not on PATH. Retrying cannot help;
+// the install hint says what can.
+type NotFoundError struct {
+	Name        string
+	Binary      string
+	InstallHint string
+	Err         error // from exec.LookPath
+}
+
+func (e *NotFoundError) Error() string {
+	if strings.ContainsRune(e.Binary, os.PathSeparator) {
+		return fmt.Sprintf("CLI %s: %s is not an executable file", e.Name, e.Binary)
+	}
+	return fmt.Sprintf("CLI %s: %q not found on PATH", e.Name, e.Binary)
+}
+
+func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
+func (e *NotFoundError) Unwrap() error        { return e.Err }
+
+// AgentError is a call that ran but failed: a non-zero exit, a timeout, an
+// error the CLI reported in its output, or no usable answer.
+type AgentError struct {
+	Name       string
+	ExitCode   int
+	TimedOut   bool
+	Reason     string // "exited with status 3", "timed out after 10m", …
+	StderrTail string
+}
+
+func (e *AgentError) Error() string {
+	msg := e.Name + " " + e.Reason
+	if line := lastLine(e.StderrTail); line != "" {
+		msg += "; stderr: " + line
+	}
+	return msg
+}
+
+// Run starts the CLI, feeds it the prompt, streams its output to
+// c.Output, and reads the answer and usage from what it printed.
+//
+// It returns a *NotFoundError when the binary is missing, an *AgentError
+// when the agent failed, and an error wrapping ctx.Err() when ctx ended
+// first. On a timeout or cancellation the agent's whole process group gets
+// SIGTERM, then SIGKILL after the grace period; Run returns once the group
+// is gone or killed. After an exit of its own, what the agent left running
+// is killed only if it held stdout or stderr open past the grace period
+// (which is not a failure).
+func Run(ctx context.Context, c Call) (Result, error) {
+	def := c.Def
+	res := Result{ExitCode: -1}
+	path, err := exec.LookPath(def.Binary)
+	if err != nil {
+		return res, &NotFoundError{Name: def.Name, Binary: def.Binary, InstallHint: def.InstallHint, Err: err}
+	}
+	inv, err := prepare(def, c.Prompt, c.Model)
+	if err != nil {
+		return res, fmt.Errorf("run %s: %w", def.Name, err)
+	}
+	defer inv.cleanup()
+	res.Argv = append([]string{path}, inv.shown...)
+
+	runCtx := ctx
+	timeout := fmt.Errorf("timed out after %s", shortDuration(c.Timeout))
+	if c.Timeout > 0 {
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithTimeoutCause(ctx, c.Timeout, timeout)
+		defer cancel()
+	}
+	grace := c.Grace
+	if grace <= 0 {
+		grace = DefaultGrace
+	}
+
+	out := &sink{out: c.Output}
+	stdout := &stream{sink: out, tail: tail{max: MaxStdoutTail}}
+	stderr := &stream{sink: out, tail: tail{max: MaxStderrTail}}
+	cmd := exec.CommandContext(runCtx, path, inv.args...)
+	cmd.Dir = c.Dir
+	cmd.Env = childEnv(c.Env, def)
+	cmd.Stdin = strings.NewReader(inv.stdin)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	setProcessGroup(cmd)
+	var stoppedAt atomic.Int64 // when Cancel sent SIGTERM, in Unix ns
+	cmd.Cancel = func() error {
+		stoppedAt.CompareAndSwap(0, time.Now().UnixNano())
+		return terminate(cmd.Process)
+	}
+	cmd.WaitDelay = grace
+
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return res, fmt.Errorf("start %s: %w", def.Name, err)
+	}
+	waitErr := cmd.Wait()
+	res.Duration = time.Since(start)
+	pid := cmd.Process.Pid
+	stopped := stoppedAt.Load() != 0
+	switch {
+	case stopped:
+		// The leader may be gone while children it started live on.
+		reapGroup(pid, time.Unix(0, stoppedAt.Load()).Add(grace))
+	case errors.Is(waitErr, exec.ErrWaitDelay):
+		// The leader exited but something it started held stdout open
+		// for the whole grace period: the step is over, so is that.
+		killGroup(pid)
+	}
+
+	res.ExitCode = cmd.ProcessState.ExitCode()
+	res.StdoutBytes, res.StderrBytes = stdout.tail.n, stderr.tail.n
+	res.Truncated = stdout.tail.truncated()
+	res.Stdout, res.StderrTail = stdout.tail.String(), stderr.tail.String()
+	reply, parseErr := parseEnvelope(def, res.Stdout, res.StdoutBytes, res.Truncated)
+	res.Answer, res.Usage = reply.answer, reply.usage
+
+	fail := func(reason string) error {
+		return &AgentError{Name: def.Name, ExitCode: res.ExitCode, TimedOut: res.TimedOut,
+			Reason: reason, StderrTail: res.StderrTail}
+	}
+	var exitErr *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		return res, fmt.Errorf("%s stopped: %w", def.Name, ctx.Err())
+	case stopped && context.Cause(runCtx) == timeout:
+		res.TimedOut = true
+		return res, fail(timeout.Error())
+	case waitErr != nil && !errors.As(waitErr, &exitErr) && !errors.Is(waitErr, exec.ErrWaitDelay):
+		return res, fmt.Errorf("run %s: %w", def.Name, waitErr)
+	case res.ExitCode != 0:
+		reason := "exited with status " + strconv.Itoa(res.ExitCode)
+		if res.ExitCode < 0 {
+			reason = "was killed: " + cmd.ProcessState.String()
+		}
+		if reply.isError {
+			reason += ": " + firstLine(res.Answer)
+		}
+		return res, fail(reason)
+	case parseErr != nil:
+		return res, fail(parseErr.Error())
+	case reply.isError:
+		return res, fail("reported an error: " + firstLine(res.Answer))
+	case strings.TrimSpace(res.Answer) == "":
+		return res, fail("gave an empty answer")
+	case out.err != nil:
+		return res, fmt.Errorf("write %s output: %w", def.Name, out.err)
+	}
+	return res, nil
+}
+
+// invocation is a Definition's argv filled in for one prompt.
+type invocation struct {
+	args    []string
+	shown   []string // args with the prompt elided, for logs
+	stdin   string
+	cleanup func()
+}
+
+// prepare builds the argv, choosing where the prompt goes: argv, stdin or
+// a file. A prompt over MaxArgPrompt for an argv CLI goes on stdin with
+// FallbackArgs when the CLI reads stdin (or, without FallbackArgs, Args
+// minus the elements holding {prompt}), else to a file when FallbackArgs
+// has {prompt_file}.
+func prepare(def Definition, prompt, model string) (invocation, error) {
+	inv := invocation{cleanup: func() {}}
+	tmpl := def.Args
+	switch def.PromptVia {
+	case PromptArg, "":
+		if len(prompt) <= MaxArgPrompt {
+			break
+		}
+		switch {
+		case def.StdinFallback && def.FallbackArgs != nil:
+			tmpl, inv.stdin = def.FallbackArgs, prompt
+		case def.StdinFallback:
+			tmpl = slices.DeleteFunc(slices.Clone(def.Args), func(a string) bool {
+				return strings.Contains(a, "{prompt}")
+			})
+			inv.stdin = prompt
+		case hasPlaceholder(def.FallbackArgs, "{prompt_file}"):
+			tmpl = def.FallbackArgs
+		default:
+			return inv, fmt.Errorf("prompt of %d bytes is too long for argv (max %d) and CLI %s has neither stdin_fallback nor {prompt_file} in fallback_args",
+				len(prompt), MaxArgPrompt, def.Name)
+		}
+	case PromptStdin:
+		inv.stdin = prompt
+	case PromptFile:
+		if !hasPlaceholder(tmpl, "{prompt_file}") {
+			return inv, fmt.Errorf("CLI %s takes its prompt from a file but its args have no {prompt_file}", def.Name)
+		}
+	default:
+		return inv, fmt.Errorf("CLI %s: unknown prompt_via %q", def.Name, def.PromptVia)
+	}
+
+	file := ""
+	if hasPlaceholder(tmpl, "{prompt_file}") {
+		f, err := os.CreateTemp("", "dtree-prompt-*.txt")
+		if err != nil {
+			return inv, fmt.Errorf("write prompt file: %w", err)
+		}
+		file = f.Name()
+		inv.cleanup = func() { _ = os.Remove(file) }
+		_, err = f.WriteString(prompt)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			inv.cleanup()
+			return inv, fmt.Errorf("write prompt file: %w", err)
+		}
+	}
+	tmpl = dropModel(tmpl, model)
+	// One pass each, so a prompt holding "{model}" stays as written.
+	fill := strings.NewReplacer("{prompt}", prompt, "{prompt_file}", file, "{model}", model)
+	shown := strings.NewReplacer("{prompt}", fmt.Sprintf("<prompt: %d bytes>", len(prompt)), "{prompt_file}", file, "{model}", model)
+	for _, a := range tmpl {
+		inv.args = append(inv.args, fill.Replace(a))
+		inv.shown = append(inv.shown, shown.Replace(a))
+	}
+	return inv, nil
+}
+
+// dropModel removes the elements holding {model} when there is no model,
+// and a flag just before a bare "{model}" ("-m", "{model}") with it.
+func dropModel(args []string, model string) []string {
+	if model != "" {
+		return args
+	}
+	var out []string
+	for i, a := range args {
+		if strings.Contains(a, "{model}") {
+			continue
+		}
+		if i+1 < len(args) && args[i+1] == "{model}" && strings.HasPrefix(a, "-") && !strings.Contains(a, "=") {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+func hasPlaceholder(args []string, p string) bool {
+	return slices.ContainsFunc(args, func(a string) bool { return strings.Contains(a, p) })
+}
+
+// childEnv is base minus the definition's UnsetEnv, plus its Env, plus
+// what keeps CLIs from printing colour and terminal control codes.
+func childEnv(base []string, def Definition) []string {
+	set := map[string]string{"NO_COLOR": "1", "TERM": "dumb"}
+	for k, v := range def.Env {
+		set[k] = v
+	}
+	env := make([]string, 0, len(base)+len(set))
+	for _, kv := range base {
+		name, _, _ := strings.Cut(kv, "=")
+		if _, ok := set[name]; ok || slices.Contains(def.UnsetEnv, name) {
+			continue
+		}
+		env = append(env, kv)
+	}
+	names := make([]string, 0, len(set))
+	for k := range set {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		env = append(env, k+"="+set[k])
+	}
+	return env
+}
+
+// sink is Call.Output shared by stdout and stderr: one write at a time,
+// and the first error remembered rather than returned, so the child's
+// output is still drained.
+type sink struct {
+	mu  sync.Mutex
+	out io.Writer
+	err error
+}
+
+// stream is one of the child's output streams.
+type stream struct {
+	sink *sink
+	tail tail
+}
+
+func (s *stream) Write(p []byte) (int, error) {
+	s.sink.mu.Lock()
+	defer s.sink.mu.Unlock()
+	s.tail.add(p)
+	if s.sink.out != nil && s.sink.err == nil {
+		if _, err := s.sink.out.Write(p); err != nil {
+			s.sink.err = err
+		}
+	}
+	return len(p), nil
+}
+
+// tail keeps the last max bytes written to it, in a ring, and counts all.
+type tail struct {
+	max int
+	buf []byte // grows to max, then wraps at pos
+	pos int
+	n   int64
+}
+
+func (t *tail) add(p []byte) {
+	t.n += int64(len(p))
+	if len(p) >= t.max {
+		t.buf = append(t.buf[:0], p[len(p)-t.max:]...)
+		t.pos = 0
+		return
+	}
+	if room := t.max - len(t.buf); room > 0 {
+		k := min(room, len(p))
+		t.buf = append(t.buf, p[:k]...)
+		p = p[k:]
+	}
+	for len(p) > 0 {
+		k := copy(t.buf[t.pos:], p)
+		p = p[k:]
+		t.pos = (t.pos + k) % t.max
+	}
+}
+
+func (t *tail) truncated() bool { return t.n > int64(len(t.buf)) }
+
+// String returns the kept bytes in order, without a partial UTF-8
+// character at the start when the beginning was cut off.
+func (t *tail) String() string {
+	s := string(t.buf[t.pos:]) + string(t.buf[:t.pos])
+	if t.truncated() {
+		for i := 0; i < 3 && len(s) > 0 && s[0]&0xC0 == 0x80; i++ {
+			s = s[1:]
+		}
+	}
+	return s
+}
+
+// shortDuration writes 10m rather than 10m0s.
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return clip(strings.TrimSpace(s))
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return clip(strings.TrimSpace(s))
+}
+
+// clip keeps error messages to one readable line.
+func clip(s string) string {
+	const max = 300
+	if len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + "…"
+}

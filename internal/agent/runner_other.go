@@ -1,0 +1,19 @@
+//go:build !unix
+
+package agent
+
+import (
+	"os"
+	"os/exec"
+	"time"
+)
+
+// Without Unix process groups only the agent itself can be stopped.
+
+func setProcessGroup(*exec.Cmd) {}
+
+func terminate(p *os.Process) error { return p.Kill() }
+
+func reapGroup(int, time.Time) {}
+
+func killGroup(int) {}
