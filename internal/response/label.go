@@ -1,0 +1,74 @@
+package response
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MatchLabel maps a decision's answer to one of the node's outgoing edge
+// labels (SPEC.md §3 step 4), and returns the label as given.
+//
+//  1. An answer equal to a label is that label.
+//  2. Otherwise both are cleaned: trimmed of whitespace, quotes
+//     (' " ` “ ” ‘ ’ « » „) and surrounding punctuation (. , ! ? : ; ( ) [ ]
+//     * _), internal whitespace collapsed to one space, and lower-cased. A
+//     label whose cleaned text equals the answer's matches, so `"Yes."`,
+//     `**yes**` and ` YES ` are all Yes.
+//  3. Otherwise a label matches when the cleaned answer starts with it as a
+//     whole word: what follows is the end, a space or anything that is not
+//     a letter, digit or mark. "Yes — because the tests pass" and "No, the
+//     file is missing" match; "Yesterday" does not match Yes.
+//
+// Steps 2 and 3 are one rule, since equal text is a prefix followed by the
+// end. When several labels match, the answer starts with each of them, so
+// they are prefixes of one another, and the longest wins: with labels "Yes"
+// and "Yes, but", the answer "Yes, but only on Linux" is "Yes, but" — the
+// agent wrote all of that label, and the shorter one is only the start of
+// it — while "Yes, because…" is "Yes". Labels that clean to the same text
+// ("Yes" and "yes!") and are both the longest match make the answer
+// ambiguous: no match, and the critique lists the allowed answers. A label
+// that cleans to nothing matches only exactly.
+func MatchLabel(answer string, labels []string) (label string, ok bool) {
+	for _, l := range labels {
+		if l == answer {
+			return l, true
+		}
+	}
+	a := clean(answer)
+	if a == "" {
+		return "", false
+	}
+	best, bestLen, ambiguous := "", 0, false
+	for _, l := range labels {
+		c := clean(l)
+		if c == "" || !strings.HasPrefix(a, c) || !wordEnd(a[len(c):]) {
+			continue
+		}
+		switch {
+		case len(c) > bestLen:
+			best, bestLen, ambiguous = l, len(c), false
+		case len(c) == bestLen && l != best:
+			ambiguous = true
+		}
+	}
+	if best == "" || ambiguous {
+		return "", false
+	}
+	return best, true
+}
+
+// clean is the text MatchLabel compares.
+func clean(s string) string {
+	s = strings.TrimFunc(s, func(r rune) bool {
+		return unicode.IsSpace(r) || strings.ContainsRune("'\"`“”‘’«»„.,!?:;()[]*_", r)
+	})
+	return strings.ToLower(strings.Join(strings.Fields(s), " "))
+}
+
+// wordEnd reports whether rest, what follows a label in an answer, leaves
+// the label a whole word.
+func wordEnd(rest string) bool {
+	r, _ := utf8.DecodeRuneInString(rest)
+	return rest == "" || !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsMark(r)
+}

@@ -1,0 +1,81 @@
+package response_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/dtree-dev/dtree/internal/response"
+)
+
+var yesNo = []string{"Yes", "No"}
+
+// labelCases are MatchLabel's examples; want "" means no match.
+var labelCases = []struct {
+	name   string
+	answer string
+	labels []string
+	want   string
+}{
+	{"exact", "Yes", yesNo, "Yes"},
+	{"lower case", "yes", yesNo, "Yes"},
+	{"upper case and spaces", "  NO \n", yesNo, "No"},
+	{"quoted with a period", `"Yes."`, yesNo, "Yes"},
+	{"single quotes", "'no'", yesNo, "No"},
+	{"curly quotes", "“Yes”", yesNo, "Yes"},
+	{"curly single quotes", "‘No’", yesNo, "No"},
+	{"backticks", "`No`", yesNo, "No"},
+	{"bold", "**Yes**", yesNo, "Yes"},
+	{"italic", "_No_", yesNo, "No"},
+	{"parentheses", "(Yes)", yesNo, "Yes"},
+	{"brackets", "[No]", yesNo, "No"},
+	{"exclamation", "No!", yesNo, "No"},
+	{"period", "No.", yesNo, "No"},
+	{"dash and reason", "Yes — because the tests pass", yesNo, "Yes"},
+	{"em dash without space", "Yes—because", yesNo, "Yes"},
+	{"comma and reason", "No, the file is missing", yesNo, "No"},
+	{"colon and reason", "yes: all good", yesNo, "Yes"},
+	{"quoted then reason", `"Yes" because it works`, yesNo, "Yes"},
+	{"longer word", "Yesterday", yesNo, ""},
+	{"longer word no", "Nope", yesNo, ""},
+	{"other word", "Maybe", yesNo, ""},
+	{"does not start with a label", "I think Yes", yesNo, ""},
+	{"empty", "", yesNo, ""},
+	{"only punctuation", `"..."`, yesNo, ""},
+	{"no labels", "Yes", nil, ""},
+	{"prefix label and longer label: longer", "Yes, but only on Linux", []string{"Yes", "Yes, but"}, "Yes, but"},
+	{"prefix label and longer label: exact longer", "Yes, but", []string{"Yes", "Yes, but"}, "Yes, but"},
+	{"prefix label and longer label: case", "yes, BUT.", []string{"Yes", "Yes, but"}, "Yes, but"},
+	{"prefix label and longer label: shorter", "Yes, because", []string{"Yes", "Yes, but"}, "Yes"},
+	{"prefix label and longer label: not a whole word", "Yes, butter", []string{"Yes", "Yes, but"}, "Yes"},
+	{"prefix label and longer label: order does not matter", "Yes, but why", []string{"Yes, but", "Yes"}, "Yes, but"},
+	{"numbered options: exact", "Option 10", []string{"Option 1", "Option 10"}, "Option 10"},
+	{"numbered options: short", "option 1", []string{"Option 1", "Option 10"}, "Option 1"},
+	{"numbered options: long with reason", "Option 10 because", []string{"Option 1", "Option 10"}, "Option 10"},
+	{"numbered options: neither", "Option 100", []string{"Option 1", "Option 10"}, ""},
+	{"collapsed whitespace in the answer", "needs   review", []string{"Needs review", "Done"}, "Needs review"},
+	{"collapsed whitespace in the label", "Needs review", []string{"Needs  review", "Done"}, "Needs  review"},
+	{"multi-word label with reason", "Needs review: missing tests", []string{"Needs review", "Done"}, "Needs review"},
+	{"part of a multi-word label", "Needs", []string{"Needs review", "Done"}, ""},
+	{"labels that clean alike: exact", "yes!", []string{"Yes", "yes!"}, "yes!"},
+	{"labels that clean alike: ambiguous", "YES", []string{"Yes", "yes!"}, ""},
+	{"labels that clean alike: ambiguous prefix", "YES, sure", []string{"Yes", "yes!"}, ""},
+	{"the same label twice", "yes", []string{"Yes", "Yes"}, "Yes"},
+	{"label with punctuation", "yes", []string{"Yes!", "No!"}, "Yes!"},
+	{"label that cleans to nothing", "?", []string{"?", "No"}, "?"},
+	{"label that cleans to nothing is only exact", "?!", []string{"?", "No"}, ""},
+	{"non-ascii", "ÜBER ALLES", []string{"Über", "Unter"}, "Über"},
+	{"non-ascii longer word", "Überall", []string{"Über", "Unter"}, ""},
+}
+
+func TestMatchLabel(t *testing.T) {
+	t.Parallel()
+	for _, tc := range labelCases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, ok := response.MatchLabel(tc.answer, tc.labels)
+			assert.Equal(t, tc.want, got)
+			assert.Equal(t, tc.want != "", ok)
+		})
+	}
+}
