@@ -1,0 +1,153 @@
+package settings
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/dtree-dev/dtree/internal/agent"
+	"github.com/dtree-dev/dtree/types"
+)
+
+// customCLI is one definition under clis:.
+type customCLI struct {
+	def  agent.Definition // Name is the key, in lower case
+	line int
+}
+
+// cliName is what a custom CLI may be called: it is typed in tags and on
+// the command line.
+var cliName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
+
+// typeErrorLine finds the line in yaml.v3's decoding errors ("line 4: …").
+var typeErrorLine = regexp.MustCompile(`^line (\d+): (.*)$`)
+
+// cliFields are the fields of a definition under clis:, from agent.Definition's
+// yaml tags. The name is the key above them, not a field.
+func cliFields() []string {
+	var out []string
+	t := reflect.TypeFor[agent.Definition]()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
+		if name != "" && name != "-" && name != "name" {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// readCLIs reads the clis: mapping of one file and checks each definition.
+func readCLIs(n *yaml.Node, src Source) ([]customCLI, error) {
+	if isNull(n) {
+		return nil, nil
+	}
+	at := func(line int) Source { s := src; s.Line = line; return s }
+	if n.Kind != yaml.MappingNode {
+		return nil, &Error{Source: at(n.Line), Key: KeyCLIs, Err: errors.New("must be a mapping of CLI names to their definitions"),
+			Hint: "write clis: then, indented, a name and under it binary:, args: and so on; readme/settings.md shows the format"}
+	}
+	var out []customCLI
+	seen := map[string]string{} // folded name -> as written
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		kn, vn := n.Content[i], resolveAlias(n.Content[i+1])
+		name := kn.Value
+		key := KeyCLIs + "." + name
+		if !cliName.MatchString(name) {
+			return nil, &Error{Source: at(kn.Line), Key: key, Err: errors.New("not a usable CLI name"),
+				Hint: "name a CLI with letters, digits, '-' and '_', starting with a letter"}
+		}
+		if prev, dup := seen[types.FoldName(name)]; dup {
+			return nil, &Error{Source: at(kn.Line), Key: key, Err: fmt.Errorf("the same CLI name as %q (case, '-' and '_' do not count)", prev),
+				Hint: "keep one of the two definitions"}
+		}
+		seen[types.FoldName(name)] = name
+		def, err := readCLI(vn, key, kn.Line, at)
+		if err != nil {
+			return nil, err
+		}
+		def.Name = strings.ToLower(name)
+		out = append(out, customCLI{def: def, line: kn.Line})
+	}
+	return out, nil
+}
+
+// readCLI decodes and checks one definition; key is "clis.NAME", on line
+// nameLine.
+func readCLI(n *yaml.Node, key string, nameLine int, at func(int) Source) (agent.Definition, error) {
+	var def agent.Definition
+	fix := "readme/settings.md describes a CLI definition"
+	if n.Kind != yaml.MappingNode {
+		return def, &Error{Source: at(nameLine), Key: key, Err: errors.New("must be a mapping of fields (binary:, args:, …)"), Hint: fix}
+	}
+	fields := cliFields()
+	lines := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		f := n.Content[i]
+		if !slices.Contains(fields, f.Value) {
+			return def, &Error{Source: at(f.Line), Key: key + "." + f.Value, Err: errors.New("not a field of a CLI definition"),
+				Hint: "the fields are: " + strings.Join(fields, ", ")}
+		}
+		lines[f.Value] = f.Line
+	}
+	if err := n.Decode(&def); err != nil {
+		msg := err.Error()
+		var te *yaml.TypeError
+		if errors.As(err, &te) && len(te.Errors) > 0 {
+			msg = te.Errors[0]
+		}
+		line := nameLine
+		if m := typeErrorLine.FindStringSubmatch(msg); m != nil {
+			line, _ = strconv.Atoi(m[1])
+			msg = m[2]
+		}
+		return def, &Error{Source: at(line), Key: key, Err: errors.New(msg), Hint: fix}
+	}
+	bad := func(field string, err error, hint string) error {
+		line := lines[field]
+		if line == 0 {
+			line = nameLine
+		}
+		return &Error{Source: at(line), Key: key + "." + field, Err: err, Hint: hint}
+	}
+	if strings.TrimSpace(def.Binary) == "" {
+		return def, bad("binary", errors.New("missing; a CLI needs the program to run"),
+			"add binary: with the program's name (looked up on PATH) or path")
+	}
+	switch def.PromptVia {
+	case "":
+		def.PromptVia = agent.PromptArg
+	case agent.PromptArg, agent.PromptStdin, agent.PromptFile:
+	default:
+		return def, bad("prompt_via", fmt.Errorf("%q is not arg, stdin or file", def.PromptVia),
+			"set prompt_via to arg (the prompt in args where {prompt} is), stdin, or file (a file whose path is in args where {prompt_file} is)")
+	}
+	placeholder := map[agent.PromptVia]string{agent.PromptArg: "{prompt}", agent.PromptFile: "{prompt_file}"}[def.PromptVia]
+	if placeholder != "" && !slices.ContainsFunc(def.Args, func(a string) bool { return strings.Contains(a, placeholder) }) {
+		return def, bad("args", fmt.Errorf("no %s in them, so the prompt would not reach the CLI (prompt_via is %s)", placeholder, def.PromptVia),
+			fmt.Sprintf("put %s in args where the CLI takes the prompt, or set prompt_via: stdin", placeholder))
+	}
+	switch def.Output {
+	case "":
+		def.Output = agent.OutputText
+	case agent.OutputText, agent.OutputJSON:
+	default:
+		return def, bad("output", fmt.Errorf("%q is not text or json", def.Output),
+			"set output to text (the whole stdout is the answer) or json (one JSON object; answer_path names the answer)")
+	}
+	if def.Output == agent.OutputJSON && strings.TrimSpace(def.AnswerPath) == "" {
+		return def, bad("answer_path", errors.New("missing; output json needs the path of the answer in the JSON"),
+			"add answer_path: with the dotted path of the answer text (result, or response.text)")
+	}
+	for name := range def.Env {
+		if name == "" || strings.ContainsAny(name, "= \t") {
+			return def, bad("env", fmt.Errorf("%q is not a variable name", name), "name each variable in env: without spaces or '='")
+		}
+	}
+	return def, nil
+}

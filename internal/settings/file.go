@@ -1,0 +1,154 @@
+package settings
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/dtree-dev/dtree/internal/agent"
+)
+
+// fileLayer is one settings file as read: its scalar values as written
+// (checked later, when every custom CLI name is known) and its custom CLIs.
+type fileLayer struct {
+	src    Source // Layer and Name (the path)
+	values map[string]scalar
+	clis   []customCLI // in file order
+}
+
+type scalar struct {
+	text string
+	line int
+}
+
+// readFile reads and parses a settings file. A missing file is nil, or an
+// error when must is set (--config names a file that is not there).
+func readFile(path string, layer Layer, must bool) (*fileLayer, error) {
+	src := Source{Layer: layer, Name: path}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) && !must {
+			return nil, nil
+		}
+		err = unwrapPath(err)
+		hint := fmt.Sprintf("make %s a readable file, or remove it", path)
+		if must {
+			hint = "check the file given to --config"
+		}
+		return nil, &Error{Source: src, Err: fmt.Errorf("cannot read the settings file: %w", err), Hint: hint}
+	}
+	_, root, err := parseYAML(data, src)
+	if err != nil || root == nil {
+		return nil, err
+	}
+	return readLayer(root, src)
+}
+
+// yamlLine finds the line in yaml.v3's syntax errors ("yaml: line 3: …").
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// parserError says whether msg is one of the errors of yaml.v3's parser,
+// rather than its scanner.
+func parserError(msg string) bool {
+	for _, p := range []string{"did not find expected ',' or", "did not find expected '-' indicator", "did not find expected key",
+		"did not find expected node content", "did not find expected <document start>"} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// parseYAML parses a settings file. root is its top-level mapping, nil for
+// an empty file (or one holding only comments or null).
+func parseYAML(data []byte, src Source) (doc, root *yaml.Node, err error) {
+	doc = &yaml.Node{}
+	if err := yaml.Unmarshal(data, doc); err != nil {
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
+			src.Line, _ = strconv.Atoi(m[1])
+			msg = m[2]
+		}
+		if parserError(msg) {
+			// yaml.v3 counts lines from 0 in parser errors (from 1 in
+			// scanner errors), and leaves line 0 out: point at the line
+			// where the unfinished list or mapping starts.
+			src.Line++
+		}
+		where := src.Name
+		if src.Line > 0 {
+			where = fmt.Sprintf("line %d of %s", src.Line, src.Name)
+		}
+		return nil, nil, &Error{Source: src, Err: fmt.Errorf("not valid YAML: %s", msg),
+			Hint: fmt.Sprintf("fix the YAML at %s; readme/settings.md shows the format", where)}
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
+		return doc, nil, nil
+	}
+	root = doc.Content[0]
+	switch {
+	case root.Kind == yaml.ScalarNode && root.Tag == "!!null":
+		return doc, nil, nil
+	case root.Kind != yaml.MappingNode:
+		src.Line = root.Line
+		return nil, nil, &Error{Source: src, Err: errors.New("the file is not a YAML mapping of settings"),
+			Hint: "write one setting a line, as key: value (default_cli: codex); readme/settings.md shows the format"}
+	}
+	return doc, root, nil
+}
+
+// readLayer takes the settings out of a file's top-level mapping.
+func readLayer(root *yaml.Node, src Source) (*fileLayer, error) {
+	l := &fileLayer{src: src, values: map[string]scalar{}}
+	seen := map[string]int{}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		kn, vn := root.Content[i], resolveAlias(root.Content[i+1])
+		key := kn.Value
+		at := src
+		at.Line = kn.Line
+		if line, dup := seen[key]; dup {
+			return nil, &Error{Source: at, Key: key, Err: fmt.Errorf("set twice (first on line %d)", line),
+				Hint: fmt.Sprintf("keep one %s in %s", key, src.Name)}
+		}
+		seen[key] = kn.Line
+		if key == KeyCLIs {
+			clis, err := readCLIs(vn, src)
+			if err != nil {
+				return nil, err
+			}
+			l.clis = clis
+			continue
+		}
+		k, ok := LookupKey(key)
+		if !ok {
+			return nil, &Error{Source: at, Key: key, Err: errors.New("unknown setting"),
+				Hint: "the settings are: " + strings.Join(KeyNames(), ", ")}
+		}
+		if isNull(vn) {
+			continue // "key:" with no value leaves the setting to the layers below
+		}
+		if vn.Kind != yaml.ScalarNode {
+			return nil, &Error{Source: at, Key: key, Err: errors.New("must be a single value, not a list or mapping"),
+				Hint: k.hint(agent.Names{})}
+		}
+		l.values[key] = scalar{text: vn.Value, line: vn.Line}
+	}
+	return l, nil
+}
+
+func resolveAlias(n *yaml.Node) *yaml.Node {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		return n.Alias
+	}
+	return n
+}
+
+func isNull(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.Tag == "!!null"
+}

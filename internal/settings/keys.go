@@ -1,0 +1,164 @@
+package settings
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/dtree-dev/dtree/internal/agent"
+	"github.com/dtree-dev/dtree/internal/nodeconf"
+	"github.com/dtree-dev/dtree/types"
+)
+
+// Setting names (SPEC §5), as keys of the settings files.
+const (
+	KeyDefaultCLI         = "default_cli"
+	KeyDefaultValidateCLI = "default_validate_cli"
+	KeyDefaultRetryCLI    = "default_retry_cli"
+	KeyDefaultRetryCount  = "default_retry_count"
+	KeyDefaultTimeout     = "default_timeout"
+	KeyLogDir             = "log_dir"
+	KeyWriteLogShort      = "write_log_short"
+	KeyWriteLogLong       = "write_log_long"
+	// KeyCLIs holds the custom CLI definitions; it is edited in the file,
+	// not with `dtree settings set`.
+	KeyCLIs = "clis"
+)
+
+// EnvPrefix starts every setting's environment variable: DTREE_ and the
+// key in upper case (DTREE_LOG_DIR).
+const EnvPrefix = "DTREE"
+
+type kind int
+
+const (
+	kindCLI        kind = iota // a known CLI
+	kindCLIOrEmpty             // a known CLI, or "" for the node's own
+	kindCount                  // a whole number, 0 or more
+	kindDuration               // nodeconf.ParseDuration
+	kindPath                   // a non-empty path
+	kindBool                   // true or false
+)
+
+// Key describes one scalar setting.
+type Key struct {
+	Name    string // in the files: default_cli
+	Env     string // DTREE_DEFAULT_CLI
+	Flag    string // the flag of dtree run without dashes, "" when none
+	Default string // the built-in default, as text
+	Help    string
+	kind    kind
+}
+
+// keys are the scalar settings in the order `dtree settings list` shows
+// them. Read-only: Keys hands out a copy.
+var keys = []Key{
+	{Name: KeyDefaultCLI, Env: "DTREE_DEFAULT_CLI", Flag: "cli", Default: types.DefaultCLI, kind: kindCLI,
+		Help: "the CLI that runs a node whose tags and metadata name none"},
+	{Name: KeyDefaultValidateCLI, Env: "DTREE_DEFAULT_VALIDATE_CLI", Flag: "validate-cli", kind: kindCLIOrEmpty,
+		Help: `the CLI that validates a node's result; "" means the node's own CLI`},
+	{Name: KeyDefaultRetryCLI, Env: "DTREE_DEFAULT_RETRY_CLI", Flag: "retry-cli", kind: kindCLIOrEmpty,
+		Help: `the CLI that retries a node after a failed validation; "" means the node's own CLI`},
+	{Name: KeyDefaultRetryCount, Env: "DTREE_DEFAULT_RETRY_COUNT", Flag: "retries", Default: strconv.Itoa(types.DefaultRetries), kind: kindCount,
+		Help: "retries after a failed validation; 0 means one attempt and no retry"},
+	{Name: KeyDefaultTimeout, Env: "DTREE_DEFAULT_TIMEOUT", Flag: "timeout", Default: types.DefaultTimeout.String(), kind: kindDuration,
+		Help: "how long one agent call may take: seconds (600) or a Go duration (90s, 15m)"},
+	{Name: KeyLogDir, Env: "DTREE_LOG_DIR", Flag: "log-dir", Default: ".dtree/runs", kind: kindPath,
+		Help: "the directory each run's logs go under, relative to the working directory"},
+	{Name: KeyWriteLogShort, Env: "DTREE_WRITE_LOG_SHORT", Default: "true", kind: kindBool,
+		Help: "write short.json, the run's summary, in the run's log directory"},
+	{Name: KeyWriteLogLong, Env: "DTREE_WRITE_LOG_LONG", Default: "true", kind: kindBool,
+		Help: "write long.log, every agent call's full output, in the run's log directory"},
+}
+
+// Keys returns the scalar settings, in the order `dtree settings list`
+// shows them (clis is not among them).
+func Keys() []Key { return slices.Clone(keys) }
+
+// KeyNames returns the names of every setting, clis last.
+func KeyNames() []string { return append(scalarNames(), KeyCLIs) }
+
+func scalarNames() []string {
+	var out []string
+	for _, k := range keys {
+		out = append(out, k.Name)
+	}
+	return out
+}
+
+// LookupKey returns the scalar setting called name.
+func LookupKey(name string) (Key, bool) {
+	i := slices.IndexFunc(keys, func(k Key) bool { return k.Name == name })
+	if i < 0 {
+		return Key{}, false
+	}
+	return keys[i], true
+}
+
+// parse checks a value given as text and returns it in canonical form: a
+// CLI's codename, a whole number, a Go duration, true or false. The error
+// says what is wrong; hint says what the key takes.
+func (k Key) parse(raw string, names agent.Names) (string, error) {
+	v := strings.TrimSpace(raw)
+	switch k.kind {
+	case kindCLI, kindCLIOrEmpty:
+		if v == "" {
+			if k.kind == kindCLIOrEmpty {
+				return "", nil
+			}
+			return "", errors.New("the value is empty, and must name a CLI")
+		}
+		c, ok := names.Canonical(v)
+		if !ok {
+			return "", fmt.Errorf("%q is not a CLI dtree knows", v)
+		}
+		return c, nil
+	case kindCount:
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return "", fmt.Errorf("%q is not a whole number of 0 or more", raw)
+		}
+		return strconv.Itoa(n), nil
+	case kindDuration:
+		d, err := nodeconf.ParseDuration(v)
+		if err != nil {
+			return "", err
+		}
+		return d.String(), nil
+	case kindPath:
+		if v == "" {
+			return "", errors.New("the value is empty, and must be a directory")
+		}
+		return raw, nil
+	case kindBool:
+		switch strings.ToLower(v) {
+		case "true", "yes", "on", "1":
+			return "true", nil
+		case "false", "no", "off", "0":
+			return "false", nil
+		}
+		return "", fmt.Errorf("%q is not true or false", raw)
+	}
+	return "", fmt.Errorf("unknown kind of setting %d", k.kind)
+}
+
+// hint says what the key takes, for error hints.
+func (k Key) hint(names agent.Names) string {
+	switch k.kind {
+	case kindCLI:
+		return fmt.Sprintf("%s takes one of: %s (or a CLI defined under clis:)", k.Name, strings.Join(names.List(), ", "))
+	case kindCLIOrEmpty:
+		return fmt.Sprintf(`%s takes one of: %s (or a CLI defined under clis:), or "" for the node's own CLI`, k.Name, strings.Join(names.List(), ", "))
+	case kindCount:
+		return k.Name + " takes a whole number, 0 or more (0 means one attempt and no retry)"
+	case kindDuration:
+		return k.Name + " takes seconds (600) or a Go duration (90s, 15m)"
+	case kindPath:
+		return k.Name + " takes a directory (.dtree/runs)"
+	case kindBool:
+		return k.Name + " takes true or false"
+	}
+	return ""
+}

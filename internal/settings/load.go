@@ -1,0 +1,201 @@
+package settings
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+
+	"github.com/dtree-dev/dtree/types"
+)
+
+// LoadOptions say where Load looks. The zero value reads the process's
+// environment, ./dtree.yaml and the user file, and no flags.
+type LoadOptions struct {
+	// ConfigFile (--config) is read instead of ./dtree.yaml, and must exist.
+	ConfigFile string
+	// Flags holds the flags named by Key.Flag (those of dtree run); a flag
+	// counts only when Changed.
+	Flags *pflag.FlagSet
+	// Getenv reads the environment; nil is os.Getenv. An empty variable
+	// counts as unset.
+	Getenv func(string) string
+	// Cwd is where dtree.yaml is looked for and a relative ConfigFile is
+	// found; "" is the process's working directory.
+	Cwd string
+	// UserConfigDir holds dtree/config.yaml; "" is $XDG_CONFIG_HOME, or
+	// $HOME/.config when that is unset or relative.
+	UserConfigDir string
+}
+
+func (o LoadOptions) getenv(name string) string {
+	if o.Getenv == nil {
+		return os.Getenv(name)
+	}
+	return o.Getenv(name)
+}
+
+// UserFile is the path of the user settings file, or "" when neither
+// XDG_CONFIG_HOME nor HOME says where it is.
+func (o LoadOptions) UserFile() string {
+	dir := o.UserConfigDir
+	if dir == "" {
+		if x := o.getenv("XDG_CONFIG_HOME"); filepath.IsAbs(x) {
+			dir = x
+		} else if h := o.getenv("HOME"); h != "" {
+			dir = filepath.Join(h, ".config")
+		} else {
+			return ""
+		}
+	}
+	return filepath.Join(dir, "dtree", "config.yaml")
+}
+
+// ProjectFile is the path of the project settings file: ConfigFile, else
+// dtree.yaml in Cwd.
+func (o LoadOptions) ProjectFile() string {
+	p := o.ConfigFile
+	if p == "" {
+		p = "dtree.yaml"
+	}
+	if o.Cwd != "" && !filepath.IsAbs(p) {
+		p = filepath.Join(o.Cwd, p)
+	}
+	return p
+}
+
+// Load reads dtree's settings. Precedence, highest first: a flag the user
+// passed, a DTREE_* variable, the project file (--config FILE, or
+// ./dtree.yaml when there), the user file, the built-in default. Both files
+// are read; the project file's settings override the user file's one by
+// one, and its custom CLIs replace the user file's of the same name whole.
+// Every value, in every layer, is checked; the first bad one is an *Error
+// naming its file and line, variable or flag.
+//
+// This is the one place viper is used: the files and the environment go in
+// as layers of config maps (the environment from o.Getenv rather than
+// viper's AutomaticEnv, which reads the process's own), the flags are bound
+// so a flag wins only when Changed, and the defaults sit under them all. The
+// files are parsed with yaml.v3 first, for line numbers and because viper
+// lowercases map keys, which would mangle the env: of custom CLIs.
+func Load(o LoadOptions) (*Settings, error) {
+	var files []*fileLayer
+	if p := o.UserFile(); p != "" {
+		l, err := readFile(p, LayerUser, false)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, l)
+	}
+	l, err := readFile(o.ProjectFile(), LayerProject, o.ConfigFile != "")
+	if err != nil {
+		return nil, err
+	}
+	files = append(files, l)
+
+	s := Default()
+	for _, f := range files {
+		if f == nil {
+			continue
+		}
+		for _, c := range f.clis {
+			for name := range s.CLIs {
+				if types.FoldName(name) == types.FoldName(c.def.Name) {
+					delete(s.CLIs, name)
+					delete(s.Sources, KeyCLIs+"."+name)
+				}
+			}
+			s.CLIs[c.def.Name] = c.def
+			s.Sources[KeyCLIs+"."+c.def.Name] = Source{Layer: f.src.Layer, Name: f.src.Name, Line: c.line}
+		}
+	}
+	names := s.Names()
+
+	v := viper.New()
+	for _, k := range keys {
+		v.SetDefault(k.Name, k.Default)
+	}
+	// check parses one raw value and records where it came from.
+	check := func(k Key, raw string, src Source) (string, error) {
+		val, err := k.parse(raw, names)
+		if err != nil {
+			return "", &Error{Source: src, Key: k.Name, Err: err, Hint: k.hint(names) + "\n" + fixHint(k, src)}
+		}
+		s.Sources[k.Name] = src
+		return val, nil
+	}
+	for _, f := range files {
+		if f == nil {
+			continue
+		}
+		layer := map[string]any{}
+		for _, k := range keys {
+			if sc, ok := f.values[k.Name]; ok {
+				if layer[k.Name], err = check(k, sc.text, Source{Layer: f.src.Layer, Name: f.src.Name, Line: sc.line}); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if err := v.MergeConfigMap(layer); err != nil {
+			return nil, err
+		}
+	}
+	env := map[string]any{}
+	for _, k := range keys {
+		if raw := o.getenv(k.Env); raw != "" {
+			if env[k.Name], err = check(k, raw, Source{Layer: LayerEnv, Name: k.Env}); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := v.MergeConfigMap(env); err != nil {
+		return nil, err
+	}
+	if o.Flags != nil {
+		for _, k := range keys {
+			if k.Flag == "" {
+				continue
+			}
+			f := o.Flags.Lookup(k.Flag)
+			if f == nil {
+				continue
+			}
+			if err := v.BindPFlag(k.Name, f); err != nil {
+				return nil, err
+			}
+			if f.Changed {
+				if _, err := check(k, f.Value.String(), Source{Layer: LayerFlag, Name: "--" + k.Flag}); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+
+	for _, k := range keys {
+		val, err := k.parse(v.GetString(k.Name), names)
+		if err == nil {
+			err = s.set(k.Name, val)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("settings: %s: %w", k.Name, err) // checked above: a bug
+		}
+	}
+	return s, nil
+}
+
+// fixHint says where to change a bad value.
+func fixHint(k Key, src Source) string {
+	switch src.Layer {
+	case LayerUser:
+		return fmt.Sprintf("change it on line %d of %s, or run 'dtree settings set %s VALUE'", src.Line, src.Name, k.Name)
+	case LayerProject:
+		return fmt.Sprintf("change it on line %d of %s", src.Line, src.Name)
+	case LayerEnv:
+		return fmt.Sprintf("change or unset %s", src.Name)
+	case LayerFlag:
+		return fmt.Sprintf("give %s a value it takes", src.Name)
+	}
+	return ""
+}
