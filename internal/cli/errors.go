@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/dtree-dev/dtree/internal/document"
+	"github.com/dtree-dev/dtree/internal/settings"
 )
 
 // Exit codes (SPEC §7).
@@ -48,11 +49,15 @@ func exitCode(err error) int {
 		usage      *UsageError
 		chart      *ChartError
 		unreadable *document.UnreadableError
+		ran        *runError
+		bad        *settings.Error
 	)
 	switch {
 	case err == nil:
 		return exitOK
-	case errors.As(err, &usage):
+	case errors.As(err, &ran):
+		return ran.code
+	case errors.As(err, &usage), errors.As(err, &bad):
 		return exitUsage
 	case errors.As(err, &chart), errors.As(err, &unreadable):
 		return exitChart
@@ -64,6 +69,11 @@ func exitCode(err error) int {
 func (a *App) printError(err error) {
 	var chart *ChartError
 	if errors.As(err, &chart) && chart.Quiet {
+		return
+	}
+	var ran *runError
+	if errors.As(err, &ran) && ran.code == exitInterrupted {
+		fmt.Fprintln(a.Err, "dtree: interrupted; agents stopped, logs closed")
 		return
 	}
 	fmt.Fprintf(a.Err, "dtree: error: %v\n", err)

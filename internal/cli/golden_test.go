@@ -16,7 +16,7 @@ import (
 )
 
 // run runs one dtree command line in process from the repository root.
-func run(t *testing.T, args ...string) (stdout, stderr string, code int) {
+func runDtree(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	a := &App{In: strings.NewReader(""), Out: &out, Err: &errb, Defaults: types.BuiltinDefaults()}
@@ -45,10 +45,10 @@ func TestGoldenCharts(t *testing.T) {
 		name := strings.TrimPrefix(filepath.ToSlash(rel), "testdata/charts/")
 		t.Run(name, func(t *testing.T) {
 			base := filepath.Join("testdata", "golden", name)
-			lintOut, _, code := run(t, "lint", "--json", rel)
+			lintOut, _, code := runDtree(t, "lint", "--json", rel)
 			golden.Assert(t, base+".lint.json", []byte(lintOut))
 			require.Contains(t, []int{exitOK, exitChart}, code)
-			out, stderr, icode := run(t, "inspect", rel)
+			out, stderr, icode := runDtree(t, "inspect", rel)
 			if code == exitChart {
 				assert.Equal(t, exitChart, icode, "inspect must fail like lint")
 				assert.Contains(t, stderr, ": error: ")
@@ -57,7 +57,7 @@ func TestGoldenCharts(t *testing.T) {
 			}
 			require.Equal(t, exitOK, icode, stderr)
 			golden.Assert(t, base+".inspect.txt", []byte(out))
-			jsonOut, _, _ := run(t, "inspect", "--json", rel)
+			jsonOut, _, _ := runDtree(t, "inspect", "--json", rel)
 			golden.Assert(t, base+".inspect.json", []byte(jsonOut))
 		})
 	}

@@ -19,12 +19,12 @@ import (
 
 // Options say what to write.
 type Options struct {
-	Dir       string // log_dir; the run's directory is created inside it
-	RunID     string // NewRunID when empty
-	Short     bool   // write short.json
-	Long      bool   // write long.log
-	Redactor  *Redactor
-	Now       func() time.Time
+	Dir      string // log_dir; the run's directory is created inside it
+	RunID    string // NewRunID when empty
+	Short    bool   // write short.json
+	Long     bool   // write long.log
+	Redactor *Redactor
+	Now      func() time.Time
 }
 
 // Log is one run's log directory.

@@ -1,0 +1,321 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/dtree-dev/dtree/internal/agent"
+	"github.com/dtree-dev/dtree/internal/chart"
+	"github.com/dtree-dev/dtree/internal/nodeconf"
+	"github.com/dtree-dev/dtree/internal/run"
+	"github.com/dtree-dev/dtree/internal/runlog"
+	"github.com/dtree-dev/dtree/internal/settings"
+	"github.com/dtree-dev/dtree/types"
+)
+
+type runOptions struct {
+	chartFlags
+	config      string
+	cli         string
+	validateCLI string
+	retryCLI    string
+	retries     int
+	timeout     string
+	workdir     string
+	logDir      string
+	noValidate  bool
+	maxSteps    int
+	start       string
+	page        string
+	json        bool
+	quiet       bool
+	verbose     bool
+}
+
+func (a *App) newRun() *cobra.Command {
+	var o runOptions
+	cmd := &cobra.Command{
+		Use:   "run CHART",
+		Short: "Run a chart: each step through an agent CLI",
+		Long: `Run walks CHART (a file, or - for stdin) from its start: each process node's
+text goes to its agent CLI, each decision node picks a labelled branch, each
+process result is validated by a second call and retried with the critique
+when it fails. Every step is logged as it happens under --log-dir.
+
+Exit status: 0 the run finished; 1 a node failed after its attempts; 2 a
+usage or settings error, or a CLI the chart needs is not installed; 3 the
+chart has errors; 4 a node's max_visits or --max-steps was reached; 130
+interrupted.`,
+		Args:        oneChart,
+		Annotations: map[string]string{gracefulInterrupt: "yes"},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.run(cmd.Context(), args[0], o, cmd.Flags())
+		},
+	}
+	f := cmd.Flags()
+	o.register(f)
+	f.StringVar(&o.config, "config", "", "settings file to use instead of ./dtree.yaml")
+	f.StringVar(&o.cli, "cli", "", "default agent CLI for nodes that name none (default_cli)")
+	f.StringVar(&o.validateCLI, "validate-cli", "", "CLI that validates results (default_validate_cli; default: the node's CLI)")
+	f.StringVar(&o.retryCLI, "retry-cli", "", "CLI for retries (default_retry_cli; default: the node's CLI)")
+	f.IntVar(&o.retries, "retries", 0, "retries per node after a failed attempt (default_retry_count, default 3)")
+	f.StringVar(&o.timeout, "timeout", "", "time limit of one agent call: 600, 90s, 15m (default_timeout, default 10m)")
+	f.StringVar(&o.workdir, "workdir", "", "directory the agents run in (default: the current directory)")
+	f.StringVar(&o.logDir, "log-dir", "", "where run logs go (log_dir, default .dtree/runs)")
+	f.BoolVar(&o.noValidate, "no-validate", false, "skip validation calls")
+	f.IntVar(&o.maxSteps, "max-steps", run.DefaultMaxSteps, "stop after this many node executions")
+	f.StringVar(&o.start, "start", "", "start at this node: its id or its text")
+	f.StringVar(&o.page, "page", "", "run this page: its id, title or number (default: the first)")
+	f.BoolVar(&o.json, "json", false, "print a JSON summary of the run on stdout")
+	f.BoolVarP(&o.quiet, "quiet", "q", false, "print nothing on stderr but errors")
+	f.BoolVarP(&o.verbose, "verbose", "v", false, "print every agent call")
+	return cmd
+}
+
+// runError carries a run's exit code through to exitCode; the run's own
+// messages were already printed.
+type runError struct {
+	code int
+	err  error
+}
+
+func (e *runError) Error() string { return e.err.Error() }
+func (e *runError) Unwrap() error { return e.err }
+
+func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.FlagSet) error {
+	s, err := a.runSettings(o, fs)
+	if err != nil {
+		return err
+	}
+	reg := agent.NewRegistry(s.CLIs)
+	c, err := chart.Load(path, a.In, chart.Options{Format: o.format, Defaults: s.Defaults(), Names: reg.Names()})
+	if err != nil {
+		return err
+	}
+	page, start, err := a.runTarget(c, o, path)
+	if err != nil {
+		return err
+	}
+	if err := preflight(c, page, start, reg, o.noValidate); err != nil {
+		return err
+	}
+	workdir := o.workdir
+	if workdir == "" {
+		workdir, _ = os.Getwd()
+	}
+	if abs, err := filepath.Abs(workdir); err == nil {
+		workdir = abs
+	}
+	if st, err := os.Stat(workdir); err != nil || !st.IsDir() {
+		return &UsageError{Err: fmt.Errorf("--workdir %s is not a directory", workdir)}
+	}
+	env := os.Environ()
+	log, err := runlog.Open(runlog.Options{Dir: s.LogDir, Short: s.WriteLogShort, Long: s.WriteLogLong,
+		Redactor: runlog.NewRedactor(env)})
+	if err != nil {
+		return fmt.Errorf("open run log in %s: %w", s.LogDir, err)
+	}
+	defer log.Close()
+
+	p := newProgress(a.Err, o.quiet, o.verbose)
+	sum, werr := run.Walk(ctx, run.Options{
+		Chart: c, Page: page, Start: start, Registry: reg, Runner: agent.Run,
+		Workdir: workdir, Env: env, MaxSteps: o.maxSteps, NoValidate: o.noValidate,
+		Log: log, Progress: p, Backoff: backoff(),
+	})
+	if s.WriteLogShort {
+		sum.Logs.Short = filepath.Join(log.Dir, "short.json")
+	}
+	if s.WriteLogLong {
+		sum.Logs.Long = filepath.Join(log.Dir, "long.log")
+	}
+	p.finished(sum)
+	if o.json {
+		if err := writeJSON(a.Out, sum); err != nil {
+			return err
+		}
+	}
+	if werr != nil {
+		var nf *agent.NotFoundError
+		if errors.As(werr, &nf) {
+			return &runError{code: exitUsage, err: werr}
+		}
+		return &runError{code: sum.ExitCode, err: werr}
+	}
+	return nil
+}
+
+// runSettings loads the settings and lays the flags over them.
+func (a *App) runSettings(o runOptions, fs *pflag.FlagSet) (*settings.Settings, error) {
+	s, err := settings.Load(settings.LoadOptions{ConfigFile: o.config, Getenv: os.Getenv})
+	if err != nil {
+		return nil, err
+	}
+	names := agent.NewRegistry(s.CLIs).Names()
+	cliFlag := func(name, value string, dst *string) error {
+		if !fs.Changed(name) {
+			return nil
+		}
+		c, ok := names.Canonical(value)
+		if !ok {
+			return &UsageError{Err: fmt.Errorf("--%s %q is not a CLI dtree knows", name, value),
+				Hint: "use one of: " + strings.Join(names.List(), ", ") + ", or define it under clis: in the settings"}
+		}
+		*dst = c
+		return nil
+	}
+	for _, f := range []struct {
+		name  string
+		value string
+		dst   *string
+	}{{"cli", o.cli, &s.DefaultCLI}, {"validate-cli", o.validateCLI, &s.DefaultValidateCLI}, {"retry-cli", o.retryCLI, &s.DefaultRetryCLI}} {
+		if err := cliFlag(f.name, f.value, f.dst); err != nil {
+			return nil, err
+		}
+	}
+	if fs.Changed("retries") {
+		if o.retries < 0 {
+			return nil, &UsageError{Err: fmt.Errorf("--retries %d: must be 0 or more", o.retries)}
+		}
+		s.DefaultRetryCount = o.retries
+	}
+	if fs.Changed("timeout") {
+		d, err := nodeconf.ParseDuration(o.timeout)
+		if err != nil {
+			return nil, &UsageError{Err: fmt.Errorf("--timeout: %w", err)}
+		}
+		s.DefaultTimeout = d
+	}
+	if fs.Changed("log-dir") {
+		s.LogDir = o.logDir
+	}
+	if o.maxSteps < 1 {
+		return nil, &UsageError{Err: fmt.Errorf("--max-steps %d: must be 1 or more", o.maxSteps)}
+	}
+	return s, nil
+}
+
+// runTarget picks the page and start node, and refuses a chart with errors
+// on that page (a --start settles ambiguous_root and no_root).
+func (a *App) runTarget(c *chart.Chart, o runOptions, path string) (types.Page, string, error) {
+	var page types.Page
+	if len(c.Doc.Pages) > 0 {
+		p, err := c.Page(o.page)
+		if err != nil {
+			return page, "", &UsageError{Err: err, Hint: "pass --page with a page's id, title or number"}
+		}
+		page = p
+	}
+	errs := chart.OnPage(c.Errors, &page)
+	if o.start != "" {
+		var kept []types.Diagnostic
+		for _, d := range errs {
+			if d.Class != "ambiguous_root" && d.Class != "no_root" {
+				kept = append(kept, d)
+			}
+		}
+		errs = kept
+	}
+	printDiagnostics(a.Err, c.Doc.Source, "warning", chart.OnPage(c.Warnings, &page))
+	if len(errs) > 0 {
+		printDiagnostics(a.Err, c.Doc.Source, "error", errs)
+		return page, "", &ChartError{Source: c.Doc.Source, Path: path, Count: len(errs)}
+	}
+	if o.start == "" {
+		return page, page.Root, nil
+	}
+	var matches []string
+	for i := range c.Doc.Nodes {
+		n := &c.Doc.Nodes[i]
+		if n.Page == page.ID && n.ID == o.start {
+			return page, n.ID, nil
+		}
+	}
+	for i := range c.Doc.Nodes {
+		n := &c.Doc.Nodes[i]
+		if n.Page == page.ID && strings.EqualFold(strings.TrimSpace(n.Text), strings.TrimSpace(o.start)) {
+			matches = append(matches, n.ID)
+		}
+	}
+	switch len(matches) {
+	case 1:
+		return page, matches[0], nil
+	case 0:
+		return page, "", &UsageError{Err: fmt.Errorf("--start %q: no node on page %s has that id or text", o.start, page.ID),
+			Hint: "'dtree inspect CHART' lists the nodes with their ids"}
+	}
+	return page, "", &UsageError{Err: fmt.Errorf("--start %q: nodes %s all have that text", o.start, strings.Join(matches, ", ")),
+		Hint: "pass the id of the one to start from"}
+}
+
+// preflight checks, before any agent starts, that every CLI the reachable
+// nodes may use can run and is installed.
+func preflight(c *chart.Chart, page types.Page, start string, reg *agent.Registry, noValidate bool) error {
+	g := c.Graph
+	root, _ := g.Index(start)
+	reach := g.ReachableUntil(root, func(i int) bool {
+		n := &c.Nodes[i]
+		return n.Role == types.RoleTerminator && i != root
+	})
+	var problems []string
+	seen := map[string]bool{}
+	for i, ok := range reach {
+		n := &c.Nodes[i]
+		if !ok || n.Role == types.RoleTerminator {
+			continue
+		}
+		need := []string{n.CLI}
+		if n.Retries > 0 {
+			need = append(need, n.RetryCLI)
+		}
+		if n.Validate && !noValidate {
+			need = append(need, n.ValidateCLI)
+		}
+		for _, name := range need {
+			if seen[name] {
+				continue
+			}
+			seen[name] = true
+			def, err := reg.Lookup(name)
+			if err != nil {
+				problems = append(problems, err.Error())
+				continue
+			}
+			if _, err := exec.LookPath(def.Binary); err != nil {
+				msg := fmt.Sprintf("CLI %s needs %q, which is not on PATH", def.Name, def.Binary)
+				if def.InstallHint != "" {
+					msg += "; " + def.InstallHint
+				}
+				problems = append(problems, msg)
+			}
+		}
+	}
+	if len(problems) == 0 {
+		return nil
+	}
+	return &UsageError{Err: fmt.Errorf("the chart needs CLIs that cannot run:\n  %s", strings.Join(problems, "\n  ")),
+		Hint: "install them, pick others with --cli or the nodes' cli metadata, or define them under clis: in the settings"}
+}
+
+// backoff is the wait after an agent error; DTREE_RETRY_BACKOFF (a
+// duration) sets its base, for tests and impatient users.
+func backoff() func(int) time.Duration {
+	base := time.Second
+	if v := os.Getenv("DTREE_RETRY_BACKOFF"); v != "" {
+		if d, err := time.ParseDuration(v); err == nil && d >= 0 {
+			base = d
+		}
+	}
+	return func(n int) time.Duration {
+		return min(base<<min(max(n-1, 0), 5), 30*base)
+	}
+}

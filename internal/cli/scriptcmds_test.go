@@ -1,0 +1,111 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/dtree-dev/dtree/internal/testagent"
+)
+
+// cmdPromptCheck: promptcheck LOG NODE PURPOSE FILE — the first prompt the
+// fake agent logged for NODE and PURPOSE starts with FILE's content, byte
+// for byte (the node text goes first, then dtree's instruction).
+func cmdPromptCheck(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 4 {
+		ts.Fatalf("usage: promptcheck LOG NODE PURPOSE FILE")
+	}
+	want := ts.ReadFile(args[3])
+	want = strings.TrimSuffix(want, "\n")
+	f, err := os.Open(ts.MkAbs(args[0]))
+	ts.Check(err)
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		var r testagent.Record
+		ts.Check(json.Unmarshal(sc.Bytes(), &r))
+		if r.Node != args[1] || r.Purpose != args[2] {
+			continue
+		}
+		ok := strings.HasPrefix(r.Prompt, want)
+		if ok == neg {
+			ts.Fatalf("prompt of node %s (%d bytes, stdin %v) starts with the %d bytes of %s: %v", args[1], len(r.Prompt), r.Stdin, len(want), args[3], ok)
+		}
+		return
+	}
+	ts.Fatalf("no %s call for node %s in %s", args[2], args[1], args[0])
+}
+
+// cmdBigChart: bigchart FILE KIB — a one-node chart whose text is KIB KiB
+// of varied, hostile text.
+func cmdBigChart(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 {
+		ts.Fatalf("usage: bigchart CHART TEXTFILE KIB")
+	}
+	kib, err := strconv.Atoi(args[2])
+	ts.Check(err)
+	var text strings.Builder
+	for i := 0; text.Len() < kib<<10; i++ {
+		fmt.Fprintf(&text, "line %d: $(touch X) `id` \"q\" 'q' ünï %d\n", i, i*i)
+	}
+	t := strings.TrimSpace(text.String())
+	csvText := `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
+	chart := "Id,Name,Shape Library,Page ID,Contained By,Group,Line Source,Line Destination,Source Arrow,Destination Arrow,Tags,Status,Text Area 1,Comments\n" +
+		"1,Page,,,,,,,,,,,P,\n2,Process,Flowchart Shapes,1,,,,,,,NoValidation,," + csvText + ",\n"
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(chart), 0o644))
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(t), 0o644))
+}
+
+// cmdPidsGone: pidsgone FILE — every pid listed in FILE has exited (a
+// zombie counts: it runs nothing).
+func cmdPidsGone(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: pidsgone FILE")
+	}
+	pids := strings.Fields(ts.ReadFile(args[0]))
+	if len(pids) == 0 {
+		ts.Fatalf("no pids in %s", args[0])
+	}
+	for _, pid := range pids {
+		stat, err := os.ReadFile("/proc/" + pid + "/stat")
+		alive := err == nil && !isZombie(string(stat))
+		if alive != neg {
+			ts.Fatalf("process %s: alive %v", pid, alive)
+		}
+	}
+}
+
+func isZombie(stat string) bool {
+	// pid (comm) STATE ...; comm may hold spaces and parentheses.
+	i := strings.LastIndexByte(stat, ')')
+	return i >= 0 && i+2 < len(stat) && (stat[i+2] == 'Z' || stat[i+2] == 'X')
+}
+
+// cmdWaitFile: waitfile FILE [SECONDS] — waits until FILE exists and is
+// not empty.
+func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: waitfile FILE [SECONDS]")
+	}
+	limit := 20 * time.Second
+	if len(args) == 2 {
+		n, err := strconv.Atoi(args[1])
+		ts.Check(err)
+		limit = time.Duration(n) * time.Second
+	}
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		if st, err := os.Stat(ts.MkAbs(args[0])); err == nil && st.Size() > 0 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	ts.Fatalf("%s did not appear within %s", args[0], limit)
+}

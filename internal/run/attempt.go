@@ -1,0 +1,186 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dtree-dev/dtree/internal/agent"
+	"github.com/dtree-dev/dtree/internal/response"
+	"github.com/dtree-dev/dtree/prompts"
+	"github.com/dtree-dev/dtree/types"
+)
+
+// validationCalls is how often a validation call that itself fails (agent
+// error, unparseable reply) is made before the node fails: once and two
+// retries (SPEC §3 step 5). It never re-runs the work.
+const validationCalls = 3
+
+type feedback = prompts.Feedback
+
+func feedbackFor(attempt int, reason string) feedback {
+	return feedback{Attempt: attempt, Reason: reason}
+}
+
+// outcome is how one attempt ended: reason is empty on success, else the
+// critique for the next attempt; err stops the node without retrying.
+type outcome struct {
+	reason     string
+	agentError bool // the agent call itself failed: back off before retrying
+	next       string
+	label      string
+	err        error
+}
+
+func (w *walker) attempt(ctx context.Context, n *types.ProcessedNode, attempt int, cli string, labels []string, fb []feedback, res *NodeResult) outcome {
+	def, err := w.o.Registry.Lookup(cli)
+	if err != nil {
+		return outcome{err: err}
+	}
+	decision := n.Role == types.RoleDecision
+	prompt := prompts.BuildProcess(n.Text, fb)
+	if decision {
+		prompt = prompts.BuildDecision(n.Text, labels, fb)
+	}
+	w.o.Progress.AttemptStarted(n, attempt, def.Name, "run")
+	r, err := w.call(ctx, n, attempt, def, prompt, "run", res)
+	if ctx.Err() != nil {
+		return outcome{err: ctx.Err()}
+	}
+	if errors.Is(err, agent.ErrNotFound) {
+		return outcome{err: err}
+	}
+	if err != nil {
+		return outcome{reason: "the agent call failed: " + err.Error(), agentError: true}
+	}
+	out := w.o.Chart.Graph.Out(w.index(n.ID))
+	if decision {
+		d, err := response.ParseDecision(r.Answer)
+		if err != nil {
+			return outcome{reason: fmt.Sprintf("%v. Answer with one of: %s.", err, quoteAll(labels))}
+		}
+		res.Response = d
+		label, ok := response.MatchLabel(d.Answer, labels)
+		if !ok {
+			return outcome{reason: fmt.Sprintf("the answer %q is not one of the allowed answers. Answer with exactly one of: %s.", d.Answer, quoteAll(labels))}
+		}
+		for _, e := range out {
+			if e.Label == label {
+				w.event("decision", map[string]any{"node": n.ID, "answer": d.Answer, "label": label, "next": e.To})
+				return outcome{next: e.To, label: label}
+			}
+		}
+	}
+	p, err := response.ParseProcess(r.Answer)
+	if err != nil {
+		return outcome{reason: err.Error()}
+	}
+	res.Response = p
+	if !p.Completed {
+		reason := "you reported the task as not completed (\"completed\": false)"
+		if len(p.Comments) > 0 {
+			reason += ": " + strings.Join(p.Comments, "; ")
+		}
+		return outcome{reason: reason}
+	}
+	next := ""
+	if len(out) > 0 {
+		next = out[0].To
+	}
+	if !n.Validate || w.o.NoValidate {
+		return outcome{next: next}
+	}
+	v, err := w.validate(ctx, n, attempt, r.Answer, res)
+	if err != nil {
+		return outcome{err: err}
+	}
+	res.Validation = &v
+	if !v.FullyCompleted {
+		reason := "validation did not pass (fully_completed: false)"
+		if len(v.Warnings) > 0 {
+			reason += ": " + strings.Join(v.Warnings, "; ")
+		}
+		return outcome{reason: reason}
+	}
+	return outcome{next: next}
+}
+
+// validate asks the validation CLI to judge the output, retrying a call
+// that itself fails; the work is not re-run.
+func (w *walker) validate(ctx context.Context, n *types.ProcessedNode, attempt int, output string, res *NodeResult) (types.ValidationResponse, error) {
+	def, err := w.o.Registry.Lookup(n.ValidateCLI)
+	if err != nil {
+		return types.ValidationResponse{}, err
+	}
+	prompt := prompts.BuildValidation(n.ValidatePrompt, n.Text, output)
+	var last string
+	for call := 1; call <= validationCalls; call++ {
+		w.o.Progress.AttemptStarted(n, attempt, def.Name, "validate")
+		r, err := w.call(ctx, n, attempt, def, prompt, "validate", res)
+		if ctx.Err() != nil {
+			return types.ValidationResponse{}, ctx.Err()
+		}
+		if errors.Is(err, agent.ErrNotFound) {
+			return types.ValidationResponse{}, err
+		}
+		if err == nil {
+			v, perr := response.ParseValidation(r.Answer)
+			if perr == nil {
+				w.event("validation", map[string]any{"node": n.ID, "attempt": attempt, "validation": v})
+				return v, nil
+			}
+			err = perr
+		}
+		last = err.Error()
+		if call < validationCalls {
+			if err := sleep(ctx, w.o.Backoff(call)); err != nil {
+				return types.ValidationResponse{}, err
+			}
+		}
+	}
+	return types.ValidationResponse{}, &NodeFailedError{Node: n.ID, Text: firstLine(n.Text), Attempts: attempt,
+		Last: fmt.Sprintf("validation with %s failed %d times: %s", def.Name, validationCalls, last)}
+}
+
+// call runs one agent call with the node's environment and timeout,
+// streaming its output to long.log, and records it.
+func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, def agent.Definition, prompt, purpose string, res *NodeResult) (agent.Result, error) {
+	runID := ""
+	if w.o.Log != nil {
+		runID = w.o.Log.RunID
+	}
+	env := append(append([]string(nil), w.o.Env...),
+		"DTREE_RUN_ID="+runID, "DTREE_NODE_ID="+n.ID, "DTREE_ATTEMPT="+strconv.Itoa(attempt))
+	c := agent.Call{Def: def, Prompt: prompt, Model: w.o.Model, Dir: w.o.Workdir, Env: env, Timeout: n.Timeout}
+	if w.o.Log != nil {
+		lw := w.o.Log.Call(n.ID, def.Name, attempt, purpose)
+		defer lw.Close()
+		c.Output = lw
+	}
+	start := time.Now()
+	r, err := w.o.Runner(ctx, c)
+	a := Attempt{N: attempt, Purpose: purpose, CLI: def.Name, ExitCode: r.ExitCode, TimedOut: r.TimedOut,
+		DurationMS: time.Since(start).Milliseconds(), StdoutBytes: r.StdoutBytes, StderrBytes: r.StderrBytes,
+		Usage: r.Usage}
+	if err != nil {
+		a.Error = err.Error()
+	}
+	res.Attempts = append(res.Attempts, a)
+	w.sum.count(r.Usage)
+	w.event("agent_call", map[string]any{"node": n.ID, "attempt": attempt, "purpose": purpose, "cli": def.Name,
+		"argv": r.Argv, "duration_ms": a.DurationMS, "exit_code": r.ExitCode, "timed_out": r.TimedOut,
+		"stdout_bytes": r.StdoutBytes, "stderr_bytes": r.StderrBytes, "usage": r.Usage, "error": a.Error,
+		"stderr_tail": r.StderrTail})
+	return r, err
+}
+
+func quoteAll(labels []string) string {
+	q := make([]string, len(labels))
+	for i, l := range labels {
+		q[i] = strconv.Quote(l)
+	}
+	return strings.Join(q, ", ")
+}

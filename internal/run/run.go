@@ -1,0 +1,309 @@
+// Package run walks a chart (SPEC §3): from the start node it sends each
+// process and decision node to its agent CLI, validates process results
+// with a second call, retries failed attempts with the critique, follows
+// the chosen edge, and logs every step as it happens.
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/dtree-dev/dtree/internal/agent"
+	"github.com/dtree-dev/dtree/internal/chart"
+	"github.com/dtree-dev/dtree/internal/runlog"
+	"github.com/dtree-dev/dtree/types"
+)
+
+// DefaultMaxSteps bounds a run's node executions (SPEC §3 step 7).
+const DefaultMaxSteps = 200
+
+// Runner runs one agent call; agent.Run in production.
+type Runner func(ctx context.Context, c agent.Call) (agent.Result, error)
+
+// Options configure a run.
+type Options struct {
+	Chart      *chart.Chart
+	Page       types.Page
+	Start      string // node id to start from; the page's root when empty
+	Registry   *agent.Registry
+	Runner     Runner
+	Workdir    string
+	Env        []string // the agents' base environment
+	MaxSteps   int
+	NoValidate bool
+	Model      string
+	Log        *runlog.Log
+	Progress   Progress
+	// Backoff is the wait before attempt n+1 after an agent error on
+	// attempt n (exponential: 1s, 2s, 4s … 30s when nil).
+	Backoff func(n int) time.Duration
+}
+
+// Progress hears about the run as it goes; the command prints it.
+type Progress interface {
+	NodeStarted(n *types.ProcessedNode, visit int)
+	AttemptStarted(n *types.ProcessedNode, attempt int, cli, purpose string)
+	AttemptFailed(n *types.ProcessedNode, attempt int, reason string)
+	NodeFinished(r *NodeResult)
+}
+
+// NodeFailedError is a node that failed every attempt (exit 1).
+type NodeFailedError struct {
+	Node     string
+	Text     string
+	Attempts int
+	Last     string
+}
+
+func (e *NodeFailedError) Error() string {
+	return fmt.Sprintf("node %s %q failed after %s: %s", e.Node, e.Text, plural(e.Attempts, "attempt"), e.Last)
+}
+
+// LimitError is a run stopped by max_visits or --max-steps (exit 4).
+type LimitError struct {
+	Node  string
+	Text  string
+	Limit string // "max_visits" or "max_steps"
+	Value int
+}
+
+func (e *LimitError) Error() string {
+	if e.Limit == "max_visits" {
+		return fmt.Sprintf("node %s %q reached its visit limit (max_visits %d): the run is looping", e.Node, e.Text, e.Value)
+	}
+	return fmt.Sprintf("the run reached %d steps (--max-steps) at node %s %q", e.Value, e.Node, e.Text)
+}
+
+// walker is one run in progress.
+type walker struct {
+	o       Options
+	sum     *Summary
+	visits  map[string]int
+	started time.Time
+}
+
+// Walk runs the chart and returns its summary. The error is a
+// *NodeFailedError, a *LimitError, the context's error when interrupted, or
+// a setup failure; the summary is filled in every case.
+func Walk(ctx context.Context, o Options) (*Summary, error) {
+	if o.MaxSteps <= 0 {
+		o.MaxSteps = DefaultMaxSteps
+	}
+	if o.Backoff == nil {
+		o.Backoff = ExponentialBackoff
+	}
+	if o.Progress == nil {
+		o.Progress = nopProgress{}
+	}
+	w := &walker{o: o, visits: map[string]int{}, started: time.Now()}
+	w.sum = newSummary(o)
+	w.event("run_start", map[string]any{
+		"chart": o.Chart.Doc.Title, "source": o.Chart.Doc.Source, "page": o.Page.ID,
+		"start": o.Start, "workdir": o.Workdir, "max_steps": o.MaxSteps, "no_validate": o.NoValidate,
+	})
+	err := w.walk(ctx)
+	w.finish(err)
+	return w.sum, err
+}
+
+// ExponentialBackoff waits 1s, 2s, 4s … up to 30s.
+func ExponentialBackoff(n int) time.Duration {
+	d := time.Second << min(max(n-1, 0), 5)
+	return min(d, 30*time.Second)
+}
+
+func (w *walker) walk(ctx context.Context) error {
+	g := w.o.Chart.Graph
+	cur, ok := g.Index(w.o.Start)
+	if !ok {
+		return fmt.Errorf("start node %q is not in the chart", w.o.Start)
+	}
+	// A start terminator is skipped to its successor; it never reaches an
+	// agent.
+	if n := w.node(cur); n.Role == types.RoleTerminator {
+		w.sum.Path = append(w.sum.Path, n.ID)
+		out := g.Out(cur)
+		if len(out) == 0 {
+			return nil
+		}
+		cur, _ = g.Index(out[0].To)
+	}
+	for steps := 0; ; {
+		n := w.node(cur)
+		if n.Role == types.RoleTerminator { // an end
+			w.sum.Path = append(w.sum.Path, n.ID)
+			w.event("end", map[string]any{"node": n.ID})
+			return nil
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		w.visits[n.ID]++
+		if w.visits[n.ID] > n.MaxVisits {
+			return &LimitError{Node: n.ID, Text: firstLine(n.Text), Limit: "max_visits", Value: n.MaxVisits}
+		}
+		if steps++; steps > w.o.MaxSteps {
+			return &LimitError{Node: n.ID, Text: firstLine(n.Text), Limit: "max_steps", Value: w.o.MaxSteps}
+		}
+		w.sum.Path = append(w.sum.Path, n.ID)
+		res, err := w.runNode(ctx, n, w.visits[n.ID])
+		w.sum.add(res)
+		w.o.Progress.NodeFinished(res)
+		w.saveShort("running")
+		if err != nil {
+			return err
+		}
+		if res.Next == "" {
+			return nil
+		}
+		cur, _ = g.Index(res.Next)
+	}
+}
+
+func (w *walker) node(i int) *types.ProcessedNode { return &w.o.Chart.Nodes[i] }
+
+// runNode runs one visit of a node: attempts until one succeeds or they
+// run out.
+func (w *walker) runNode(ctx context.Context, n *types.ProcessedNode, visit int) (*NodeResult, error) {
+	start := time.Now()
+	res := &NodeResult{ID: n.ID, Text: n.Text, Role: n.Role, CLI: n.CLI, Visit: visit, Status: StatusFailed,
+		Attempts: []Attempt{}}
+	w.o.Progress.NodeStarted(n, visit)
+	w.event("node_start", map[string]any{"node": n.ID, "visit": visit, "role": n.Role, "cli": n.CLI})
+	defer func() { res.DurationMS = time.Since(start).Milliseconds() }()
+
+	out := w.o.Chart.Graph.Out(w.index(n.ID))
+	labels := make([]string, len(out))
+	for i, e := range out {
+		labels[i] = e.Label
+	}
+	var feedback []feedback
+	attempts := 1 + n.Retries
+	for attempt := 1; attempt <= attempts; attempt++ {
+		cli := n.CLI
+		if attempt > 1 {
+			cli = n.RetryCLI
+			res.Retries++
+		}
+		outcome := w.attempt(ctx, n, attempt, cli, labels, feedback, res)
+		if outcome.err != nil { // interrupted, or CLI cannot run: not retried
+			return res, outcome.err
+		}
+		if outcome.reason == "" {
+			res.Status = StatusSucceeded
+			res.Next, res.Label = outcome.next, outcome.label
+			w.event("node_end", map[string]any{"node": n.ID, "visit": visit, "status": res.Status,
+				"response": res.Response, "validation": res.Validation, "next": res.Next, "label": res.Label})
+			return res, nil
+		}
+		feedback = append(feedback, feedbackFor(attempt, outcome.reason))
+		w.o.Progress.AttemptFailed(n, attempt, outcome.reason)
+		w.event("retry", map[string]any{"node": n.ID, "attempt": attempt, "reason": outcome.reason, "attempts_left": attempts - attempt})
+		if outcome.agentError && attempt < attempts {
+			if err := sleep(ctx, w.o.Backoff(attempt)); err != nil {
+				return res, err
+			}
+		}
+	}
+	last := ""
+	if len(feedback) > 0 {
+		last = feedback[len(feedback)-1].Reason
+	}
+	w.event("node_end", map[string]any{"node": n.ID, "visit": visit, "status": res.Status, "error": last})
+	return res, &NodeFailedError{Node: n.ID, Text: firstLine(n.Text), Attempts: attempts, Last: last}
+}
+
+func (w *walker) index(id string) int {
+	i, _ := w.o.Chart.Graph.Index(id)
+	return i
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// event logs to events.jsonl; a log that cannot be written is reported
+// once on the summary, and the run goes on.
+func (w *walker) event(kind string, fields map[string]any) {
+	if w.o.Log == nil {
+		return
+	}
+	fields["run_id"] = w.o.Log.RunID
+	if err := w.o.Log.Event(kind, fields); err != nil && w.sum.LogError == "" {
+		w.sum.LogError = err.Error()
+	}
+}
+
+func (w *walker) saveShort(status string) {
+	if w.o.Log == nil {
+		return
+	}
+	w.sum.Status = status
+	if err := w.o.Log.Short(w.sum.short()); err != nil && w.sum.LogError == "" {
+		w.sum.LogError = err.Error()
+	}
+}
+
+// finish sets the run's outcome and writes the last events.
+func (w *walker) finish(err error) {
+	var (
+		failed *NodeFailedError
+		limit  *LimitError
+	)
+	switch {
+	case err == nil:
+		w.sum.Status, w.sum.ExitCode = StatusSucceeded, 0
+	case errors.As(err, &failed):
+		w.sum.Status, w.sum.ExitCode = StatusFailed, 1
+	case errors.As(err, &limit):
+		w.sum.Status, w.sum.ExitCode = StatusLimit, 4
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		w.sum.Status, w.sum.ExitCode = StatusInterrupted, 130
+	default:
+		w.sum.Status, w.sum.ExitCode = StatusFailed, 2
+	}
+	if err != nil {
+		w.sum.Error = err.Error()
+	}
+	w.sum.Ended = time.Now().UTC()
+	w.sum.DurationMS = time.Since(w.started).Milliseconds()
+	w.event("run_end", map[string]any{"status": w.sum.Status, "exit_code": w.sum.ExitCode,
+		"error": w.sum.Error, "path": w.sum.Path, "steps": len(w.sum.Path)})
+	w.saveShort(w.sum.Status)
+}
+
+func firstLine(s string) string {
+	for i, r := range s {
+		if r == '\n' {
+			return s[:i]
+		}
+	}
+	return s
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
+}
+
+type nopProgress struct{}
+
+func (nopProgress) NodeStarted(*types.ProcessedNode, int)                    {}
+func (nopProgress) AttemptStarted(*types.ProcessedNode, int, string, string) {}
+func (nopProgress) AttemptFailed(*types.ProcessedNode, int, string)          {}
+func (nopProgress) NodeFinished(*NodeResult)                                 {}

@@ -1,0 +1,126 @@
+package run
+
+import (
+	"time"
+
+	"github.com/dtree-dev/dtree/types"
+)
+
+// Run and node statuses.
+const (
+	StatusRunning     = "running"
+	StatusSucceeded   = "succeeded"
+	StatusFailed      = "failed"
+	StatusLimit       = "limit_reached"
+	StatusInterrupted = "interrupted"
+)
+
+// Summary is a run's outcome: what `dtree run --json` prints and, in part,
+// short.json. Arrays are never null.
+type Summary struct {
+	FormatVersion int          `json:"format_version"`
+	RunID         string       `json:"run_id"`
+	Title         string       `json:"title"`
+	Source        string       `json:"source"`
+	Page          string       `json:"page"`
+	Status        string       `json:"status"`
+	ExitCode      int          `json:"exit_code"`
+	Error         string       `json:"error,omitempty"`
+	Path          []string     `json:"path"`
+	Nodes         []NodeResult `json:"nodes"`
+	Usage         types.Usage  `json:"usage"`
+	Started       time.Time    `json:"started"`
+	Ended         time.Time    `json:"ended"`
+	DurationMS    int64        `json:"duration_ms"`
+	Logs          Logs         `json:"logs"`
+	LogError      string       `json:"log_error,omitempty"`
+}
+
+// Logs are the run's log files, empty when not written.
+type Logs struct {
+	Dir    string `json:"dir"`
+	Events string `json:"events"`
+	Short  string `json:"short"`
+	Long   string `json:"long"`
+}
+
+// NodeResult is one visit of a node.
+type NodeResult struct {
+	ID         string                    `json:"id"`
+	Text       string                    `json:"text"`
+	Role       string                    `json:"role"`
+	CLI        string                    `json:"cli"`
+	Visit      int                       `json:"visit"`
+	Status     string                    `json:"status"`
+	Retries    int                       `json:"retries"`
+	Attempts   []Attempt                 `json:"attempts"`
+	Response   any                       `json:"response"`
+	Validation *types.ValidationResponse `json:"validation"`
+	Next       string                    `json:"next"`
+	Label      string                    `json:"label"`
+	DurationMS int64                     `json:"duration_ms"`
+}
+
+// Attempt is one agent call: the work, or its validation.
+type Attempt struct {
+	N           int         `json:"n"`
+	Purpose     string      `json:"purpose"` // "run" or "validate"
+	CLI         string      `json:"cli"`
+	ExitCode    int         `json:"exit_code"`
+	TimedOut    bool        `json:"timed_out"`
+	DurationMS  int64       `json:"duration_ms"`
+	StdoutBytes int64       `json:"stdout_bytes"`
+	StderrBytes int64       `json:"stderr_bytes"`
+	Usage       types.Usage `json:"usage"`
+	Error       string      `json:"error,omitempty"`
+}
+
+func newSummary(o Options) *Summary {
+	s := &Summary{FormatVersion: 1, Title: o.Chart.Doc.Title, Source: o.Chart.Doc.Source, Page: o.Page.ID,
+		Status: StatusRunning, Path: []string{}, Nodes: []NodeResult{}, Started: time.Now().UTC()}
+	if o.Log != nil {
+		s.RunID = o.Log.RunID
+		s.Logs = Logs{Dir: o.Log.Dir, Events: o.Log.Dir + "/events.jsonl"}
+	}
+	return s
+}
+
+func (s *Summary) add(r *NodeResult) { s.Nodes = append(s.Nodes, *r) }
+
+// count adds one call's usage to the run's: a figure stays unknown (nil)
+// until some CLI reports it.
+func (s *Summary) count(u types.Usage) {
+	addInt := func(total **int64, v *int64) {
+		if v != nil {
+			if *total == nil {
+				*total = new(int64)
+			}
+			**total += *v
+		}
+	}
+	addInt(&s.Usage.InputTokens, u.InputTokens)
+	addInt(&s.Usage.OutputTokens, u.OutputTokens)
+	addInt(&s.Usage.DurationMS, u.DurationMS)
+	if u.CostUSD != nil {
+		if s.Usage.CostUSD == nil {
+			s.Usage.CostUSD = new(float64)
+		}
+		*s.Usage.CostUSD += *u.CostUSD
+	}
+}
+
+// short is short.json: the run's title, status and path, and per node its
+// result, validation and retry count.
+func (s *Summary) short() any {
+	return struct {
+		FormatVersion int          `json:"format_version"`
+		RunID         string       `json:"run_id"`
+		Title         string       `json:"title"`
+		Source        string       `json:"source"`
+		Status        string       `json:"status"`
+		Path          []string     `json:"path"`
+		Nodes         []NodeResult `json:"nodes"`
+		Usage         types.Usage  `json:"usage"`
+		Error         string       `json:"error,omitempty"`
+	}{s.FormatVersion, s.RunID, s.Title, s.Source, s.Status, s.Path, s.Nodes, s.Usage, s.Error}
+}
