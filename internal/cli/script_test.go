@@ -86,4 +86,15 @@ func expectExit() {
 		fmt.Fprintf(os.Stderr, "expect-exit: %s exited %d, want %d\n", os.Args[2], got, want)
 		os.Exit(1)
 	}
+	// EXPECT_MAX_RSS_MB bounds the program's peak resident memory.
+	if limit, err := strconv.Atoi(os.Getenv("EXPECT_MAX_RSS_MB")); err == nil && cmd.ProcessState != nil {
+		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			mb := ru.Maxrss / 1024
+			fmt.Fprintf(os.Stderr, "expect-exit: %s peak RSS %d MiB\n", os.Args[2], mb)
+			if mb > int64(limit) {
+				fmt.Fprintf(os.Stderr, "expect-exit: over the %d MiB limit\n", limit)
+				os.Exit(1)
+			}
+		}
+	}
 }

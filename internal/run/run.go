@@ -252,7 +252,7 @@ func (w *walker) saveShort(status string) {
 		return
 	}
 	w.sum.Status = status
-	if err := w.o.Log.Short(w.sum.short()); err != nil && w.sum.LogError == "" {
+	if err := w.o.Log.ShortJSON(w.sum.shortJSON()); err != nil && w.sum.LogError == "" {
 		w.sum.LogError = err.Error()
 	}
 }

@@ -1,6 +1,8 @@
 package run
 
 import (
+	"bytes"
+	"encoding/json"
 	"time"
 
 	"github.com/dtree-dev/dtree/types"
@@ -34,6 +36,8 @@ type Summary struct {
 	DurationMS    int64        `json:"duration_ms"`
 	Logs          Logs         `json:"logs"`
 	LogError      string       `json:"log_error,omitempty"`
+
+	nodeJSON [][]byte // Nodes, each encoded once, for short.json
 }
 
 // Logs are the run's log files, empty when not written.
@@ -109,18 +113,47 @@ func (s *Summary) count(u types.Usage) {
 	}
 }
 
-// short is short.json: the run's title, status and path, and per node its
-// result, validation and retry count.
-func (s *Summary) short() any {
-	return struct {
-		FormatVersion int          `json:"format_version"`
-		RunID         string       `json:"run_id"`
-		Title         string       `json:"title"`
-		Source        string       `json:"source"`
-		Status        string       `json:"status"`
-		Path          []string     `json:"path"`
-		Nodes         []NodeResult `json:"nodes"`
-		Usage         types.Usage  `json:"usage"`
-		Error         string       `json:"error,omitempty"`
-	}{s.FormatVersion, s.RunID, s.Title, s.Source, s.Status, s.Path, s.Nodes, s.Usage, s.Error}
+// shortNode is a node's entry in short.json (SPEC §6); the attempts are in
+// events.jsonl and the --json summary.
+type shortNode struct {
+	ID         string                    `json:"id"`
+	Name       string                    `json:"name"`
+	Kind       string                    `json:"kind"`
+	Visit      int                       `json:"visit"`
+	Status     string                    `json:"status"`
+	Response   any                       `json:"response"`
+	Validation *types.ValidationResponse `json:"validation"`
+	Retries    int                       `json:"retries"`
+	Next       string                    `json:"next"`
+	Label      string                    `json:"label"`
+}
+
+// shortJSON is short.json: the run's title, status and path, and per node
+// its result, validation and retry count. It is rewritten after every node,
+// so each finished node is encoded once and kept: a 200-node run does not
+// re-encode 20,000 nodes.
+func (s *Summary) shortJSON() []byte {
+	for len(s.nodeJSON) < len(s.Nodes) {
+		n := &s.Nodes[len(s.nodeJSON)]
+		b, _ := json.Marshal(shortNode{ID: n.ID, Name: firstLine(n.Text), Kind: n.Role, Visit: n.Visit,
+			Status: n.Status, Response: n.Response, Validation: n.Validation, Retries: n.Retries,
+			Next: n.Next, Label: n.Label})
+		s.nodeJSON = append(s.nodeJSON, b)
+	}
+	head, _ := json.Marshal(struct {
+		FormatVersion int         `json:"format_version"`
+		RunID         string      `json:"run_id"`
+		Title         string      `json:"title"`
+		Source        string      `json:"source"`
+		Status        string      `json:"status"`
+		Error         string      `json:"error,omitempty"`
+		Path          []string    `json:"path"`
+		Usage         types.Usage `json:"usage"`
+	}{s.FormatVersion, s.RunID, s.Title, s.Source, s.Status, s.Error, s.Path, s.Usage})
+	var b bytes.Buffer
+	b.Write(head[:len(head)-1])
+	b.WriteString(",\n\"nodes\": [\n")
+	b.Write(bytes.Join(s.nodeJSON, []byte(",\n")))
+	b.WriteString("\n]}\n")
+	return b.Bytes()
 }
