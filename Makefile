@@ -55,10 +55,13 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzFromCSV$$' -fuzztime $(FUZZTIME) ./internal/document
 	$(GO) test -run '^$$' -fuzz '^FuzzFromJSON$$' -fuzztime $(FUZZTIME) ./internal/document
 	$(GO) test -run '^$$' -fuzz '^FuzzCSVScanner$$' -fuzztime $(FUZZTIME) ./internal/document
+	$(GO) test -run '^$$' -fuzz '^FuzzFindObjects$$' -fuzztime $(FUZZTIME) ./internal/response
+	$(GO) test -run '^$$' -fuzz '^FuzzParseDecision$$' -fuzztime $(FUZZTIME) ./internal/response
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/...
 	$(GO) run ./internal/testchart/benchimport
+	$(GO) run ./internal/testchart/benchrun
 
 clean:
 	rm -rf bin

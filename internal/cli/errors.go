@@ -80,6 +80,7 @@ func (a *App) printError(err error) {
 	var (
 		usage      *UsageError
 		unreadable *document.UnreadableError
+		bad        *settings.Error
 	)
 	hint := ""
 	switch {
@@ -90,6 +91,8 @@ func (a *App) printError(err error) {
 		}
 	case errors.As(err, &unreadable):
 		hint = unreadable.Hint
+	case errors.As(err, &bad):
+		hint = bad.Hint
 	case errors.As(err, &chart):
 		hint = fmt.Sprintf("fix the errors above in the chart and export it again; 'dtree lint %s' lists them", chart.Path)
 	}

@@ -12,14 +12,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dtree-dev/dtree/internal/golden"
-	"github.com/dtree-dev/dtree/types"
 )
 
 // run runs one dtree command line in process from the repository root.
 func runDtree(t *testing.T, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	a := &App{In: strings.NewReader(""), Out: &out, Err: &errb, Defaults: types.BuiltinDefaults()}
+	a := &App{In: strings.NewReader(""), Out: &out, Err: &errb, Getenv: noEnv}
 	code = a.Run(context.Background(), args)
 	return out.String(), errb.String(), code
 }
@@ -62,3 +61,7 @@ func TestGoldenCharts(t *testing.T) {
 		})
 	}
 }
+
+// noEnv is an empty environment: no DTREE_* variables and no user settings
+// file, so a developer's own settings cannot change what tests see.
+func noEnv(string) string { return "" }

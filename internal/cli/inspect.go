@@ -37,7 +37,7 @@ describes it). A chart with errors prints them on stderr and exits 3.`,
 }
 
 func (a *App) inspect(path string, o inspectOptions) error {
-	c, err := a.load(path, o.chartFlags)
+	c, defaults, err := a.load(path, o.chartFlags)
 	if err != nil {
 		return err
 	}
@@ -59,5 +59,5 @@ func (a *App) inspect(path string, o inspectOptions) error {
 	if o.json {
 		return writeJSON(a.Out, c.Normalized(page))
 	}
-	return render.Flow(a.Out, c, page, a.Defaults)
+	return render.Flow(a.Out, c, page, defaults)
 }

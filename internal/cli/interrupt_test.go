@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
-
-	"github.com/dtree-dev/dtree/types"
 )
 
 // blockingReader is stdin that never delivers: a chart piped from a
@@ -29,7 +27,7 @@ func TestInterruptStopsReadingCommands(t *testing.T) {
 			stop := make(chan struct{})
 			defer close(stop)
 			var errb bytes.Buffer
-			a := &App{In: blockingReader{stop}, Out: io.Discard, Err: &errb, Defaults: types.BuiltinDefaults()}
+			a := &App{In: blockingReader{stop}, Out: io.Discard, Err: &errb, Getenv: noEnv}
 			ctx, cancel := context.WithCancel(context.Background())
 			code := make(chan int, 1)
 			go func() { code <- a.Run(ctx, args) }()

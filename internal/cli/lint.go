@@ -44,7 +44,7 @@ are, or when the chart cannot be read.`,
 }
 
 func (a *App) lint(path string, o lintOptions) error {
-	c, err := a.load(path, o.chartFlags)
+	c, _, err := a.load(path, o.chartFlags)
 	if err != nil {
 		return err
 	}

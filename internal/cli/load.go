@@ -8,28 +8,44 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/dtree-dev/dtree/internal/agent"
 	"github.com/dtree-dev/dtree/internal/chart"
 	"github.com/dtree-dev/dtree/internal/document"
+	"github.com/dtree-dev/dtree/internal/settings"
 	"github.com/dtree-dev/dtree/types"
 )
 
 // chartFlags are the flags of every command that reads a chart.
 type chartFlags struct {
 	format string
+	config string
 }
 
 func (f *chartFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.format, "format", "", "chart format: csv or json (default: from the file's extension or content)")
+	fs.StringVar(&f.config, "config", "", "settings file to use instead of ./dtree.yaml")
 }
 
-// load reads and checks a chart.
-func (a *App) load(path string, f chartFlags) (*chart.Chart, error) {
+// settings loads the settings (readme/settings.md): the defaults nodes fall
+// back to and the custom CLIs a chart may name.
+func (a *App) settings(config string) (*settings.Settings, error) {
+	return settings.Load(settings.LoadOptions{ConfigFile: config, Getenv: a.Getenv})
+}
+
+// load reads and checks a chart with the settings' defaults and CLIs.
+func (a *App) load(path string, f chartFlags) (*chart.Chart, types.Defaults, error) {
 	switch f.format {
 	case "", document.FormatCSV, document.FormatJSON:
 	default:
-		return nil, &UsageError{Err: fmt.Errorf("unknown --format %q", f.format), Hint: "use --format csv or --format json"}
+		return nil, types.Defaults{}, &UsageError{Err: fmt.Errorf("unknown --format %q", f.format), Hint: "use --format csv or --format json"}
 	}
-	return chart.Load(path, a.In, chart.Options{Format: f.format, Defaults: a.Defaults, Names: a.Names})
+	s, err := a.settings(f.config)
+	if err != nil {
+		return nil, types.Defaults{}, err
+	}
+	d := s.Defaults()
+	c, err := chart.Load(path, a.In, chart.Options{Format: f.format, Defaults: d, Names: agent.NewRegistry(s.CLIs).Names()})
+	return c, d, err
 }
 
 // printDiagnostics writes findings the way compilers do, one per line with

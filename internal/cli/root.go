@@ -14,19 +14,16 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
-
-	"github.com/dtree-dev/dtree/internal/agent"
-	"github.com/dtree-dev/dtree/types"
 )
 
 // App is what every command needs from the outside world. Main builds the
 // real one; tests build their own.
 type App struct {
-	In       io.Reader
-	Out      io.Writer // data only
-	Err      io.Writer // progress, warnings, errors, hints
-	Defaults types.Defaults
-	Names    agent.Names
+	In  io.Reader
+	Out io.Writer // data only
+	Err io.Writer // progress, warnings, errors, hints
+	// Getenv reads the environment (settings' DTREE_* variables).
+	Getenv func(string) string
 
 	// started is set once a command's own code runs; an error before that
 	// is cobra rejecting the command line.
@@ -47,7 +44,7 @@ func Main() int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	app := &App{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Defaults: types.BuiltinDefaults()}
+	app := &App{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Getenv: os.Getenv}
 	return app.Run(ctx, os.Args[1:])
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,7 +25,6 @@ import (
 
 type runOptions struct {
 	chartFlags
-	config      string
 	cli         string
 	validateCLI string
 	retryCLI    string
@@ -63,7 +63,6 @@ interrupted.`,
 	}
 	f := cmd.Flags()
 	o.register(f)
-	f.StringVar(&o.config, "config", "", "settings file to use instead of ./dtree.yaml")
 	f.StringVar(&o.cli, "cli", "", "default agent CLI for nodes that name none (default_cli)")
 	f.StringVar(&o.validateCLI, "validate-cli", "", "CLI that validates results (default_validate_cli; default: the node's CLI)")
 	f.StringVar(&o.retryCLI, "retry-cli", "", "CLI for retries (default_retry_cli; default: the node's CLI)")
@@ -130,7 +129,7 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 	sum, werr := run.Walk(ctx, run.Options{
 		Chart: c, Page: page, Start: start, Registry: reg, Runner: agent.Run,
 		Workdir: workdir, Env: env, MaxSteps: o.maxSteps, NoValidate: o.noValidate,
-		Log: log, Progress: p, Backoff: backoff(),
+		Log: log, Progress: p, Backoff: backoff(), Settings: settingsForLog(s),
 	})
 	if s.WriteLogShort {
 		sum.Logs.Short = filepath.Join(log.Dir, "short.json")
@@ -156,7 +155,7 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 
 // runSettings loads the settings and lays the flags over them.
 func (a *App) runSettings(o runOptions, fs *pflag.FlagSet) (*settings.Settings, error) {
-	s, err := settings.Load(settings.LoadOptions{ConfigFile: o.config, Getenv: os.Getenv})
+	s, err := a.settings(o.config)
 	if err != nil {
 		return nil, err
 	}
@@ -318,4 +317,22 @@ func backoff() func(int) time.Duration {
 	return func(n int) time.Duration {
 		return min(base<<min(max(n-1, 0), 5), 30*base)
 	}
+}
+
+// settingsForLog is every setting's effective value, for the run_start
+// event; custom CLIs by name.
+func settingsForLog(s *settings.Settings) map[string]string {
+	m := map[string]string{}
+	for _, k := range settings.KeyNames() {
+		if v, ok := s.Value(k); ok {
+			m[k] = v
+		}
+	}
+	var clis []string
+	for name := range s.CLIs {
+		clis = append(clis, name)
+	}
+	slices.Sort(clis)
+	m["clis"] = strings.Join(clis, ",")
+	return m
 }

@@ -102,20 +102,17 @@ func parse[T any](text string, s schema[T]) (T, error) {
 			Excerpt: tail(text, excerptRunes),
 		}
 	}
-	var fallback *T
+	// The marking key is required: an object without it would read as
+	// "completed": false or an empty answer, and the critique sent back
+	// to the agent would blame it for something it did not say.
 	for i := len(objs) - 1; i >= 0; i-- {
-		r, hasKey, known, err := decode(objs[i], s)
+		r, hasKey, _, err := decode(objs[i], s)
 		switch {
 		case err != nil:
 			return s.empty(), err
 		case hasKey:
 			return r, nil
-		case known > 0 && fallback == nil:
-			fallback = &r
 		}
-	}
-	if fallback != nil {
-		return *fallback, nil
 	}
 	return s.empty(), &Error{
 		Kind:    KindMissingKey,

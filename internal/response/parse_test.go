@@ -103,9 +103,10 @@ var processCases = []struct {
 		want: types.ProcessResponse{Completed: true, Comments: []string{"ok"}},
 	},
 	{
-		name: "without the key, the last object with a known key",
+		name: "without the key there is no answer, not a false one",
 		in:   `{"comments": ["first"]} {"x": 1} {"comments": ["second"]} {"y": 2}`,
-		want: types.ProcessResponse{Comments: []string{"second"}},
+		want: types.ProcessResponse{Comments: []string{}},
+		err:  failure{response.KindMissingKey, `no JSON object with "completed" in the reply`, `{"y": 2}`},
 	},
 	{
 		name: "terminal colours",
@@ -210,9 +211,10 @@ var decisionCases = []struct {
 		want: types.DecisionResponse{Choices: []string{"Yes", "No"}, Answer: "No", Reasons: []string{"missing file"}},
 	},
 	{
-		name: "no answer key falls back to the last object with a known key",
+		name: "no answer key is no answer",
 		in:   `{"choices": ["Yes", "No"], "choice": "Yes", "reasons": ["r"]}`,
-		want: types.DecisionResponse{Choices: []string{"Yes", "No"}, Reasons: []string{"r"}},
+		want: types.DecisionResponse{Choices: []string{}, Reasons: []string{}},
+		err:  failure{response.KindMissingKey, `no JSON object with "answer" in the reply`, `{"choices": ["Yes", "No"], "choice": "Yes", "reasons": ["r"]}`},
 	},
 	{
 		name: "no known key",
@@ -286,7 +288,8 @@ var validationCases = []struct {
 	{
 		name: "without the key",
 		in:   `{"warnings": ["no tests"], "should_retry": true}`,
-		want: types.ValidationResponse{ShouldRetry: true, Warnings: []string{"no tests"}},
+		want: types.ValidationResponse{Warnings: []string{}},
+		err:  failure{response.KindMissingKey, `no JSON object with "fully_completed" in the reply`, `{"warnings": ["no tests"], "should_retry": true}`},
 	},
 	{
 		name: "bad value",

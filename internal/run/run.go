@@ -36,6 +36,7 @@ type Options struct {
 	NoValidate bool
 	Model      string
 	Log        *runlog.Log
+	Settings   map[string]string // logged with the run's start
 	Progress   Progress
 	// Backoff is the wait before attempt n+1 after an agent error on
 	// attempt n (exponential: 1s, 2s, 4s … 30s when nil).
@@ -103,6 +104,7 @@ func Walk(ctx context.Context, o Options) (*Summary, error) {
 	w.event("run_start", map[string]any{
 		"chart": o.Chart.Doc.Title, "source": o.Chart.Doc.Source, "page": o.Page.ID,
 		"start": o.Start, "workdir": o.Workdir, "max_steps": o.MaxSteps, "no_validate": o.NoValidate,
+		"settings": o.Settings,
 	})
 	err := w.walk(ctx)
 	w.finish(err)
