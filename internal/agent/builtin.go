@@ -23,6 +23,8 @@ var builtins = map[string]Definition{
 		Output:           OutputJSON,
 		AnswerPath:       "result",
 		ErrorPath:        "is_error",
+		StatusPath:       "subtype",
+		StatusOK:         "success",
 		InputTokensPath:  "usage.input_tokens",
 		OutputTokensPath: "usage.output_tokens",
 		CostPath:         "total_cost_usd",

@@ -46,6 +46,10 @@ type Definition struct {
 	// ErrorPath names a bool that, when true, makes the call a failure
 	// whatever the exit code ("is_error").
 	ErrorPath string `yaml:"error_path" json:"error_path"`
+	// StatusPath names a string that must equal StatusOK for the call to
+	// succeed ("subtype" = "success" for claude); a missing one is fine.
+	StatusPath string `yaml:"status_path" json:"status_path"`
+	StatusOK   string `yaml:"status_ok" json:"status_ok"`
 	// Usage paths into the JSON output; empty when the CLI does not report.
 	InputTokensPath  string `yaml:"input_tokens_path" json:"input_tokens_path"`
 	OutputTokensPath string `yaml:"output_tokens_path" json:"output_tokens_path"`

@@ -18,6 +18,7 @@ const claudeCut = 64 << 10
 
 // envelope is what a CLI's stdout says beyond the answer itself.
 type envelope struct {
+	status  string // the status field when it said failure
 	answer  string
 	isError bool
 	usage   types.Usage
@@ -58,6 +59,13 @@ func parseEnvelope(def Definition, stdout string, total int64, truncated bool) (
 	if def.ErrorPath != "" {
 		v, _ := lookup(obj, def.ErrorPath)
 		env.isError = v == true
+	}
+	if def.StatusPath != "" {
+		if v, ok := lookup(obj, def.StatusPath); ok {
+			if s, _ := v.(string); s != def.StatusOK {
+				env.isError, env.status = true, fmt.Sprint(v)
+			}
+		}
 	}
 	env.usage = types.Usage{
 		InputTokens:  intAt(obj, def.InputTokensPath),

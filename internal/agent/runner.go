@@ -205,6 +205,8 @@ func Run(ctx context.Context, c Call) (Result, error) {
 		return res, fail(reason)
 	case parseErr != nil:
 		return res, fail(parseErr.Error())
+	case reply.isError && reply.status != "":
+		return res, fail(fmt.Sprintf("reported %s: %s", reply.status, firstLine(res.Answer)))
 	case reply.isError:
 		return res, fail("reported an error: " + firstLine(res.Answer))
 	case strings.TrimSpace(res.Answer) == "":
