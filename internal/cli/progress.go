@@ -7,32 +7,81 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/term"
+
 	"github.com/dtree-dev/dtree/internal/run"
 	"github.com/dtree-dev/dtree/types"
 )
 
-// progress prints a run's progress on stderr as plain lines: one when a
-// node starts, one when it ends, one per failed attempt, and a last line
-// with the outcome and where the logs are.
+// progress prints a run's progress on stderr: a line when a node ends, one
+// per failed attempt, and a last line with the outcome and where the logs
+// are. On a terminal the running node is a live line (node, CLI, elapsed
+// time) redrawn every second; elsewhere it is a plain line when it starts.
 type progress struct {
 	w       io.Writer
 	quiet   bool
 	verbose bool
+	live    bool
 	mu      sync.Mutex
 	started time.Time
+	// current is the live line's node and when it started; empty when no
+	// node runs.
+	current   string
+	currentAt time.Time
+	stop      chan struct{}
 }
 
-func newProgress(w io.Writer, quiet, verbose bool) *progress {
-	return &progress{w: w, quiet: quiet, verbose: verbose, started: time.Now()}
+// clearLine returns to the start of the line and erases it.
+const clearLine = "\r\x1b[2K"
+
+func newProgress(w io.Writer, quiet, verbose, live bool) *progress {
+	p := &progress{w: w, quiet: quiet, verbose: verbose, live: live && !quiet, started: time.Now(), stop: make(chan struct{})}
+	if p.live {
+		go p.tick(time.Second)
+	}
+	return p
 }
 
+// isTerminal reports whether w is a terminal that can take a live line.
+func isTerminal(w io.Writer, getenv func(string) string) bool {
+	f, ok := w.(interface{ Fd() uintptr })
+	return ok && term.IsTerminal(int(f.Fd())) && getenv("TERM") != "dumb"
+}
+
+func (p *progress) tick(every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			p.mu.Lock()
+			p.drawLive()
+			p.mu.Unlock()
+		case <-p.stop:
+			return
+		}
+	}
+}
+
+// drawLive redraws the live line; the caller holds p.mu.
+func (p *progress) drawLive() {
+	if p.live && p.current != "" {
+		fmt.Fprintf(p.w, "%s%s %s", clearLine, p.current, time.Since(p.currentAt).Round(time.Second))
+	}
+}
+
+// printf prints a whole line, above the live line.
 func (p *progress) printf(format string, args ...any) {
 	if p.quiet {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.live && p.current != "" {
+		fmt.Fprint(p.w, clearLine)
+	}
 	fmt.Fprintf(p.w, format, args...)
+	p.drawLive()
 }
 
 func short(text string) string {
@@ -51,7 +100,15 @@ func (p *progress) NodeStarted(n *types.ProcessedNode, visit int) {
 	if visit > 1 {
 		again = fmt.Sprintf(" (visit %d)", visit)
 	}
-	p.printf("→ %s %s [%s, %s]%s\n", n.ID, short(n.Text), n.Role, n.CLI, again)
+	line := fmt.Sprintf("→ %s %s [%s, %s]%s", n.ID, short(n.Text), n.Role, n.CLI, again)
+	if !p.live {
+		p.printf("%s\n", line)
+		return
+	}
+	p.mu.Lock()
+	p.current, p.currentAt = line, time.Now()
+	p.drawLive()
+	p.mu.Unlock()
 }
 
 func (p *progress) AttemptStarted(n *types.ProcessedNode, attempt int, cli, purpose string) {
@@ -70,6 +127,12 @@ func (p *progress) AttemptFailed(n *types.ProcessedNode, attempt int, reason str
 }
 
 func (p *progress) NodeFinished(r *run.NodeResult) {
+	if p.live {
+		p.mu.Lock()
+		fmt.Fprint(p.w, clearLine)
+		p.current = ""
+		p.mu.Unlock()
+	}
 	took := time.Duration(r.DurationMS) * time.Millisecond
 	switch {
 	case r.Status != run.StatusSucceeded:
@@ -82,6 +145,15 @@ func (p *progress) NodeFinished(r *run.NodeResult) {
 }
 
 func (p *progress) finished(s *run.Summary) {
+	if p.live {
+		close(p.stop)
+		p.mu.Lock()
+		if p.current != "" {
+			fmt.Fprint(p.w, clearLine)
+			p.current = ""
+		}
+		p.mu.Unlock()
+	}
 	took := time.Duration(s.DurationMS) * time.Millisecond
 	p.printf("dtree: run %s %s: %s in %s; logs in %s\n", s.RunID, s.Status, plural(len(s.Nodes), "step"), took.Round(time.Millisecond), s.Logs.Dir)
 }

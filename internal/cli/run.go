@@ -125,7 +125,7 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 	}
 	defer log.Close()
 
-	p := newProgress(a.Err, o.quiet, o.verbose)
+	p := newProgress(a.Err, o.quiet, o.verbose, isTerminal(a.Err, a.Getenv))
 	sum, werr := run.Walk(ctx, run.Options{
 		Chart: c, Page: page, Start: start, Registry: reg, Runner: agent.Run,
 		Workdir: workdir, Env: env, MaxSteps: o.maxSteps, NoValidate: o.noValidate,
