@@ -144,14 +144,14 @@ func (l *Log) ShortJSON(b []byte) error {
 	return WriteAtomic(filepath.Join(l.Dir, "short.json"), l.redact.Bytes(b), 0o644)
 }
 
-// WriteAtomic writes data to path through a temporary file beside it and a
-// rename. The temporary name is fixed (".NAME.tmp"): each file has one
-// writer, and a fixed name opened with its mode costs fewer system calls
-// than a random one and a chmod, which counts when short.json is rewritten
-// after every node.
+// WriteAtomic writes data to path through a temporary file beside it
+// (".NAME.tmp"; each file has one writer) that then takes path's place in
+// one step: a reader, or a run killed mid-write, sees the old file or the
+// new one, never half of one.
 func WriteAtomic(path string, data []byte, mode os.FileMode) error {
 	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, mode)
+	_ = os.Remove(tmp) // a fresh file: see replace
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, mode)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -160,7 +160,7 @@ func WriteAtomic(path string, data []byte, mode os.FileMode) error {
 		werr = cerr
 	}
 	if werr == nil {
-		werr = os.Rename(tmp, path)
+		werr = replace(tmp, path)
 	}
 	if werr != nil {
 		os.Remove(tmp)

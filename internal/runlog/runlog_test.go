@@ -102,3 +102,20 @@ func readLines(t *testing.T, path string) []string {
 	}
 	return lines
 }
+
+func TestWriteAtomicReplacesWhole(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "short.json")
+	for i, content := range []string{"first, long content\n", "second\n", strings.Repeat("third ", 10000)} {
+		require.NoError(t, WriteAtomic(path, []byte(content), 0o644), "write %d", i)
+		got, err := os.ReadFile(path)
+		require.NoError(t, err)
+		assert.Equal(t, content, string(got), "write %d", i)
+		st, err := os.Stat(path)
+		require.NoError(t, err)
+		assert.Equal(t, os.FileMode(0o644), st.Mode().Perm())
+		entries, err := os.ReadDir(filepath.Dir(path))
+		require.NoError(t, err)
+		assert.Len(t, entries, 1, "no temporary file left behind")
+	}
+}

@@ -1,0 +1,8 @@
+//go:build !linux
+
+package runlog
+
+import "os"
+
+// replace puts the new file tmp in path's place, in one rename.
+func replace(tmp, path string) error { return os.Rename(tmp, path) }
