@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -93,7 +92,7 @@ CLIs (clis:) are edited in the file. readme/settings.md describes them all.`,
 		Short: "Print the path of the user file",
 		Args:  nArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := userFile()
+			p, err := a.userFile()
 			if err == nil {
 				_, err = fmt.Fprintln(a.Out, p)
 			}
@@ -114,8 +113,8 @@ func nArgs(n int, what string) cobra.PositionalArgs {
 	}
 }
 
-func settingsLoadOptions(o settingsOptions) settings.LoadOptions {
-	return settings.LoadOptions{ConfigFile: o.config, Getenv: os.Getenv}
+func (a *App) settingsLoadOptions(o settingsOptions) settings.LoadOptions {
+	return settings.LoadOptions{ConfigFile: o.config, Getenv: a.Getenv}
 }
 
 // settingsFailure makes a bad setting a usage error (exit 2) carrying its
@@ -130,8 +129,21 @@ func settingsFailure(err error) error {
 
 // userFile is the user file's path, or an error when the environment does
 // not say where home is.
-func userFile() (string, error) {
-	p := settings.LoadOptions{Getenv: os.Getenv}.UserFile()
+// openUserFile opens the user settings file for editing.
+func (a *App) openUserFile() (string, *settings.UserFile, error) {
+	path, err := a.userFile()
+	if err != nil {
+		return "", nil, err
+	}
+	f, err := settings.OpenUserFile(path)
+	if err != nil {
+		return "", nil, settingsFailure(err)
+	}
+	return path, f, nil
+}
+
+func (a *App) userFile() (string, error) {
+	p := settings.LoadOptions{Getenv: a.Getenv}.UserFile()
 	if p == "" {
 		return "", &UsageError{Err: errors.New("cannot tell where the user settings file is: neither XDG_CONFIG_HOME nor HOME is set"),
 			Hint: "set HOME, or XDG_CONFIG_HOME to an absolute path"}
@@ -140,11 +152,11 @@ func userFile() (string, error) {
 }
 
 // checkKey returns key if it is a setting: clis only when clisOK.
-func checkKey(key string, clisOK bool) (string, error) {
+func (a *App) checkKey(key string, clisOK bool) (string, error) {
 	k := strings.ToLower(strings.TrimSpace(key))
 	if k == settings.KeyCLIs && !clisOK {
 		hint := "edit the user file; readme/settings.md describes a CLI definition"
-		if p, err := userFile(); err == nil {
+		if p, err := a.userFile(); err == nil {
 			hint = fmt.Sprintf("edit %s; readme/settings.md describes a CLI definition", p)
 		}
 		return "", &UsageError{Err: errors.New("clis holds custom CLI definitions, which are edited in the file"), Hint: hint}
@@ -160,11 +172,11 @@ func checkKey(key string, clisOK bool) (string, error) {
 }
 
 func (a *App) settingsGet(key string, o settingsOptions) error {
-	key, err := checkKey(key, true)
+	key, err := a.checkKey(key, true)
 	if err != nil {
 		return err
 	}
-	s, err := settings.Load(settingsLoadOptions(o))
+	s, err := settings.Load(a.settingsLoadOptions(o))
 	if err != nil {
 		return settingsFailure(err)
 	}
@@ -180,17 +192,13 @@ func (a *App) settingsGet(key string, o settingsOptions) error {
 }
 
 func (a *App) settingsSet(key, value string, o settingsOptions) error {
-	key, err := checkKey(key, false)
+	key, err := a.checkKey(key, false)
 	if err != nil {
 		return err
 	}
-	path, err := userFile()
+	path, f, err := a.openUserFile()
 	if err != nil {
 		return err
-	}
-	f, err := settings.OpenUserFile(path)
-	if err != nil {
-		return settingsFailure(err)
 	}
 	if err := f.Set(key, value); err != nil {
 		return settingsFailure(err)
@@ -199,7 +207,7 @@ func (a *App) settingsSet(key, value string, o settingsOptions) error {
 		return err
 	}
 	// Say so when the new value is not the one that applies here.
-	s, err := settings.Load(settingsLoadOptions(o))
+	s, err := settings.Load(a.settingsLoadOptions(o))
 	switch {
 	case err != nil:
 		fmt.Fprintf(a.Err, "dtree: warning: %s is set, but the settings do not load: %v\n", key, err)
@@ -211,17 +219,13 @@ func (a *App) settingsSet(key, value string, o settingsOptions) error {
 }
 
 func (a *App) settingsUnset(key string) error {
-	key, err := checkKey(key, false)
+	key, err := a.checkKey(key, false)
 	if err != nil {
 		return err
 	}
-	path, err := userFile()
+	path, f, err := a.openUserFile()
 	if err != nil {
 		return err
-	}
-	f, err := settings.OpenUserFile(path)
-	if err != nil {
-		return settingsFailure(err)
 	}
 	if !f.Unset(key) {
 		fmt.Fprintf(a.Err, "dtree: %s was not set in %s\n", key, path)
@@ -256,7 +260,7 @@ type cliJSON struct {
 }
 
 func (a *App) settingsList(o settingsOptions) error {
-	lo := settingsLoadOptions(o)
+	lo := a.settingsLoadOptions(o)
 	s, err := settings.Load(lo)
 	if err != nil {
 		return settingsFailure(err)
