@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -120,6 +121,11 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	path, err := exec.LookPath(def.Binary)
 	if err != nil {
 		return res, &NotFoundError{Name: def.Name, Binary: def.Binary, InstallHint: def.InstallHint, Err: err}
+	}
+	// A relative binary ("./agent") was found from dtree's directory; the
+	// agent runs in c.Dir, so start it by its absolute path.
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
 	}
 	inv, err := prepare(def, c.Prompt, c.Model)
 	if err != nil {

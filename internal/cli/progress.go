@@ -135,12 +135,14 @@ func (p *progress) NodeFinished(r *run.NodeResult) {
 	}
 	took := time.Duration(r.DurationMS) * time.Millisecond
 	switch {
+	case r.Status == run.StatusInterrupted:
+		p.printf("✗ %s %s interrupted (%s)\n", r.ID, short(r.Text), took.Round(time.Millisecond))
 	case r.Status != run.StatusSucceeded:
-		p.printf("✗ %s failed (%s)\n", r.ID, took.Round(time.Millisecond))
+		p.printf("✗ %s %s failed (%s)\n", r.ID, short(r.Text), took.Round(time.Millisecond))
 	case r.Label != "":
-		p.printf("✓ %s → %s (%s)\n", r.ID, r.Label, took.Round(time.Millisecond))
+		p.printf("✓ %s %s → %s (%s)\n", r.ID, short(r.Text), r.Label, took.Round(time.Millisecond))
 	default:
-		p.printf("✓ %s (%s)\n", r.ID, took.Round(time.Millisecond))
+		p.printf("✓ %s %s (%s)\n", r.ID, short(r.Text), took.Round(time.Millisecond))
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -107,6 +108,10 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 	if err := preflight(c, page, start, reg, o.noValidate); err != nil {
 		return err
 	}
+	wait, err := a.backoff()
+	if err != nil {
+		return err
+	}
 	workdir := o.workdir
 	if workdir == "" {
 		workdir, _ = os.Getwd()
@@ -118,18 +123,28 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 		return &UsageError{Err: fmt.Errorf("--workdir %s is not a directory", workdir)}
 	}
 	env := os.Environ()
-	log, err := runlog.Open(runlog.Options{Dir: s.LogDir, Short: s.WriteLogShort, Long: s.WriteLogLong,
-		Redactor: runlog.NewRedactor(env)})
+	// Secrets are masked wherever dtree writes (SPEC §6): the logs, the
+	// progress and errors on stderr, the --json summary. Custom CLIs' env:
+	// values count too.
+	secretEnv := slices.Clone(env)
+	for _, d := range s.CLIs {
+		for k, v := range d.Env {
+			secretEnv = append(secretEnv, k+"="+v)
+		}
+	}
+	redact := runlog.NewRedactor(secretEnv)
+	log, err := runlog.Open(runlog.Options{Dir: s.LogDir, Short: s.WriteLogShort, Long: s.WriteLogLong, Redactor: redact})
 	if err != nil {
-		return fmt.Errorf("open run log in %s: %w", s.LogDir, err)
+		return &UsageError{Err: fmt.Errorf("open run log in %s: %w", s.LogDir, err), Hint: "pass --log-dir with a directory dtree can write, or set log_dir"}
 	}
 	defer log.Close()
 
-	p := newProgress(a.Err, o.quiet, o.verbose, isTerminal(a.Err, a.Getenv))
+	stderr := redactingWriter{w: a.Err, r: redact}
+	p := newProgress(stderr, o.quiet, o.verbose, isTerminal(a.Err, a.Getenv))
 	sum, werr := run.Walk(ctx, run.Options{
 		Chart: c, Page: page, Start: start, Registry: reg, Runner: agent.Run,
 		Workdir: workdir, Env: env, MaxSteps: o.maxSteps, NoValidate: o.noValidate,
-		Log: log, Progress: p, Backoff: backoff(), Settings: settingsForLog(s),
+		Log: log, Progress: p, Backoff: wait, Settings: settingsForLog(s),
 	})
 	if s.WriteLogShort {
 		sum.Logs.Short = filepath.Join(log.Dir, "short.json")
@@ -139,18 +154,32 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 	}
 	p.finished(sum)
 	if o.json {
-		if err := writeJSON(a.Out, sum); err != nil {
+		if err := writeJSON(redactingWriter{w: a.Out, r: redact}, sum); err != nil {
 			return err
 		}
 	}
 	if werr != nil {
+		masked := errors.New(redact.String(werr.Error()))
 		var nf *agent.NotFoundError
 		if errors.As(werr, &nf) {
-			return &runError{code: exitUsage, err: werr}
+			return &runError{code: exitUsage, err: masked}
 		}
-		return &runError{code: sum.ExitCode, err: werr}
+		return &runError{code: sum.ExitCode, err: masked}
 	}
 	return nil
+}
+
+// redactingWriter masks secrets in whole writes (lines, JSON documents).
+type redactingWriter struct {
+	w io.Writer
+	r *runlog.Redactor
+}
+
+func (rw redactingWriter) Write(p []byte) (int, error) {
+	if _, err := rw.w.Write(rw.r.Bytes(slices.Clone(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
 
 // runSettings loads the settings and lays the flags over them.
@@ -224,7 +253,9 @@ func (a *App) runTarget(c *chart.Chart, o runOptions, path string) (types.Page, 
 		}
 		errs = kept
 	}
-	printDiagnostics(a.Err, c.Doc.Source, "warning", chart.OnPage(c.Warnings, &page))
+	if !o.quiet {
+		printDiagnostics(a.Err, c.Doc.Source, "warning", chart.OnPage(c.Warnings, &page))
+	}
 	if len(errs) > 0 {
 		printDiagnostics(a.Err, c.Doc.Source, "error", errs)
 		return page, "", &ChartError{Source: c.Doc.Source, Path: path, Count: len(errs)}
@@ -305,18 +336,22 @@ func preflight(c *chart.Chart, page types.Page, start string, reg *agent.Registr
 		Hint: "install them, pick others with --cli or the nodes' cli metadata, or define them under clis: in the settings"}
 }
 
-// backoff is the wait after an agent error; DTREE_RETRY_BACKOFF (a
-// duration) sets its base, for tests and impatient users.
-func backoff() func(int) time.Duration {
+// backoff is the wait after an agent error; DTREE_RETRY_BACKOFF (seconds
+// or a duration, 0 for none) sets its base, for tests and impatient users.
+func (a *App) backoff() (func(int) time.Duration, error) {
 	base := time.Second
-	if v := os.Getenv("DTREE_RETRY_BACKOFF"); v != "" {
-		if d, err := time.ParseDuration(v); err == nil && d >= 0 {
-			base = d
+	if v := strings.TrimSpace(a.Getenv("DTREE_RETRY_BACKOFF")); v == "0" || v == "0s" {
+		base = 0
+	} else if v != "" {
+		d, err := nodeconf.ParseDuration(v)
+		if err != nil {
+			return nil, &UsageError{Err: fmt.Errorf("DTREE_RETRY_BACKOFF: %w", err)}
 		}
+		base = d
 	}
 	return func(n int) time.Duration {
 		return min(base<<min(max(n-1, 0), 5), 30*base)
-	}
+	}, nil
 }
 
 // settingsForLog is every setting's effective value, for the run_start

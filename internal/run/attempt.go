@@ -133,8 +133,11 @@ func (w *walker) validate(ctx context.Context, n *types.ProcessedNode, attempt i
 				return v, nil
 			}
 			err = perr
+			res.Attempts[len(res.Attempts)-1].Error = perr.Error()
 		}
 		last = err.Error()
+		w.o.Progress.AttemptFailed(n, attempt, fmt.Sprintf("validation call %d of %d failed: %s", call, validationCalls, last))
+		w.event("validation_failed", map[string]any{"node": n.ID, "attempt": attempt, "call": call, "error": last})
 		if call < validationCalls {
 			if err := sleep(ctx, w.o.Backoff(call)); err != nil {
 				return types.ValidationResponse{}, err

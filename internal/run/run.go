@@ -159,6 +159,7 @@ func (w *walker) walk(ctx context.Context) error {
 			return err
 		}
 		if res.Next == "" {
+			w.event("end", map[string]any{"node": n.ID})
 			return nil
 		}
 		cur, _ = g.Index(res.Next)
@@ -191,7 +192,11 @@ func (w *walker) runNode(ctx context.Context, n *types.ProcessedNode, visit int)
 			res.Retries++
 		}
 		outcome := w.attempt(ctx, n, attempt, cli, labels, feedback, res)
-		if outcome.err != nil { // interrupted, or CLI cannot run: not retried
+		if outcome.err != nil { // interrupted, validation broken, or CLI cannot run: not retried
+			if ctx.Err() != nil {
+				res.Status = StatusInterrupted
+			}
+			w.event("node_end", map[string]any{"node": n.ID, "visit": visit, "status": res.Status, "error": outcome.err.Error()})
 			return res, outcome.err
 		}
 		if outcome.reason == "" {
@@ -202,8 +207,13 @@ func (w *walker) runNode(ctx context.Context, n *types.ProcessedNode, visit int)
 			return res, nil
 		}
 		feedback = append(feedback, feedbackFor(attempt, outcome.reason))
+		if last := len(res.Attempts) - 1; last >= 0 && res.Attempts[last].Error == "" {
+			res.Attempts[last].Error = outcome.reason // why the attempt failed, for the summary
+		}
 		w.o.Progress.AttemptFailed(n, attempt, outcome.reason)
-		w.event("retry", map[string]any{"node": n.ID, "attempt": attempt, "reason": outcome.reason, "attempts_left": attempts - attempt})
+		if attempt < attempts {
+			w.event("retry", map[string]any{"node": n.ID, "attempt": attempt, "reason": outcome.reason, "attempts_left": attempts - attempt})
+		}
 		if outcome.agentError && attempt < attempts {
 			if err := sleep(ctx, w.o.Backoff(attempt)); err != nil {
 				return res, err
@@ -274,6 +284,7 @@ func (w *walker) finish(err error) {
 		w.sum.Status, w.sum.ExitCode = StatusLimit, 4
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		w.sum.Status, w.sum.ExitCode = StatusInterrupted, 130
+		err = errors.New("interrupted")
 	default:
 		w.sum.Status, w.sum.ExitCode = StatusFailed, 2
 	}
@@ -283,7 +294,7 @@ func (w *walker) finish(err error) {
 	w.sum.Ended = time.Now().UTC()
 	w.sum.DurationMS = time.Since(w.started).Milliseconds()
 	w.event("run_end", map[string]any{"status": w.sum.Status, "exit_code": w.sum.ExitCode,
-		"error": w.sum.Error, "path": w.sum.Path, "steps": len(w.sum.Path)})
+		"error": w.sum.Error, "path": w.sum.Path, "steps": len(w.sum.Nodes)})
 	w.saveShort(w.sum.Status)
 }
 

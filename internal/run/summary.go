@@ -118,7 +118,7 @@ func (s *Summary) count(u types.Usage) {
 type shortNode struct {
 	ID         string                    `json:"id"`
 	Name       string                    `json:"name"`
-	Kind       string                    `json:"kind"`
+	Role       string                    `json:"role"`
 	Visit      int                       `json:"visit"`
 	Status     string                    `json:"status"`
 	Response   any                       `json:"response"`
@@ -135,7 +135,7 @@ type shortNode struct {
 func (s *Summary) shortJSON() []byte {
 	for len(s.nodeJSON) < len(s.Nodes) {
 		n := &s.Nodes[len(s.nodeJSON)]
-		b, _ := json.Marshal(shortNode{ID: n.ID, Name: firstLine(n.Text), Kind: n.Role, Visit: n.Visit,
+		b, _ := json.Marshal(shortNode{ID: n.ID, Name: firstLine(n.Text), Role: n.Role, Visit: n.Visit,
 			Status: n.Status, Response: n.Response, Validation: n.Validation, Retries: n.Retries,
 			Next: n.Next, Label: n.Label})
 		s.nodeJSON = append(s.nodeJSON, b)
