@@ -1,0 +1,196 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dtree-dev/dtree/internal/agent"
+	"github.com/dtree-dev/dtree/internal/chart"
+	"github.com/dtree-dev/dtree/internal/document"
+	"github.com/dtree-dev/dtree/types"
+)
+
+const loopCSV = `Id,Name,Shape Library,Page ID,Contained By,Group,Line Source,Line Destination,Source Arrow,Destination Arrow,Tags,Status,Text Area 1,Comments,max_visits,retries
+1,Page,,,,,,,,,,,P,,,
+2,Terminator,Flowchart Shapes,1,,,,,,,,,Start,,,
+3,Process,Flowchart Shapes,1,,,,,,,,,Work,,3,1
+4,Decision,Flowchart Shapes,1,,,,,,,,,Done?,,,1
+5,Terminator,Flowchart Shapes,1,,,,,,,,,End,,,
+6,Line,,1,,,2,3,None,Arrow,,,,,,
+7,Line,,1,,,3,4,None,Arrow,,,,,,
+8,Line,,1,,,4,5,None,Arrow,,,Yes,,,
+9,Line,,1,,,4,3,None,Arrow,,,No,,,`
+
+// script answers agent calls: it gets the node, the purpose (run,
+// decide, validate) and the prompt, and returns the reply or an error.
+type script func(node, purpose, prompt string) (string, error)
+
+func walk(t *testing.T, csv string, s script) (*Summary, error, []string) {
+	t.Helper()
+	doc, err := document.FromCSV(strings.NewReader(csv))
+	require.NoError(t, err)
+	reg := agent.NewRegistry(map[string]agent.Definition{"fake": {Name: "fake", Binary: "fake", Output: agent.OutputText}})
+	d := types.BuiltinDefaults()
+	d.CLI = "fake"
+	c := chart.Check(doc, chart.Options{Defaults: d, Names: reg.Names()})
+	require.Empty(t, c.Errors)
+	var prompts []string
+	runner := func(ctx context.Context, call agent.Call) (agent.Result, error) {
+		node := ""
+		for _, e := range call.Env {
+			if v, ok := strings.CutPrefix(e, "DTREE_NODE_ID="); ok {
+				node = v
+			}
+		}
+		purpose := "run"
+		switch {
+		case strings.Contains(call.Prompt, `"fully_completed"`):
+			purpose = "validate"
+		case strings.Contains(call.Prompt, `"answer"`):
+			purpose = "decide"
+		}
+		prompts = append(prompts, node+" "+purpose+": "+call.Prompt)
+		reply, err := s(node, purpose, call.Prompt)
+		return agent.Result{Answer: reply}, err
+	}
+	sum, err := Walk(context.Background(), Options{Chart: c, Page: c.Doc.Pages[0], Start: c.Doc.Pages[0].Root,
+		Registry: reg, Runner: runner, Backoff: func(int) time.Duration { return 0 }})
+	return sum, err, prompts
+}
+
+const done = `{"completed": true}`
+const valid = `{"fully_completed": true}`
+
+func TestWalk(t *testing.T) {
+	t.Parallel()
+	decides := 0
+	tests := []struct {
+		name      string
+		script    script
+		wantPath  []string
+		wantErr   string // "", "failed" or "limit"
+		wantExit  int
+		wantInAny string // some prompt contains this
+	}{
+		{
+			name: "loop until yes",
+			script: func(node, purpose, _ string) (string, error) {
+				switch purpose {
+				case "decide":
+					decides++
+					if decides < 3 {
+						return `{"answer": "No"}`, nil
+					}
+					return `{"answer": "yes."}`, nil
+				case "validate":
+					return valid, nil
+				}
+				return done, nil
+			},
+			wantPath: []string{"2", "3", "4", "3", "4", "3", "4", "5"},
+		},
+		{
+			name: "loop that never exits hits max_visits",
+			script: func(node, purpose, _ string) (string, error) {
+				switch purpose {
+				case "decide":
+					return `{"answer": "No"}`, nil
+				case "validate":
+					return valid, nil
+				}
+				return done, nil
+			},
+			wantErr:  "limit",
+			wantExit: 4,
+		},
+		{
+			name: "failed validation is retried with the critique, then gives up",
+			script: func(node, purpose, _ string) (string, error) {
+				if purpose == "validate" {
+					return `{"fully_completed": false, "warnings": ["tests still red"]}`, nil
+				}
+				return done, nil
+			},
+			wantErr:   "failed",
+			wantExit:  1,
+			wantInAny: "## Previous attempt feedback (attempt 1)\n\nvalidation did not pass (fully_completed: false): tests still red",
+		},
+		{
+			name: "an answer matching no branch lists the allowed ones",
+			script: func(node, purpose, _ string) (string, error) {
+				switch purpose {
+				case "decide":
+					return `{"answer": "Maybe"}`, nil
+				case "validate":
+					return valid, nil
+				}
+				return done, nil
+			},
+			wantErr:   "failed",
+			wantExit:  1,
+			wantInAny: `Answer with exactly one of: "Yes", "No".`,
+		},
+		{
+			name: "a validation call that keeps failing fails the node without rerunning the work",
+			script: func(node, purpose, _ string) (string, error) {
+				if purpose == "validate" {
+					return "", errors.New("overloaded")
+				}
+				return done, nil
+			},
+			wantErr:  "failed",
+			wantExit: 1,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sum, err, prompts := walk(t, loopCSV, tt.script)
+			assert.Equal(t, tt.wantExit, sum.ExitCode)
+			var (
+				failed *NodeFailedError
+				limit  *LimitError
+			)
+			switch tt.wantErr {
+			case "":
+				require.NoError(t, err)
+				assert.Equal(t, tt.wantPath, sum.Path)
+			case "failed":
+				require.ErrorAs(t, err, &failed)
+			case "limit":
+				require.ErrorAs(t, err, &limit)
+				assert.Equal(t, "max_visits", limit.Limit)
+				assert.Equal(t, "3", limit.Node)
+			}
+			for _, p := range prompts {
+				assert.NotContains(t, p, "Start", "terminators never reach an agent")
+			}
+			if tt.wantInAny != "" {
+				assert.Contains(t, strings.Join(prompts, "\n---\n"), tt.wantInAny)
+			}
+		})
+	}
+}
+
+func TestWalkValidationCallsDoNotRerunWork(t *testing.T) {
+	t.Parallel()
+	runs, validations := 0, 0
+	_, err, _ := walk(t, loopCSV, func(node, purpose, _ string) (string, error) {
+		switch purpose {
+		case "validate":
+			validations++
+			return "", errors.New("overloaded")
+		case "run":
+			runs++
+		}
+		return done, nil
+	})
+	require.Error(t, err)
+	assert.Equal(t, 1, runs, "the work ran once")
+	assert.Equal(t, validationCalls, validations, "validation was tried three times")
+}
