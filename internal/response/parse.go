@@ -20,8 +20,8 @@ func ParseProcess(text string) (types.ProcessResponse, error) {
 // [FindObjects] returns, the answer is the last one with the response's key
 // ("completed", "answer" or "fully_completed"): agents often echo the
 // example from the prompt, or think aloud in JSON, before the real answer.
-// If no object has that key, it is the last object with any of the type's
-// keys. Keys match ignoring case, '_', '-' and spaces ("fullyCompleted"),
+// If no object has that key, it is a *Error of KindMissingKey: reading
+// another object would turn "no answer" into a false one. Keys match ignoring case, '_', '-' and spaces ("fullyCompleted"),
 // an exact key winning over a near one.
 //
 // Values are read leniently, because LLMs get JSON types wrong in ways
@@ -50,7 +50,7 @@ type Kind string
 const (
 	KindEmpty      Kind = "empty"       // nothing but whitespace
 	KindNoJSON     Kind = "no_json"     // no JSON object at all
-	KindMissingKey Kind = "missing_key" // objects, but none with a known key
+	KindMissingKey Kind = "missing_key" // objects, but none with the response's key
 	KindBadValue   Kind = "bad_value"   // the key's value has no clear meaning
 )
 
