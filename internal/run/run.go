@@ -193,10 +193,11 @@ func (w *walker) runNode(ctx context.Context, n *types.ProcessedNode, visit int)
 		}
 		outcome := w.attempt(ctx, n, attempt, cli, labels, feedback, res)
 		if outcome.err != nil { // interrupted, validation broken, or CLI cannot run: not retried
+			reason := outcome.err.Error()
 			if ctx.Err() != nil {
-				res.Status = StatusInterrupted
+				res.Status, reason = StatusInterrupted, "interrupted"
 			}
-			w.event("node_end", map[string]any{"node": n.ID, "visit": visit, "status": res.Status, "error": outcome.err.Error()})
+			w.event("node_end", map[string]any{"node": n.ID, "visit": visit, "status": res.Status, "error": reason})
 			return res, outcome.err
 		}
 		if outcome.reason == "" {
