@@ -99,13 +99,7 @@ type Diagnostic struct {
 // Describe names a node for messages: its id and the first line of its text,
 // cut at 40 characters.
 func (n Node) Describe() string {
-	t, _, cut := strings.Cut(n.Text, "\n")
-	if r := []rune(t); len(r) > 40 {
-		t, cut = string(r[:40]), true
-	}
-	if cut {
-		t += "…"
-	}
+	t := Excerpt(n.Text, 40)
 	if t == "" {
 		return n.ID
 	}

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/dtree-dev/dtree/types"
 )
 
 func TestStripANSI(t *testing.T) {
@@ -156,10 +158,10 @@ func TestMessageLines(t *testing.T) {
 	}{
 		{name: "first line", got: firstLine("\n  one \ntwo"), want: "one"},
 		{name: "last line", got: lastLine("one\n two \n\n"), want: "two"},
-		{name: "minutes", got: shortDuration(10 * time.Minute), want: "10m"},
-		{name: "hours", got: shortDuration(2 * time.Hour), want: "2h"},
-		{name: "mixed", got: shortDuration(90*time.Minute + 5*time.Second), want: "1h30m5s"},
-		{name: "sub-second", got: shortDuration(500 * time.Millisecond), want: "500ms"},
+		{name: "minutes", got: types.ShortDuration(10 * time.Minute), want: "10m"},
+		{name: "hours", got: types.ShortDuration(2 * time.Hour), want: "2h"},
+		{name: "mixed", got: types.ShortDuration(90*time.Minute + 5*time.Second), want: "1h30m5s"},
+		{name: "sub-second", got: types.ShortDuration(500 * time.Millisecond), want: "500ms"},
 		{name: "clipped on a rune boundary", got: clip(long), want: strings.Repeat("é", 150) + "…"},
 	}
 	for _, tt := range tests {

@@ -135,7 +135,7 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	res.Argv = append([]string{path}, inv.shown...)
 
 	runCtx := ctx
-	timeout := fmt.Errorf("timed out after %s", shortDuration(c.Timeout))
+	timeout := fmt.Errorf("timed out after %s", types.ShortDuration(c.Timeout))
 	if c.Timeout > 0 {
 		var cancel context.CancelFunc
 		runCtx, cancel = context.WithTimeoutCause(ctx, c.Timeout, timeout)
@@ -409,18 +409,6 @@ func (t *tail) String() string {
 		for i := 0; i < 3 && len(s) > 0 && s[0]&0xC0 == 0x80; i++ {
 			s = s[1:]
 		}
-	}
-	return s
-}
-
-// shortDuration writes 10m rather than 10m0s.
-func shortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
 	}
 	return s
 }

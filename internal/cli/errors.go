@@ -7,6 +7,7 @@ import (
 
 	"github.com/dtree-dev/dtree/internal/document"
 	"github.com/dtree-dev/dtree/internal/settings"
+	"github.com/dtree-dev/dtree/types"
 )
 
 // Exit codes (SPEC §7).
@@ -40,7 +41,7 @@ type ChartError struct {
 }
 
 func (e *ChartError) Error() string {
-	return fmt.Sprintf("%s has %s", e.Source, plural(e.Count, "error"))
+	return fmt.Sprintf("%s has %s", e.Source, types.Plural(e.Count, "error"))
 }
 
 // exitCode is the one table from errors to exit codes.
@@ -101,11 +102,4 @@ func (a *App) printError(err error) {
 			fmt.Fprintf(a.Err, "dtree: hint: %s\n", h)
 		}
 	}
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }

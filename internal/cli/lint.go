@@ -56,8 +56,8 @@ func (a *App) lint(path string, o lintOptions) error {
 	} else {
 		printDiagnostics(a.Out, src, "error", c.Errors)
 		printDiagnostics(a.Out, src, "warning", c.Warnings)
-		fmt.Fprintf(a.Err, "%s: %s, %s (%s, %s)\n", src, plural(len(c.Errors), "error"), plural(len(c.Warnings), "warning"),
-			plural(len(c.Doc.Nodes), "node"), plural(len(c.Doc.Pages), "page"))
+		fmt.Fprintf(a.Err, "%s: %s, %s (%s, %s)\n", src, types.Plural(len(c.Errors), "error"), types.Plural(len(c.Warnings), "warning"),
+			types.Plural(len(c.Doc.Nodes), "node"), types.Plural(len(c.Doc.Pages), "page"))
 	}
 	if len(c.Errors) > 0 {
 		return &ChartError{Source: src, Path: path, Count: len(c.Errors), Quiet: true}

@@ -84,23 +84,12 @@ func (p *progress) printf(format string, args ...any) {
 	p.drawLive()
 }
 
-func short(text string) string {
-	t, _, cut := strings.Cut(text, "\n")
-	if r := []rune(t); len(r) > 60 {
-		t, cut = string(r[:60]), true
-	}
-	if cut {
-		t += "…"
-	}
-	return t
-}
-
 func (p *progress) NodeStarted(n *types.ProcessedNode, visit int) {
 	again := ""
 	if visit > 1 {
 		again = fmt.Sprintf(" (visit %d)", visit)
 	}
-	line := fmt.Sprintf("→ %s %s [%s, %s]%s", n.ID, short(n.Text), n.Role, n.CLI, again)
+	line := fmt.Sprintf("→ %s %s [%s, %s]%s", n.ID, types.Excerpt(n.Text, 60), n.Role, n.CLI, again)
 	if !p.live {
 		p.printf("%s\n", line)
 		return
@@ -136,13 +125,13 @@ func (p *progress) NodeFinished(r *run.NodeResult) {
 	took := time.Duration(r.DurationMS) * time.Millisecond
 	switch {
 	case r.Status == run.StatusInterrupted:
-		p.printf("✗ %s %s interrupted (%s)\n", r.ID, short(r.Text), took.Round(time.Millisecond))
+		p.printf("✗ %s %s interrupted (%s)\n", r.ID, types.Excerpt(r.Text, 60), took.Round(time.Millisecond))
 	case r.Status != run.StatusSucceeded:
-		p.printf("✗ %s %s failed (%s)\n", r.ID, short(r.Text), took.Round(time.Millisecond))
+		p.printf("✗ %s %s failed (%s)\n", r.ID, types.Excerpt(r.Text, 60), took.Round(time.Millisecond))
 	case r.Label != "":
-		p.printf("✓ %s %s → %s (%s)\n", r.ID, short(r.Text), r.Label, took.Round(time.Millisecond))
+		p.printf("✓ %s %s → %s (%s)\n", r.ID, types.Excerpt(r.Text, 60), r.Label, took.Round(time.Millisecond))
 	default:
-		p.printf("✓ %s %s (%s)\n", r.ID, short(r.Text), took.Round(time.Millisecond))
+		p.printf("✓ %s %s (%s)\n", r.ID, types.Excerpt(r.Text, 60), took.Round(time.Millisecond))
 	}
 }
 
@@ -157,5 +146,5 @@ func (p *progress) finished(s *run.Summary) {
 		p.mu.Unlock()
 	}
 	took := time.Duration(s.DurationMS) * time.Millisecond
-	p.printf("dtree: run %s %s: %s in %s; logs in %s\n", s.RunID, s.Status, plural(len(s.Nodes), "step"), took.Round(time.Millisecond), s.Logs.Dir)
+	p.printf("dtree: run %s %s: %s in %s; logs in %s\n", s.RunID, s.Status, types.Plural(len(s.Nodes), "step"), took.Round(time.Millisecond), s.Logs.Dir)
 }

@@ -107,7 +107,7 @@ CLIs (clis:) are edited in the file. readme/settings.md describes them all.`,
 func nArgs(n int, what string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) != n {
-			return &UsageError{Err: fmt.Errorf("%s takes %s, got %s", cmd.CommandPath(), what, plural(len(args), "argument")), Cmd: cmd.CommandPath()}
+			return &UsageError{Err: fmt.Errorf("%s takes %s, got %s", cmd.CommandPath(), what, types.Plural(len(args), "argument")), Cmd: cmd.CommandPath()}
 		}
 		return nil
 	}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
 	"github.com/dtree-dev/dtree/internal/chart"
 	"github.com/dtree-dev/dtree/types"
@@ -28,7 +27,7 @@ func Flow(w io.Writer, c *chart.Chart, page *types.Page, d types.Defaults) error
 		title = "(untitled)"
 	}
 	fmt.Fprintf(bw, "%s: %q, %s, %s, %s\n", doc.Source, title, doc.Format,
-		count(len(doc.Pages), "page"), count(len(doc.Nodes), "node"))
+		types.Plural(len(doc.Pages), "page"), types.Plural(len(doc.Nodes), "node"))
 	roots := map[string]bool{}
 	for _, p := range doc.Pages {
 		roots[p.Root] = true
@@ -105,7 +104,7 @@ func (o *outliner) sequence(i int, first, indent string, depth int) {
 		out := o.c.Graph.Out(i)
 		if o.isEnd(i) && len(out) > 0 {
 			// A run ends at an end terminator; its lines are not followed.
-			fmt.Fprintf(o.w, "%s(the run ends here; %s leaving it not followed)\n", prefix, count(len(out), "line"))
+			fmt.Fprintf(o.w, "%s(the run ends here; %s leaving it not followed)\n", prefix, types.Plural(len(out), "line"))
 			return
 		}
 		switch len(out) {
@@ -159,13 +158,7 @@ func (o *outliner) reference(prefix string, i int) {
 // line is one node: id, first line of text, and how it runs.
 func (o *outliner) line(i int) string {
 	n := o.c.Nodes[i]
-	text, _, cut := strings.Cut(n.Text, "\n")
-	if r := []rune(text); len(r) > 60 {
-		text, cut = string(r[:60]), true
-	}
-	if cut {
-		text += "…"
-	}
+	text := types.Excerpt(n.Text, 60)
 	facts := []string{n.Role}
 	if n.Role != types.RoleProcess && n.Role != n.Kind && n.Kind != types.KindOther {
 		facts[0] += " (" + n.Shape + " shape)"
@@ -185,30 +178,11 @@ func (o *outliner) line(i int) string {
 			facts = append(facts, fmt.Sprintf("retries %d", n.Retries))
 		}
 		if n.Timeout != o.d.Timeout {
-			facts = append(facts, "timeout "+shortDuration(n.Timeout))
+			facts = append(facts, "timeout "+types.ShortDuration(n.Timeout))
 		}
 		if n.MaxVisits != o.d.MaxVisits {
 			facts = append(facts, fmt.Sprintf("max visits %d", n.MaxVisits))
 		}
 	}
 	return fmt.Sprintf("%s %s  [%s]", n.ID, text, strings.Join(facts, ", "))
-}
-
-// shortDuration drops the zero tails of time.Duration.String: 10m, 1h30m.
-func shortDuration(d time.Duration) string {
-	s := d.String()
-	if strings.HasSuffix(s, "m0s") {
-		s = s[:len(s)-2]
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = s[:len(s)-2]
-	}
-	return s
-}
-
-func count(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }

@@ -35,7 +35,7 @@ type outcome struct {
 	err        error
 }
 
-func (w *walker) attempt(ctx context.Context, n *types.ProcessedNode, attempt int, cli string, labels []string, fb []feedback, res *NodeResult) outcome {
+func (w *walker) attempt(ctx context.Context, n *types.ProcessedNode, attempt int, cli string, out []types.Edge, labels []string, fb []feedback, res *NodeResult) outcome {
 	def, err := w.o.Registry.Lookup(cli)
 	if err != nil {
 		return outcome{err: err}
@@ -56,7 +56,6 @@ func (w *walker) attempt(ctx context.Context, n *types.ProcessedNode, attempt in
 	if err != nil {
 		return outcome{reason: "the agent call failed: " + err.Error(), agentError: true}
 	}
-	out := w.o.Chart.Graph.Out(w.index(n.ID))
 	if decision {
 		d, err := response.ParseDecision(r.Answer)
 		if err != nil {

@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/dtree-dev/dtree/internal/agent"
@@ -60,7 +59,7 @@ type NodeFailedError struct {
 }
 
 func (e *NodeFailedError) Error() string {
-	return fmt.Sprintf("node %s %q failed after %s: %s", e.Node, e.Text, plural(e.Attempts, "attempt"), e.Last)
+	return fmt.Sprintf("node %s %q failed after %s: %s", e.Node, e.Text, types.Plural(e.Attempts, "attempt"), e.Last)
 }
 
 // LimitError is a run stopped by max_visits or --max-steps (exit 4).
@@ -191,7 +190,7 @@ func (w *walker) runNode(ctx context.Context, n *types.ProcessedNode, visit int)
 			cli = n.RetryCLI
 			res.Retries++
 		}
-		outcome := w.attempt(ctx, n, attempt, cli, labels, feedback, res)
+		outcome := w.attempt(ctx, n, attempt, cli, out, labels, feedback, res)
 		if outcome.err != nil { // interrupted, validation broken, or CLI cannot run: not retried
 			reason := outcome.err.Error()
 			if ctx.Err() != nil {
@@ -306,13 +305,6 @@ func firstLine(s string) string {
 		}
 	}
 	return s
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return strconv.Itoa(n) + " " + what + "s"
 }
 
 type nopProgress struct{}

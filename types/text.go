@@ -1,0 +1,40 @@
+package types
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Excerpt is the first line of text, cut at max runes; "…" marks what was
+// left out.
+func Excerpt(text string, max int) string {
+	t, _, cut := strings.Cut(text, "\n")
+	if r := []rune(t); len(r) > max {
+		t, cut = string(r[:max]), true
+	}
+	if cut {
+		t += "…"
+	}
+	return t
+}
+
+// Plural counts things: "1 node", "3 nodes".
+func Plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// ShortDuration drops the zero tails of time.Duration.String: 10m, 1h30m.
+func ShortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = s[:len(s)-2]
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = s[:len(s)-2]
+	}
+	return s
+}
