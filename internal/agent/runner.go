@@ -152,7 +152,9 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	cmd := exec.CommandContext(runCtx, path, inv.args...)
 	cmd.Dir = c.Dir
 	cmd.Env = childEnv(c.Env, def)
-	cmd.Stdin = strings.NewReader(inv.stdin)
+	if inv.stdin != "" {
+		cmd.Stdin = strings.NewReader(inv.stdin)
+	} // else /dev/null: empty, never the terminal, and no pipe to feed
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	setProcessGroup(cmd)
 	var stoppedAt atomic.Int64 // when Cancel sent SIGTERM, in Unix ns

@@ -153,7 +153,7 @@ func (w *walker) walk(ctx context.Context) error {
 		res, err := w.runNode(ctx, n, w.visits[n.ID])
 		w.sum.add(res)
 		w.o.Progress.NodeFinished(res)
-		w.saveShort("running")
+		w.queueShort()
 		if err != nil {
 			return err
 		}
@@ -257,6 +257,16 @@ func (w *walker) event(kind string, fields map[string]any) {
 	if err := w.o.Log.Event(kind, fields); err != nil && w.sum.LogError == "" {
 		w.sum.LogError = err.Error()
 	}
+}
+
+// queueShort has short.json rewritten with the run so far, in the
+// background; finish's saveShort waits for it.
+func (w *walker) queueShort() {
+	if w.o.Log == nil {
+		return
+	}
+	w.sum.Status = StatusRunning
+	w.o.Log.QueueShort(w.sum.shortJSON())
 }
 
 func (w *walker) saveShort(status string) {

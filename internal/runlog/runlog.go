@@ -37,6 +37,15 @@ type Log struct {
 	long   *os.File
 	redact *Redactor
 	now    func() time.Time
+
+	// The background writer of QueueShort: pending is the newest document
+	// not yet taken, writing says a writer goroutine is on it, and idle
+	// is signalled when it stops.
+	smu      sync.Mutex
+	idle     *sync.Cond
+	pending  []byte
+	writing  bool
+	shortErr error
 }
 
 // NewRunID returns a run id: the UTC time to the second and a random
@@ -66,6 +75,7 @@ func Open(o Options) (*Log, error) {
 		return nil, fmt.Errorf("create run log directory: %w", err)
 	}
 	l := &Log{RunID: o.RunID, Dir: dir, opts: o, redact: o.Redactor, now: o.Now}
+	l.idle = sync.NewCond(&l.smu)
 	var err error
 	if l.events, err = os.OpenFile(filepath.Join(dir, "events.jsonl"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
 		return nil, fmt.Errorf("create events log: %w", err)
@@ -136,11 +146,69 @@ func (l *Log) Short(v any) error {
 }
 
 // ShortJSON rewrites short.json with an already encoded document, like
-// Short.
+// Short, after any write QueueShort started; it returns the first error of
+// those writes or its own.
 func (l *Log) ShortJSON(b []byte) error {
 	if !l.opts.Short {
 		return nil
 	}
+	err := l.waitShort()
+	if werr := l.writeShort(b); err == nil {
+		err = werr
+	}
+	return err
+}
+
+// QueueShort rewrites short.json with b in the background and returns at
+// once, so the next agent starts without waiting for the file system: the
+// run goes on while the last node's state is written. A document queued
+// while another is being written replaces any still waiting, so the file
+// only ever moves forward. ShortJSON and Close wait for the queue; errors
+// come back from them.
+func (l *Log) QueueShort(b []byte) {
+	if !l.opts.Short {
+		return
+	}
+	l.smu.Lock()
+	defer l.smu.Unlock()
+	l.pending = b
+	if !l.writing {
+		l.writing = true
+		go l.drainShort()
+	}
+}
+
+func (l *Log) drainShort() {
+	l.smu.Lock()
+	defer l.smu.Unlock()
+	for l.pending != nil {
+		b := l.pending
+		l.pending = nil
+		l.smu.Unlock()
+		err := l.writeShort(b)
+		l.smu.Lock()
+		if err != nil && l.shortErr == nil {
+			l.shortErr = err
+		}
+	}
+	l.writing = false
+	l.idle.Broadcast()
+}
+
+// waitShort waits until queued short.json writes are done and returns
+// (and forgets) the first error among them.
+func (l *Log) waitShort() error {
+	l.smu.Lock()
+	defer l.smu.Unlock()
+	for l.writing {
+		l.idle.Wait()
+	}
+	err := l.shortErr
+	l.shortErr = nil
+	return err
+}
+
+func (l *Log) writeShort(b []byte) error {
 	return WriteAtomic(filepath.Join(l.Dir, "short.json"), l.redact.Bytes(b), 0o644)
 }
 
@@ -191,6 +259,9 @@ type callWriter struct {
 
 func (w *callWriter) Write(p []byte) (int, error) {
 	out := w.r.Write(p)
+	if len(out) == 0 {
+		return len(p), nil
+	}
 	w.l.mu.Lock()
 	defer w.l.mu.Unlock()
 	if _, err := w.l.long.Write(out); err != nil {
@@ -201,6 +272,9 @@ func (w *callWriter) Write(p []byte) (int, error) {
 
 func (w *callWriter) Close() error {
 	out := w.r.Flush()
+	if len(out) == 0 {
+		return nil
+	}
 	w.l.mu.Lock()
 	defer w.l.mu.Unlock()
 	_, err := w.l.long.Write(out)
@@ -211,11 +285,11 @@ type nopCloser struct{ io.Writer }
 
 func (nopCloser) Close() error { return nil }
 
-// Close closes the log's files.
+// Close waits for queued short.json writes and closes the log's files.
 func (l *Log) Close() error {
+	first := l.waitShort()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	var first error
 	for _, f := range []*os.File{l.events, l.long} {
 		if f != nil {
 			if err := f.Close(); err != nil && first == nil {

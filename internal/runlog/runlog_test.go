@@ -3,6 +3,7 @@ package runlog
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -118,4 +119,43 @@ func TestWriteAtomicReplacesWhole(t *testing.T) {
 		require.NoError(t, err)
 		assert.Len(t, entries, 1, "no temporary file left behind")
 	}
+}
+
+func TestQueuedShortWritesEndWithTheNewest(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		final string // "" closes without a ShortJSON of its own
+		want  string
+	}{
+		{name: "close waits for the queue", want: `{"n":99,"token":"***"}`},
+		{name: "ShortJSON comes after the queue", final: `{"n":"final"}`, want: `{"n":"final"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			l, err := Open(Options{Dir: t.TempDir(), Short: true, Redactor: NewRedactor([]string{"GH_TOKEN=ghp_abcdefgh"})})
+			require.NoError(t, err)
+			for i := range 100 {
+				l.QueueShort(fmt.Appendf(nil, `{"n":%d,"token":"ghp_abcdefgh"}`, i))
+			}
+			if tt.final != "" {
+				require.NoError(t, l.ShortJSON([]byte(tt.final)))
+			}
+			require.NoError(t, l.Close())
+			got, err := os.ReadFile(filepath.Join(l.Dir, "short.json"))
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, string(got))
+		})
+	}
+}
+
+func TestQueuedShortErrorComesBack(t *testing.T) {
+	t.Parallel()
+	l, err := Open(Options{Dir: t.TempDir(), Short: true})
+	require.NoError(t, err)
+	// The run's directory removed under it: every write fails.
+	require.NoError(t, os.RemoveAll(l.Dir))
+	l.QueueShort([]byte(`{}`))
+	assert.Error(t, l.Close(), "the failed background write is reported")
 }
