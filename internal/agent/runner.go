@@ -230,6 +230,7 @@ type invocation struct {
 	args    []string
 	shown   []string // args with the prompt elided, for logs
 	stdin   string
+	file    string // the prompt file, if any
 	cleanup func()
 }
 
@@ -277,6 +278,7 @@ func prepare(def Definition, prompt, model string) (invocation, error) {
 			return inv, fmt.Errorf("write prompt file: %w", err)
 		}
 		file = f.Name()
+		inv.file = file
 		inv.cleanup = func() { _ = os.Remove(file) }
 		_, err = f.WriteString(prompt)
 		if cerr := f.Close(); err == nil {

@@ -162,3 +162,25 @@ func OnPage(diags []types.Diagnostic, page *types.Page) []types.Diagnostic {
 	}
 	return out
 }
+
+// FindNode returns the ids of the nodes on the page that key names: the
+// node with that id, else every node whose text is key (case and outer
+// space aside). One id is a match; none or several are for the caller to
+// explain.
+func (c *Chart) FindNode(page, key string) []string {
+	for i := range c.Doc.Nodes {
+		n := &c.Doc.Nodes[i]
+		if n.Page == page && n.ID == key {
+			return []string{n.ID}
+		}
+	}
+	var matches []string
+	key = strings.TrimSpace(key)
+	for i := range c.Doc.Nodes {
+		n := &c.Doc.Nodes[i]
+		if n.Page == page && strings.EqualFold(strings.TrimSpace(n.Text), key) {
+			matches = append(matches, n.ID)
+		}
+	}
+	return matches
+}

@@ -44,6 +44,11 @@ func (e *ChartError) Error() string {
 	return fmt.Sprintf("%s has %s", e.Source, types.Plural(e.Count, "error"))
 }
 
+// exitStatus is an exit code whose reason the command already printed.
+type exitStatus int
+
+func (e exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
 // exitCode is the one table from errors to exit codes.
 func exitCode(err error) int {
 	var (
@@ -52,10 +57,13 @@ func exitCode(err error) int {
 		unreadable *document.UnreadableError
 		ran        *runError
 		bad        *settings.Error
+		status     exitStatus
 	)
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.As(err, &status):
+		return int(status)
 	case errors.As(err, &ran):
 		return ran.code
 	case errors.As(err, &usage), errors.As(err, &bad):
@@ -68,8 +76,11 @@ func exitCode(err error) int {
 
 // printError writes err in age's style: "dtree: error: …" then hints.
 func (a *App) printError(err error) {
-	var chart *ChartError
-	if errors.As(err, &chart) && chart.Quiet {
+	var (
+		chart  *ChartError
+		status exitStatus
+	)
+	if errors.As(err, &chart) && chart.Quiet || errors.As(err, &status) {
 		return
 	}
 	var ran *runError

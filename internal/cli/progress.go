@@ -147,4 +147,7 @@ func (p *progress) finished(s *run.Summary) {
 	}
 	took := time.Duration(s.DurationMS) * time.Millisecond
 	p.printf("dtree: run %s %s: %s in %s; logs in %s\n", s.RunID, s.Status, types.Plural(len(s.Nodes), "step"), took.Round(time.Millisecond), s.Logs.Dir)
+	if len(s.Path) > 0 {
+		p.printf("path: %s\n", strings.Join(s.Path, " → "))
+	}
 }

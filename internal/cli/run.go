@@ -18,6 +18,7 @@ import (
 	"github.com/dtree-dev/dtree/internal/agent"
 	"github.com/dtree-dev/dtree/internal/chart"
 	"github.com/dtree-dev/dtree/internal/nodeconf"
+	"github.com/dtree-dev/dtree/internal/replay"
 	"github.com/dtree-dev/dtree/internal/run"
 	"github.com/dtree-dev/dtree/internal/runlog"
 	"github.com/dtree-dev/dtree/internal/settings"
@@ -40,6 +41,9 @@ type runOptions struct {
 	json        bool
 	quiet       bool
 	verbose     bool
+	dryRun      bool
+	answer      []string // --answer NODE=LABEL, for --dry-run
+	answers     string   // --answers FILE, for the replay agent
 }
 
 func (a *App) newRun() *cobra.Command {
@@ -78,6 +82,9 @@ interrupted.`,
 	f.BoolVar(&o.json, "json", false, "print a JSON summary of the run on stdout")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "print nothing on stderr but errors")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "print every agent call")
+	f.BoolVar(&o.dryRun, "dry-run", false, "start no agent: print each call's CLI, argv and prompt, and the path")
+	f.StringArrayVar(&o.answer, "answer", nil, "with --dry-run: the branch a decision takes, NODE=LABEL; again for its next visit")
+	f.StringVar(&o.answers, "answers", "", "answer every call from this answers file with the replay agent, no model")
 	return cmd
 }
 
@@ -105,12 +112,21 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 	if err != nil {
 		return err
 	}
+	var answers *replay.Plan
+	if o.answers != "" {
+		if answers, err = loadAnswers(c, page, o.answers); err != nil {
+			return err
+		}
+	}
 	if err := preflight(c, page, start, reg, o.noValidate); err != nil {
 		return err
 	}
 	wait, err := a.backoff()
 	if err != nil {
 		return err
+	}
+	if answers != nil {
+		wait = func(int) time.Duration { return 0 } // no service to spare
 	}
 	workdir := o.workdir
 	if workdir == "" {
@@ -121,6 +137,9 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 	}
 	if st, err := os.Stat(workdir); err != nil || !st.IsDir() {
 		return &UsageError{Err: fmt.Errorf("--workdir %s is not a directory", workdir)}
+	}
+	if o.dryRun {
+		return a.dryRun(ctx, c, page, start, reg, workdir, o)
 	}
 	env := os.Environ()
 	// Secrets are masked wherever dtree writes (SPEC §6): the logs, the
@@ -138,6 +157,13 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 		return &UsageError{Err: fmt.Errorf("open run log in %s: %w", s.LogDir, err), Hint: "pass --log-dir with a directory dtree can write, or set log_dir"}
 	}
 	defer log.Close()
+	if answers != nil {
+		path := filepath.Join(log.Dir, ".replay-plan.json")
+		if err := replay.WritePlan(path, answers); err != nil {
+			return err
+		}
+		env = append(env, replay.EnvPlan+"="+path)
+	}
 
 	stderr := redactingWriter{w: a.Err, r: redact}
 	p := newProgress(stderr, o.quiet, o.verbose, isTerminal(a.Err, a.Getenv))
@@ -226,6 +252,18 @@ func (a *App) runSettings(o runOptions, fs *pflag.FlagSet) (*settings.Settings, 
 	if fs.Changed("log-dir") {
 		s.LogDir = o.logDir
 	}
+	if o.answers != "" && o.dryRun {
+		return nil, &UsageError{Err: errors.New("--answers and --dry-run do not go together"),
+			Hint: "a dry run takes --answer NODE=LABEL for its decisions; --answers replays a run through the replay agent"}
+	}
+	if len(o.answer) > 0 && !o.dryRun {
+		return nil, &UsageError{Err: errors.New("--answer is for --dry-run"),
+			Hint: "to script a real run's answers, write an answers file and pass --answers FILE"}
+	}
+	if o.answers == "" && !o.dryRun && s.DefaultCLI == "replay" {
+		return nil, &UsageError{Err: errors.New("the replay agent needs --answers FILE"),
+			Hint: "a run's answers.yaml (in its log directory) replays it; readme/replay.md says how to write one"}
+	}
 	if o.maxSteps < 1 {
 		return nil, &UsageError{Err: fmt.Errorf("--max-steps %d: must be 1 or more", o.maxSteps)}
 	}
@@ -263,19 +301,7 @@ func (a *App) runTarget(c *chart.Chart, o runOptions, path string) (types.Page, 
 	if o.start == "" {
 		return page, page.Root, nil
 	}
-	var matches []string
-	for i := range c.Doc.Nodes {
-		n := &c.Doc.Nodes[i]
-		if n.Page == page.ID && n.ID == o.start {
-			return page, n.ID, nil
-		}
-	}
-	for i := range c.Doc.Nodes {
-		n := &c.Doc.Nodes[i]
-		if n.Page == page.ID && strings.EqualFold(strings.TrimSpace(n.Text), strings.TrimSpace(o.start)) {
-			matches = append(matches, n.ID)
-		}
-	}
+	matches := c.FindNode(page.ID, o.start)
 	switch len(matches) {
 	case 1:
 		return page, matches[0], nil
@@ -370,4 +396,77 @@ func settingsForLog(s *settings.Settings) map[string]string {
 	slices.Sort(clis)
 	m["clis"] = strings.Join(clis, ",")
 	return m
+}
+
+// loadAnswers reads an answers file, matches it to the chart, and hands
+// every agent call of the chart to the replay agent: the answers cover the
+// whole run, validation and retries included.
+func loadAnswers(c *chart.Chart, page types.Page, path string) (*replay.Plan, error) {
+	ans, err := replay.Load(path)
+	if err != nil {
+		return nil, &UsageError{Err: fmt.Errorf("--answers: %w", err)}
+	}
+	plan, err := replayPlan(c, page, ans)
+	if err != nil {
+		return nil, err
+	}
+	replaced := map[*types.Settings]*types.Settings{}
+	for i := range c.Nodes {
+		n := &c.Nodes[i]
+		if n.Settings == nil || n.Role == types.RoleTerminator {
+			continue
+		}
+		s, ok := replaced[n.Settings]
+		if !ok {
+			copied := *n.Settings
+			copied.CLI, copied.ValidateCLI, copied.RetryCLI = "replay", "replay", "replay"
+			s = &copied
+			replaced[n.Settings] = s
+		}
+		n.Settings = s
+	}
+	return plan, nil
+}
+
+// replayPlan matches the answers file's nodes to the chart for the replay
+// agent.
+func replayPlan(c *chart.Chart, page types.Page, ans *replay.Answers) (*replay.Plan, error) {
+	nodes, err := ans.Resolve(func(key string) []string { return c.FindNode(page.ID, key) },
+		func(id string) (string, bool) {
+			i, _ := c.Graph.Index(id)
+			return c.Doc.Nodes[i].Text, c.Nodes[i].Role == types.RoleDecision
+		})
+	if err != nil {
+		return nil, &UsageError{Err: fmt.Errorf("--answers: %w", err)}
+	}
+	abs, aerr := filepath.Abs(ans.Path)
+	if aerr != nil {
+		abs = ans.Path
+	}
+	return &replay.Plan{Answers: abs, Nodes: nodes}, nil
+}
+
+// dryRun walks the chart with no agent: each call is printed, not made.
+func (a *App) dryRun(ctx context.Context, c *chart.Chart, page types.Page, start string, reg *agent.Registry, workdir string, o runOptions) error {
+	picks, err := dryAnswers(c, page.ID, o.answer)
+	if err != nil {
+		return err
+	}
+	d := &dryRun{w: a.Err, c: c, answers: picks, asked: map[string]int{}}
+	fmt.Fprintf(a.Err, "dry run of %s: no agent is started\n", c.Doc.Source)
+	sum, werr := run.Walk(ctx, run.Options{
+		Chart: c, Page: page, Start: start, Registry: reg, Runner: d.Call,
+		Workdir: workdir, Env: os.Environ(), MaxSteps: o.maxSteps, NoValidate: o.noValidate,
+		Progress: d, Backoff: func(int) time.Duration { return 0 },
+	})
+	d.finished(sum)
+	if o.json {
+		if err := writeJSON(a.Out, sum); err != nil {
+			return err
+		}
+	}
+	if werr != nil {
+		return &runError{code: sum.ExitCode, err: werr}
+	}
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"syscall"
 	"testing"
@@ -35,7 +36,9 @@ func TestScript(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("NO_COLOR", "1")
 			env.Setenv("DTREE_RETRY_BACKOFF", "0s")
-			return nil
+			repo, err := filepath.Abs("../..")
+			env.Setenv("REPO", repo) // the repository, for its example charts
+			return err
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"promptcheck": cmdPromptCheck,

@@ -155,7 +155,7 @@ func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, 
 		runID = w.o.Log.RunID
 	}
 	env := append(append([]string(nil), w.o.Env...),
-		"DTREE_RUN_ID="+runID, "DTREE_NODE_ID="+n.ID, "DTREE_ATTEMPT="+strconv.Itoa(attempt))
+		"DTREE_RUN_ID="+runID, "DTREE_NODE_ID="+n.ID, "DTREE_ATTEMPT="+strconv.Itoa(attempt), "DTREE_PURPOSE="+purpose)
 	c := agent.Call{Def: def, Prompt: prompt, Model: w.o.Model, Dir: w.o.Workdir, Env: env, Timeout: n.Timeout}
 	if w.o.Log != nil {
 		lw := w.o.Log.Call(n.ID, def.Name, attempt, purpose)
@@ -171,12 +171,27 @@ func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, 
 		a.Error = err.Error()
 	}
 	res.Attempts = append(res.Attempts, a)
+	if ctx.Err() == nil && !errors.Is(err, agent.ErrNotFound) {
+		w.record(n, purpose, r.Answer, err)
+	}
 	w.sum.count(r.Usage)
 	w.event("agent_call", map[string]any{"node": n.ID, "attempt": attempt, "purpose": purpose, "cli": def.Name,
 		"argv": r.Argv, "duration_ms": a.DurationMS, "exit_code": r.ExitCode, "timed_out": r.TimedOut,
 		"stdout_bytes": r.StdoutBytes, "stderr_bytes": r.StderrBytes, "usage": r.Usage, "error": a.Error,
 		"stderr_tail": r.StderrTail})
 	return r, err
+}
+
+// record keeps the call's reply for answers.yaml.
+func (w *walker) record(n *types.ProcessedNode, purpose, answer string, err error) {
+	decision := n.Role == types.RoleDecision
+	var labels []string
+	if decision {
+		for _, e := range w.o.Chart.Graph.Out(w.index(n.ID)) {
+			labels = append(labels, e.Label)
+		}
+	}
+	w.replies.Add(n.ID, n.Text, decision, purpose == "validate", answer, err, labels)
 }
 
 func quoteAll(labels []string) string {

@@ -8,10 +8,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/dtree-dev/dtree/internal/agent"
 	"github.com/dtree-dev/dtree/internal/chart"
+	"github.com/dtree-dev/dtree/internal/replay"
 	"github.com/dtree-dev/dtree/internal/runlog"
 	"github.com/dtree-dev/dtree/types"
 )
@@ -83,6 +85,7 @@ type walker struct {
 	sum     *Summary
 	visits  map[string]int
 	started time.Time
+	replies replay.Recorder // for answers.yaml
 }
 
 // Walk runs the chart and returns its summary. The error is a
@@ -306,6 +309,29 @@ func (w *walker) finish(err error) {
 	w.event("run_end", map[string]any{"status": w.sum.Status, "exit_code": w.sum.ExitCode,
 		"error": w.sum.Error, "path": w.sum.Path, "steps": len(w.sum.Nodes)})
 	w.saveShort(w.sum.Status)
+	w.saveAnswers()
+}
+
+// saveAnswers writes answers.yaml: every reply of the run in the replay
+// format, so `dtree run CHART --answers answers.yaml` takes its path again.
+func (w *walker) saveAnswers() {
+	if w.o.Log == nil {
+		return
+	}
+	path := filepath.Join(w.o.Log.Dir, "answers.yaml")
+	header := fmt.Sprintf("Answers recorded by dtree run %s (%s) of %s.\nTake the same path again without an agent:\n  dtree run %s --answers %s",
+		w.o.Log.RunID, w.sum.Status, w.o.Chart.Doc.Source, w.o.Chart.Doc.Source, path)
+	b, err := w.replies.YAML(header)
+	if err == nil {
+		err = w.o.Log.WriteFile("answers.yaml", b)
+	}
+	if err != nil {
+		if w.sum.LogError == "" {
+			w.sum.LogError = err.Error()
+		}
+		return
+	}
+	w.sum.Logs.Answers = path
 }
 
 func firstLine(s string) string {

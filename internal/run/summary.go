@@ -46,6 +46,8 @@ type Logs struct {
 	Events string `json:"events"`
 	Short  string `json:"short"`
 	Long   string `json:"long"`
+	// Answers is answers.yaml: every reply, for --answers (readme/replay.md).
+	Answers string `json:"answers"`
 }
 
 // NodeResult is one visit of a node.

@@ -237,6 +237,12 @@ func WriteAtomic(path string, data []byte, mode os.FileMode) error {
 	return nil
 }
 
+// WriteFile writes a file of the run's directory atomically, its secrets
+// masked.
+func (l *Log) WriteFile(name string, b []byte) error {
+	return WriteAtomic(filepath.Join(l.Dir, name), l.redact.Bytes(b), 0o644)
+}
+
 // Call starts one agent call's section of long.log and returns the writer
 // its stdout and stderr go to as they arrive; Close ends the section. With
 // long logs off it discards.

@@ -1,0 +1,21 @@
+package agent
+
+import "strings"
+
+// Preview is the command line a call would run and where its prompt would
+// go, without running it (`dtree run --dry-run`). The argv shows the prompt
+// elided, as the logs do, and a prompt file as "<prompt file>".
+func Preview(def Definition, prompt, model string) (argv []string, onStdin bool, err error) {
+	inv, err := prepare(def, prompt, model)
+	if err != nil {
+		return nil, false, err
+	}
+	defer inv.cleanup()
+	argv = append([]string{def.Binary}, inv.shown...)
+	if file := inv.file; file != "" {
+		for i, a := range argv {
+			argv[i] = strings.ReplaceAll(a, file, "<prompt file>")
+		}
+	}
+	return argv, inv.stdin != "", nil
+}

@@ -1,0 +1,177 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+
+	"github.com/dtree-dev/dtree/internal/agent"
+	"github.com/dtree-dev/dtree/internal/chart"
+	"github.com/dtree-dev/dtree/internal/response"
+	"github.com/dtree-dev/dtree/internal/run"
+	"github.com/dtree-dev/dtree/types"
+)
+
+// dryRun stands in for the agents in `dtree run --dry-run`: it prints each
+// call as it would be made (CLI, argv, the whole prompt) and answers at
+// once: a process is completed, a validation passes, a decision takes its
+// --answer or else its first label.
+type dryRun struct {
+	w       io.Writer
+	c       *chart.Chart
+	answers map[string][]string // decision node id → labels by visit, from --answer
+	asked   map[string]int      // decision node id → calls so far
+	steps   int
+}
+
+// Call is a run.Runner.
+func (d *dryRun) Call(_ context.Context, c agent.Call) (agent.Result, error) {
+	res := agent.Result{ExitCode: -1}
+	id, purpose := envValue(c.Env, "DTREE_NODE_ID"), envValue(c.Env, "DTREE_PURPOSE")
+	argv, onStdin, err := agent.Preview(c.Def, c.Prompt, c.Model)
+	if err != nil {
+		return res, err
+	}
+	res.Argv, res.ExitCode = argv, 0
+	if purpose == "validate" {
+		fmt.Fprintf(d.w, "  validate: %s: %s\n    (its prompt holds the agent's output; the dry run passes it)\n", c.Def.Name, shellJoin(argv))
+		res.Answer = `{"fully_completed": true}`
+		return res, nil
+	}
+	where := "in argv"
+	if onStdin {
+		where = "on stdin"
+	} else if strings.Contains(strings.Join(argv, " "), "<prompt file>") {
+		where = "in a prompt file"
+	}
+	fmt.Fprintf(d.w, "  argv: %s\n  prompt, %s %s:\n", shellJoin(argv), types.Plural(len(c.Prompt), "byte"), where)
+	for _, line := range strings.Split(c.Prompt, "\n") {
+		fmt.Fprintf(d.w, "    %s\n", line)
+	}
+	i, _ := d.c.Graph.Index(id)
+	if d.c.Nodes[i].Role != types.RoleDecision {
+		res.Answer = `{"completed": true}`
+		return res, nil
+	}
+	label, why := "", "from --answer"
+	if picks := d.answers[id]; len(picks) > 0 {
+		label = picks[min(d.asked[id], len(picks)-1)]
+		d.asked[id]++
+	} else {
+		out := d.c.Graph.Out(i)
+		if len(out) > 0 {
+			label = out[0].Label
+		}
+		why = fmt.Sprintf("the first label; --answer %s=LABEL picks another", id)
+	}
+	fmt.Fprintf(d.w, "  answer: %q (%s)\n", label, why)
+	b, _ := json.Marshal(map[string]string{"answer": label})
+	res.Answer = string(b)
+	return res, nil
+}
+
+// NodeStarted and the rest make dryRun the run's progress too.
+func (d *dryRun) NodeStarted(n *types.ProcessedNode, visit int) {
+	d.steps++
+	again := ""
+	if visit > 1 {
+		again = fmt.Sprintf(" (visit %d)", visit)
+	}
+	fmt.Fprintf(d.w, "step %d · node %s %q%s · %s · %s\n", d.steps, n.ID, types.Excerpt(n.Text, 60), again, n.Role, n.CLI)
+}
+
+func (d *dryRun) AttemptStarted(*types.ProcessedNode, int, string, string) {}
+
+func (d *dryRun) AttemptFailed(_ *types.ProcessedNode, attempt int, reason string) {
+	fmt.Fprintf(d.w, "  attempt %d failed: %s\n", attempt, reason)
+}
+
+func (d *dryRun) NodeFinished(r *run.NodeResult) {
+	if r.Next == "" {
+		return
+	}
+	i, _ := d.c.Graph.Index(r.Next)
+	fmt.Fprintf(d.w, "  next: %s %q\n", r.Next, types.Excerpt(d.c.Doc.Nodes[i].Text, 60))
+}
+
+// finished prints the path and where the run would end.
+func (d *dryRun) finished(sum *run.Summary) {
+	fmt.Fprintf(d.w, "path: %s\n", strings.Join(sum.Path, " → "))
+	switch {
+	case sum.Status == run.StatusSucceeded && len(sum.Path) > 0:
+		last := sum.Path[len(sum.Path)-1]
+		i, _ := d.c.Graph.Index(last)
+		fmt.Fprintf(d.w, "ends: at node %s %q after %s; no agent was started\n", last,
+			types.Excerpt(d.c.Doc.Nodes[i].Text, 60), types.Plural(d.steps, "step"))
+	default:
+		fmt.Fprintf(d.w, "ends: %s (below); no agent was started\n", sum.Status)
+	}
+}
+
+// dryAnswers resolves --answer NODE=LABEL flags: NODE a decision's id or
+// text, LABEL one of its labels. A node given more than once takes the
+// labels in turn, one per visit, and keeps the last.
+func dryAnswers(c *chart.Chart, page string, flags []string) (map[string][]string, error) {
+	out := map[string][]string{}
+	for _, f := range flags {
+		key, label, ok := strings.Cut(f, "=")
+		if !ok || strings.TrimSpace(key) == "" {
+			return nil, &UsageError{Err: fmt.Errorf("--answer %q: want NODE=LABEL", f),
+				Hint: "NODE is a decision's id or text, LABEL one of its branch labels: --answer 3=No"}
+		}
+		ids := c.FindNode(page, key)
+		if len(ids) != 1 {
+			what := "no node has that id or text"
+			if len(ids) > 1 {
+				what = "nodes " + strings.Join(ids, ", ") + " all have that text; use the id"
+			}
+			return nil, &UsageError{Err: fmt.Errorf("--answer %q: %s", f, what),
+				Hint: "'dtree inspect CHART' lists the nodes with their ids"}
+		}
+		i, _ := c.Graph.Index(ids[0])
+		if c.Nodes[i].Role != types.RoleDecision {
+			return nil, &UsageError{Err: fmt.Errorf("--answer %q: node %s is a %s, not a decision", f, ids[0], c.Nodes[i].Role)}
+		}
+		var labels []string
+		for _, e := range c.Graph.Out(i) {
+			labels = append(labels, e.Label)
+		}
+		match, ok := response.MatchLabel(label, labels)
+		if !ok {
+			return nil, &UsageError{Err: fmt.Errorf("--answer %q: node %s has no branch %q", f, ids[0], label),
+				Hint: "its labels: " + strings.Join(labels, ", ")}
+		}
+		out[ids[0]] = append(out[ids[0]], match)
+	}
+	return out, nil
+}
+
+// envValue is the last value of name in env, as exec takes it.
+func envValue(env []string, name string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], name+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+var plainArg = regexp.MustCompile(`^[A-Za-z0-9_./=:,@+%-]+$`)
+
+// shellJoin shows argv as a shell would need it typed: elements with
+// spaces or special characters in single quotes. It is only shown; dtree
+// never runs a shell.
+func shellJoin(argv []string) string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		if plainArg.MatchString(a) {
+			q[i] = a
+		} else {
+			q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(q, " ")
+}

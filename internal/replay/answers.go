@@ -1,0 +1,205 @@
+// Package replay is dtree's offline agent: it answers each node from an
+// answers file instead of a model, so a chart's routing can be tried and
+// tested without spending tokens (readme/replay.md).
+//
+// An answers file maps nodes, by id or text, to the replies their agent
+// calls get, in call order:
+//
+//	"Run the tests": [ok]                 # a process node: {"completed": true}
+//	Did they pass?: [No, "Yes"]           # a decision: the label, per visit
+//	"5": [ok, "fail: no test for it", ok, ok] # process, validation, retry, validation
+//
+// The parent dtree reads and checks the file against the chart (Load,
+// Resolve) and writes a plan into the run directory; each agent call is a
+// child process, `dtree agent replay`, that takes the node's next reply
+// from the plan (Serve).
+package replay
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Entry is one node's replies as the answers file gives them.
+type Entry struct {
+	Key     string // the node's id or text, as written
+	Line    int
+	Replies []Reply
+}
+
+// Reply is one reply: the text of a scalar, or a mapping written as JSON.
+type Reply struct {
+	Text string
+	Line int
+}
+
+// Answers is a parsed answers file.
+type Answers struct {
+	Path    string
+	Entries []Entry
+}
+
+// FileError is a problem in an answers file, at a line when known.
+type FileError struct {
+	Path string
+	Line int
+	Msg  string
+}
+
+func (e *FileError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.Path, e.Line, e.Msg)
+	}
+	return e.Path + ": " + e.Msg
+}
+
+// Load reads an answers file.
+func Load(path string) (*Answers, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read answers: %w", err)
+	}
+	return Parse(path, b)
+}
+
+// Parse reads an answers file's content: a mapping from node (id or text)
+// to one reply or a list of them.
+func Parse(path string, b []byte) (*Answers, error) {
+	a := &Answers{Path: path}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		return nil, &FileError{Path: path, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+	}
+	if len(doc.Content) == 0 {
+		return a, nil // empty file: no replies
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return nil, &FileError{Path: path, Line: root.Line,
+			Msg: "an answers file is a mapping from node (its id or text) to a list of replies"}
+	}
+	seen := map[string]int{}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		if k.Kind != yaml.ScalarNode || strings.TrimSpace(k.Value) == "" {
+			return nil, &FileError{Path: path, Line: k.Line, Msg: "a key must be a node's id or text"}
+		}
+		if at, dup := seen[k.Value]; dup {
+			return nil, &FileError{Path: path, Line: k.Line, Msg: fmt.Sprintf("node %q is listed twice (also line %d); put all its replies in one list", k.Value, at)}
+		}
+		seen[k.Value] = k.Line
+		e := Entry{Key: k.Value, Line: k.Line}
+		items := []*yaml.Node{v}
+		if v.Kind == yaml.SequenceNode {
+			items = v.Content
+		}
+		for _, it := range items {
+			r, err := reply(path, it)
+			if err != nil {
+				return nil, err
+			}
+			e.Replies = append(e.Replies, r)
+		}
+		a.Entries = append(a.Entries, e)
+	}
+	return a, nil
+}
+
+func reply(path string, n *yaml.Node) (Reply, error) {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return Reply{}, &FileError{Path: path, Line: n.Line, Msg: "an empty reply; write ok, \"fail: why\", a label or a JSON object"}
+		}
+		return Reply{Text: n.Value, Line: n.Line}, nil
+	case yaml.MappingNode:
+		var v any
+		if err := n.Decode(&v); err != nil {
+			return Reply{}, &FileError{Path: path, Line: n.Line, Msg: err.Error()}
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return Reply{}, &FileError{Path: path, Line: n.Line, Msg: "this reply cannot be written as JSON: " + err.Error()}
+		}
+		return Reply{Text: string(b), Line: n.Line}, nil
+	}
+	return Reply{}, &FileError{Path: path, Line: n.Line, Msg: "a reply is a text or a mapping, not a list"}
+}
+
+// Finder names the nodes a key matches: one id, or none, or several.
+type Finder func(key string) []string
+
+// Node is what the replay child needs to know of a node.
+type Node struct {
+	Text     string  `json:"text"`
+	Decision bool    `json:"decision"`
+	Replies  []Reply `json:"replies"`
+	Line     int     `json:"line"` // the entry's line in the answers file
+}
+
+// Resolve matches every entry to a node of the chart; info gives a
+// node's text and whether it is a decision. All unmatched or ambiguous
+// keys are reported together.
+func (a *Answers) Resolve(find Finder, info func(id string) (text string, decision bool)) (map[string]*Node, error) {
+	nodes := map[string]*Node{}
+	var errs []error
+	by := map[string]int{} // node id → the line that claimed it
+	for _, e := range a.Entries {
+		ids := find(e.Key)
+		switch {
+		case len(ids) == 0:
+			errs = append(errs, &FileError{Path: a.Path, Line: e.Line, Msg: fmt.Sprintf("no node has the id or text %q ('dtree inspect CHART' lists them)", e.Key)})
+			continue
+		case len(ids) > 1:
+			errs = append(errs, &FileError{Path: a.Path, Line: e.Line, Msg: fmt.Sprintf("nodes %s all have the text %q; key them by id", strings.Join(ids, ", "), e.Key)})
+			continue
+		}
+		id := ids[0]
+		if at, dup := by[id]; dup {
+			errs = append(errs, &FileError{Path: a.Path, Line: e.Line, Msg: fmt.Sprintf("node %s already has replies at line %d; put them in one list", id, at)})
+			continue
+		}
+		by[id] = e.Line
+		text, decision := info(id)
+		nodes[id] = &Node{Text: text, Decision: decision, Replies: e.Replies, Line: e.Line}
+	}
+	return nodes, errors.Join(errs...)
+}
+
+// Plan is what the parent hands the replay child: every node's replies,
+// by id, and where the answers came from.
+type Plan struct {
+	Answers string           `json:"answers"` // the answers file, for messages
+	Nodes   map[string]*Node `json:"nodes"`
+}
+
+// WritePlan writes the plan to path.
+func WritePlan(path string, p *Plan) error {
+	b, err := json.Marshal(p)
+	if err != nil {
+		return fmt.Errorf("encode replay plan: %w", err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return fmt.Errorf("write replay plan: %w", err)
+	}
+	return nil
+}
+
+func readPlan(path string) (*Plan, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var p Plan
+	d := json.NewDecoder(bytes.NewReader(b))
+	if err := d.Decode(&p); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &p, nil
+}

@@ -1,0 +1,167 @@
+package replay
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/dtree-dev/dtree/internal/response"
+	"github.com/dtree-dev/dtree/types"
+)
+
+// Recorder collects what each agent replied during a run, so the run's
+// answers.yaml can replay it (`dtree run CHART --answers answers.yaml`).
+type Recorder struct {
+	order []string
+	nodes map[string]*recorded
+}
+
+type recorded struct {
+	text    string
+	replies []string
+}
+
+// Add records one agent call of node id: its answer text, or the error the
+// call ended with. labels are a decision's allowed answers.
+func (r *Recorder) Add(id, text string, decision, validation bool, answer string, callErr error, labels []string) {
+	if r.nodes == nil {
+		r.nodes = map[string]*recorded{}
+	}
+	n := r.nodes[id]
+	if n == nil {
+		n = &recorded{text: text}
+		r.nodes[id] = n
+		r.order = append(r.order, id)
+	}
+	n.replies = append(n.replies, ReplyFor(decision, validation, answer, callErr, labels))
+}
+
+// Len is the number of calls recorded.
+func (r *Recorder) Len() int {
+	n := 0
+	for _, rec := range r.nodes {
+		n += len(rec.replies)
+	}
+	return n
+}
+
+// ReplyFor is the reply that makes the replay agent answer as the agent
+// did: a shorthand where one says the same, a decision's label, the parsed
+// JSON, or the answer as it was when it did not parse (so a replay fails
+// the same way).
+func ReplyFor(decision, validation bool, answer string, callErr error, labels []string) string {
+	if callErr != nil {
+		line, _, _ := strings.Cut(strings.TrimSpace(callErr.Error()), "\n")
+		return "error: " + line
+	}
+	switch {
+	case validation:
+		v, err := response.ParseValidation(answer)
+		if err != nil {
+			return answer
+		}
+		if v.FullyCompleted && !v.PartiallyCompleted && !v.ShouldRetry && len(v.Warnings) == 0 {
+			return "ok"
+		}
+		if !v.FullyCompleted && !v.PartiallyCompleted && v.ShouldRetry && len(v.Warnings) == 1 && oneLine(v.Warnings[0]) {
+			return "fail: " + v.Warnings[0]
+		}
+		return compact(struct {
+			FullyCompleted     bool     `json:"fully_completed"`
+			PartiallyCompleted bool     `json:"partially_completed,omitempty"`
+			ShouldRetry        bool     `json:"should_retry,omitempty"`
+			Warnings           []string `json:"warnings,omitempty"`
+		}{v.FullyCompleted, v.PartiallyCompleted, v.ShouldRetry, v.Warnings})
+	case decision:
+		d, err := response.ParseDecision(answer)
+		if err != nil {
+			return answer
+		}
+		if label, ok := response.MatchLabel(d.Answer, labels); ok && plainAnswer(label) {
+			return label
+		}
+		if plainAnswer(d.Answer) {
+			return d.Answer
+		}
+		return compact(map[string]string{"answer": d.Answer})
+	}
+	p, err := response.ParseProcess(answer)
+	if err != nil {
+		return answer
+	}
+	if p.SecsTaken == 0 && p.TokensUsed == 0 {
+		switch {
+		case p.Completed && len(p.Comments) == 0:
+			return "ok"
+		case !p.Completed && len(p.Comments) == 1 && oneLine(p.Comments[0]):
+			return "fail: " + p.Comments[0]
+		}
+	}
+	return compact(struct {
+		Completed  bool     `json:"completed"`
+		SecsTaken  float64  `json:"secs_taken,omitempty"`
+		TokensUsed int64    `json:"tokens_used,omitempty"`
+		Comments   []string `json:"comments,omitempty"`
+	}{p.Completed, p.SecsTaken, p.TokensUsed, p.Comments})
+}
+
+// plainAnswer says a decision answer replays as itself: not empty, and not
+// read as JSON or an error by Render.
+func plainAnswer(s string) bool {
+	t := strings.ToLower(s)
+	return s != "" && s == strings.TrimSpace(s) && !strings.HasPrefix(t, "{") && !strings.HasPrefix(t, "error:")
+}
+
+func oneLine(s string) bool {
+	return s != "" && s == strings.TrimSpace(s) && !strings.ContainsAny(s, "\r\n")
+}
+
+func compact(v any) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+	return strings.TrimSpace(b.String())
+}
+
+// YAML is the recorded answers file: one entry per node in the order the
+// run first reached it, keyed by id with the node's text as a comment.
+func (r *Recorder) YAML(header string) ([]byte, error) {
+	root := &yaml.Node{Kind: yaml.MappingNode}
+	for _, id := range r.order {
+		n := r.nodes[id]
+		key := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: id, Style: yaml.DoubleQuotedStyle,
+			LineComment: types.Excerpt(strings.TrimSpace(n.text), 70)}
+		list := &yaml.Node{Kind: yaml.SequenceNode}
+		for _, reply := range n.replies {
+			list.Content = append(list.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: reply})
+		}
+		root.Content = append(root.Content, key, list)
+	}
+	doc := &yaml.Node{Kind: yaml.DocumentNode, HeadComment: header, Content: []*yaml.Node{root}}
+	if len(root.Content) == 0 {
+		// An empty mapping prints as "{}"; say why it is empty.
+		return []byte(commentLines(header) + "# no agent was called\n{}\n"), nil
+	}
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(doc); err != nil {
+		return nil, fmt.Errorf("encode answers: %w", err)
+	}
+	if err := enc.Close(); err != nil {
+		return nil, fmt.Errorf("encode answers: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
+func commentLines(s string) string {
+	var b strings.Builder
+	for _, l := range strings.Split(s, "\n") {
+		b.WriteString("# " + l + "\n")
+	}
+	return b.String()
+}

@@ -1,0 +1,238 @@
+package replay
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dtree-dev/dtree/internal/response"
+)
+
+func TestParseAnswers(t *testing.T) {
+	t.Parallel()
+	src := `# a comment
+"2": [ok, "fail: no test for it"]
+Did the tests pass?:
+  - No
+  - "Yes"
+4: ok
+"5":
+  - {completed: true, comments: [done, "with \"quotes\""]}
+`
+	a, err := Parse("answers.yaml", []byte(src))
+	require.NoError(t, err)
+	require.Len(t, a.Entries, 4)
+	assert.Equal(t, Entry{Key: "2", Line: 2, Replies: []Reply{{"ok", 2}, {"fail: no test for it", 2}}}, a.Entries[0])
+	assert.Equal(t, "Did the tests pass?", a.Entries[1].Key)
+	assert.Equal(t, []Reply{{"No", 4}, {"Yes", 5}}, a.Entries[1].Replies)
+	assert.Equal(t, []Reply{{"ok", 6}}, a.Entries[2].Replies, "a single reply needs no list")
+	assert.JSONEq(t, `{"completed": true, "comments": ["done", "with \"quotes\""]}`, a.Entries[3].Replies[0].Text)
+}
+
+func TestParseAnswersErrorsNameTheLine(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, src, want string
+	}{
+		{"not a mapping", "- ok\n- ok\n", "answers.yaml:1: an answers file is a mapping"},
+		{"twice", "a: ok\nb: ok\na: [ok]\n", "answers.yaml:3: node \"a\" is listed twice (also line 1)"},
+		{"empty reply", "a:\n  - ok\n  -\n", "answers.yaml:3: an empty reply"},
+		{"nested list", "a:\n  - [ok]\n", "answers.yaml:2: a reply is a text or a mapping, not a list"},
+		{"bad yaml", "a: [ok\n", "answers.yaml: "},
+		{"empty key", "\"\": ok\n", "answers.yaml:1: a key must be a node's id or text"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := Parse("answers.yaml", []byte(tt.src))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}
+
+func TestResolveReportsEveryUnknownKey(t *testing.T) {
+	t.Parallel()
+	a, err := Parse("a.yaml", []byte("Run tests: ok\nnope: ok\ntwin: ok\n\"7\": ok\n"))
+	require.NoError(t, err)
+	find := func(key string) []string {
+		switch key {
+		case "Run tests", "7":
+			return []string{"7"}
+		case "twin":
+			return []string{"8", "9"}
+		}
+		return nil
+	}
+	_, err = a.Resolve(find, func(string) (string, bool) { return "Run tests", false })
+	require.Error(t, err)
+	for _, want := range []string{
+		`a.yaml:2: no node has the id or text "nope"`,
+		`a.yaml:3: nodes 8, 9 all have the text "twin"; key them by id`,
+		`a.yaml:4: node 7 already has replies at line 1`,
+	} {
+		assert.Contains(t, err.Error(), want)
+	}
+}
+
+func TestRender(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		reply                string
+		decision, validation bool
+		out, errText         string
+	}{
+		{"ok", false, false, `{"completed": true}`, ""},
+		{"OK", false, true, `{"fully_completed": true}`, ""},
+		{"fail: no tests", false, false, `{"comments":["no tests"],"completed":false}`, ""},
+		{"fail: flaky", false, true, `{"fully_completed":false,"should_retry":true,"warnings":["flaky"]}`, ""},
+		{"error: rate limited", false, false, "", "rate limited"},
+		{"error: rate limited", true, false, "", "rate limited"},
+		{`{"completed": false}`, false, false, `{"completed": false}`, ""},
+		{"Yes", true, false, `{"answer":"Yes"}`, ""},
+		{"ok", true, false, `{"answer":"ok"}`, ""},
+		{`say "hi" $(touch X)`, true, false, `{"answer":"say \"hi\" $(touch X)"}`, ""},
+		{"All done.\nno JSON here", false, false, "All done.\nno JSON here", ""},
+	}
+	for _, tt := range tests {
+		out, errText := Render(tt.reply, tt.decision, tt.validation)
+		assert.Equal(t, tt.out, out, "Render(%q, %v, %v)", tt.reply, tt.decision, tt.validation)
+		assert.Equal(t, tt.errText, errText, "Render(%q, %v, %v)", tt.reply, tt.decision, tt.validation)
+	}
+}
+
+// What an agent answered, recorded and rendered again, parses to the same
+// response: a replayed run takes the same path.
+func TestRecordedRepliesRenderTheSameResponse(t *testing.T) {
+	t.Parallel()
+	labels := []string{"Yes", "No", "Maybe later"}
+	tests := []struct {
+		name                 string
+		decision, validation bool
+		answer               string
+		want                 string // the recorded reply
+	}{
+		{"process ok", false, false, "Done.\n```json\n{\"completed\": true}\n```", "ok"},
+		{"process fail", false, false, `{"completed": false, "comments": ["the build is red"]}`, "fail: the build is red"},
+		{"process full", false, false, `{"completed": true, "secs_taken": 3.5, "comments": ["a", "b"]}`, `{"completed":true,"secs_taken":3.5,"comments":["a","b"]}`},
+		{"process unparseable", false, false, "I could not do it", "I could not do it"},
+		{"validation ok", false, true, `{"fully_completed": true}`, "ok"},
+		{"validation fail", false, true, `{"fully_completed": false, "should_retry": true, "warnings": ["no test"]}`, "fail: no test"},
+		{"validation partial", false, true, `{"fully_completed": false, "partially_completed": true, "warnings": ["x"]}`, `{"fully_completed":false,"partially_completed":true,"warnings":["x"]}`},
+		{"decision label", true, false, `{"answer": "Yes — because the tests pass"}`, "Yes"},
+		{"decision no match", true, false, `{"answer": "Perhaps"}`, "Perhaps"},
+		{"decision JSON-looking", true, false, `{"answer": "{not json"}`, `{"answer":"{not json"}`},
+		{"decision error-looking", true, false, `{"answer": "error: x"}`, `{"answer":"error: x"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := ReplyFor(tt.decision, tt.validation, tt.answer, nil, labels)
+			assert.Equal(t, tt.want, got)
+			replayed, errText := Render(got, tt.decision, tt.validation)
+			require.Empty(t, errText)
+			switch {
+			case tt.validation:
+				assertSame(t, response.ParseValidation, tt.answer, replayed)
+			case tt.decision:
+				d1, err1 := response.ParseDecision(tt.answer)
+				d2, err2 := response.ParseDecision(replayed)
+				require.Equal(t, err1 == nil, err2 == nil)
+				l1, ok1 := response.MatchLabel(d1.Answer, labels)
+				l2, ok2 := response.MatchLabel(d2.Answer, labels)
+				assert.Equal(t, ok1, ok2)
+				assert.Equal(t, l1, l2)
+			default:
+				assertSame(t, response.ParseProcess, tt.answer, replayed)
+			}
+		})
+	}
+	assert.Equal(t, "error: claude timed out after 10m", ReplyFor(false, false, "", errors.New("claude timed out after 10m\nmore"), nil))
+}
+
+func assertSame[T any](t *testing.T, parse func(string) (T, error), a, b string) {
+	t.Helper()
+	r1, err1 := parse(a)
+	r2, err2 := parse(b)
+	assert.Equal(t, err1 == nil, err2 == nil, "both parse or neither")
+	assert.Equal(t, r1, r2)
+}
+
+func TestRecorderYAMLParsesBack(t *testing.T) {
+	t.Parallel()
+	var r Recorder
+	r.Add("2", "Run the tests\nall of them", false, false, `{"completed": true}`, nil, nil)
+	r.Add("3", "Did they pass?", true, false, `{"answer": "No"}`, nil, []string{"Yes", "No"})
+	r.Add("2", "Run the tests\nall of them", false, true, `{"fully_completed": true}`, nil, nil)
+	r.Add("3", "Did they pass?", true, false, `{"answer": "yes"}`, nil, []string{"Yes", "No"})
+	r.Add("4", "Odd: text # with hash", false, false, "line one\n  line two: \"quoted\"", nil, nil)
+	b, err := r.YAML("Recorded by a test.\nSecond line.")
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(b), "# Recorded by a test.\n# Second line.\n"), string(b))
+	assert.Contains(t, string(b), `"2": # Run the tests…`)
+	a, err := Parse("answers.yaml", b)
+	require.NoError(t, err, string(b))
+	var got [][]string
+	for _, e := range a.Entries {
+		var rs []string
+		for _, r := range e.Replies {
+			rs = append(rs, r.Text)
+		}
+		got = append(got, append([]string{e.Key}, rs...))
+	}
+	assert.Equal(t, [][]string{{"2", "ok", "ok"}, {"3", "No", "Yes"}, {"4", "line one\n  line two: \"quoted\""}}, got)
+	assert.Equal(t, 5, r.Len())
+
+	empty, err := (&Recorder{}).YAML("nothing")
+	require.NoError(t, err)
+	a, err = Parse("answers.yaml", empty)
+	require.NoError(t, err)
+	assert.Empty(t, a.Entries)
+}
+
+func TestServeTakesRepliesInOrder(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	plan := filepath.Join(dir, ".replay-plan.json")
+	require.NoError(t, WritePlan(plan, &Plan{Answers: "/charts/answers.yaml", Nodes: map[string]*Node{
+		"2": {Text: "Run the tests", Replies: []Reply{{"ok", 3}, {"fail: no test", 3}}, Line: 3},
+		"3": {Text: "Passed?", Decision: true, Replies: []Reply{{"No", 5}}, Line: 5},
+	}}))
+	call := func(node, purpose string) (int, string, string) {
+		env := map[string]string{EnvPlan: plan, EnvNode: node, EnvPurpose: purpose}
+		var out, errb bytes.Buffer
+		code := Serve(func(k string) string { return env[k] }, strings.NewReader(strings.Repeat("p", 300<<10)), &out, &errb)
+		return code, out.String(), errb.String()
+	}
+	code, out, _ := call("2", "run")
+	assert.Equal(t, 0, code)
+	assert.Equal(t, "{\"completed\": true}\n", out)
+	code, out, _ = call("2", "validate")
+	assert.Equal(t, 0, code)
+	assert.JSONEq(t, `{"fully_completed":false,"should_retry":true,"warnings":["no test"]}`, out)
+	code, out, _ = call("3", "run")
+	assert.Equal(t, 0, code)
+	assert.JSONEq(t, `{"answer":"No"}`, out)
+
+	code, _, stderr := call("3", "run")
+	assert.Equal(t, 1, code)
+	assert.Equal(t, "replay: node 3 \"Passed?\" has no reply left in /charts/answers.yaml: its one reply (line 5) is used; add one for this run call\n", stderr)
+	code, _, stderr = call("9", "run")
+	assert.Equal(t, 1, code)
+	assert.Contains(t, stderr, "node 9 has no replies in /charts/answers.yaml")
+
+	code, _, stderr = func() (int, string, string) {
+		var errb bytes.Buffer
+		return Serve(func(string) string { return "" }, strings.NewReader(""), &bytes.Buffer{}, &errb), "", errb.String()
+	}()
+	assert.Equal(t, 2, code)
+	assert.Contains(t, stderr, "dtree run CHART --answers FILE")
+	_, err := os.Stat(plan + ".state")
+	assert.NoError(t, err)
+}
