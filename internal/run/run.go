@@ -196,6 +196,10 @@ func (w *walker) runNode(ctx context.Context, n *types.ProcessedNode, visit int)
 		outcome := w.attempt(ctx, n, attempt, cli, out, labels, feedback, res)
 		if outcome.err != nil { // interrupted, validation broken, or CLI cannot run: not retried
 			reason := outcome.err.Error()
+			var failed *NodeFailedError
+			if errors.As(outcome.err, &failed) {
+				reason = failed.Last // the node is named by the event already
+			}
 			if ctx.Err() != nil {
 				res.Status, reason = StatusInterrupted, "interrupted"
 			}

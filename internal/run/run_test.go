@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/dtree-dev/dtree/internal/agent"
 	"github.com/dtree-dev/dtree/internal/chart"
 	"github.com/dtree-dev/dtree/internal/document"
+	"github.com/dtree-dev/dtree/internal/runlog"
 	"github.com/dtree-dev/dtree/types"
 )
 
@@ -59,8 +61,11 @@ func walk(t *testing.T, csv string, s script) (*Summary, error, []string) {
 		reply, err := s(node, purpose, call.Prompt)
 		return agent.Result{Answer: reply}, err
 	}
+	log, err := runlog.Open(runlog.Options{Dir: t.TempDir(), Short: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { log.Close() })
 	sum, err := Walk(context.Background(), Options{Chart: c, Page: c.Doc.Pages[0], Start: c.Doc.Pages[0].Root,
-		Registry: reg, Runner: runner, Backoff: func(int) time.Duration { return 0 }})
+		Registry: reg, Runner: runner, Backoff: func(int) time.Duration { return 0 }, Log: log})
 	return sum, err, prompts
 }
 
@@ -180,7 +185,7 @@ func TestWalk(t *testing.T) {
 func TestWalkValidationCallsDoNotRerunWork(t *testing.T) {
 	t.Parallel()
 	runs, validations := 0, 0
-	_, err, _ := walk(t, loopCSV, func(node, purpose, _ string) (string, error) {
+	sum, err, _ := walk(t, loopCSV, func(node, purpose, _ string) (string, error) {
 		switch purpose {
 		case "validate":
 			validations++
@@ -193,4 +198,9 @@ func TestWalkValidationCallsDoNotRerunWork(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, 1, runs, "the work ran once")
 	assert.Equal(t, validationCalls, validations, "validation was tried three times")
+	// The node's end says why it failed, not the whole run error again.
+	events, rerr := os.ReadFile(sum.Logs.Events)
+	require.NoError(t, rerr)
+	assert.Contains(t, string(events), `"event":"node_end","error":"validation with fake failed 3 times: overloaded"`)
+	assert.NotContains(t, string(events), `"event":"node_end","error":"node `)
 }
