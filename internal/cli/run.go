@@ -460,6 +460,7 @@ func (a *App) dryRun(ctx context.Context, c *chart.Chart, page types.Page, start
 		Progress: d, Backoff: func(int) time.Duration { return 0 },
 	})
 	d.finished(sum)
+	sum.DryRun = true
 	if o.json {
 		if err := writeJSON(a.Out, sum); err != nil {
 			return err

@@ -36,6 +36,8 @@ type Summary struct {
 	DurationMS    int64        `json:"duration_ms"`
 	Logs          Logs         `json:"logs"`
 	LogError      string       `json:"log_error,omitempty"`
+	// DryRun marks a --dry-run: no agent ran, and there are no logs.
+	DryRun bool `json:"dry_run,omitempty"`
 
 	nodeJSON [][]byte // Nodes, each encoded once, for short.json
 }
