@@ -147,8 +147,8 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	}
 
 	out := &sink{out: c.Output}
-	stdout := &stream{sink: out, tail: tail{max: MaxStdoutTail}}
-	stderr := &stream{sink: out, tail: tail{max: MaxStderrTail}}
+	stdout := &stream{sink: out, tail: tail{max: MaxStdoutTail}, name: "stdout"}
+	stderr := &stream{sink: out, tail: tail{max: MaxStderrTail}, name: "stderr"}
 	cmd := exec.CommandContext(runCtx, path, inv.args...)
 	cmd.Dir = c.Dir
 	cmd.Env = childEnv(c.Env, def)
@@ -356,22 +356,42 @@ type sink struct {
 	mu  sync.Mutex
 	out io.Writer
 	err error
+	// last is the stream written last and eol whether its output ended a
+	// line: when the other stream starts writing, a marker line says so.
+	last *stream
+	eol  bool
 }
 
 // stream is one of the child's output streams.
 type stream struct {
 	sink *sink
 	tail tail
+	name string // "stdout" or "stderr", for the marker lines
 }
 
 func (s *stream) Write(p []byte) (int, error) {
-	s.sink.mu.Lock()
-	defer s.sink.mu.Unlock()
+	k := s.sink
+	k.mu.Lock()
+	defer k.mu.Unlock()
 	s.tail.add(p)
-	if s.sink.out != nil && s.sink.err == nil {
-		if _, err := s.sink.out.Write(p); err != nil {
-			s.sink.err = err
+	if k.out == nil || k.err != nil || len(p) == 0 {
+		return len(p), nil
+	}
+	// Output starts as stdout; a switch of stream is marked on a line of
+	// its own, so long.log says which lines were stderr.
+	if k.last != s && (k.last != nil || s.name != "stdout") {
+		marker := "----- " + s.name + " -----\n"
+		if k.last != nil && !k.eol {
+			marker = "\n" + marker
 		}
+		if _, err := io.WriteString(k.out, marker); err != nil {
+			k.err = err
+			return len(p), nil
+		}
+	}
+	k.last, k.eol = s, p[len(p)-1] == '\n'
+	if _, err := k.out.Write(p); err != nil {
+		k.err = err
 	}
 	return len(p), nil
 }
