@@ -52,6 +52,10 @@ type Settings struct {
 	// default one.
 	ValidatePrompt string `json:"validate_prompt"`
 	MaxVisits      int    `json:"max_visits"`
+	// Model is the node's model (metadata model), passed with its CLI's
+	// own flag on calls made with the node's CLI; empty means the run's
+	// --model, or the CLI's default.
+	Model string `json:"model,omitempty"`
 }
 
 // NormalizedDocument is what `dtree inspect --json` prints: the document with

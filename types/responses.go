@@ -1,5 +1,7 @@
 package types
 
+import "math"
+
 // ProcessResponse is what a process node's agent answers (SPEC §3 step 1).
 type ProcessResponse struct {
 	Completed  bool     `json:"completed"`
@@ -32,4 +34,57 @@ type Usage struct {
 	OutputTokens *int64   `json:"output_tokens"`
 	CostUSD      *float64 `json:"cost_usd"`
 	DurationMS   *int64   `json:"duration_ms"`
+}
+
+// UsageTotal is the usage of several agent calls: a node's visit, a run.
+// Each figure of Usage sums the calls that reported it, and is null only
+// when none did; Unreported counts, per figure, the calls that did not, so
+// a figure is complete when its count is 0 and a lower bound otherwise.
+// WallMS is dtree's own clock over the same calls, known for every one.
+type UsageTotal struct {
+	Usage
+	Calls      int         `json:"calls"`
+	WallMS     int64       `json:"wall_ms"`
+	Unreported UsageCounts `json:"unreported"`
+}
+
+// UsageCounts counts calls per usage figure.
+type UsageCounts struct {
+	InputTokens  int `json:"input_tokens"`
+	OutputTokens int `json:"output_tokens"`
+	CostUSD      int `json:"cost_usd"`
+	DurationMS   int `json:"duration_ms"`
+}
+
+// Add counts one call: what its CLI reported, and its wall time.
+func (t *UsageTotal) Add(u Usage, wallMS int64) {
+	t.Calls++
+	t.WallMS += wallMS
+	addCount(&t.InputTokens, u.InputTokens, &t.Unreported.InputTokens)
+	addCount(&t.OutputTokens, u.OutputTokens, &t.Unreported.OutputTokens)
+	addCount(&t.DurationMS, u.DurationMS, &t.Unreported.DurationMS)
+	if u.CostUSD == nil {
+		t.Unreported.CostUSD++
+		return
+	}
+	sum := *u.CostUSD
+	if t.CostUSD != nil {
+		sum += *t.CostUSD
+	}
+	// Sums of dollar amounts keep nine decimals: 0.0042 + 0.0021 is
+	// 0.0063, not 0.006299999999999999.
+	sum = math.Round(sum*1e9) / 1e9
+	t.CostUSD = &sum
+}
+
+func addCount(total **int64, v *int64, unreported *int) {
+	if v == nil {
+		*unreported++
+		return
+	}
+	sum := *v
+	if *total != nil {
+		sum += **total
+	}
+	*total = &sum
 }

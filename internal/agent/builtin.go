@@ -2,38 +2,181 @@ package agent
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
 
-// builtins are the CLIs dtree can run without settings. The others in
-// builtinNames are known by name (so charts naming them lint clean) and get
-// their definitions with the built-in CLI work (issue 4); until then a
-// custom definition under clis: runs them.
+// builtins are the CLIs dtree runs without settings, by codename; each
+// entry says how to run that CLI unattended, with the flags, envelopes and
+// traps of ../shared/agent-clis.md (readme/clis.md has them for users).
+// Adding one is one entry here, and its names in builtinAliases.
+//
+// Common to all: the prompt is an argv element where the CLI's one-shot
+// form takes it, and goes on stdin (or, for CLIs that cannot read stdin,
+// into a file the short argv prompt names) when it is over MaxArgPrompt or
+// starts with '-'; "{model}" arguments are dropped when no model is set.
 var builtins = map[string]Definition{
 	"claude": {
 		Name:   "claude",
 		Binary: "claude",
 		// -p is one-shot print mode; JSON gives is_error and usage even when
 		// the exit code is 0 (agent-clis.md §1).
-		Args:             []string{"-p", "{prompt}", "--output-format", "json", "--dangerously-skip-permissions", "--model={model}"},
-		PromptVia:        PromptArg,
-		StdinFallback:    true,
-		FallbackArgs:     []string{"-p", "--output-format", "json", "--dangerously-skip-permissions", "--model={model}"},
-		Output:           OutputJSON,
-		AnswerPath:       "result",
-		ErrorPath:        "is_error",
-		StatusPath:       "subtype",
-		StatusOK:         "success",
-		InputTokensPath:  "usage.input_tokens",
+		Args:          []string{"-p", "{prompt}", "--output-format", "json", "--dangerously-skip-permissions", "--model={model}"},
+		PromptVia:     PromptArg,
+		StdinFallback: true,
+		FallbackArgs:  []string{"-p", "--output-format", "json", "--dangerously-skip-permissions", "--model={model}"},
+		Output:        OutputJSON,
+		AnswerPath:    "result",
+		ErrorPath:     "is_error",
+		StatusPath:    "subtype",
+		StatusOK:      "success",
+		// Claude Code counts cache reads and writes apart from input_tokens.
+		InputTokensPath:  "usage.input_tokens+usage.cache_creation_input_tokens+usage.cache_read_input_tokens",
 		OutputTokensPath: "usage.output_tokens",
 		CostPath:         "total_cost_usd",
 		DurationPath:     "duration_ms",
 		// Claude Code refuses to start inside another Claude Code session.
-		UnsetEnv:    []string{"CLAUDECODE"},
-		KeyVars:     []string{"ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN"},
+		UnsetEnv:    []string{"CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT"},
+		KeyVars:     []string{"ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_AUTH_TOKEN"},
 		InstallHint: "install Claude Code: npm install -g @anthropic-ai/claude-code",
 	},
+	"codex": {
+		Name:   "codex",
+		Binary: "codex",
+		// exec never asks for approval; the sandbox flag lets it write and
+		// run commands as the other built-ins do. Outside a git repository
+		// it refuses without --skip-git-repo-check (agent-clis.md §2).
+		Args: []string{"exec", "--json", "--color", "never", "--skip-git-repo-check",
+			"--dangerously-bypass-approvals-and-sandbox", "--model={model}", "{prompt}"},
+		PromptVia:     PromptArg,
+		StdinFallback: true,
+		FallbackArgs: []string{"exec", "--json", "--color", "never", "--skip-git-repo-check",
+			"--dangerously-bypass-approvals-and-sandbox", "--model={model}", "-"},
+		Output:      OutputCodex,
+		KeyVars:     []string{"CODEX_API_KEY", "OPENAI_API_KEY"},
+		InstallHint: "install Codex: npm install -g @openai/codex",
+	},
+	"gemini": {
+		Name:   "gemini",
+		Binary: "gemini",
+		// Headless: tools that need approval are denied unless yolo; an
+		// untrusted folder is refused unless trusted (agent-clis.md §3).
+		Args:          []string{"-p", "{prompt}", "--output-format", "json", "--approval-mode", "yolo", "--model={model}"},
+		PromptVia:     PromptArg,
+		StdinFallback: true,
+		FallbackArgs:  []string{"--output-format", "json", "--approval-mode", "yolo", "--model={model}"},
+		Output:        OutputGemini,
+		Env:           map[string]string{"GEMINI_TRUST_WORKSPACE": "true"},
+		KeyVars:       []string{"GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_APPLICATION_CREDENTIALS"},
+		InstallHint:   "install Gemini CLI: npm install -g @google/gemini-cli",
+	},
+	"cursor": {
+		Name:   "cursor",
+		Binary: "cursor-agent",
+		// Without --force changes are only proposed; without --trust an
+		// unknown workspace is refused, with exit 0 (agent-clis.md §4).
+		// Reading stdin is undocumented, so long prompts go in a file.
+		Args:         []string{"-p", "{prompt}", "--output-format", "json", "--force", "--trust", "--model={model}"},
+		PromptVia:    PromptArg,
+		FallbackArgs: []string{"-p", filePrompt, "--output-format", "json", "--force", "--trust", "--model={model}"},
+		Output:       OutputJSON,
+		AnswerPath:   "result",
+		ErrorPath:    "is_error",
+		StatusPath:   "subtype",
+		StatusOK:     "success",
+		DurationPath: "duration_ms",
+		KeyVars:      []string{"CURSOR_API_KEY"},
+		InstallHint:  "install Cursor CLI: curl https://cursor.com/install -fsS | bash",
+	},
+	"copilot": {
+		Name:   "copilot",
+		Binary: "copilot",
+		// --allow-all and --no-ask-user keep -p from stopping at a prompt
+		// (agent-clis.md §5). Stdin is ignored when -p has text.
+		Args:         []string{"-p", "{prompt}", "--output-format", "json", "--allow-all", "--no-ask-user", "--no-color", "--model={model}"},
+		PromptVia:    PromptArg,
+		FallbackArgs: []string{"-p", filePrompt, "--output-format", "json", "--allow-all", "--no-ask-user", "--no-color", "--model={model}"},
+		Output:       OutputCopilot,
+		KeyVars:      []string{"COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"},
+		InstallHint:  "install GitHub Copilot CLI: npm install -g @github/copilot",
+	},
+	"qodo": {
+		Name:   "qodo",
+		Binary: "qodo",
+		// --ci -y: no questions; -q: the final result only (agent-clis.md
+		// §6). Neither stdin nor an envelope is documented.
+		Args:         []string{"--ci", "-y", "-q", "--model={model}", "{prompt}"},
+		PromptVia:    PromptArg,
+		FallbackArgs: []string{"--ci", "-y", "-q", "--model={model}", filePrompt},
+		Output:       OutputText,
+		KeyVars:      []string{"QODO_API_KEY"},
+		InstallHint:  "install Qodo Command: npm install -g @qodo/gen, then qodo login",
+	},
+	"opencode": {
+		Name:   "opencode",
+		Binary: "opencode",
+		// run quotes every argument that has a space before joining them
+		// into the message, so the prompt goes on stdin, read whole when
+		// no message is given. Without --auto, permission asks are
+		// rejected (agent-clis.md §8).
+		Args:        []string{"run", "--format", "json", "--auto", "--model={model}"},
+		PromptVia:   PromptStdin,
+		Output:      OutputOpencode,
+		KeyVars:     []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "GEMINI_API_KEY"},
+		InstallHint: "install opencode: npm install -g opencode-ai",
+	},
+	"aider": {
+		Name:   "aider",
+		Binary: "aider",
+		// --message runs one message and exits; it cannot read the prompt
+		// from stdin, so a long one goes in --message-file. dtree's nodes
+		// decide about commits, so aider makes none (agent-clis.md §7).
+		Args: []string{"--message", "{prompt}", "--yes-always", "--no-auto-commits", "--no-pretty", "--no-stream",
+			"--no-check-update", "--no-analytics", "--no-show-model-warnings", "--model={model}"},
+		PromptVia: PromptArg,
+		FallbackArgs: []string{"--message-file", "{prompt_file}", "--yes-always", "--no-auto-commits", "--no-pretty", "--no-stream",
+			"--no-check-update", "--no-analytics", "--no-show-model-warnings", "--model={model}"},
+		Output:      OutputAider,
+		KeyVars:     []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "DEEPSEEK_API_KEY", "OPENROUTER_API_KEY"},
+		InstallHint: "install aider: python -m pip install aider-install && aider-install",
+	},
+	"amp": {
+		Name:   "amp",
+		Binary: "amp",
+		// -x is execute mode; amp has no model flag, its --mode picks
+		// smart, rush or deep (agent-clis.md §9).
+		Args:          []string{"-x", "{prompt}", "--stream-json", "--dangerously-allow-all", "--mode={model}"},
+		PromptVia:     PromptArg,
+		StdinFallback: true,
+		FallbackArgs:  []string{"-x", "--stream-json", "--dangerously-allow-all", "--mode={model}"},
+		Output:        OutputStreamJSON,
+		KeyVars:       []string{"AMP_API_KEY"},
+		InstallHint:   "install Amp: npm install -g @sourcegraph/amp",
+	},
+}
+
+// filePrompt is the argv prompt of CLIs that read neither stdin nor a
+// prompt file: they read the file with their own tools.
+const filePrompt = "Your task is in the file {prompt_file}. Read the whole file, then do exactly what it says, including the format of your final answer."
+
+// builtinAliases are the names besides its codename that pick a built-in,
+// matched as codenames are (types.FoldName: case, '-', '_' and spaces do
+// not count).
+var builtinAliases = map[string][]string{
+	"claude":  {"claude-code"},
+	"codex":   {"codex-cli"},
+	"gemini":  {"gemini-cli"},
+	"cursor":  {"cursor-agent", "agent", "cursor-cli"},
+	"copilot": {"copilot-cli", "github-copilot"},
+	"qodo":    {"qodo-gen", "qodo-command"},
+	"aider":   {"aider-chat"},
+}
+
+// builtinReports overrides what a built-in's output format can report,
+// where its CLI leaves a figure out (amp's stream-json has no cost).
+var builtinReports = map[string][]string{
+	"amp": {"input_tokens", "output_tokens", "duration_ms"},
 }
 
 // Registry resolves CLI names to definitions: custom ones (settings' clis:)
@@ -64,11 +207,11 @@ func (r *Registry) Names() Names {
 	return Names{}.With(custom...)
 }
 
-// NotRunnableError is a CLI dtree knows by name but has no way to run yet.
+// NotRunnableError is a CLI dtree knows by name but has no definition for.
 type NotRunnableError struct{ Name string }
 
 func (e *NotRunnableError) Error() string {
-	return fmt.Sprintf("dtree cannot run CLI %s yet: only claude and CLIs defined under clis: in the settings can run", e.Name)
+	return fmt.Sprintf("dtree cannot run CLI %s: it has no definition; define it under clis: in the settings", e.Name)
 }
 
 // Lookup returns the definition for a CLI name, matched as tags are.
@@ -84,4 +227,31 @@ func (r *Registry) Lookup(name string) (Definition, error) {
 		return d, nil
 	}
 	return Definition{}, &NotRunnableError{Name: canonical}
+}
+
+// Entry is one CLI the registry knows, as `dtree clis` lists it.
+type Entry struct {
+	Def     Definition
+	Aliases []string // names besides Def.Name that pick it
+	Builtin bool     // dtree has a definition of this name
+	Custom  bool     // defined under clis: (replacing the built-in if Builtin)
+}
+
+// Entries returns every CLI the registry can run, built-in and custom,
+// sorted by name; a custom definition replaces the built-in of its name.
+func (r *Registry) Entries() []Entry {
+	byName := map[string]Entry{}
+	for name, d := range builtins {
+		byName[name] = Entry{Def: d, Aliases: slices.Clone(builtinAliases[name]), Builtin: true}
+	}
+	for name, d := range r.custom {
+		e := byName[name]
+		e.Def, e.Custom = d, true
+		byName[name] = e
+	}
+	out := make([]Entry, 0, len(byName))
+	for _, name := range slices.Sorted(maps.Keys(byName)) {
+		out = append(out, byName[name])
+	}
+	return out
 }

@@ -14,10 +14,21 @@ const (
 	PromptFile PromptVia = "file"
 )
 
-// Output formats of a CLI's stdout.
+// Output formats of a CLI's stdout. Text and json are generic: a custom
+// CLI describes its JSON with the *Path fields. The others are the
+// envelopes of the built-in CLIs, read by code of their own (streams.go,
+// formats.go): event streams whose answer, usage and errors are spread over
+// many lines, or text with figures in it.
 const (
 	OutputText = "text" // the whole stdout is the answer
 	OutputJSON = "json" // one JSON object; AnswerPath names the answer text
+
+	OutputStreamJSON = "stream-json"    // Claude Code's and Amp's JSON lines, ending in a "result" event
+	OutputCodex      = "codex-jsonl"    // codex exec --json events
+	OutputGemini     = "gemini-json"    // gemini --output-format json
+	OutputCopilot    = "copilot-jsonl"  // copilot --output-format json events
+	OutputOpencode   = "opencode-jsonl" // opencode run --format json events
+	OutputAider      = "aider-text"     // aider's transcript, with its "Tokens:" and error lines
 )
 
 // MaxArgPrompt is the longest prompt put in argv: Linux refuses one argv
@@ -36,9 +47,11 @@ type Definition struct {
 	Args      []string  `yaml:"args" json:"args"`
 	PromptVia PromptVia `yaml:"prompt_via" json:"prompt_via"`
 	// StdinFallback says the CLI reads the prompt from stdin when argv
-	// has none: used for prompts over MaxArgPrompt.
+	// has none: used for prompts over MaxArgPrompt, and for prompts that
+	// start with '-' (which the CLI could take for an option).
 	StdinFallback bool `yaml:"stdin_fallback" json:"stdin_fallback"`
-	// FallbackArgs replace Args when the prompt goes on stdin instead.
+	// FallbackArgs replace Args when the prompt goes on stdin instead, or,
+	// when they hold {prompt_file}, when it goes to a file instead.
 	FallbackArgs []string `yaml:"fallback_args" json:"fallback_args"`
 	Output       string   `yaml:"output" json:"output"`
 	// AnswerPath is a dotted path into the JSON output ("result").
@@ -51,6 +64,8 @@ type Definition struct {
 	StatusPath string `yaml:"status_path" json:"status_path"`
 	StatusOK   string `yaml:"status_ok" json:"status_ok"`
 	// Usage paths into the JSON output; empty when the CLI does not report.
+	// Paths joined by "+" are summed ("usage.input+usage.cached"): the
+	// figure is unknown only when none of them is there.
 	InputTokensPath  string `yaml:"input_tokens_path" json:"input_tokens_path"`
 	OutputTokensPath string `yaml:"output_tokens_path" json:"output_tokens_path"`
 	CostPath         string `yaml:"cost_path" json:"cost_path"`

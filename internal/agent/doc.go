@@ -1,14 +1,21 @@
 // Package agent knows the agent CLIs dtree can run nodes with and runs
 // them. Names resolves CLI names, so that charts naming an unknown CLI are
 // caught before a run; Registry turns a name into a Definition, which says
-// how to run that CLI unattended.
+// how to run that CLI unattended. The built-in definitions (builtin.go)
+// follow ../shared/agent-clis.md; readme/clis.md describes them for users.
 //
 // Run starts one call of a Definition as a child process: never through a
 // shell, with the prompt as one argv element, on stdin or in a file, with
 // stdin always set (never the terminal), in a process group of its own that
 // a timeout ends whole (SIGTERM, then SIGKILL after a grace period). The
 // child's stdout and stderr stream to the caller's writer as they arrive;
-// only bounded tails stay in memory, from which the answer and usage are
-// read (the CLI's JSON envelope, or plain text). Secrets are redacted by
-// whoever writes the output down (runlog), not here.
+// only bounded tails stay in memory. The answer, usage and reported errors
+// are read by the decoder of the definition's output format (envelope.go):
+// plain text or one JSON object read at the end, or, for the built-ins'
+// event streams (jsonl.go, streams.go, formats.go), line by line as stdout
+// arrives, so that sums over a long session see all of it. Secrets are
+// redacted by whoever writes the output down (runlog), not here.
+//
+// ProbeVersion and TraitsOf tell `dtree clis` what is installed and what
+// each definition does.
 package agent

@@ -16,54 +16,154 @@ import (
 // (anthropics/claude-code #77112, agent-clis.md §1).
 const claudeCut = 64 << 10
 
-// envelope is what a CLI's stdout says beyond the answer itself.
+// envelope is what a CLI's output says: the answer, and beyond it.
 type envelope struct {
-	status  string // the status field when it said failure
-	answer  string
-	isError bool
-	usage   types.Usage
+	answer string
+	usage  types.Usage
+	// failed is set when the CLI reported a failure, whatever its exit
+	// code; status is its failure status ("error_max_turns") when it gave
+	// one, message its own words on what went wrong.
+	failed  bool
+	status  string
+	message string
 }
 
-// parseEnvelope reads the answer, error flag and usage from stdout (the
-// kept tail; total is the whole length). For JSON output the object is
-// found between the first '{' and the last '}' after removing terminal
-// escapes; parsing the answer itself is the response parser's job.
-func parseEnvelope(def Definition, stdout string, total int64, truncated bool) (envelope, error) {
-	text := stripANSI(stdout)
-	switch def.Output {
-	case OutputText, "":
-		return envelope{answer: strings.TrimSpace(text)}, nil
-	case OutputJSON:
-	default:
-		return envelope{}, fmt.Errorf("has unknown output format %q", def.Output)
-	}
+// output is what a call left for its decoder to read once it is over.
+type output struct {
+	stdout    string // the kept tail of stdout, escapes and all
+	total     int64  // stdout's whole length
+	truncated bool   // stdout was longer than the tail
+	stderr    string // the kept tail of stderr
+}
 
+// decoder reads one output format.
+type decoder interface {
+	// line gets each line of stdout as it arrives, without its '\n' and
+	// with terminal escapes left in, when the format reads lines; a
+	// decoder reads only what it needs of it and keeps nothing it is given.
+	line(b []byte)
+	// end reads the call's output once the CLI has exited. The envelope
+	// carries what could be read also when the error says the output was
+	// unreadable (a message from stderr, say).
+	end(o output) (envelope, error)
+}
+
+// format is one output format: how its decoder reads, and what dtree knows
+// of the CLI that prints it.
+type format struct {
+	new   func(def Definition) decoder
+	lines bool // feed stdout line by line as it arrives (event streams)
+	// reports are the usage figures the format can carry; nil means those
+	// the definition has paths for.
+	reports []string
+	// exits say what the CLI's exit statuses mean.
+	exits map[int]string
+	// silent is why a CLI of this format may print nothing and exit 0, said
+	// when it gives no answer.
+	silent string
+}
+
+// formats are the output formats by name (Definition.Output; "" is text).
+var formats = map[string]format{
+	OutputText: {new: func(Definition) decoder { return textDecoder{} }},
+	OutputJSON: {new: func(def Definition) decoder { return jsonDecoder{def: def} }},
+	OutputStreamJSON: {new: func(Definition) decoder { return &streamJSONDecoder{} }, lines: true,
+		reports: []string{usageInput, usageOutput, usageCost, usageDuration}},
+	OutputCodex: {new: func(Definition) decoder { return &codexDecoder{} }, lines: true,
+		reports: []string{usageInput, usageOutput}},
+	OutputCopilot: {new: func(Definition) decoder { return &copilotDecoder{} }, lines: true,
+		reports: []string{usageOutput, usageDuration},
+		silent:  "Copilot prints nothing and exits 0 when its login is stale: run copilot and /login, or set COPILOT_GITHUB_TOKEN"},
+	OutputOpencode: {new: func(Definition) decoder { return &opencodeDecoder{} }, lines: true,
+		reports: []string{usageInput, usageOutput, usageCost}},
+	OutputGemini: {new: func(Definition) decoder { return geminiDecoder{} },
+		reports: []string{usageInput, usageOutput, usageDuration}, exits: geminiExits},
+	OutputAider: {new: func(Definition) decoder { return &aiderDecoder{} }, lines: true,
+		reports: []string{usageInput, usageOutput, usageCost}},
+}
+
+// The usage figures, by their JSON names.
+const (
+	usageInput    = "input_tokens"
+	usageOutput   = "output_tokens"
+	usageCost     = "cost_usd"
+	usageDuration = "duration_ms"
+)
+
+// OutputFormats returns the names Definition.Output may take.
+func OutputFormats() []string {
+	return []string{OutputText, OutputJSON, OutputStreamJSON, OutputCodex, OutputGemini, OutputCopilot, OutputOpencode, OutputAider}
+}
+
+func formatOf(def Definition) (format, error) {
+	name := def.Output
+	if name == "" {
+		name = OutputText
+	}
+	f, ok := formats[name]
+	if !ok {
+		return format{}, fmt.Errorf("CLI %s has unknown output format %q (known: %s)", def.Name, def.Output, strings.Join(OutputFormats(), ", "))
+	}
+	return f, nil
+}
+
+// decodeAll reads a whole output at once, as Run reads it piecewise.
+func decodeAll(def Definition, o output) (envelope, error) {
+	f, err := formatOf(def)
+	if err != nil {
+		return envelope{}, err
+	}
+	d := f.new(def)
+	if f.lines {
+		l := lines{fn: d.line}
+		l.write([]byte(o.stdout))
+		l.close()
+	}
+	return d.end(o)
+}
+
+// textDecoder: the whole of stdout, escapes removed, is the answer.
+type textDecoder struct{}
+
+func (textDecoder) line([]byte) {}
+
+func (textDecoder) end(o output) (envelope, error) {
+	return envelope{answer: strings.TrimSpace(stripANSI(o.stdout))}, nil
+}
+
+// jsonDecoder reads one JSON object, found between the first '{' and the
+// last '}' once terminal escapes are removed, through the definition's
+// paths. Parsing the answer itself is the response parser's job.
+type jsonDecoder struct{ def Definition }
+
+func (jsonDecoder) line([]byte) {}
+
+func (d jsonDecoder) end(o output) (envelope, error) {
+	def := d.def
+	text := stripANSI(o.stdout)
 	obj, err := decodeObject(text)
 	if err != nil {
-		reason := "printed no JSON envelope: " + err.Error()
-		switch {
-		case total == claudeCut:
-			reason += fmt.Sprintf(" (stdout is exactly %d bytes: the CLI probably truncated it)", claudeCut)
-		case truncated:
-			reason += fmt.Sprintf(" (only the last %d of %d bytes of stdout were kept)", len(stdout), total)
-		}
-		return envelope{}, errors.New(reason)
+		return envelope{}, noEnvelope(err, text, o)
 	}
-
 	var env envelope
 	if def.AnswerPath == "" {
 		env.answer = text[strings.IndexByte(text, '{') : strings.LastIndexByte(text, '}')+1]
 	} else if v, ok := lookup(obj, def.AnswerPath); ok {
-		env.answer = answerText(v)
+		env.answer = stripANSI(answerText(v))
 	}
 	if def.ErrorPath != "" {
 		v, _ := lookup(obj, def.ErrorPath)
-		env.isError = v == true
+		if env.failed = v == true; env.failed {
+			env.message = firstLine(env.answer)
+		}
 	}
 	if def.StatusPath != "" {
 		if v, ok := lookup(obj, def.StatusPath); ok {
 			if s, _ := v.(string); s != def.StatusOK {
-				env.isError, env.status = true, fmt.Sprint(v)
+				env.failed, env.status = true, fmt.Sprint(v)
+				if env.message == "" {
+					env.message = firstLine(env.answer)
+				}
 			}
 		}
 	}
@@ -76,17 +176,75 @@ func parseEnvelope(def Definition, stdout string, total int64, truncated bool) (
 	return env, nil
 }
 
+// noEnvelope is the error for an output whose JSON could not be read:
+// what was wrong, and what stdout said instead (a refusal in plain text).
+func noEnvelope(err error, text string, o output) error {
+	reason := "printed no JSON envelope: " + err.Error()
+	switch {
+	case o.total == claudeCut:
+		reason += fmt.Sprintf(" (stdout is exactly %d bytes: the CLI probably truncated it)", claudeCut)
+	case o.truncated:
+		reason += fmt.Sprintf(" (only the last %d of %d bytes of stdout were kept)", len(o.stdout), o.total)
+	}
+	if line := firstLine(text); line != "" && !strings.HasPrefix(line, "{") {
+		reason += "; stdout: " + line
+	}
+	return errors.New(reason)
+}
+
+// errorValue reads an error field: true, or a non-empty string, or an
+// object (with a "message" when it says more) is a failure.
+func errorValue(v any) (failed bool, message string) {
+	switch x := v.(type) {
+	case bool:
+		return x, ""
+	case string:
+		return strings.TrimSpace(x) != "", firstLine(x)
+	case map[string]any:
+		if len(x) == 0 {
+			return false, ""
+		}
+		for _, k := range []string{"message", "type", "name", "code"} {
+			if s := strings.TrimSpace(fmt.Sprint(x[k])); x[k] != nil && s != "" {
+				return true, firstLine(s)
+			}
+		}
+		return true, ""
+	}
+	return false, ""
+}
+
+// stderrMessage is the error a CLI wrote to stderr as a JSON object
+// (gemini does in JSON mode), read at errorPath; "" when there is none.
+func stderrMessage(stderr, errorPath string) string {
+	if errorPath == "" || !strings.Contains(stderr, "{") {
+		return ""
+	}
+	obj, err := decodeObject(stripANSI(stderr))
+	if err != nil {
+		return ""
+	}
+	v, _ := lookup(obj, errorPath)
+	_, msg := errorValue(v)
+	return msg
+}
+
 // ansi matches terminal escape sequences: CSI (colours, cursor, modes such
 // as "\x1b[?1004l"), OSC (titles, links), charset selection, and the
 // two-byte ones ("\x1b=", "\x1bM").
 var ansi = regexp.MustCompile("\x1b(?:\\[[0-?]*[ -/]*[@-~]|\\][^\x07\x1b]*(?:\x07|\x1b\\\\)|[()#][0-9A-Za-z]|[0-~])")
 
-// stripANSI removes terminal escape sequences from s.
+// stripANSI removes terminal escape sequences from s, also those that
+// removing others brings together.
 func stripANSI(s string) string {
-	if !strings.Contains(s, "\x1b") {
-		return s
+	for strings.Contains(s, "\x1b") {
+		t := ansi.ReplaceAllString(s, "")
+		if t == s {
+			break
+		}
+		s = t
 	}
-	return ansi.ReplaceAllString(s, "")
+	return s
 }
 
 func decodeObject(text string) (map[string]any, error) {
@@ -145,33 +303,70 @@ func answerText(v any) string {
 	return string(b)
 }
 
+// floatAt reads a figure at path, or the sum of those at paths joined by
+// "+"; nil when none is a number.
 func floatAt(obj map[string]any, path string) *float64 {
-	v, _ := lookup(obj, path)
-	n, ok := v.(json.Number)
-	if !ok {
-		return nil
+	var sum *float64
+	for p := range strings.SplitSeq(path, "+") {
+		v, _ := lookup(obj, strings.TrimSpace(p))
+		n, ok := v.(json.Number)
+		if !ok {
+			continue
+		}
+		f, err := n.Float64()
+		if err != nil || math.IsInf(f, 0) {
+			continue
+		}
+		sum = addFloat(sum, &f)
 	}
-	f, err := n.Float64()
-	if err != nil || math.IsInf(f, 0) {
-		return nil
-	}
-	return &f
+	return sum
 }
 
-// intAt reads a count that the CLI may write as 12 or 12.0.
+// intAt reads a count that the CLI may write as 12 or 12.0, or the sum of
+// those at paths joined by "+".
 func intAt(obj map[string]any, path string) *int64 {
-	v, _ := lookup(obj, path)
-	n, ok := v.(json.Number)
-	if !ok {
-		return nil
+	var sum *int64
+	for p := range strings.SplitSeq(path, "+") {
+		v, _ := lookup(obj, strings.TrimSpace(p))
+		n, ok := v.(json.Number)
+		if !ok {
+			continue
+		}
+		if i, err := n.Int64(); err == nil {
+			sum = addInt(sum, &i)
+			continue
+		}
+		f, err := n.Float64()
+		if err != nil || f < math.MinInt64 || f >= math.MaxInt64 {
+			continue
+		}
+		i := int64(math.Round(f))
+		sum = addInt(sum, &i)
 	}
-	if i, err := n.Int64(); err == nil {
-		return &i
+	return sum
+}
+
+// addInt is a + b where nil is unknown: unknown only when both are.
+func addInt(a, b *int64) *int64 {
+	switch {
+	case b == nil:
+		return a
+	case a == nil:
+		v := *b
+		return &v
 	}
-	f, err := n.Float64()
-	if err != nil || f < math.MinInt64 || f >= math.MaxInt64 {
-		return nil
+	v := *a + *b
+	return &v
+}
+
+func addFloat(a, b *float64) *float64 {
+	switch {
+	case b == nil:
+		return a
+	case a == nil:
+		v := *b
+		return &v
 	}
-	i := int64(math.Round(f))
-	return &i
+	v := *a + *b
+	return &v
 }

@@ -23,6 +23,7 @@ func TestStripANSI(t *testing.T) {
 		{name: "osc link with st", in: "\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\", want: "link"},
 		{name: "charset and two-byte", in: "\x1b(Ba\x1b=b\x1bMc", want: "abc"},
 		{name: "non-ASCII kept", in: "\x1b[2Künï 日本", want: "ünï 日本"},
+		{name: "brought together by a removal", in: "a\x1b\x1b[0m[31mb", want: "ab"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -135,12 +136,17 @@ func TestParseEnvelope(t *testing.T) {
 			}
 			require.NoError(t, err)
 			assert.Equal(t, tt.wantAnswer, e.answer)
-			assert.Equal(t, tt.wantError, e.isError)
+			assert.Equal(t, tt.wantError, e.failed)
 			if tt.check != nil {
 				tt.check(t, e)
 			}
 		})
 	}
+}
+
+// parseEnvelope reads a whole stdout as Run reads it piecewise.
+func parseEnvelope(def Definition, stdout string, total int64, truncated bool) (envelope, error) {
+	return decodeAll(def, output{stdout: stdout, total: total, truncated: truncated})
 }
 
 func TestChildEnv(t *testing.T) {

@@ -9,19 +9,17 @@ import (
 
 // builtinNames are the built-in CLIs' codenames (SPEC §4) and their
 // aliases, keyed by their folded form (types.FoldName).
-var builtinNames = map[string]string{
-	"claude":      "claude",
-	"claudecode":  "claude",
-	"gemini":      "gemini",
-	"codex":       "codex",
-	"cursor":      "cursor",
-	"cursoragent": "cursor",
-	"agent":       "cursor",
-	"copilot":     "copilot",
-	"qodo":        "qodo",
-	"opencode":    "opencode",
-	"aider":       "aider",
-	"amp":         "amp",
+var builtinNames = foldNames(builtins, builtinAliases)
+
+func foldNames(defs map[string]Definition, aliases map[string][]string) map[string]string {
+	m := map[string]string{}
+	for name := range defs {
+		m[types.FoldName(name)] = name
+		for _, a := range aliases[name] {
+			m[types.FoldName(a)] = name
+		}
+	}
+	return m
 }
 
 // Names resolves CLI names, matched case-insensitively, to their codename.

@@ -29,6 +29,12 @@ func TestNamesCanonical(t *testing.T) {
 		{name: "qodo", in: "qodo", want: "qodo", wantOK: true},
 		{name: "aider", in: "aider", want: "aider", wantOK: true},
 		{name: "amp", in: "amp", want: "amp", wantOK: true},
+		{name: "alias agent upper case", in: "AGENT", want: "cursor", wantOK: true},
+		{name: "CURSOR", in: "CURSOR", want: "cursor", wantOK: true},
+		{name: "alias gemini-cli", in: "Gemini CLI", want: "gemini", wantOK: true},
+		{name: "alias github-copilot", in: "GitHub_Copilot", want: "copilot", wantOK: true},
+		{name: "alias qodo-command", in: "qodo-command", want: "qodo", wantOK: true},
+		{name: "alias codex-cli", in: "CODEX-CLI", want: "codex", wantOK: true},
 		{name: "unknown", in: "gpt", wantOK: false},
 		{name: "empty", in: "", wantOK: false},
 		{name: "prefix of a name", in: "clau", wantOK: false},
@@ -53,15 +59,21 @@ func TestNamesCanonical(t *testing.T) {
 
 func TestNamesList(t *testing.T) {
 	t.Parallel()
-	builtins := []string{"aider", "amp", "claude", "codex", "copilot", "cursor", "gemini", "opencode", "qodo"}
+	builtins := []string{"aider", "amp", "claude", "codex", "copilot", "cursor", "gemini", "opencode", "qodo", "replay"}
+	with := func(extra ...string) []string {
+		out := append(slices.Clone(builtins), extra...)
+		slices.Sort(out)
+		return out
+	}
 	tests := []struct {
 		name  string
 		names agent.Names
 		want  []string
 	}{
+		// Aliases (claude-code, cursor-agent, agent, …) pick a built-in
+		// but are not listed.
 		{name: "built-ins only, sorted, no aliases", want: builtins},
-		{name: "custom names lower-cased and sorted in", names: agent.Names{}.With("Zeta", "Alpha"),
-			want: []string{"aider", "alpha", "amp", "claude", "codex", "copilot", "cursor", "gemini", "opencode", "qodo", "zeta"}},
+		{name: "custom names lower-cased and sorted in", names: agent.Names{}.With("Zeta", "Alpha"), want: with("alpha", "zeta")},
 		{name: "custom overriding a built-in listed once", names: agent.Names{}.With("Claude", "claude"), want: builtins},
 	}
 	for _, tt := range tests {

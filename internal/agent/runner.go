@@ -95,11 +95,13 @@ type AgentError struct {
 	TimedOut   bool
 	Reason     string // "exited with status 3", "timed out after 10m", …
 	StderrTail string
+	// quoted says Reason already has what stderr said (gemini's JSON error).
+	quoted bool
 }
 
 func (e *AgentError) Error() string {
 	msg := e.Name + " " + e.Reason
-	if line := lastLine(e.StderrTail); line != "" {
+	if line := lastLine(e.StderrTail); line != "" && !e.quoted {
 		msg += "; stderr: " + line
 	}
 	return msg
@@ -127,11 +129,16 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
+	form, err := formatOf(def)
+	if err != nil {
+		return res, fmt.Errorf("run %s: %w", def.Name, err)
+	}
 	inv, err := prepare(def, c.Prompt, c.Model)
 	if err != nil {
 		return res, fmt.Errorf("run %s: %w", def.Name, err)
 	}
 	defer inv.cleanup()
+	dec := form.new(def)
 	res.Argv = append([]string{path}, inv.shown...)
 
 	runCtx := ctx
@@ -149,6 +156,9 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	out := &sink{out: c.Output}
 	stdout := &stream{sink: out, tail: tail{max: MaxStdoutTail}, name: "stdout"}
 	stderr := &stream{sink: out, tail: tail{max: MaxStderrTail}, name: "stderr"}
+	if form.lines {
+		stdout.lines = &lines{fn: dec.line}
+	}
 	cmd := exec.CommandContext(runCtx, path, inv.args...)
 	cmd.Dir = c.Dir
 	cmd.Env = childEnv(c.Env, def)
@@ -186,12 +196,16 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	res.StdoutBytes, res.StderrBytes = stdout.tail.n, stderr.tail.n
 	res.Truncated = stdout.tail.truncated()
 	res.Stdout, res.StderrTail = stdout.tail.String(), stderr.tail.String()
-	reply, parseErr := parseEnvelope(def, res.Stdout, res.StdoutBytes, res.Truncated)
+	if stdout.lines != nil {
+		stdout.lines.close()
+	}
+	reply, parseErr := dec.end(output{stdout: res.Stdout, total: res.StdoutBytes, truncated: res.Truncated, stderr: res.StderrTail})
 	res.Answer, res.Usage = reply.answer, reply.usage
 
 	fail := func(reason string) error {
 		return &AgentError{Name: def.Name, ExitCode: res.ExitCode, TimedOut: res.TimedOut,
-			Reason: reason, StderrTail: res.StderrTail}
+			Reason: reason, StderrTail: res.StderrTail,
+			quoted: reply.message != "" && strings.Contains(res.StderrTail, reply.message)}
 	}
 	var exitErr *exec.ExitError
 	switch {
@@ -206,17 +220,26 @@ func Run(ctx context.Context, c Call) (Result, error) {
 		reason := "exited with status " + strconv.Itoa(res.ExitCode)
 		if res.ExitCode < 0 {
 			reason = "was killed: " + cmd.ProcessState.String()
+		} else if meaning := form.exits[res.ExitCode]; meaning != "" {
+			reason += " (" + meaning + ")"
 		}
-		if reply.isError {
-			reason += ": " + firstLine(res.Answer)
+		if reply.message != "" {
+			reason += ": " + reply.message
 		}
 		return res, fail(reason)
 	case parseErr != nil:
 		return res, fail(parseErr.Error())
-	case reply.isError && reply.status != "":
-		return res, fail(fmt.Sprintf("reported %s: %s", reply.status, firstLine(res.Answer)))
-	case reply.isError:
-		return res, fail("reported an error: " + firstLine(res.Answer))
+	case reply.failed:
+		reason := "reported an error"
+		if reply.status != "" {
+			reason = "reported " + reply.status
+		}
+		if reply.message != "" {
+			reason += ": " + reply.message
+		}
+		return res, fail(reason)
+	case strings.TrimSpace(res.Answer) == "" && res.StdoutBytes == 0 && form.silent != "":
+		return res, fail("printed nothing and exited 0; " + form.silent)
 	case strings.TrimSpace(res.Answer) == "":
 		return res, fail("gave an empty answer")
 	case out.err != nil:
@@ -244,7 +267,12 @@ func prepare(def Definition, prompt, model string) (invocation, error) {
 	tmpl := def.Args
 	switch def.PromptVia {
 	case PromptArg, "":
-		if len(prompt) <= MaxArgPrompt {
+		// A prompt over the limit cannot be an argument; one that starts
+		// with '-' and is an argument of its own could be taken for an
+		// option, so it goes the same other way when there is one.
+		long := len(prompt) > MaxArgPrompt
+		dash := strings.HasPrefix(prompt, "-") && slices.Contains(def.Args, "{prompt}")
+		if !long && !dash {
 			break
 		}
 		switch {
@@ -257,7 +285,7 @@ func prepare(def Definition, prompt, model string) (invocation, error) {
 			inv.stdin = prompt
 		case hasPlaceholder(def.FallbackArgs, "{prompt_file}"):
 			tmpl = def.FallbackArgs
-		default:
+		case long:
 			return inv, fmt.Errorf("prompt of %d bytes is too long for argv (max %d) and CLI %s has neither stdin_fallback nor {prompt_file} in fallback_args",
 				len(prompt), MaxArgPrompt, def.Name)
 		}
@@ -367,6 +395,8 @@ type stream struct {
 	sink *sink
 	tail tail
 	name string // "stdout" or "stderr", for the marker lines
+	// lines gets stdout line by line for formats read as they arrive.
+	lines *lines
 }
 
 func (s *stream) Write(p []byte) (int, error) {
@@ -374,6 +404,9 @@ func (s *stream) Write(p []byte) (int, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	s.tail.add(p)
+	if s.lines != nil {
+		s.lines.write(p)
+	}
 	if k.out == nil || k.err != nil || len(p) == 0 {
 		return len(p), nil
 	}

@@ -44,6 +44,7 @@ type runOptions struct {
 	dryRun      bool
 	answer      []string // --answer NODE=LABEL, for --dry-run
 	answers     string   // --answers FILE, for the replay agent
+	model       string   // --model, passed with each CLI's model flag
 }
 
 func (a *App) newRun() *cobra.Command {
@@ -85,6 +86,7 @@ interrupted.`,
 	f.BoolVar(&o.dryRun, "dry-run", false, "start no agent: print each call's CLI, argv and prompt, and the path")
 	f.StringArrayVar(&o.answer, "answer", nil, "with --dry-run: the branch a decision takes, NODE=LABEL; again for its next visit")
 	f.StringVar(&o.answers, "answers", "", "answer every call from this answers file with the replay agent, no model")
+	f.StringVar(&o.model, "model", "", "model for the agent calls, passed with each CLI's own flag (a node's model metadata wins for its CLI)")
 	return cmd
 }
 
@@ -170,7 +172,7 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 	sum, werr := run.Walk(ctx, run.Options{
 		Chart: c, Page: page, Start: start, Registry: reg, Runner: agent.Run,
 		Workdir: workdir, Env: env, MaxSteps: o.maxSteps, NoValidate: o.noValidate,
-		Log: log, Progress: p, Backoff: wait, Settings: settingsForLog(s),
+		Log: log, Progress: p, Backoff: wait, Settings: settingsForLog(s), Model: o.model,
 	})
 	if s.WriteLogShort {
 		sum.Logs.Short = filepath.Join(log.Dir, "short.json")
@@ -457,7 +459,7 @@ func (a *App) dryRun(ctx context.Context, c *chart.Chart, page types.Page, start
 	sum, werr := run.Walk(ctx, run.Options{
 		Chart: c, Page: page, Start: start, Registry: reg, Runner: d.Call,
 		Workdir: workdir, Env: os.Environ(), MaxSteps: o.maxSteps, NoValidate: o.noValidate,
-		Progress: d, Backoff: func(int) time.Duration { return 0 },
+		Progress: d, Backoff: func(int) time.Duration { return 0 }, Model: o.model,
 	})
 	d.finished(sum)
 	sum.DryRun = true

@@ -23,6 +23,7 @@ func TestMain(m *testing.M) {
 		"dtree":       func() { os.Exit(Main()) },
 		"expect-exit": expectExit,
 		"fakeagent":   func() { os.Exit(testagent.Main()) },
+		"fakecli":     func() { os.Exit(testagent.CLIMain()) },
 	})
 }
 
@@ -45,6 +46,8 @@ func TestScript(t *testing.T) {
 			"bigchart":    cmdBigChart,
 			"pidsgone":    cmdPidsGone,
 			"waitfile":    cmdWaitFile,
+			"fakebin":     cmdFakeBin,
+			"hasprefix":   cmdHasPrefix,
 		},
 	})
 }

@@ -1,6 +1,7 @@
 // Package nodeconf resolves a node's run settings — CLI, validation and
-// retry CLIs, retries, timeout, validation, visit limit — from its tags, its
-// metadata and the defaults (the seed's NodeToProcessedNodeWithDefaults).
+// retry CLIs, retries, timeout, validation, visit limit, model — from its
+// tags, its metadata and the defaults (the seed's
+// NodeToProcessedNodeWithDefaults).
 package nodeconf
 
 import (
@@ -32,6 +33,7 @@ const (
 	keyValidatePrompt = "validateprompt"
 	keyMaxVisits      = "maxvisits"
 	keyValidate       = "validate"
+	keyModel          = "model"
 )
 
 // Normalize folds a tag or metadata key for matching (types.FoldName).
@@ -162,6 +164,7 @@ func Resolve(n *types.Node, role string, d types.Defaults, names CLINames) (type
 		}
 	}
 	p.ValidatePrompt = meta[keyValidatePrompt]
+	p.Model = strings.TrimSpace(meta[keyModel]) // empty: not set
 	p.TimeoutS = p.Timeout.Seconds()
 	p.Validate = role == types.RoleProcess && validate
 	return p, f

@@ -341,3 +341,28 @@ func TestNormalize(t *testing.T) {
 		})
 	}
 }
+
+func TestResolveModel(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		role string
+		node *types.Node
+		want string
+	}{
+		{name: "none", role: types.RoleProcess, node: node(nil), want: ""},
+		{name: "metadata model", role: types.RoleProcess, node: node(nil, "model=opus"), want: "opus"},
+		{name: "any key case, value trimmed", role: types.RoleDecision, node: node(nil, "Model= gpt-5.1-codex "), want: "gpt-5.1-codex"},
+		{name: "kept as written", role: types.RoleProcess, node: node(nil, "model=anthropic/Claude-Sonnet-4"), want: "anthropic/Claude-Sonnet-4"},
+		{name: "empty is unset", role: types.RoleProcess, node: node(nil, "model=  "), want: ""},
+		{name: "terminators have none", role: types.RoleTerminator, node: node(nil, "model=opus"), want: ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p, f := nodeconf.Resolve(tt.node, tt.role, types.BuiltinDefaults(), names)
+			assert.Empty(t, f.Errors)
+			assert.Equal(t, tt.want, p.Model)
+		})
+	}
+}

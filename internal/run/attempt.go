@@ -156,7 +156,13 @@ func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, 
 	}
 	env := append(append([]string(nil), w.o.Env...),
 		"DTREE_RUN_ID="+runID, "DTREE_NODE_ID="+n.ID, "DTREE_ATTEMPT="+strconv.Itoa(attempt), "DTREE_PURPOSE="+purpose)
-	c := agent.Call{Def: def, Prompt: prompt, Model: w.o.Model, Dir: w.o.Workdir, Env: env, Timeout: n.Timeout}
+	// The node's model is for its own CLI; another (a validate_cli, a
+	// retry_cli) gets the run's --model, as any node without one.
+	model := w.o.Model
+	if n.Model != "" && def.Name == n.CLI {
+		model = n.Model
+	}
+	c := agent.Call{Def: def, Prompt: prompt, Model: model, Dir: w.o.Workdir, Env: env, Timeout: n.Timeout}
 	if w.o.Log != nil {
 		lw := w.o.Log.Call(n.ID, def.Name, attempt, purpose)
 		defer lw.Close()
@@ -166,7 +172,7 @@ func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, 
 	r, err := w.o.Runner(ctx, c)
 	a := Attempt{N: attempt, Purpose: purpose, CLI: def.Name, ExitCode: r.ExitCode, TimedOut: r.TimedOut,
 		DurationMS: time.Since(start).Milliseconds(), StdoutBytes: r.StdoutBytes, StderrBytes: r.StderrBytes,
-		Usage: r.Usage}
+		Usage: r.Usage, StderrTail: r.StderrTail}
 	if err != nil {
 		a.Error = err.Error()
 	}
@@ -174,7 +180,7 @@ func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, 
 	if ctx.Err() == nil && !errors.Is(err, agent.ErrNotFound) {
 		w.record(n, purpose, r.Answer, err)
 	}
-	w.sum.count(r.Usage)
+	w.sum.count(res, a)
 	w.event("agent_call", map[string]any{"node": n.ID, "attempt": attempt, "purpose": purpose, "cli": def.Name,
 		"argv": r.Argv, "duration_ms": a.DurationMS, "exit_code": r.ExitCode, "timed_out": r.TimedOut,
 		"stdout_bytes": r.StdoutBytes, "stderr_bytes": r.StderrBytes, "usage": r.Usage, "error": a.Error,

@@ -203,14 +203,14 @@ func (w *walker) runNode(ctx context.Context, n *types.ProcessedNode, visit int)
 			if ctx.Err() != nil {
 				res.Status, reason = StatusInterrupted, "interrupted"
 			}
-			w.event("node_end", map[string]any{"node": n.ID, "visit": visit, "status": res.Status, "error": reason})
+			w.event("node_end", map[string]any{"node": n.ID, "visit": visit, "status": res.Status, "error": reason, "usage": res.Usage})
 			return res, outcome.err
 		}
 		if outcome.reason == "" {
 			res.Status = StatusSucceeded
 			res.Next, res.Label = outcome.next, outcome.label
 			w.event("node_end", map[string]any{"node": n.ID, "visit": visit, "status": res.Status,
-				"response": res.Response, "validation": res.Validation, "next": res.Next, "label": res.Label})
+				"response": res.Response, "validation": res.Validation, "next": res.Next, "label": res.Label, "usage": res.Usage})
 			return res, nil
 		}
 		feedback = append(feedback, feedbackFor(attempt, outcome.reason))
@@ -231,7 +231,7 @@ func (w *walker) runNode(ctx context.Context, n *types.ProcessedNode, visit int)
 	if len(feedback) > 0 {
 		last = feedback[len(feedback)-1].Reason
 	}
-	w.event("node_end", map[string]any{"node": n.ID, "visit": visit, "status": res.Status, "error": last})
+	w.event("node_end", map[string]any{"node": n.ID, "visit": visit, "status": res.Status, "error": last, "usage": res.Usage})
 	return res, &NodeFailedError{Node: n.ID, Text: firstLine(n.Text), Attempts: attempts, Last: last}
 }
 
@@ -311,7 +311,7 @@ func (w *walker) finish(err error) {
 	w.sum.Ended = time.Now().UTC()
 	w.sum.DurationMS = time.Since(w.started).Milliseconds()
 	w.event("run_end", map[string]any{"status": w.sum.Status, "exit_code": w.sum.ExitCode,
-		"error": w.sum.Error, "path": w.sum.Path, "steps": len(w.sum.Nodes)})
+		"error": w.sum.Error, "path": w.sum.Path, "steps": len(w.sum.Nodes), "usage": w.sum.Usage})
 	w.saveShort(w.sum.Status)
 	w.saveAnswers()
 }

@@ -20,22 +20,22 @@ const (
 // Summary is a run's outcome: what `dtree run --json` prints and, in part,
 // short.json. Arrays are never null.
 type Summary struct {
-	FormatVersion int          `json:"format_version"`
-	RunID         string       `json:"run_id"`
-	Title         string       `json:"title"`
-	Source        string       `json:"source"`
-	Page          string       `json:"page"`
-	Status        string       `json:"status"`
-	ExitCode      int          `json:"exit_code"`
-	Error         string       `json:"error,omitempty"`
-	Path          []string     `json:"path"`
-	Nodes         []NodeResult `json:"nodes"`
-	Usage         types.Usage  `json:"usage"`
-	Started       time.Time    `json:"started"`
-	Ended         time.Time    `json:"ended"`
-	DurationMS    int64        `json:"duration_ms"`
-	Logs          Logs         `json:"logs"`
-	LogError      string       `json:"log_error,omitempty"`
+	FormatVersion int              `json:"format_version"`
+	RunID         string           `json:"run_id"`
+	Title         string           `json:"title"`
+	Source        string           `json:"source"`
+	Page          string           `json:"page"`
+	Status        string           `json:"status"`
+	ExitCode      int              `json:"exit_code"`
+	Error         string           `json:"error,omitempty"`
+	Path          []string         `json:"path"`
+	Nodes         []NodeResult     `json:"nodes"`
+	Usage         types.UsageTotal `json:"usage"` // every call's
+	Started       time.Time        `json:"started"`
+	Ended         time.Time        `json:"ended"`
+	DurationMS    int64            `json:"duration_ms"`
+	Logs          Logs             `json:"logs"`
+	LogError      string           `json:"log_error,omitempty"`
 	// DryRun marks a --dry-run: no agent ran, and there are no logs.
 	DryRun bool `json:"dry_run,omitempty"`
 
@@ -67,6 +67,8 @@ type NodeResult struct {
 	Next       string                    `json:"next"`
 	Label      string                    `json:"label"`
 	DurationMS int64                     `json:"duration_ms"`
+	// Usage sums this visit's calls, work and validation.
+	Usage types.UsageTotal `json:"usage"`
 }
 
 // Attempt is one agent call: the work, or its validation.
@@ -80,7 +82,10 @@ type Attempt struct {
 	StdoutBytes int64       `json:"stdout_bytes"`
 	StderrBytes int64       `json:"stderr_bytes"`
 	Usage       types.Usage `json:"usage"`
-	Error       string      `json:"error,omitempty"`
+	// StderrTail is the end of what the CLI printed on stderr (its
+	// complaint when it failed), at most agent.MaxStderrTail bytes.
+	StderrTail string `json:"stderr_tail"`
+	Error      string `json:"error,omitempty"`
 }
 
 func newSummary(o Options) *Summary {
@@ -95,26 +100,10 @@ func newSummary(o Options) *Summary {
 
 func (s *Summary) add(r *NodeResult) { s.Nodes = append(s.Nodes, *r) }
 
-// count adds one call's usage to the run's: a figure stays unknown (nil)
-// until some CLI reports it.
-func (s *Summary) count(u types.Usage) {
-	addInt := func(total **int64, v *int64) {
-		if v != nil {
-			if *total == nil {
-				*total = new(int64)
-			}
-			**total += *v
-		}
-	}
-	addInt(&s.Usage.InputTokens, u.InputTokens)
-	addInt(&s.Usage.OutputTokens, u.OutputTokens)
-	addInt(&s.Usage.DurationMS, u.DurationMS)
-	if u.CostUSD != nil {
-		if s.Usage.CostUSD == nil {
-			s.Usage.CostUSD = new(float64)
-		}
-		*s.Usage.CostUSD += *u.CostUSD
-	}
+// count adds one call to the usage of the run and of the node's visit.
+func (s *Summary) count(res *NodeResult, a Attempt) {
+	s.Usage.Add(a.Usage, a.DurationMS)
+	res.Usage.Add(a.Usage, a.DurationMS)
 }
 
 // shortNode is a node's entry in short.json (SPEC §6); the attempts are in
@@ -130,6 +119,7 @@ type shortNode struct {
 	Retries    int                       `json:"retries"`
 	Next       string                    `json:"next"`
 	Label      string                    `json:"label"`
+	Usage      types.UsageTotal          `json:"usage"`
 }
 
 // shortJSON is short.json: the run's title, status and path, and per node
@@ -141,18 +131,18 @@ func (s *Summary) shortJSON() []byte {
 		n := &s.Nodes[len(s.nodeJSON)]
 		b, _ := json.Marshal(shortNode{ID: n.ID, Name: firstLine(n.Text), Role: n.Role, Visit: n.Visit,
 			Status: n.Status, Response: n.Response, Validation: n.Validation, Retries: n.Retries,
-			Next: n.Next, Label: n.Label})
+			Next: n.Next, Label: n.Label, Usage: n.Usage})
 		s.nodeJSON = append(s.nodeJSON, b)
 	}
 	head, _ := json.Marshal(struct {
-		FormatVersion int         `json:"format_version"`
-		RunID         string      `json:"run_id"`
-		Title         string      `json:"title"`
-		Source        string      `json:"source"`
-		Status        string      `json:"status"`
-		Error         string      `json:"error,omitempty"`
-		Path          []string    `json:"path"`
-		Usage         types.Usage `json:"usage"`
+		FormatVersion int              `json:"format_version"`
+		RunID         string           `json:"run_id"`
+		Title         string           `json:"title"`
+		Source        string           `json:"source"`
+		Status        string           `json:"status"`
+		Error         string           `json:"error,omitempty"`
+		Path          []string         `json:"path"`
+		Usage         types.UsageTotal `json:"usage"`
 	}{s.FormatVersion, s.RunID, s.Title, s.Source, s.Status, s.Error, s.Path, s.Usage})
 	var b bytes.Buffer
 	b.Write(head[:len(head)-1])

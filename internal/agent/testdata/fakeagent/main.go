@@ -4,7 +4,8 @@
 //
 //	echo         print a JSON report: args, stdin, env, cwd, and the
 //	             content of any argument naming a file
-//	print        print FAKE_STDOUT to stdout and FAKE_STDERR to stderr
+//	print        print FAKE_STDOUT to stdout and FAKE_STDERR to stderr, then
+//	             the files FAKE_STDOUT_FILE and FAKE_STDERR_FILE
 //	print-bytes  print FAKE_BYTES bytes of filler to stdout
 //	sleep        sleep (FAKE_SLEEP, default a minute)
 //	spawn        start a sleeping child that shares stdout, write "pid
@@ -38,6 +39,8 @@ func main() {
 	case "print":
 		fmt.Print(os.Getenv("FAKE_STDOUT"))
 		fmt.Fprint(os.Stderr, os.Getenv("FAKE_STDERR"))
+		printFile(os.Stdout, os.Getenv("FAKE_STDOUT_FILE"))
+		printFile(os.Stderr, os.Getenv("FAKE_STDERR_FILE"))
 	case "print-bytes":
 		printBytes()
 	case "sleep":
@@ -75,6 +78,24 @@ func echo() {
 	}
 	if err := json.NewEncoder(os.Stdout).Encode(r); err != nil {
 		fail(err)
+	}
+}
+
+// printFile copies a file in small writes, as a CLI streams its output.
+func printFile(w io.Writer, path string) {
+	if path == "" {
+		return
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		fail(err)
+	}
+	for len(b) > 0 {
+		k := min(len(b), 97)
+		if _, err := w.Write(b[:k]); err != nil {
+			fail(err)
+		}
+		b = b[k:]
 	}
 }
 

@@ -1,0 +1,138 @@
+//go:build unix
+
+package agent_test
+
+import (
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dtree-dev/dtree/internal/agent"
+	"github.com/dtree-dev/dtree/types"
+)
+
+// answer is what the success fixtures' agents answer dtree; ANSI codes in
+// their copies of it must be gone from Result.Answer.
+const answer = `{"completed": true, "secs_taken": 12, "tokens_used": 0, "comments": ["fixed the failing test"]}`
+
+// TestEnvelopeFixtures runs every built-in's envelope fixtures
+// (testdata/envelopes/CLI/*, written from the shapes in agent-clis.md)
+// through Run, the fake agent printing them in small writes: the answer,
+// the usage, and the error shapes that must fail a call whatever the exit
+// status.
+func TestEnvelopeFixtures(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		cli, file string
+		stderr    string // a fixture for stderr
+		exit      int
+		want      string      // the answer; "" with wantErr
+		usage     types.Usage // nil fields: unknown
+		wantErr   string      // in the AgentError's reason
+	}{
+		{cli: "claude", file: "ok.json", want: answer,
+			usage: usageOf(21012, 340, 0.0123, 12345)},
+		{cli: "claude", file: "is_error.json", wantErr: `reported an error: API Error: 529 {"type":"error"`,
+			usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0), CostUSD: ptr(0.0), DurationMS: ptr[int64](2100)}},
+		{cli: "claude", file: "max_turns.json", wantErr: "reported error_max_turns",
+			usage: usageOf(100, 2000, 0.5, 90000)},
+		{cli: "claude", file: "truncated.json", wantErr: "stdout is exactly 65536 bytes: the CLI probably truncated it"},
+		{cli: "claude", file: "is_error.json", exit: 1, wantErr: "exited with status 1: API Error: 529",
+			usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0), CostUSD: ptr(0.0), DurationMS: ptr[int64](2100)}},
+
+		{cli: "amp", file: "ok.jsonl", want: answer,
+			usage: types.Usage{InputTokens: ptr[int64](4115), OutputTokens: ptr[int64](120), DurationMS: ptr[int64](8123)}},
+		{cli: "amp", file: "error.jsonl", wantErr: "reported error_during_execution: Out of credits",
+			usage: types.Usage{DurationMS: ptr[int64](900)}},
+		{cli: "amp", file: "truncated.jsonl", wantErr: "stdout ends in the middle of an event"},
+
+		{cli: "codex", file: "ok.jsonl", want: answer,
+			usage: types.Usage{InputTokens: ptr[int64](24763), OutputTokens: ptr[int64](122)}},
+		{cli: "codex", file: "turn_failed.jsonl", wantErr: "reported an error: unexpected status 401 Unauthorized"},
+		{cli: "codex", file: "error.jsonl", wantErr: "reported an error: stream disconnected before completion"},
+		{cli: "codex", file: "truncated.jsonl", wantErr: "stdout ends in the middle of an event"},
+
+		{cli: "gemini", file: "ok.json", want: answer,
+			usage: types.Usage{InputTokens: ptr[int64](9000), OutputTokens: ptr[int64](550), DurationMS: ptr[int64](5700)}},
+		{cli: "gemini", file: "error.json", wantErr: "reported an error: Reached max session turns"},
+		{cli: "gemini", stderr: "auth.stderr", exit: 41,
+			wantErr: "exited with status 41 (authentication failed: set GEMINI_API_KEY, or log in by running gemini once): Please set an Auth method"},
+		{cli: "gemini", file: "truncated.json", wantErr: "printed no JSON envelope: unexpected EOF"},
+
+		{cli: "cursor", file: "ok.json", want: answer, usage: types.Usage{DurationMS: ptr[int64](5234)}},
+		{cli: "cursor", file: "trust.txt", wantErr: "printed no JSON envelope: no JSON object in stdout; stdout: Workspace Trust Required"},
+		{cli: "cursor", file: "is_error.json", wantErr: "reported error: Usage limit reached", usage: types.Usage{DurationMS: ptr[int64](300)}},
+		{cli: "cursor", file: "truncated.json", wantErr: "printed no JSON envelope"},
+
+		{cli: "copilot", file: "ok.jsonl", want: answer, usage: types.Usage{OutputTokens: ptr[int64](125), DurationMS: ptr[int64](6200)}},
+		{cli: "copilot", file: "stale_login.jsonl", wantErr: "printed nothing and exited 0; Copilot prints nothing and exits 0 when its login is stale"},
+		{cli: "copilot", file: "error.jsonl", wantErr: "reported an error: You have exceeded your rate limit"},
+		{cli: "copilot", file: "truncated.jsonl", wantErr: "stdout ends in the middle of an event",
+			usage: types.Usage{OutputTokens: ptr[int64](40)}},
+
+		{cli: "opencode", file: "ok.jsonl", want: answer,
+			usage: types.Usage{InputTokens: ptr[int64](13000), OutputTokens: ptr[int64](160), CostUSD: ptr(0.0063)}},
+		{cli: "opencode", file: "error.jsonl", wantErr: "reported an error: Rate limit exceeded: retry after 60s"},
+		{cli: "opencode", file: "truncated.jsonl", wantErr: "stdout ends in the middle of an event",
+			usage: types.Usage{InputTokens: ptr[int64](6500), OutputTokens: ptr[int64](100), CostUSD: ptr(0.0042)}},
+
+		{cli: "aider", file: "ok.txt", want: "Aider v0.86.1",
+			usage: types.Usage{InputTokens: ptr[int64](5400), OutputTokens: ptr[int64](130), CostUSD: ptr(0.0163)}},
+		{cli: "aider", file: "error.txt", wantErr: "reported an error: The API provider is not able to authenticate you"},
+		{cli: "aider", file: "retried.txt", want: "Aider v0.86.1",
+			usage: types.Usage{InputTokens: ptr[int64](3000), OutputTokens: ptr[int64](42), CostUSD: ptr(0.0063)}},
+		{cli: "aider", file: "truncated.txt", want: "Aider v0.86.1"}, // text: no way to tell; no usage
+
+		{cli: "qodo", file: "ok.txt", want: answer},
+		{cli: "qodo", file: "empty.txt", wantErr: "gave an empty answer"},
+	}
+	for _, tt := range tests {
+		name := tt.cli + "/" + tt.file + tt.stderr
+		if tt.exit != 0 {
+			name += "/exit" + strconv.Itoa(tt.exit)
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			def, err := agent.NewRegistry(nil).Lookup(tt.cli)
+			require.NoError(t, err)
+			def.Binary = fakeAgent
+			e := env("FAKE_MODE=print", "FAKE_EXIT="+strconv.Itoa(tt.exit))
+			dir := filepath.Join("testdata", "envelopes", tt.cli)
+			if tt.file != "" {
+				abs, err := filepath.Abs(filepath.Join(dir, tt.file))
+				require.NoError(t, err)
+				e = append(e, "FAKE_STDOUT_FILE="+abs)
+			}
+			if tt.stderr != "" {
+				abs, err := filepath.Abs(filepath.Join(dir, tt.stderr))
+				require.NoError(t, err)
+				e = append(e, "FAKE_STDERR_FILE="+abs)
+			}
+			res, err := agent.Run(t.Context(), agent.Call{Def: def, Prompt: "q", Dir: t.TempDir(), Env: e, Timeout: 20 * time.Second})
+			assert.Equal(t, tt.usage, res.Usage, "usage")
+			assert.NotContains(t, res.Answer, "\x1b", "terminal escapes left in the answer")
+			if tt.wantErr != "" {
+				var ae *agent.AgentError
+				require.ErrorAs(t, err, &ae)
+				assert.Contains(t, ae.Reason, tt.wantErr)
+				assert.Equal(t, tt.exit, ae.ExitCode)
+				return
+			}
+			require.NoError(t, err)
+			if strings.HasPrefix(tt.want, "{") {
+				assert.Equal(t, tt.want, res.Answer)
+			} else {
+				assert.True(t, strings.HasPrefix(res.Answer, tt.want), "answer %.80q", res.Answer)
+			}
+		})
+	}
+}
+
+func usageOf(in, out int64, cost float64, ms int64) types.Usage {
+	return types.Usage{InputTokens: &in, OutputTokens: &out, CostUSD: &cost, DurationMS: &ms}
+}

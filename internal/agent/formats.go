@@ -1,0 +1,130 @@
+package agent
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/dtree-dev/dtree/types"
+)
+
+// geminiExits are Gemini CLI's exit statuses (agent-clis.md §3).
+var geminiExits = map[int]string{
+	41:  "authentication failed: set GEMINI_API_KEY, or log in by running gemini once",
+	42:  "the input was refused",
+	44:  "sandbox error",
+	52:  "configuration error",
+	53:  "turn limit exceeded",
+	54:  "a tool failed",
+	130: "cancelled",
+}
+
+// geminiDecoder reads gemini --output-format json: the answer is
+// "response", an "error" object a failure; usage is per model under
+// stats.models, summed. In JSON mode gemini writes its error object to
+// stderr when it fails.
+type geminiDecoder struct{}
+
+func (geminiDecoder) line([]byte) {}
+
+func (geminiDecoder) end(o output) (envelope, error) {
+	text := stripANSI(o.stdout)
+	obj, err := decodeObject(text)
+	if err != nil {
+		return envelope{message: stderrMessage(o.stderr, "error")}, noEnvelope(err, text, o)
+	}
+	var env envelope
+	if v, ok := lookup(obj, "response"); ok {
+		env.answer = stripANSI(answerText(v))
+	}
+	env.failed, env.message = errorValue(obj["error"])
+	if env.failed && env.message == "" {
+		env.message = "(no message)"
+	}
+	models, _ := lookup(obj, "stats.models")
+	m, _ := models.(map[string]any)
+	for _, v := range m {
+		stats, ok := v.(map[string]any)
+		if !ok {
+			continue
+		}
+		in := intAt(stats, "tokens.input") // newer builds; older ones say prompt
+		if in == nil {
+			in = intAt(stats, "tokens.prompt")
+		}
+		env.usage.InputTokens = addInt(env.usage.InputTokens, in)
+		env.usage.OutputTokens = addInt(env.usage.OutputTokens, intAt(stats, "tokens.candidates+tokens.thoughts"))
+		env.usage.DurationMS = addInt(env.usage.DurationMS, intAt(stats, "api.totalLatencyMs"))
+	}
+	return env, nil
+}
+
+// Aider's transcript lines that dtree reads (aider's base_coder.py and
+// exceptions.py): the usage report after each reply, and the errors it
+// prints before giving up with exit status 0 (Aider-AI/aider #5552, #3918).
+var (
+	aiderTokens = regexp.MustCompile(`^Tokens: ([0-9.]+[kKmM]?) sent\b.*?, ([0-9.]+[kKmM]?) received\.`)
+	aiderCost   = regexp.MustCompile(`Cost: \$([0-9.]+) message, \$([0-9.]+) session\.`)
+	aiderError  = regexp.MustCompile(`^(?:litellm\.[A-Za-z]*(?:Error|Exception)\b|The API provider\b|Empty response received from LLM\b|API [Ee]rror\b)`)
+)
+
+// aiderDecoder reads aider's plain transcript: the answer is the whole of
+// it; the "Tokens: … Cost: …" lines are summed; an error line that no
+// usage report follows (a reply that never came) is a failure.
+type aiderDecoder struct {
+	usage     types.Usage
+	session   *float64
+	n         int // lines read
+	lastUsage int // the line of the last usage report
+	lastError int // the line of the last error
+	errText   string
+}
+
+func (d *aiderDecoder) line(b []byte) {
+	d.n++
+	s := strings.TrimSpace(stripANSI(string(b)))
+	if strings.HasPrefix(s, "Tokens: ") {
+		if m := aiderTokens.FindStringSubmatch(s); m != nil {
+			d.usage.InputTokens = addInt(d.usage.InputTokens, aiderCount(m[1]))
+			d.usage.OutputTokens = addInt(d.usage.OutputTokens, aiderCount(m[2]))
+			d.lastUsage = d.n
+		}
+	}
+	if strings.Contains(s, "Cost: $") {
+		if m := aiderCost.FindStringSubmatch(s); m != nil {
+			if f, err := strconv.ParseFloat(m[2], 64); err == nil {
+				d.session = &f // the session's total so far
+			}
+			d.lastUsage = d.n
+		}
+	}
+	if aiderError.MatchString(s) {
+		d.lastError, d.errText = d.n, s
+	}
+}
+
+// aiderCount reads aider's rounded counts: 42, 3.0k, 12k, 1.2M.
+func aiderCount(s string) *int64 {
+	mult := 1.0
+	switch s[len(s)-1] {
+	case 'k', 'K':
+		mult, s = 1e3, s[:len(s)-1]
+	case 'm', 'M':
+		mult, s = 1e6, s[:len(s)-1]
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return nil
+	}
+	n := int64(f*mult + 0.5)
+	return &n
+}
+
+func (d *aiderDecoder) end(o output) (envelope, error) {
+	env := envelope{answer: strings.TrimSpace(stripANSI(o.stdout)), usage: d.usage}
+	env.usage.CostUSD = d.session
+	if d.lastError > d.lastUsage {
+		env.failed, env.message = true, firstLine(d.errText)
+	}
+	return env, nil
+}

@@ -1,0 +1,296 @@
+package agent
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+
+	"github.com/dtree-dev/dtree/types"
+)
+
+// The decoders of the built-ins' JSON-lines event streams: each reads the
+// events it needs as stdout arrives (line), keeping the answer so far and
+// the usage summed, and at the end (end) says what the stream amounted to.
+
+// streamJSONDecoder reads Claude Code's stream-json, which Amp's
+// --stream-json copies: "assistant" events with the message's usage, and a
+// final "result" event like claude's json envelope.
+type streamJSONDecoder struct {
+	events
+	result   *streamResult
+	messages map[string]types.Usage // assistant messages' usage by id; the last event of each wins
+	order    []string
+}
+
+type streamUsage struct {
+	Input       number `json:"input_tokens"`
+	CacheCreate number `json:"cache_creation_input_tokens"`
+	CacheRead   number `json:"cache_read_input_tokens"`
+	Output      number `json:"output_tokens"`
+}
+
+func (u streamUsage) usage() types.Usage {
+	return types.Usage{
+		InputTokens:  addInt(addInt(u.Input.count(), u.CacheCreate.count()), u.CacheRead.count()),
+		OutputTokens: u.Output.count(),
+	}
+}
+
+type streamResult struct {
+	Subtype  text        `json:"subtype"`
+	IsError  bool        `json:"is_error"`
+	Result   text        `json:"result"`
+	Cost     number      `json:"total_cost_usd"`
+	Duration number      `json:"duration_ms"`
+	Usage    streamUsage `json:"usage"`
+	Error    message     `json:"error"`
+}
+
+func (d *streamJSONDecoder) line(b []byte) {
+	var ev struct {
+		Type    text `json:"type"`
+		Message struct {
+			ID    text        `json:"id"`
+			Usage streamUsage `json:"usage"`
+		} `json:"message"`
+		streamResult
+	}
+	if !d.decode(b, &ev) {
+		return
+	}
+	switch ev.Type {
+	case "assistant":
+		u := ev.Message.Usage.usage()
+		if u.InputTokens == nil && u.OutputTokens == nil {
+			return
+		}
+		id := string(ev.Message.ID)
+		if id == "" {
+			id = strconv.Itoa(len(d.order))
+		}
+		if d.messages == nil {
+			d.messages = map[string]types.Usage{}
+		}
+		if _, ok := d.messages[id]; !ok {
+			d.order = append(d.order, id)
+		}
+		d.messages[id] = u
+	case "result":
+		r := ev.streamResult
+		d.result = &r
+	}
+}
+
+func (d *streamJSONDecoder) end(o output) (envelope, error) {
+	if err := d.check(o, "stream-json"); err != nil {
+		return envelope{}, err
+	}
+	var env envelope
+	for _, id := range d.order {
+		u := d.messages[id]
+		env.usage.InputTokens = addInt(env.usage.InputTokens, u.InputTokens)
+		env.usage.OutputTokens = addInt(env.usage.OutputTokens, u.OutputTokens)
+	}
+	r := d.result
+	if r == nil {
+		return env, errors.New("printed no result event: the stream ended before the agent finished" + keptNote(o))
+	}
+	if u := r.Usage.usage(); u.InputTokens != nil || u.OutputTokens != nil {
+		env.usage.InputTokens, env.usage.OutputTokens = u.InputTokens, u.OutputTokens // the whole session's
+	}
+	env.usage.CostUSD, env.usage.DurationMS = r.Cost.money(), r.Duration.count()
+	env.answer = stripANSI(string(r.Result))
+	env.failed = r.IsError || r.Error != ""
+	if r.Subtype != "" && r.Subtype != "success" {
+		env.failed, env.status = true, string(r.Subtype)
+	}
+	if env.failed {
+		env.message = string(r.Error)
+		if env.message == "" {
+			env.message = firstLine(env.answer)
+		}
+	}
+	return env, nil
+}
+
+// codexDecoder reads codex exec --json: the answer is the last completed
+// agent_message; turn.failed, or an error event that no completed turn
+// follows, is a failure even with exit status 0.
+type codexDecoder struct {
+	events
+	answer    string
+	usage     types.Usage
+	completed bool
+	failure   string
+}
+
+func (d *codexDecoder) line(b []byte) {
+	var ev struct {
+		Type    text    `json:"type"`
+		Message message `json:"message"`
+		Error   message `json:"error"`
+		Item    struct {
+			Type text `json:"type"`
+			Text text `json:"text"`
+		} `json:"item"`
+		Usage struct {
+			Input  number `json:"input_tokens"`
+			Output number `json:"output_tokens"`
+		} `json:"usage"`
+	}
+	if !d.decode(b, &ev) {
+		return
+	}
+	switch ev.Type {
+	case "item.completed":
+		if ev.Item.Type == "agent_message" {
+			d.answer = string(ev.Item.Text)
+		}
+	case "turn.completed":
+		d.completed, d.failure = true, ""
+		d.usage.InputTokens = addInt(d.usage.InputTokens, ev.Usage.Input.count())
+		d.usage.OutputTokens = addInt(d.usage.OutputTokens, ev.Usage.Output.count())
+	case "turn.failed":
+		d.completed, d.failure = false, orNone(string(ev.Error))
+	case "error":
+		d.failure = orNone(firstNonEmpty(string(ev.Message), string(ev.Error)))
+	}
+}
+
+func (d *codexDecoder) end(o output) (envelope, error) {
+	env := envelope{answer: stripANSI(d.answer), usage: d.usage}
+	if err := d.check(o, "codex --json"); err != nil {
+		return env, err
+	}
+	if d.failure != "" {
+		env.failed, env.message = true, d.failure
+		return env, nil
+	}
+	if !d.completed {
+		return env, errors.New("printed no turn.completed event: the stream ended before the turn did" + keptNote(o))
+	}
+	return env, nil
+}
+
+// copilotDecoder reads copilot --output-format json: the answer is the
+// last assistant.message's content; a terminal "result" event carries the
+// session's usage, which has no input tokens and no cost.
+type copilotDecoder struct {
+	events
+	answer  string
+	output  *int64
+	result  bool
+	ms      *int64
+	failure string
+}
+
+func (d *copilotDecoder) line(b []byte) {
+	type usage struct {
+		Session number `json:"sessionDurationMs"`
+	}
+	var ev struct {
+		Type text `json:"type"`
+		Data struct {
+			Content      text    `json:"content"`
+			OutputTokens number  `json:"outputTokens"`
+			Message      message `json:"message"`
+			Usage        usage   `json:"usage"`
+		} `json:"data"`
+		Usage   usage   `json:"usage"`
+		Message message `json:"message"`
+		Error   message `json:"error"`
+	}
+	if !d.decode(b, &ev) {
+		return
+	}
+	switch t := string(ev.Type); {
+	case t == "assistant.message":
+		if strings.TrimSpace(string(ev.Data.Content)) != "" {
+			d.answer = string(ev.Data.Content)
+		}
+		d.output = addInt(d.output, ev.Data.OutputTokens.count())
+	case t == "result":
+		d.result = true
+		if ms := ev.Usage.Session.count(); ms != nil {
+			d.ms = ms
+		} else if ms := ev.Data.Usage.Session.count(); ms != nil {
+			d.ms = ms
+		}
+	case t == "error" || strings.HasSuffix(t, ".error"):
+		d.failure = orNone(firstNonEmpty(string(ev.Data.Message), string(ev.Message), string(ev.Error)))
+	}
+}
+
+func (d *copilotDecoder) end(o output) (envelope, error) {
+	env := envelope{answer: stripANSI(d.answer), usage: types.Usage{OutputTokens: d.output, DurationMS: d.ms}}
+	if strings.TrimSpace(o.stdout) == "" {
+		return env, nil // no answer: Run says why Copilot may print nothing
+	}
+	if err := d.check(o, "copilot JSON"); err != nil {
+		return env, err
+	}
+	if d.failure != "" {
+		env.failed, env.message = true, d.failure
+	}
+	return env, nil
+}
+
+// opencodeDecoder reads opencode run --format json: the answer is the text
+// parts joined; each step_finish adds its tokens and cost; an error event
+// is a failure (opencode exits 1 after it, but the event says why).
+type opencodeDecoder struct {
+	events
+	answer  strings.Builder
+	usage   types.Usage
+	failure string
+}
+
+func (d *opencodeDecoder) line(b []byte) {
+	var ev struct {
+		Type text    `json:"type"`
+		Err  message `json:"error"`
+		Part struct {
+			Text   text `json:"text"`
+			Tokens struct {
+				Input     number `json:"input"`
+				Output    number `json:"output"`
+				Reasoning number `json:"reasoning"`
+				Cache     struct {
+					Read  number `json:"read"`
+					Write number `json:"write"`
+				} `json:"cache"`
+			} `json:"tokens"`
+			Cost number `json:"cost"`
+		} `json:"part"`
+	}
+	if !d.decode(b, &ev) {
+		return
+	}
+	switch ev.Type {
+	case "text":
+		if d.answer.Len() > 0 {
+			d.answer.WriteString("\n")
+		}
+		if d.answer.Len()+len(ev.Part.Text) <= MaxStdoutTail {
+			d.answer.WriteString(string(ev.Part.Text))
+		}
+	case "step_finish":
+		t := ev.Part.Tokens
+		d.usage.InputTokens = addInt(d.usage.InputTokens, addInt(addInt(t.Input.count(), t.Cache.Read.count()), t.Cache.Write.count()))
+		d.usage.OutputTokens = addInt(d.usage.OutputTokens, addInt(t.Output.count(), t.Reasoning.count()))
+		d.usage.CostUSD = addFloat(d.usage.CostUSD, ev.Part.Cost.money())
+	case "error":
+		d.failure = orNone(string(ev.Err))
+	}
+}
+
+func (d *opencodeDecoder) end(o output) (envelope, error) {
+	env := envelope{answer: stripANSI(d.answer.String()), usage: d.usage}
+	if err := d.check(o, "opencode JSON"); err != nil {
+		return env, err
+	}
+	if d.failure != "" {
+		env.failed, env.message = true, d.failure
+	}
+	return env, nil
+}

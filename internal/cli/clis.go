@@ -1,0 +1,203 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dtree-dev/dtree/internal/agent"
+	"github.com/dtree-dev/dtree/types"
+)
+
+type clisOptions struct {
+	json   bool
+	config string
+}
+
+func (a *App) newCLIs() *cobra.Command {
+	var o clisOptions
+	cmd := &cobra.Command{
+		Use:   "clis",
+		Short: "List the agent CLIs dtree can run, installed or not",
+		Long: `Clis lists every agent CLI dtree knows, built-in and defined under clis: in
+the settings: its binary, whether it is on PATH and its version (when
+--version answers within a second), whether one of its API key variables is
+set, how it takes the prompt, what usage it reports, and its model flag.
+readme/clis.md describes each built-in.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.clis(cmd.Context(), o)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&o.json, "json", false, "print the list as JSON")
+	f.StringVar(&o.config, "config", "", "settings file to use instead of ./dtree.yaml")
+	return cmd
+}
+
+// clisReport is what `dtree clis --json` prints.
+type clisReport struct {
+	FormatVersion int       `json:"format_version"`
+	CLIs          []cliInfo `json:"clis"`
+}
+
+// cliInfo is one CLI in `dtree clis` (readme/clis.md#dtree-clis).
+type cliInfo struct {
+	Name         string         `json:"name"`
+	Aliases      []string       `json:"aliases"`
+	Builtin      bool           `json:"builtin"`
+	Custom       bool           `json:"custom"`
+	Default      bool           `json:"default"`
+	Binary       string         `json:"binary"`
+	Path         string         `json:"path"`
+	Installed    bool           `json:"installed"`
+	Version      string         `json:"version"`
+	VersionError string         `json:"version_error"`
+	KeyVars      []agent.KeyVar `json:"key_vars"`
+	KeySet       bool           `json:"key_set"`
+	Prompt       string         `json:"prompt"`
+	LongPrompt   string         `json:"long_prompt"`
+	Stdin        bool           `json:"stdin"`
+	Output       string         `json:"output"`
+	Usage        []string       `json:"usage"`
+	ModelFlag    string         `json:"model_flag"`
+	InstallHint  string         `json:"install_hint"`
+}
+
+func (a *App) clis(ctx context.Context, o clisOptions) error {
+	s, err := a.settings(o.config)
+	if err != nil {
+		return err
+	}
+	entries := agent.NewRegistry(s.CLIs).Entries()
+	infos := make([]cliInfo, len(entries))
+	env := os.Environ()
+	var wg sync.WaitGroup
+	for i, e := range entries {
+		t := agent.TraitsOf(e, a.Getenv)
+		info := cliInfo{Name: e.Def.Name, Aliases: e.Aliases, Builtin: e.Builtin, Custom: e.Custom,
+			Default: e.Def.Name == s.DefaultCLI, Binary: e.Def.Binary, KeyVars: t.KeyVars,
+			Prompt: t.Prompt, LongPrompt: t.Long, Stdin: t.Prompt == "stdin" || t.Long == "stdin",
+			Output: e.Def.Output, Usage: t.Usage, ModelFlag: t.ModelFlag, InstallHint: e.Def.InstallHint}
+		if info.Aliases == nil {
+			info.Aliases = []string{}
+		}
+		if info.Output == "" {
+			info.Output = agent.OutputText
+		}
+		info.KeySet = slices.ContainsFunc(t.KeyVars, func(k agent.KeyVar) bool { return k.Set })
+		infos[i] = info
+		wg.Go(func() {
+			p := agent.ProbeVersion(ctx, e.Def, env, agent.VersionTimeout)
+			infos[i].Path, infos[i].Installed = p.Path, p.Path != ""
+			infos[i].Version, infos[i].VersionError = p.Version, p.VersionError
+		})
+	}
+	wg.Wait()
+	if o.json {
+		return writeJSON(a.Out, clisReport{FormatVersion: types.FormatVersion, CLIs: infos})
+	}
+	tw := tabwriter.NewWriter(a.Out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "CLI\tBINARY\tINSTALLED\tVERSION\tKEY\tPROMPT\tUSAGE\tMODEL FLAG")
+	for _, c := range infos {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", nameCell(c), c.Binary, yesNo(c.Installed),
+			versionCell(c.Version), keyCell(c), promptCell(c), usageCell(c.Usage), modelCell(c.ModelFlag))
+	}
+	return tw.Flush()
+}
+
+func nameCell(c cliInfo) string {
+	var notes []string
+	if c.Default {
+		notes = append(notes, "default")
+	}
+	if c.Custom {
+		notes = append(notes, "custom")
+	}
+	if len(notes) == 0 {
+		return c.Name
+	}
+	return c.Name + " (" + strings.Join(notes, ", ") + ")"
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// versionCell is the version line, cut to fit a table.
+func versionCell(v string) string {
+	const width = 40
+	switch r := []rune(v); {
+	case len(r) == 0:
+		return "-"
+	case len(r) > width:
+		return string(r[:width-1]) + "…"
+	}
+	return v
+}
+
+// keyCell names the key variable that is set, else says none is.
+func keyCell(c cliInfo) string {
+	if len(c.KeyVars) == 0 {
+		return "-"
+	}
+	for _, k := range c.KeyVars {
+		if k.Set {
+			return k.Name
+		}
+	}
+	return "not set"
+}
+
+func promptCell(c cliInfo) string {
+	switch {
+	case c.Prompt == c.LongPrompt:
+		return c.Prompt
+	case c.LongPrompt == "":
+		return c.Prompt + " (no long prompts)"
+	}
+	return c.Prompt + " (" + c.LongPrompt + " if long)"
+}
+
+func usageCell(u []string) string {
+	var parts []string
+	switch in, out := slices.Contains(u, "input_tokens"), slices.Contains(u, "output_tokens"); {
+	case in && out:
+		parts = append(parts, "tokens")
+	case in:
+		parts = append(parts, "input tokens")
+	case out:
+		parts = append(parts, "output tokens")
+	}
+	if slices.Contains(u, "cost_usd") {
+		parts = append(parts, "cost")
+	}
+	if slices.Contains(u, "duration_ms") {
+		parts = append(parts, "duration")
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// modelCell is the model flag without its placeholder: "--model", "-m".
+func modelCell(flag string) string {
+	if flag == "" {
+		return "-"
+	}
+	f := strings.TrimSpace(strings.NewReplacer("={model}", "", " {model}", "", "{model}", "").Replace(flag))
+	if f == "" {
+		return "(positional)"
+	}
+	return f
+}
