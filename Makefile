@@ -54,6 +54,7 @@ golden:
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzFromCSV$$' -fuzztime $(FUZZTIME) ./internal/document
 	$(GO) test -run '^$$' -fuzz '^FuzzFromJSON$$' -fuzztime $(FUZZTIME) ./internal/document
+	$(GO) test -run '^$$' -fuzz '^FuzzFromYAML$$' -fuzztime $(FUZZTIME) ./internal/document
 	$(GO) test -run '^$$' -fuzz '^FuzzCSVScanner$$' -fuzztime $(FUZZTIME) ./internal/document
 	$(GO) test -run '^$$' -fuzz '^FuzzFindObjects$$' -fuzztime $(FUZZTIME) ./internal/response
 	$(GO) test -run '^$$' -fuzz '^FuzzParseDecision$$' -fuzztime $(FUZZTIME) ./internal/response

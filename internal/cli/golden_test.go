@@ -30,7 +30,7 @@ func TestGoldenCharts(t *testing.T) {
 	root := filepath.Join("..", "..")
 	var charts []string
 	err := filepath.WalkDir(filepath.Join(root, "testdata", "charts"), func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".csv") || strings.HasSuffix(p, ".json")) {
+		if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".csv") || strings.HasSuffix(p, ".json") || strings.HasSuffix(p, ".yaml")) {
 			charts = append(charts, p)
 		}
 		return err

@@ -22,7 +22,7 @@ type chartFlags struct {
 }
 
 func (f *chartFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.format, "format", "", "chart format: csv or json (default: from the file's extension or content)")
+	fs.StringVar(&f.format, "format", "", "chart format: csv, json or yaml (default: from the file's extension or content)")
 	fs.StringVar(&f.config, "config", "", "settings file to use instead of ./dtree.yaml")
 }
 
@@ -35,9 +35,9 @@ func (a *App) settings(config string) (*settings.Settings, error) {
 // load reads and checks a chart with the settings' defaults and CLIs.
 func (a *App) load(path string, f chartFlags) (*chart.Chart, types.Defaults, error) {
 	switch f.format {
-	case "", document.FormatCSV, document.FormatJSON:
+	case "", document.FormatCSV, document.FormatJSON, document.FormatYAML:
 	default:
-		return nil, types.Defaults{}, &UsageError{Err: fmt.Errorf("unknown --format %q", f.format), Hint: "use --format csv or --format json"}
+		return nil, types.Defaults{}, &UsageError{Err: fmt.Errorf("unknown --format %q", f.format), Hint: "use --format csv, json or yaml"}
 	}
 	s, err := a.settings(f.config)
 	if err != nil {

@@ -111,6 +111,7 @@ branch, results are validated and retried.`,
 		return &UsageError{Err: err, Cmd: c.CommandPath()}
 	})
 	root.AddCommand(a.newVersion(), a.newInspect(), a.newLint(), a.newRun(), a.newSettings(), a.newAgent())
+	root.AddCommand(a.newConvert(), a.newGraph())
 	root.AddCommand(a.newCLIs())
 	return root
 }

@@ -48,6 +48,7 @@ func TestScript(t *testing.T) {
 			"waitfile":    cmdWaitFile,
 			"fakebin":     cmdFakeBin,
 			"hasprefix":   cmdHasPrefix,
+			"svgcheck":    cmdSVGCheck,
 		},
 	})
 }

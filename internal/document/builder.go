@@ -57,6 +57,11 @@ type builder struct {
 	// doc.Nodes once compacted.
 	keep   []bool
 	nodeAt []int32
+	// starts, when not nil, picks each page's start the YAML way
+	// (readme/yaml-charts.md): the page's one node marked kind: start,
+	// else the only node with no incoming edge, else its first node. It
+	// lists the marked nodes per page.
+	starts map[string][]string
 }
 
 func newBuilder(format string) *builder {
@@ -104,6 +109,14 @@ func (b *builder) addShape(s shape) {
 func (b *builder) addLine(l line, styles [2]string) {
 	l.heads = [2]bool{isArrowhead(styles[0]), isArrowhead(styles[1])}
 	b.items.Set(l.id, -1-len(b.lines))
+	b.lines = append(b.lines, l)
+}
+
+// addEdge adds an edge written as from and to ids (YAML's next: and
+// branches:). Unlike a Lucid line its id names nothing an end can point
+// at, so it is not entered in items.
+func (b *builder) addEdge(l line) {
+	l.heads = [2]bool{false, true}
 	b.lines = append(b.lines, l)
 }
 
@@ -506,12 +519,16 @@ func (b *builder) findRoots() {
 	}
 	roots := make(map[string][]string, len(b.doc.Pages))
 	counts := make(map[string]int, len(b.doc.Pages))
+	firsts := make(map[string]string, len(b.doc.Pages))
 	page, count := "", 0 // nodes come page by page: count runs, not map hits
 	for i := range b.doc.Nodes {
 		n := &b.doc.Nodes[i]
 		if n.Page != page {
 			counts[page] += count
 			page, count = n.Page, 0
+			if _, ok := firsts[page]; !ok {
+				firsts[page] = n.ID
+			}
 		}
 		count++
 		if !hasIn[i] {
@@ -523,6 +540,21 @@ func (b *builder) findRoots() {
 		p := &b.doc.Pages[i]
 		if counts[p.ID] == 0 {
 			continue
+		}
+		if b.starts != nil {
+			switch s := b.starts[p.ID]; {
+			case len(s) == 1:
+				p.Root = s[0]
+				continue
+			case len(s) > 1:
+				b.errorf("ambiguous_root", slices.Clone(s), b.doc.Nodes[b.node(s[1])].Line,
+					"mark one node of the page kind: start, and make the others kind: end",
+					"%s has %d nodes marked kind: start: %s", b.describePage(*p), len(s), b.describeIDs(s, 5))
+				continue
+			case len(roots[p.ID]) == 0:
+				p.Root = firsts[p.ID] // every node has a way in: the first listed starts
+				continue
+			}
 		}
 		switch r := roots[p.ID]; len(r) {
 		case 1:

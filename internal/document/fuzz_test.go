@@ -116,3 +116,13 @@ func checkDocument(t *testing.T, doc *types.Document, err error) {
 		t.Fatal(err)
 	}
 }
+
+func FuzzFromYAML(f *testing.F) {
+	seed(f, ".yaml")
+	f.Add([]byte("nodes:\n  - {id: a, next: [b, b], branches: {x: a}}\n  - {id: b, kind: start}\n"))
+	f.Add([]byte("pages:\n  - {id: p, nodes: [{id: a, next: a}]}\n  - {id: p, nodes: []}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		doc, err := document.FromYAML(bytes.NewReader(data))
+		checkDocument(t, doc, err)
+	})
+}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/dtree-dev/dtree/types"
@@ -16,10 +17,11 @@ import (
 const (
 	FormatCSV  = "csv"
 	FormatJSON = "json"
+	FormatYAML = "yaml"
 )
 
 // Formats lists the accepted values of --format.
-var Formats = []string{FormatCSV, FormatJSON}
+var Formats = []string{FormatCSV, FormatJSON, FormatYAML}
 
 // UnreadableError is a chart that could not be read at all: a missing file,
 // a directory, an unknown format. It is a chart error (exit 3), not a usage
@@ -60,7 +62,7 @@ func Read(path, format string, stdin io.Reader) (*types.Document, error) {
 		format = Detect(path, head)
 		if format == "" {
 			return nil, &UnreadableError{Path: name, Err: fmt.Errorf("cannot tell its format"),
-				Hint: "name the file .csv (Lucid's CSV of shape data) or .json (Lucid API contents), or pass --format"}
+				Hint: "name the file .csv (Lucid's CSV of shape data), .json (Lucid API contents) or .yaml (dtree's own format), or pass --format"}
 		}
 	}
 	var doc *types.Document
@@ -70,9 +72,11 @@ func Read(path, format string, stdin io.Reader) (*types.Document, error) {
 		doc, err = fromCSV(br, size)
 	case FormatJSON:
 		doc, err = FromJSON(br)
+	case FormatYAML:
+		doc, err = FromYAML(br)
 	default:
 		return nil, &UnreadableError{Path: name, Err: fmt.Errorf("unknown format %q", format),
-			Hint: "use --format " + strings.Join(Formats, " or ")}
+			Hint: "use --format csv, json or yaml"}
 	}
 	if err != nil {
 		return nil, &UnreadableError{Path: name, Err: err}
@@ -80,6 +84,11 @@ func Read(path, format string, stdin io.Reader) (*types.Document, error) {
 	doc.Source = name
 	return doc, nil
 }
+
+// yamlStart matches the first line of a YAML chart: a comment, a document
+// start or directive, or a "key:" at the start of the line. A Lucid CSV
+// header starts with a column name and a comma, never like that.
+var yamlStart = regexp.MustCompile(`^(#|---|%YAML|[A-Za-z_][A-Za-z0-9_-]*[ \t]*:([ \t\r]|$))`)
 
 // Detect tells a chart's format from its file extension, else from its first
 // bytes; "" when neither says.
@@ -89,6 +98,8 @@ func Detect(path string, head []byte) string {
 		return FormatCSV
 	case ".json":
 		return FormatJSON
+	case ".yaml", ".yml":
+		return FormatYAML
 	}
 	head = bytes.TrimPrefix(head, []byte("\ufeff"))
 	trimmed := bytes.TrimLeft(head, " \t\r\n")
@@ -99,6 +110,9 @@ func Detect(path string, head []byte) string {
 		return FormatJSON
 	}
 	firstLine, _, _ := bytes.Cut(trimmed, []byte("\n"))
+	if yamlStart.Match(firstLine) {
+		return FormatYAML
+	}
 	if bytes.Contains(firstLine, []byte(",")) {
 		return FormatCSV
 	}

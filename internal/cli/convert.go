@@ -1,0 +1,159 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dtree-dev/dtree/internal/chart"
+	"github.com/dtree-dev/dtree/internal/export"
+)
+
+type convertOptions struct {
+	chartFlags
+	to  string
+	out string
+}
+
+func (a *App) newConvert() *cobra.Command {
+	var o convertOptions
+	cmd := &cobra.Command{
+		Use:   "convert CHART --to yaml|json|csv|mermaid|dot [-o FILE]",
+		Short: "Write a chart in another format",
+		Long: `Convert imports CHART (a file, or - for stdin) and writes it as dtree's YAML,
+Lucid API JSON, a Lucid CSV that Lucid can import, a Mermaid flowchart or a
+Graphviz DOT graph: on stdout, or atomically to -o FILE. Without --to the
+format comes from FILE's extension. The graph, texts, tags and metadata are
+kept; what a format cannot hold (tags in JSON, swim lanes, comments) is
+named on stderr. readme/convert.md describes each format.
+
+A chart with errors prints them on stderr and exits 3, as inspect does.`,
+		Args: oneChart,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.convert(args[0], o)
+		},
+	}
+	o.register(cmd.Flags())
+	cmd.Flags().StringVar(&o.to, "to", "", "format to write: "+strings.Join(export.Formats, ", ")+" (default: from -o's extension)")
+	cmd.Flags().StringVarP(&o.out, "output", "o", "", "write to FILE instead of stdout")
+	return cmd
+}
+
+// formatByExt is the output format a file name's extension names.
+var formatByExt = map[string]string{
+	".yaml": "yaml", ".yml": "yaml", ".json": "json", ".csv": "csv",
+	".mmd": "mermaid", ".mermaid": "mermaid", ".dot": "dot", ".gv": "dot", ".svg": "svg",
+}
+
+// outputFormat is flag's value, else the format out's extension names.
+func outputFormat(flag, name, out string, allowed []string) (string, error) {
+	f := flag
+	if f == "" && out != "" {
+		f = formatByExt[strings.ToLower(filepath.Ext(out))]
+		if !slices.Contains(allowed, f) {
+			return "", &UsageError{Err: fmt.Errorf("cannot tell the format from %q", out),
+				Hint: fmt.Sprintf("pass --%s %s", name, strings.Join(allowed, "|"))}
+		}
+	}
+	if f == "" {
+		return "", &UsageError{Err: fmt.Errorf("no --%s", name), Hint: fmt.Sprintf("pass --%s %s", name, strings.Join(allowed, "|"))}
+	}
+	if !slices.Contains(allowed, f) {
+		return "", &UsageError{Err: fmt.Errorf("unknown --%s %q", name, f), Hint: "use one of: " + strings.Join(allowed, ", ")}
+	}
+	return f, nil
+}
+
+func (a *App) convert(path string, o convertOptions) error {
+	to, err := outputFormat(o.to, "to", o.out, export.Formats)
+	if err != nil {
+		return err
+	}
+	c, err := a.loadClean(path, o.chartFlags, nil)
+	if err != nil {
+		return err
+	}
+	var dropped []string
+	err = a.output(o.out, func(w io.Writer) error {
+		var err error
+		switch to {
+		case "yaml":
+			dropped, err = export.YAML(w, c.Doc)
+		case "json":
+			dropped, err = export.JSON(w, c.Doc)
+		case "csv":
+			dropped, err = export.CSV(w, c.Doc)
+		default:
+			err = export.Picture(w, c.Doc, to, export.PictureOptions{})
+		}
+		return err
+	})
+	if err != nil {
+		return exportError(err, to)
+	}
+	for _, d := range dropped {
+		fmt.Fprintf(a.Err, "dtree: warning: %s\n", d)
+	}
+	return nil
+}
+
+// loadClean reads a chart as inspect does: warnings on stderr, and a
+// chart with errors (with page: errors on that page or the whole
+// document) printed and refused.
+func (a *App) loadClean(path string, f chartFlags, page func(*chart.Chart) (string, error)) (*chart.Chart, error) {
+	c, _, err := a.load(path, f)
+	if err != nil {
+		return nil, err
+	}
+	sel := ""
+	if page != nil {
+		if sel, err = page(c); err != nil {
+			return nil, err
+		}
+	}
+	p := pageByID(c, sel)
+	printDiagnostics(a.Err, c.Doc.Source, "warning", chart.OnPage(c.Warnings, p))
+	if errs := chart.OnPage(c.Errors, p); len(errs) > 0 {
+		printDiagnostics(a.Err, c.Doc.Source, "error", errs)
+		return nil, &ChartError{Source: c.Doc.Source, Path: path, Count: len(errs)}
+	}
+	return c, nil
+}
+
+// output writes to stdout, or atomically to the file out.
+func (a *App) output(out string, write func(io.Writer) error) error {
+	if out == "" || out == "-" {
+		return write(a.Out)
+	}
+	var werr error
+	err := export.WriteFile(out, func(w io.Writer) error {
+		werr = write(w)
+		return werr
+	})
+	if err != nil && werr == nil {
+		return &UsageError{Err: err, Hint: "pass -o a file in a directory that exists and that dtree can write"}
+	}
+	return err
+}
+
+// exportError gives a writer's refusal the exit code and hint it needs.
+func exportError(err error, to string) error {
+	var usage *UsageError
+	if errors.As(err, &usage) {
+		return err
+	}
+	var big *export.TooLargeError
+	var col *export.ColumnError
+	switch {
+	case errors.As(err, &big):
+		return &UsageError{Err: err, Hint: "draw one page with --page, or use --format dot and Graphviz (dot -Tsvg; sfdp for large graphs)"}
+	case errors.As(err, &col):
+		return &UsageError{Err: fmt.Errorf("cannot write CSV: %w", err), Hint: "rename the metadata key, or convert to yaml or json, which keep any key"}
+	}
+	return fmt.Errorf("write %s: %w", to, err)
+}

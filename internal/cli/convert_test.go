@@ -1,0 +1,68 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dtree-dev/dtree/internal/export"
+)
+
+func TestOutputFormat(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		flag, out, want string
+		usage           bool
+	}{
+		{flag: "yaml", want: "yaml"},
+		{flag: "csv", out: "x.yaml", want: "csv"},
+		{out: "x.YML", want: "yaml"},
+		{out: "dir/x.json", want: "json"},
+		{out: "x.gv", want: "dot"},
+		{out: "x.mmd", want: "mermaid"},
+		{out: "x.svg", usage: true}, // svg is graph's, not convert's
+		{out: "x.txt", usage: true},
+		{usage: true},
+		{flag: "png", usage: true},
+	} {
+		got, err := outputFormat(tc.flag, "to", tc.out, export.Formats)
+		if tc.usage {
+			var u *UsageError
+			assert.ErrorAs(t, err, &u, "%+v", tc)
+			continue
+		}
+		require.NoError(t, err, "%+v", tc)
+		assert.Equal(t, tc.want, got, "%+v", tc)
+	}
+}
+
+func TestRunDir(t *testing.T) {
+	t.Parallel()
+	logs := t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(logs, "20261122T000000Z-abcdef"), 0o755))
+	require.NoError(t, os.Symlink("20261122T000000Z-abcdef", filepath.Join(logs, "latest")))
+	require.NoError(t, os.WriteFile(filepath.Join(logs, "file"), nil, 0o644))
+	a := &App{Getenv: noEnv}
+	for _, tc := range []struct {
+		run, want string
+		usage     bool
+	}{
+		{run: "latest", want: filepath.Join(logs, "latest")},
+		{run: "20261122T000000Z-abcdef", want: filepath.Join(logs, "20261122T000000Z-abcdef")},
+		{run: filepath.Join(logs, "latest"), want: filepath.Join(logs, "latest")},
+		{run: "nope", usage: true},
+		{run: "file", usage: true},
+	} {
+		got, err := a.runDir(tc.run, logs, "")
+		if tc.usage {
+			var u *UsageError
+			assert.ErrorAs(t, err, &u, tc.run)
+			continue
+		}
+		require.NoError(t, err, tc.run)
+		assert.Equal(t, tc.want, got)
+	}
+}

@@ -1,0 +1,175 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/dtree-dev/dtree/internal/chart"
+	"github.com/dtree-dev/dtree/internal/export"
+	"github.com/dtree-dev/dtree/types"
+)
+
+type graphOptions struct {
+	chartFlags
+	run    string
+	format string
+	out    string
+	page   string
+	logDir string
+}
+
+func (a *App) newGraph() *cobra.Command {
+	var o graphOptions
+	cmd := &cobra.Command{
+		Use:   "graph CHART [--run RUN_ID|latest] [--format mermaid|dot|svg] [-o FILE]",
+		Short: "Draw a chart, and the path a run took through it",
+		Long: `Graph draws CHART (a file, or - for stdin) as a Mermaid flowchart, a Graphviz
+DOT graph or an SVG picture (laid out by dtree itself: no outside program),
+on stdout or atomically to -o FILE. Without --format the format comes from
+FILE's extension, else it is mermaid.
+
+With --run, the run's nodes and the edges it took are marked, with visit
+and retry counts and the node where it failed or stopped; RUN is a run id
+under log_dir (--log-dir), latest, or a run directory. Only the run's page
+is drawn unless --page says otherwise. readme/graph.md has examples.
+
+A chart with errors prints them on stderr and exits 3, as inspect does.`,
+		Args: oneChart,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.graph(args[0], o)
+		},
+	}
+	f := cmd.Flags()
+	// --format is the picture's format here; the chart's is --chart-format.
+	f.StringVar(&o.chartFlags.format, "chart-format", "", "chart format: csv, json or yaml (default: from the file's extension or content)")
+	f.StringVar(&o.config, "config", "", "settings file to use instead of ./dtree.yaml")
+	f.StringVar(&o.format, "format", "", "picture format: mermaid, dot or svg (default: from -o's extension, else mermaid)")
+	f.StringVar(&o.run, "run", "", "mark the path of this run: a run id, latest, or a run directory")
+	f.StringVarP(&o.out, "output", "o", "", "write to FILE instead of stdout")
+	f.StringVar(&o.page, "page", "", "draw one page: its id, title or number (default: every page; with --run, the run's)")
+	f.StringVar(&o.logDir, "log-dir", "", "where run logs are (log_dir, default .dtree/runs)")
+	return cmd
+}
+
+func (a *App) graph(path string, o graphOptions) error {
+	format := o.format
+	if format == "" && o.out == "" {
+		format = "mermaid"
+	}
+	format, err := outputFormat(format, "format", o.out, export.PictureFormats)
+	if err != nil {
+		return err
+	}
+	var trace *export.Trace
+	if o.run != "" {
+		dir, err := a.runDir(o.run, o.logDir, o.config)
+		if err != nil {
+			return err
+		}
+		if trace, err = export.ReadTrace(dir); err != nil {
+			return &UsageError{Err: fmt.Errorf("read run %s: %w", o.run, err), Hint: "pass a run id from log_dir, or latest"}
+		}
+	}
+	c, err := a.loadClean(path, o.chartFlags, func(c *chart.Chart) (string, error) {
+		return graphPage(c, o.page, trace)
+	})
+	if err != nil {
+		return err
+	}
+	page, _ := graphPage(c, o.page, trace)
+	if trace != nil {
+		if err := checkTrace(c, trace, o.run); err != nil {
+			return err
+		}
+	}
+	err = a.output(o.out, func(w io.Writer) error {
+		return export.Picture(w, c.Doc, format, export.PictureOptions{Page: page, Trace: trace})
+	})
+	if err != nil {
+		return exportError(err, format)
+	}
+	return nil
+}
+
+// graphPage is the id of the page to draw: --page's, else the run's, else
+// "" for every page.
+func graphPage(c *chart.Chart, sel string, t *export.Trace) (string, error) {
+	if len(c.Doc.Pages) == 0 {
+		return "", nil
+	}
+	if sel != "" {
+		p, err := c.Page(sel)
+		if err != nil {
+			return "", &UsageError{Err: err, Hint: "pass --page with a page's id, title or number"}
+		}
+		return p.ID, nil
+	}
+	if t != nil && pageByID(c, t.Page) != nil {
+		return t.Page, nil
+	}
+	return "", nil
+}
+
+// pageByID returns the chart's page with this id, or nil.
+func pageByID(c *chart.Chart, id string) *types.Page {
+	for i := range c.Doc.Pages {
+		if c.Doc.Pages[i].ID == id && id != "" {
+			return &c.Doc.Pages[i]
+		}
+	}
+	return nil
+}
+
+// runDir finds a run's log directory: a path (it has a slash), or a run id
+// or latest under log_dir.
+func (a *App) runDir(run, logDir, config string) (string, error) {
+	dir := run
+	if !strings.ContainsRune(run, '/') && !strings.ContainsRune(run, filepath.Separator) {
+		if logDir == "" {
+			s, err := a.settings(config)
+			if err != nil {
+				return "", err
+			}
+			logDir = s.LogDir
+		}
+		dir = filepath.Join(logDir, run)
+	}
+	st, err := os.Stat(dir)
+	if err == nil && !st.IsDir() {
+		err = fmt.Errorf("%s is not a directory", dir)
+	}
+	if err != nil {
+		hint := "pass --run latest, a run id, or a run directory"
+		if errors.Is(err, fs.ErrNotExist) {
+			err = fmt.Errorf("no run %q: %s does not exist", run, dir)
+			hint = "pass --run latest, or a run id from " + filepath.Dir(dir) + " (set --log-dir if the runs are elsewhere)"
+		}
+		return "", &UsageError{Err: err, Hint: hint}
+	}
+	return dir, nil
+}
+
+// checkTrace refuses a run of another chart: one that went through a node
+// the chart does not have.
+func checkTrace(c *chart.Chart, t *export.Trace, run string) error {
+	ids := make([]string, 0, len(t.Visits))
+	for id := range t.Visits {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		if _, ok := c.Graph.Index(id); !ok {
+			return &UsageError{Err: fmt.Errorf("run %s went through node %s, which %s does not have", run, id, c.Doc.Source),
+				Hint: fmt.Sprintf("pass the chart the run ran (%s)", t.Source)}
+		}
+	}
+	return nil
+}

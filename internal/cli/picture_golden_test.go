@@ -1,0 +1,52 @@
+package cli
+
+import (
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dtree-dev/dtree/internal/golden"
+)
+
+// TestGoldenPictures pins `convert --to mermaid` and `convert --to dot`
+// for every chart under testdata/charts that has no errors, as
+// CHART.graph.mmd and CHART.graph.dot beside its other golden files; for
+// a chart with errors, convert must exit 3 and write nothing.
+func TestGoldenPictures(t *testing.T) {
+	root := filepath.Join("..", "..")
+	var charts []string
+	err := filepath.WalkDir(filepath.Join(root, "testdata", "charts"), func(p string, d fs.DirEntry, err error) error {
+		switch filepath.Ext(p) {
+		case ".csv", ".json", ".yaml":
+			if err == nil && !d.IsDir() {
+				charts = append(charts, p)
+			}
+		}
+		return err
+	})
+	require.NoError(t, err)
+	t.Chdir(root)
+	for _, p := range charts {
+		rel, err := filepath.Rel(root, p)
+		require.NoError(t, err)
+		name := strings.TrimPrefix(filepath.ToSlash(rel), "testdata/charts/")
+		t.Run(name, func(t *testing.T) {
+			base := filepath.Join("testdata", "golden", name)
+			_, _, lintCode := runDtree(t, "lint", rel)
+			for _, f := range []struct{ to, ext string }{{"mermaid", ".graph.mmd"}, {"dot", ".graph.dot"}} {
+				out, stderr, code := runDtree(t, "convert", "--to", f.to, rel)
+				if lintCode == exitChart {
+					assert.Equal(t, exitChart, code, "convert must refuse a chart with errors")
+					assert.Empty(t, out)
+					continue
+				}
+				require.Equal(t, exitOK, code, stderr)
+				golden.Assert(t, base+f.ext, []byte(out))
+			}
+		})
+	}
+}

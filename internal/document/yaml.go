@@ -1,0 +1,361 @@
+package document
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/dtree-dev/dtree/types"
+)
+
+// The keys a YAML chart may use, per mapping (readme/yaml-charts.md and
+// schema/chart.schema.json, which a test holds to these lists).
+var (
+	YAMLChartKeys = []string{"title", "defaults", "nodes", "pages"}
+	YAMLPageKeys  = []string{"id", "title", "nodes"}
+	YAMLNodeKeys  = []string{"id", "kind", "shape", "text", "tags", "metadata", "next", "branches"}
+	// YAMLKinds are the values of a node's kind:, in the order the manual
+	// lists them.
+	YAMLKinds = []string{"start", "end", "process", "decision", "subprocess", "other"}
+)
+
+// yamlShapes are the shape names a kind stands for when a node names none:
+// the Lucid names, so that a converted chart reads like an exported one.
+var yamlShapes = map[string]string{
+	"start": "Terminator", "end": "Terminator", "process": "Process",
+	"decision": "Decision", "subprocess": "Predefined process", "other": "",
+}
+
+// yamlHints replace the builder's Lucid hints ("drag the line's end …")
+// with what to change in a YAML file.
+var yamlHints = map[string]string{
+	"dangling_line":          "point next: or branches: at the id of a node on the same page",
+	"unlabeled_branch":       "a node with two or more ways out is a decision: list them under branches: with one label each (branches: {\"Yes\": a, \"No\": b})",
+	"duplicate_branch_label": "give each of the node's branches a different label",
+	"duplicate_line":         "delete one of the two",
+	"ambiguous_root":         "mark the start kind: start, or connect or delete the other nodes no next: or branches: leads to",
+	"empty_chart":            "list the steps under nodes: (readme/yaml-charts.md)",
+}
+
+const yamlHint = "see readme/yaml-charts.md for the keys a chart takes"
+
+// FromYAML reads a chart in dtree's YAML format (readme/yaml-charts.md).
+// The nodes and their next: and branches: go through the same graph rules
+// as a Lucid chart, so the same error and warning classes apply; what is
+// wrong with the YAML itself is malformed_yaml, naming the line. The error
+// is only for a failure to read r.
+func FromYAML(r io.Reader) (*types.Document, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	y := &yamlReader{b: newBuilder(FormatYAML), nodeLines: map[string]int{}}
+	y.b.starts = map[string][]string{}
+	y.read(bytes.TrimPrefix(data, []byte("\ufeff")))
+	return y.b.doc, nil
+}
+
+// yamlReader walks the YAML node tree into the builder.
+type yamlReader struct {
+	b         *builder
+	bad       int            // malformed_yaml errors so far
+	defaults  []yamlPair     // defaults: other than tags, in file order
+	defTags   []string       // defaults: tags
+	nodeLines map[string]int // node id -> its line, for duplicates
+	edges     []yamlEdge
+	pages     int
+}
+
+type yamlPair struct {
+	key, value string
+}
+
+// yamlEdge is one way out of a node, kept until every node is known.
+type yamlEdge struct {
+	from, to, label, page string
+	labelled              bool
+	line                  int
+}
+
+// maxYAMLErrors bounds the malformed_yaml errors reported for one file.
+const maxYAMLErrors = 50
+
+// malformed reports what is wrong with the YAML itself.
+func (y *yamlReader) malformed(line int, format string, args ...any) {
+	y.bad++
+	if y.bad > maxYAMLErrors {
+		return
+	}
+	msg := fmt.Sprintf(format, args...)
+	if line > 0 {
+		msg = fmt.Sprintf("line %d: %s", line, msg)
+	}
+	y.b.errorf("malformed_yaml", nil, line, yamlHint, "%s", msg)
+}
+
+var yamlErrLine = regexp.MustCompile(`line (\d+)`)
+
+func (y *yamlReader) read(data []byte) {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	err := dec.Decode(&doc)
+	if errors.Is(err, io.EOF) {
+		y.b.errorf("empty_chart", nil, 0, yamlHints["empty_chart"], "the file is empty")
+		return
+	}
+	if err != nil {
+		y.syntaxError(err)
+		return
+	}
+	var next yaml.Node
+	if err := dec.Decode(&next); err == nil {
+		y.malformed(next.Line, "a second YAML document (after ---); a chart file holds one")
+		return
+	} else if !errors.Is(err, io.EOF) {
+		y.syntaxError(err)
+		return
+	}
+	top := doc.Content[0]
+	if top.Kind == yaml.ScalarNode && top.Tag == "!!null" {
+		y.b.errorf("empty_chart", nil, 0, yamlHints["empty_chart"], "the file is empty")
+		return
+	}
+	if top.Kind != yaml.MappingNode {
+		y.malformed(top.Line, "a chart is a mapping with title: and nodes: (or pages:), not %s", describeYAML(top))
+		return
+	}
+	var nodes, pages *yaml.Node
+	y.fields(top, YAMLChartKeys, "the chart", func(key string, k, v *yaml.Node) {
+		switch key {
+		case "title":
+			if s, ok := y.scalar(v, "title"); ok {
+				y.b.doc.Title = cleanText(s)
+			}
+		case "defaults":
+			y.readDefaults(v)
+		case "nodes":
+			nodes = v
+		case "pages":
+			pages = v
+		}
+	})
+	switch {
+	case nodes != nil && pages != nil:
+		y.malformed(pages.Line, "the chart has both nodes: and pages:; put the nodes under one page each, or drop pages:")
+	case nodes == nil && pages == nil && y.bad == 0:
+		y.malformed(top.Line, "the chart has no nodes: list")
+	case nodes != nil:
+		y.readPage(nil, nodes, top.Line)
+	case pages != nil:
+		if pages.Kind != yaml.SequenceNode {
+			y.malformed(pages.Line, "pages: is a list of pages, not %s", describeYAML(pages))
+			break
+		}
+		for _, p := range pages.Content {
+			y.readPageEntry(resolveYAML(p))
+		}
+	}
+	if y.bad > 0 {
+		// Keys are checked as they come, nodes after the chart's keys:
+		// report in file order.
+		slices.SortStableFunc(y.b.doc.Errors, func(a, b types.Diagnostic) int { return a.Line - b.Line })
+		return
+	}
+	y.addEdges()
+	y.b.build()
+	y.place()
+}
+
+// syntaxError reports what the YAML parser rejected.
+func (y *yamlReader) syntaxError(err error) {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := 0
+	if m := yamlErrLine.FindStringSubmatch(msg); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		msg = strings.TrimSpace(strings.Replace(msg, m[0]+":", "", 1))
+	}
+	y.malformed(line, "not YAML: %s", msg)
+}
+
+// readPageEntry reads one item of pages:.
+func (y *yamlReader) readPageEntry(p *yaml.Node) {
+	if p.Kind != yaml.MappingNode {
+		y.malformed(p.Line, "a page is a mapping with id:, title: and nodes:, not %s", describeYAML(p))
+		return
+	}
+	id, title := "", ""
+	var nodes *yaml.Node
+	y.fields(p, YAMLPageKeys, "a page", func(key string, k, v *yaml.Node) {
+		switch key {
+		case "id":
+			id, _ = y.scalar(v, "id")
+		case "title":
+			title, _ = y.scalar(v, "title")
+		case "nodes":
+			nodes = v
+		}
+	})
+	if nodes == nil {
+		y.malformed(p.Line, "the page has no nodes: list")
+		return
+	}
+	y.readPage(&yamlPage{id: strings.TrimSpace(id), title: cleanText(title)}, nodes, p.Line)
+}
+
+type yamlPage struct{ id, title string }
+
+// readPage reads a page's nodes; p is nil for a chart's top-level nodes:.
+func (y *yamlReader) readPage(p *yamlPage, nodes *yaml.Node, line int) {
+	y.pages++
+	if p == nil {
+		p = &yamlPage{}
+	}
+	if p.id == "" {
+		p.id = strconv.Itoa(y.pages)
+	}
+	if _, dup := y.b.pages[p.id]; dup {
+		y.malformed(line, "page id %q is used twice", p.id)
+		return
+	}
+	y.b.addPage(p.id, p.title)
+	if nodes.Kind != yaml.SequenceNode {
+		if nodes.Tag != "!!null" {
+			y.malformed(nodes.Line, "nodes: is a list of nodes, not %s", describeYAML(nodes))
+		}
+		return
+	}
+	for _, n := range nodes.Content {
+		y.readNode(resolveYAML(n), p.id)
+	}
+}
+
+// readNode reads one node and keeps its ways out for addEdges.
+func (y *yamlReader) readNode(m *yaml.Node, page string) {
+	if m.Kind != yaml.MappingNode {
+		y.malformed(m.Line, "a node is a mapping with id:, text: and next: or branches:, not %s", describeYAML(m))
+		return
+	}
+	n := types.Node{Page: page, Tags: []string{}, TextAreas: []string{}, Comments: []string{}, Line: m.Line}
+	kind, hasID := "", false
+	var edges []yamlEdge
+	y.fields(m, YAMLNodeKeys, "a node", func(key string, k, v *yaml.Node) {
+		switch key {
+		case "id":
+			n.ID, hasID = y.scalar(v, "id")
+			n.ID = strings.TrimSpace(n.ID)
+		case "kind":
+			if s, ok := y.scalar(v, "kind"); ok {
+				kind = strings.ToLower(strings.TrimSpace(s))
+				if !slices.Contains(YAMLKinds, kind) {
+					y.malformed(v.Line, "kind %q is not one of %s", s, strings.Join(YAMLKinds, ", "))
+				}
+			}
+		case "shape":
+			n.Shape, _ = y.scalar(v, "shape")
+			n.Shape = strings.TrimSpace(n.Shape)
+		case "text":
+			if s, ok := y.scalar(v, "text"); ok {
+				n.Text = cleanText(s)
+			}
+		case "tags":
+			n.Tags = y.tags(v)
+		case "metadata":
+			n.Metadata = y.metadata(v)
+		case "next":
+			edges = append(edges, y.nexts(v)...)
+		case "branches":
+			edges = append(edges, y.branches(v)...)
+		}
+	})
+	if !hasID || n.ID == "" {
+		y.malformed(m.Line, "the node has no id:; give every node an id that next: and branches: can name")
+		return
+	}
+	if first, dup := y.nodeLines[n.ID]; dup {
+		y.malformed(m.Line, "id %q is used again (first on line %d); every node needs its own id", n.ID, first)
+		return
+	}
+	y.nodeLines[n.ID] = m.Line
+	y.setKind(&n, kind, len(edges))
+	if n.Text != "" {
+		n.TextAreas = []string{n.Text}
+	}
+	if n.Kind != types.KindTerminator {
+		y.applyDefaults(&n)
+	}
+	if kind == "start" {
+		y.b.starts[page] = append(y.b.starts[page], n.ID)
+	}
+	for i := range edges {
+		edges[i].from, edges[i].page = n.ID, page
+	}
+	y.edges = append(y.edges, edges...)
+	y.b.addShape(shape{node: n})
+}
+
+// setKind sets a node's kind and shape: kind: when given, else the kind
+// its shape: names (Lucid rule 8), else decision for a node with two or
+// more ways out and process for any other.
+func (y *yamlReader) setKind(n *types.Node, kind string, ways int) {
+	switch {
+	case kind != "" && slices.Contains(YAMLKinds, kind):
+		n.Kind = map[string]string{"start": types.KindTerminator, "end": types.KindTerminator}[kind]
+		if n.Kind == "" {
+			n.Kind = kind
+		}
+		if n.Shape == "" {
+			n.Shape = yamlShapes[kind]
+		}
+	case n.Shape != "":
+		n.Kind = kindOf(n.Shape)
+	case ways >= 2:
+		n.Kind, n.Shape = types.KindDecision, yamlShapes["decision"]
+	default:
+		n.Kind, n.Shape = types.KindProcess, yamlShapes["process"]
+	}
+}
+
+// addEdges gives each way out an id, "L" and its line ("L14"; "L14.2" for
+// a second one on that line), that no node has, and adds it.
+func (y *yamlReader) addEdges() {
+	used := map[string]bool{}
+	for _, e := range y.edges {
+		id := fmt.Sprintf("L%d", e.line)
+		for k := 2; used[id] || y.b.has(id); k++ {
+			id = fmt.Sprintf("L%d.%d", e.line, k)
+		}
+		used[id] = true
+		var labels []string
+		if e.labelled {
+			labels = []string{e.label}
+		}
+		y.b.addEdge(line{id: id, page: e.page, ends: [2]string{e.from, e.to}, labels: labels, srcLn: e.line})
+	}
+}
+
+// place gives the builder's findings YAML hints, and the page of the edge
+// they are about (edges are not items the builder can look up).
+func (y *yamlReader) place() {
+	pages := make(map[string]string, len(y.b.lines))
+	for _, l := range y.b.lines {
+		pages[l.id] = l.page
+	}
+	for _, list := range [][]types.Diagnostic{y.b.doc.Errors, y.b.doc.Warnings} {
+		for i := range list {
+			d := &list[i]
+			if h, ok := yamlHints[d.Class]; ok {
+				d.Hint = h
+			}
+			if d.Page == "" {
+				d.Page = pages[d.ID]
+			}
+		}
+	}
+}

@@ -1,0 +1,284 @@
+package document
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/dtree-dev/dtree/types"
+)
+
+// The value readers of the YAML importer: each checks that a YAML node is
+// what its key takes, and reports malformed_yaml with the line when not.
+
+// resolveYAML follows an alias to the node it names.
+func resolveYAML(n *yaml.Node) *yaml.Node {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		return n.Alias
+	}
+	return n
+}
+
+// describeYAML names a YAML node's kind or value for a message.
+func describeYAML(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	}
+	if n.Tag == "!!null" {
+		return "empty"
+	}
+	return fmt.Sprintf("%q", types.Excerpt(n.Value, 40))
+}
+
+// fields calls f for each key of mapping m, reporting keys that are not
+// text, repeated or not among allowed.
+func (y *yamlReader) fields(m *yaml.Node, allowed []string, what string, f func(key string, k, v *yaml.Node)) {
+	seen := map[string]int{}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], resolveYAML(m.Content[i+1])
+		if k.Kind != yaml.ScalarNode {
+			y.malformed(k.Line, "a key of %s is %s, not text", what, describeYAML(k))
+			continue
+		}
+		if first, dup := seen[k.Value]; dup {
+			y.malformed(k.Line, "%s has %s twice (first on line %d)", what, k.Value, first)
+			continue
+		}
+		seen[k.Value] = k.Line
+		if !slices.Contains(allowed, k.Value) {
+			y.unknownKey(k, allowed, what)
+			continue
+		}
+		f(k.Value, k, v)
+	}
+}
+
+// unknownKey reports a key a mapping does not take, with the key meant
+// when it is a typo or a case away from one.
+func (y *yamlReader) unknownKey(k *yaml.Node, allowed []string, what string) {
+	if k.Tag == "!!merge" {
+		y.malformed(k.Line, "merge keys (<<) are not read; put what nodes share under defaults:")
+		return
+	}
+	for _, a := range allowed {
+		if strings.EqualFold(a, strings.TrimSpace(k.Value)) || typo(strings.ToLower(k.Value), a) {
+			y.malformed(k.Line, "unknown key %q in %s; did you mean %s?", k.Value, what, a)
+			return
+		}
+	}
+	y.malformed(k.Line, "unknown key %q in %s, which takes %s", k.Value, what, strings.Join(allowed, ", "))
+}
+
+// scalar returns v's text; null is "". A list or mapping is reported.
+func (y *yamlReader) scalar(v *yaml.Node, what string) (string, bool) {
+	if v.Kind != yaml.ScalarNode {
+		y.malformed(v.Line, "%s is %s; it takes text", what, describeYAML(v))
+		return "", false
+	}
+	if v.Tag == "!!null" {
+		return "", true
+	}
+	return v.Value, true
+}
+
+// pairs calls f for each key of a free-form mapping (metadata, defaults,
+// branches), reporting keys that are not text or are repeated.
+func (y *yamlReader) pairs(m *yaml.Node, what string, f func(key string, k, v *yaml.Node)) {
+	seen := map[string]int{}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], resolveYAML(m.Content[i+1])
+		if k.Kind != yaml.ScalarNode {
+			y.malformed(k.Line, "a key of %s is %s, not text", what, describeYAML(k))
+			continue
+		}
+		if k.Tag == "!!merge" {
+			y.unknownKey(k, nil, what)
+			continue
+		}
+		key := strings.TrimSpace(k.Value)
+		if first, dup := seen[key]; dup {
+			y.malformed(k.Line, "%s has %q twice (first on line %d)", what, key, first)
+			continue
+		}
+		seen[key] = k.Line
+		f(key, k, v)
+	}
+}
+
+// metaValue reads a metadata value: text, a number or a boolean, as written.
+func (y *yamlReader) metaValue(v *yaml.Node, what string) (string, bool) {
+	if v.Kind != yaml.ScalarNode {
+		y.malformed(v.Line, "%s is %s; a metadata value is text, a number or true/false", what, describeYAML(v))
+		return "", false
+	}
+	if v.Tag == "!!null" {
+		return "", true
+	}
+	return strings.TrimSpace(v.Value), true
+}
+
+// tags reads a list of tags, or one string of tags; like a CSV Tags cell,
+// each is split on commas and semicolons.
+func (y *yamlReader) tags(v *yaml.Node) []string {
+	out := []string{}
+	add := func(n *yaml.Node) {
+		if s, ok := y.scalar(n, "a tag"); ok {
+			out = append(out, splitTags(s)...)
+		}
+	}
+	if v.Kind == yaml.SequenceNode {
+		for _, t := range v.Content {
+			add(resolveYAML(t))
+		}
+		return out
+	}
+	add(v)
+	return out
+}
+
+// typo reports whether s is a key one or two edits (two for keys of five
+// letters or more) away from key.
+func typo(s, key string) bool {
+	limit := 1
+	if len(key) >= 5 {
+		limit = 2
+	}
+	if len(s) > len(key)+limit || len(key) > len(s)+limit {
+		return false
+	}
+	prev, cur := make([]int, len(key)+1), make([]int, len(key)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(s); i++ {
+		cur[0] = i
+		for j := 1; j <= len(key); j++ {
+			cost := 1
+			if s[i-1] == key[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(key)] <= limit
+}
+
+// readDefaults reads defaults:, metadata every node that runs gets unless
+// it sets the key itself, and tags it gets besides its own.
+func (y *yamlReader) readDefaults(v *yaml.Node) {
+	if v.Kind != yaml.MappingNode {
+		if v.Tag != "!!null" {
+			y.malformed(v.Line, "defaults: is a mapping of metadata keys to values, not %s", describeYAML(v))
+		}
+		return
+	}
+	y.pairs(v, "defaults:", func(key string, k, val *yaml.Node) {
+		if key == "tags" {
+			y.defTags = y.tags(val)
+			return
+		}
+		if s, ok := y.metaValue(val, "defaults: "+key); ok && s != "" {
+			y.defaults = append(y.defaults, yamlPair{key, s})
+		}
+	})
+}
+
+// metadata reads a node's metadata: mapping; empty values are dropped, as
+// Lucid's importers drop empty custom data.
+func (y *yamlReader) metadata(v *yaml.Node) types.Metadata {
+	if v.Kind != yaml.MappingNode {
+		if v.Tag != "!!null" {
+			y.malformed(v.Line, "metadata: is a mapping of keys to values, not %s", describeYAML(v))
+		}
+		return nil
+	}
+	var meta types.Metadata
+	y.pairs(v, "metadata:", func(key string, k, val *yaml.Node) {
+		if key == "" {
+			y.malformed(k.Line, "a metadata key is empty")
+			return
+		}
+		if s, ok := y.metaValue(val, "metadata "+key); ok && s != "" {
+			if meta == nil {
+				meta = types.Metadata{}
+			}
+			meta[key] = s
+		}
+	})
+	return meta
+}
+
+// applyDefaults gives a node the defaults it does not set itself: a key
+// its metadata lacks (compared as nodeconf compares keys), a tag it lacks.
+func (y *yamlReader) applyDefaults(n *types.Node) {
+	for _, d := range y.defaults {
+		set := false
+		for k := range n.Metadata {
+			if types.FoldName(k) == types.FoldName(d.key) {
+				set = true
+				break
+			}
+		}
+		if !set {
+			if n.Metadata == nil {
+				n.Metadata = types.Metadata{}
+			}
+			n.Metadata[d.key] = d.value
+		}
+	}
+	for _, t := range y.defTags {
+		if !slices.ContainsFunc(n.Tags, func(s string) bool { return types.FoldName(s) == types.FoldName(t) }) {
+			n.Tags = append(n.Tags, t)
+		}
+	}
+}
+
+// nexts reads next:, one id or a list of ids: ways out without a label.
+func (y *yamlReader) nexts(v *yaml.Node) []yamlEdge {
+	var out []yamlEdge
+	add := func(n *yaml.Node) {
+		if s, ok := y.scalar(n, "next"); ok {
+			if s = strings.TrimSpace(s); s == "" {
+				y.malformed(n.Line, "next: is empty; name the id of the node that follows, or leave next: out")
+				return
+			}
+			out = append(out, yamlEdge{to: s, line: n.Line})
+		}
+	}
+	if v.Kind == yaml.SequenceNode {
+		for _, n := range v.Content {
+			add(resolveYAML(n))
+		}
+		return out
+	}
+	add(v)
+	return out
+}
+
+// branches reads branches:, a mapping of labels to ids, in file order.
+func (y *yamlReader) branches(v *yaml.Node) []yamlEdge {
+	if v.Kind != yaml.MappingNode {
+		y.malformed(v.Line, "branches: is a mapping of labels to node ids (\"Yes\": build), not %s", describeYAML(v))
+		return nil
+	}
+	var out []yamlEdge
+	y.pairs(v, "branches:", func(label string, k, val *yaml.Node) {
+		to, ok := y.scalar(val, "branch "+strconv.Quote(label))
+		if !ok {
+			return
+		}
+		if to = strings.TrimSpace(to); to == "" {
+			y.malformed(val.Line, "branch %q leads nowhere; name the id of the node it leads to", label)
+			return
+		}
+		out = append(out, yamlEdge{to: to, label: label, labelled: true, line: k.Line})
+	})
+	return out
+}

@@ -1,0 +1,87 @@
+package export
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/dtree-dev/dtree/types"
+)
+
+// WriteFile writes path through a temporary file beside it that then takes
+// path's place in one rename: a reader sees the old file or the whole new
+// one, and a failed write leaves the old file as it was.
+func WriteFile(path string, write func(io.Writer) error) error {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	bw := bufio.NewWriterSize(f, 64<<10)
+	err = write(bw)
+	if err == nil {
+		err = bw.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return nil
+}
+
+// pictureFiles are the names WriteRunPicture gives a run's picture.
+var pictureFiles = map[string]string{"svg": "graph.svg", "mermaid": "graph.mmd", "dot": "graph.dot"}
+
+// Picture writes doc as a picture in format: mermaid, dot or svg.
+func Picture(w io.Writer, doc *types.Document, format string, o PictureOptions) error {
+	switch format {
+	case "mermaid":
+		return Mermaid(w, doc, o)
+	case "dot":
+		return DOT(w, doc, o)
+	case "svg":
+		return SVG(w, doc, o)
+	}
+	return fmt.Errorf("unknown picture format %q", format)
+}
+
+// WriteRunPicture draws doc with the run logged in runDir marked on it —
+// the page it ran, the nodes it entered, the edges it took, its retries
+// and where it stopped — into runDir as graph.svg, graph.mmd or graph.dot
+// (format svg, mermaid or dot), and returns the file's path. It reads the
+// run's events.jsonl, so call it once the run has ended.
+func WriteRunPicture(runDir string, doc *types.Document, format string) (string, error) {
+	name, ok := pictureFiles[format]
+	if !ok {
+		return "", fmt.Errorf("unknown picture format %q", format)
+	}
+	t, err := ReadTrace(runDir)
+	if err != nil {
+		return "", fmt.Errorf("read run: %w", err)
+	}
+	o := PictureOptions{Trace: t}
+	for _, p := range doc.Pages {
+		if p.ID == t.Page {
+			o.Page = p.ID
+		}
+	}
+	path := filepath.Join(runDir, name)
+	if err := WriteFile(path, func(w io.Writer) error { return Picture(w, doc, format, o) }); err != nil {
+		return "", fmt.Errorf("write %s: %w", path, err)
+	}
+	return path, nil
+}
