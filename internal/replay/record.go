@@ -14,14 +14,25 @@ import (
 
 // Recorder collects what each agent replied during a run, so the run's
 // answers.yaml can replay it (`dtree run CHART --answers answers.yaml`).
+// It keeps each call as it came and works out its reply only when the
+// file is written: recording is on the path between one agent and the
+// next, and should not parse the answer a second time there.
 type Recorder struct {
 	order []string
 	nodes map[string]*recorded
 }
 
 type recorded struct {
-	text    string
-	replies []string
+	text  string
+	calls []call
+}
+
+// call is one recorded agent call, the arguments of ReplyFor.
+type call struct {
+	decision, validation bool
+	answer               string
+	err                  error
+	labels               []string
 }
 
 // Add records one agent call of node id: its answer text, or the error the
@@ -36,14 +47,14 @@ func (r *Recorder) Add(id, text string, decision, validation bool, answer string
 		r.nodes[id] = n
 		r.order = append(r.order, id)
 	}
-	n.replies = append(n.replies, ReplyFor(decision, validation, answer, callErr, labels))
+	n.calls = append(n.calls, call{decision: decision, validation: validation, answer: answer, err: callErr, labels: labels})
 }
 
 // Len is the number of calls recorded.
 func (r *Recorder) Len() int {
 	n := 0
 	for _, rec := range r.nodes {
-		n += len(rec.replies)
+		n += len(rec.calls)
 	}
 	return n
 }
@@ -136,7 +147,8 @@ func (r *Recorder) YAML(header string) ([]byte, error) {
 		key := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: id, Style: yaml.DoubleQuotedStyle,
 			LineComment: types.Excerpt(strings.TrimSpace(n.text), 70)}
 		list := &yaml.Node{Kind: yaml.SequenceNode}
-		for _, reply := range n.replies {
+		for _, c := range n.calls {
+			reply := ReplyFor(c.decision, c.validation, c.answer, c.err, c.labels)
 			list.Content = append(list.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: reply})
 		}
 		root.Content = append(root.Content, key, list)

@@ -273,7 +273,7 @@ func (w *walker) queueShort() {
 		return
 	}
 	w.sum.Status = StatusRunning
-	w.o.Log.QueueShort(w.sum.shortJSON())
+	w.o.Log.QueueShort(w.sum.shortJSON()...)
 }
 
 func (w *walker) saveShort(status string) {
@@ -281,7 +281,7 @@ func (w *walker) saveShort(status string) {
 		return
 	}
 	w.sum.Status = status
-	if err := w.o.Log.ShortJSON(w.sum.shortJSON()); err != nil && w.sum.LogError == "" {
+	if err := w.o.Log.ShortJSON(w.sum.shortJSON()...); err != nil && w.sum.LogError == "" {
 		w.sum.LogError = err.Error()
 	}
 }

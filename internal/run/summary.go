@@ -1,7 +1,6 @@
 package run
 
 import (
-	"bytes"
 	"encoding/json"
 	"time"
 
@@ -39,7 +38,11 @@ type Summary struct {
 	// DryRun marks a --dry-run: no agent ran, and there are no logs.
 	DryRun bool `json:"dry_run,omitempty"`
 
-	nodeJSON [][]byte // Nodes, each encoded once, for short.json
+	// shortNodes is short.json's "nodes" array without its brackets: each
+	// of Nodes encoded once, appended as it finished. It only grows, so
+	// a prefix handed to the background writer never changes under it.
+	shortNodes []byte
+	shortDone  int // how many of Nodes are in shortNodes
 }
 
 // Logs are the run's log files, empty when not written.
@@ -122,17 +125,21 @@ type shortNode struct {
 	Usage      types.UsageTotal          `json:"usage"`
 }
 
-// shortJSON is short.json: the run's title, status and path, and per node
-// its result, validation and retry count. It is rewritten after every node,
-// so each finished node is encoded once and kept: a 200-node run does not
-// re-encode 20,000 nodes.
-func (s *Summary) shortJSON() []byte {
-	for len(s.nodeJSON) < len(s.Nodes) {
-		n := &s.Nodes[len(s.nodeJSON)]
+// shortJSON is short.json in parts to be written one after the other: the
+// run's title, status and path, and per node its result, validation and
+// retry count. It is rewritten after every node, so each finished node is
+// encoded once and kept, and the parts share that encoding: a 200-node run
+// neither re-encodes nor copies 20,000 nodes on the way to the next agent.
+func (s *Summary) shortJSON() [][]byte {
+	for ; s.shortDone < len(s.Nodes); s.shortDone++ {
+		n := &s.Nodes[s.shortDone]
 		b, _ := json.Marshal(shortNode{ID: n.ID, Name: firstLine(n.Text), Role: n.Role, Visit: n.Visit,
 			Status: n.Status, Response: n.Response, Validation: n.Validation, Retries: n.Retries,
 			Next: n.Next, Label: n.Label, Usage: n.Usage})
-		s.nodeJSON = append(s.nodeJSON, b)
+		if s.shortDone > 0 {
+			s.shortNodes = append(s.shortNodes, ",\n"...)
+		}
+		s.shortNodes = append(s.shortNodes, b...)
 	}
 	head, _ := json.Marshal(struct {
 		FormatVersion int              `json:"format_version"`
@@ -144,10 +151,6 @@ func (s *Summary) shortJSON() []byte {
 		Path          []string         `json:"path"`
 		Usage         types.UsageTotal `json:"usage"`
 	}{s.FormatVersion, s.RunID, s.Title, s.Source, s.Status, s.Error, s.Path, s.Usage})
-	var b bytes.Buffer
-	b.Write(head[:len(head)-1])
-	b.WriteString(",\n\"nodes\": [\n")
-	b.Write(bytes.Join(s.nodeJSON, []byte(",\n")))
-	b.WriteString("\n]}\n")
-	return b.Bytes()
+	head = append(head[:len(head)-1], ",\n\"nodes\": [\n"...)
+	return [][]byte{head, s.shortNodes[:len(s.shortNodes):len(s.shortNodes)], []byte("\n]}\n")}
 }

@@ -6,11 +6,14 @@
 package runlog
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -39,11 +42,11 @@ type Log struct {
 	now    func() time.Time
 
 	// The background writer of QueueShort: pending is the newest document
-	// not yet taken, writing says a writer goroutine is on it, and idle
-	// is signalled when it stops.
+	// not yet taken, in parts, writing says a writer goroutine is on it,
+	// and idle is signalled when it stops.
 	smu      sync.Mutex
 	idle     *sync.Cond
-	pending  []byte
+	pending  [][]byte
 	writing  bool
 	shortErr error
 }
@@ -145,33 +148,35 @@ func (l *Log) Short(v any) error {
 	return WriteAtomic(filepath.Join(l.Dir, "short.json"), append(l.redact.Bytes(b), '\n'), 0o644)
 }
 
-// ShortJSON rewrites short.json with an already encoded document, like
-// Short, after any write QueueShort started; it returns the first error of
-// those writes or its own.
-func (l *Log) ShortJSON(b []byte) error {
+// ShortJSON rewrites short.json with an already encoded document, given
+// as parts written one after the other, like Short, after any write
+// QueueShort started; it returns the first error of those writes or its
+// own.
+func (l *Log) ShortJSON(parts ...[]byte) error {
 	if !l.opts.Short {
 		return nil
 	}
 	err := l.waitShort()
-	if werr := l.writeShort(b); err == nil {
+	if werr := l.writeShort(parts); err == nil {
 		err = werr
 	}
 	return err
 }
 
-// QueueShort rewrites short.json with b in the background and returns at
-// once, so the next agent starts without waiting for the file system: the
-// run goes on while the last node's state is written. A document queued
-// while another is being written replaces any still waiting, so the file
-// only ever moves forward. ShortJSON and Close wait for the queue; errors
-// come back from them.
-func (l *Log) QueueShort(b []byte) {
+// QueueShort rewrites short.json with the document made of parts in the
+// background and returns at once, so the next agent starts without
+// waiting for the file system: the run goes on while the last node's state
+// is joined, masked and written. The parts must not change afterwards. A
+// document queued while another is being written replaces any still
+// waiting, so the file only ever moves forward. ShortJSON and Close wait
+// for the queue; errors come back from them.
+func (l *Log) QueueShort(parts ...[]byte) {
 	if !l.opts.Short {
 		return
 	}
 	l.smu.Lock()
 	defer l.smu.Unlock()
-	l.pending = b
+	l.pending = parts
 	if !l.writing {
 		l.writing = true
 		go l.drainShort()
@@ -182,10 +187,10 @@ func (l *Log) drainShort() {
 	l.smu.Lock()
 	defer l.smu.Unlock()
 	for l.pending != nil {
-		b := l.pending
+		parts := l.pending
 		l.pending = nil
 		l.smu.Unlock()
-		err := l.writeShort(b)
+		err := l.writeShort(parts)
 		l.smu.Lock()
 		if err != nil && l.shortErr == nil {
 			l.shortErr = err
@@ -208,8 +213,8 @@ func (l *Log) waitShort() error {
 	return err
 }
 
-func (l *Log) writeShort(b []byte) error {
-	return WriteAtomic(filepath.Join(l.Dir, "short.json"), l.redact.Bytes(b), 0o644)
+func (l *Log) writeShort(parts [][]byte) error {
+	return WriteAtomic(filepath.Join(l.Dir, "short.json"), l.redact.Bytes(bytes.Join(parts, nil)), 0o644)
 }
 
 // WriteAtomic writes data to path through a temporary file beside it
@@ -218,8 +223,14 @@ func (l *Log) writeShort(b []byte) error {
 // new one, never half of one.
 func WriteAtomic(path string, data []byte, mode os.FileMode) error {
 	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
-	_ = os.Remove(tmp) // a fresh file: see replace
+	// Always a fresh file, never one rewritten in place: after replace
+	// exchanges them, tmp is the old file, and a reader may still have it
+	// open. One left over from a crash is removed first.
 	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, mode)
+	if errors.Is(err, fs.ErrExist) {
+		_ = os.Remove(tmp)
+		f, err = os.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, mode)
+	}
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
