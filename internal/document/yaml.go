@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/dtree-dev/dtree/internal/yamlerr"
 	"github.com/dtree-dev/dtree/types"
 )
 
@@ -100,8 +100,6 @@ func (y *yamlReader) malformed(line int, format string, args ...any) {
 	y.b.errorf("malformed_yaml", nil, line, yamlHint, "%s", msg)
 }
 
-var yamlErrLine = regexp.MustCompile(`line (\d+)`)
-
 func (y *yamlReader) read(data []byte) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
@@ -175,12 +173,7 @@ func (y *yamlReader) read(data []byte) {
 
 // syntaxError reports what the YAML parser rejected.
 func (y *yamlReader) syntaxError(err error) {
-	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	line := 0
-	if m := yamlErrLine.FindStringSubmatch(msg); m != nil {
-		line, _ = strconv.Atoi(m[1])
-		msg = strings.TrimSpace(strings.Replace(msg, m[0]+":", "", 1))
-	}
+	line, msg := yamlerr.Syntax(err)
 	y.malformed(line, "not YAML: %s", msg)
 }
 

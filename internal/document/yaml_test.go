@@ -220,7 +220,8 @@ nodes:
 	{name: "empty nodes", in: "nodes: []\n", diags: []string{"error empty_chart 0"}},
 	{name: "no nodes key", in: "title: x\n", diags: []string{"error malformed_yaml 1"}, msg: "no nodes: list"},
 	{name: "not a mapping", in: "- a\n- b\n", diags: []string{"error malformed_yaml 1"}},
-	{name: "syntax error", in: "nodes:\n  - id: a\n   text: b\n", diags: []string{"error malformed_yaml 1"}, msg: "line 1: not YAML: did not find expected '-' indicator"},
+	// The list the misplaced key breaks starts on line 2.
+	{name: "syntax error", in: "nodes:\n  - id: a\n   text: b\n", diags: []string{"error malformed_yaml 2"}, msg: "line 2: not YAML: did not find expected '-' indicator"},
 	{name: "tab indentation", in: "nodes:\n\t- id: a\n", diags: []string{"error malformed_yaml 2"}},
 	{name: "two documents", in: "nodes: [{id: a}]\n---\nnodes: []\n", diags: []string{"error malformed_yaml 2"}},
 	{

@@ -5,13 +5,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/dtree-dev/dtree/internal/agent"
+	"github.com/dtree-dev/dtree/internal/yamlerr"
 )
 
 // fileLayer is one settings file as read: its scalar values as written
@@ -50,37 +49,13 @@ func readFile(path string, layer Layer, must bool) (*fileLayer, error) {
 	return readLayer(root, src)
 }
 
-// yamlLine finds the line in yaml.v3's syntax errors ("yaml: line 3: …").
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
-// parserError says whether msg is one of the errors of yaml.v3's parser,
-// rather than its scanner.
-func parserError(msg string) bool {
-	for _, p := range []string{"did not find expected ',' or", "did not find expected '-' indicator", "did not find expected key",
-		"did not find expected node content", "did not find expected <document start>"} {
-		if strings.HasPrefix(msg, p) {
-			return true
-		}
-	}
-	return false
-}
-
 // parseYAML parses a settings file. root is its top-level mapping, nil for
 // an empty file (or one holding only comments or null).
 func parseYAML(data []byte, src Source) (doc, root *yaml.Node, err error) {
 	doc = &yaml.Node{}
 	if err := yaml.Unmarshal(data, doc); err != nil {
-		msg := strings.TrimPrefix(err.Error(), "yaml: ")
-		if m := yamlLine.FindStringSubmatch(err.Error()); m != nil {
-			src.Line, _ = strconv.Atoi(m[1])
-			msg = m[2]
-		}
-		if parserError(msg) {
-			// yaml.v3 counts lines from 0 in parser errors (from 1 in
-			// scanner errors), and leaves line 0 out: point at the line
-			// where the unfinished list or mapping starts.
-			src.Line++
-		}
+		line, msg := yamlerr.Syntax(err)
+		src.Line = line
 		where := src.Name
 		if src.Line > 0 {
 			where = fmt.Sprintf("line %d of %s", src.Line, src.Name)
