@@ -24,6 +24,9 @@ func Plural(n int, what string) string {
 	if n == 1 {
 		return "1 " + what
 	}
+	if k := len(what); k > 1 && what[k-1] == 'y' && !strings.ContainsRune("aeiou", rune(what[k-2])) {
+		return fmt.Sprintf("%d %sies", n, what[:k-1]) // retry, retries
+	}
 	return fmt.Sprintf("%d %ss", n, what)
 }
 

@@ -36,24 +36,24 @@ func (d *dryRun) Call(_ context.Context, c agent.Call) (agent.Result, error) {
 		return res, err
 	}
 	res.Argv, res.ExitCode = argv, 0
-	if purpose == "validate" {
-		fmt.Fprintf(d.w, "  validate: %s: %s\n    (its prompt holds the agent's output; the dry run passes it)\n", c.Def.Name, shellJoin(argv))
-		res.Answer = `{"fully_completed": true}`
-		return res, nil
-	}
 	where := "in argv"
 	if onStdin {
 		where = "on stdin"
 	} else if strings.Contains(strings.Join(argv, " "), "<prompt file>") {
 		where = "in a prompt file"
 	}
-	fmt.Fprintf(d.w, "  argv: %s\n  prompt, %s %s:\n", shellJoin(argv), types.Plural(len(c.Prompt), "byte"), where)
-	for _, line := range strings.Split(c.Prompt, "\n") {
-		fmt.Fprintf(d.w, "    %s\n", line)
+	if purpose == "validate" {
+		fmt.Fprintf(d.w, "  validate: %s: %s\n  validation prompt, %s %s (the agent's output in it is the dry run's stand-in, %s):\n",
+			c.Def.Name, shellJoin(argv), types.Plural(len(c.Prompt), "byte"), where, dryProcessAnswer)
+		d.printPrompt(c.Prompt)
+		res.Answer = `{"fully_completed": true}`
+		return res, nil
 	}
+	fmt.Fprintf(d.w, "  argv: %s\n  prompt, %s %s:\n", shellJoin(argv), types.Plural(len(c.Prompt), "byte"), where)
+	d.printPrompt(c.Prompt)
 	i, _ := d.c.Graph.Index(id)
 	if d.c.Nodes[i].Role != types.RoleDecision {
-		res.Answer = `{"completed": true}`
+		res.Answer = dryProcessAnswer
 		return res, nil
 	}
 	label, why := "", "from --answer"
@@ -73,7 +73,18 @@ func (d *dryRun) Call(_ context.Context, c agent.Call) (agent.Result, error) {
 	return res, nil
 }
 
-// NodeStarted and the rest make dryRun the run's progress too.
+// dryProcessAnswer is what every process node answers in a dry run.
+const dryProcessAnswer = `{"completed": true}`
+
+func (d *dryRun) printPrompt(prompt string) {
+	for _, line := range strings.Split(prompt, "\n") {
+		fmt.Fprintf(d.w, "    %s\n", line)
+	}
+}
+
+// NodeStarted and the rest make dryRun the run's progress too. A dry run's
+// attempts never fail, so a step says when its retries would be made with
+// another CLI.
 func (d *dryRun) NodeStarted(n *types.ProcessedNode, visit int) {
 	d.steps++
 	again := ""
@@ -81,6 +92,9 @@ func (d *dryRun) NodeStarted(n *types.ProcessedNode, visit int) {
 		again = fmt.Sprintf(" (visit %d)", visit)
 	}
 	fmt.Fprintf(d.w, "step %d · node %s %q%s · %s · %s\n", d.steps, n.ID, types.Excerpt(n.Text, 60), again, n.Role, n.CLI)
+	if n.Retries > 0 && n.RetryCLI != n.CLI {
+		fmt.Fprintf(d.w, "  retries: up to %s with %s, not %s\n", types.Plural(n.Retries, "retry"), n.RetryCLI, n.CLI)
+	}
 }
 
 func (d *dryRun) AttemptStarted(*types.ProcessedNode, int, string, string) {}

@@ -173,7 +173,11 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 		Chart: c, Page: page, Start: start, Registry: reg, Runner: agent.Run,
 		Workdir: workdir, Env: env, MaxSteps: o.maxSteps, NoValidate: o.noValidate,
 		Log: log, Progress: p, Backoff: wait, Settings: settingsForLog(s), Model: o.model,
+		ReplayCommand: replayCommand(path, fs, filepath.Join(log.Dir, "answers.yaml")),
 	})
+	if answers != nil && sum.Status == run.StatusSucceeded {
+		warnUnused(stderr, filepath.Join(log.Dir, ".replay-plan.json"), answers)
+	}
 	if s.WriteLogShort {
 		sum.Logs.Short = filepath.Join(log.Dir, "short.json")
 	}
@@ -430,22 +434,67 @@ func loadAnswers(c *chart.Chart, page types.Page, path string) (*replay.Plan, er
 	return plan, nil
 }
 
+// replayCommand is the command that replays a run from its answers.yaml:
+// the chart and the flags given that choose the path it takes.
+func replayCommand(chartPath string, fs *pflag.FlagSet, answers string) string {
+	args := []string{"dtree", "run", chartPath}
+	for _, name := range []string{"format", "config", "page", "start", "retries", "max-steps"} {
+		if f := fs.Lookup(name); f != nil && f.Changed {
+			args = append(args, "--"+name, f.Value.String())
+		}
+	}
+	if f := fs.Lookup("no-validate"); f != nil && f.Changed {
+		if f.Value.String() == "true" {
+			args = append(args, "--no-validate")
+		} else {
+			args = append(args, "--no-validate=false")
+		}
+	}
+	return shellJoin(append(args, "--answers", answers))
+}
+
+// warnUnused says which replies of the answers file a replay that reached
+// its end left over: the chart, or the file, has changed since they
+// matched, and a CI check would want to know.
+func warnUnused(w io.Writer, planPath string, plan *replay.Plan) {
+	left, err := replay.Unused(planPath, plan)
+	if err != nil {
+		fmt.Fprintf(w, "dtree: warning: %v\n", err)
+		return
+	}
+	for _, l := range left {
+		fmt.Fprintf(w, "dtree: warning: %s:%d: node %s %q: %s not used by this run\n", plan.Answers, l.Line, l.ID, types.Excerpt(l.Text, 60), types.Plural(l.Left, "reply"))
+	}
+}
+
 // replayPlan matches the answers file's nodes to the chart for the replay
-// agent.
+// agent. The page's other nodes are in the plan without replies, so that
+// the replay agent can name them when they are called.
 func replayPlan(c *chart.Chart, page types.Page, ans *replay.Answers) (*replay.Plan, error) {
 	nodes, err := ans.Resolve(func(key string) []string { return c.FindNode(page.ID, key) },
-		func(id string) (string, bool) {
+		func(id string) (string, string) {
 			i, _ := c.Graph.Index(id)
-			return c.Doc.Nodes[i].Text, c.Nodes[i].Role == types.RoleDecision
+			return c.Doc.Nodes[i].Text, c.Nodes[i].Role
 		})
 	if err != nil {
 		return nil, &UsageError{Err: fmt.Errorf("--answers: %w", err)}
 	}
-	abs, aerr := filepath.Abs(ans.Path)
-	if aerr != nil {
-		abs = ans.Path
+	for i := range c.Nodes {
+		n := &c.Nodes[i]
+		if _, ok := nodes[n.ID]; !ok && n.Page == page.ID && n.Role != types.RoleTerminator {
+			nodes[n.ID] = &replay.Node{Text: c.Doc.Nodes[i].Text, Decision: n.Role == types.RoleDecision}
+		}
 	}
-	return &replay.Plan{Answers: abs, Nodes: nodes}, nil
+	// The file as read, not a link to it: replaying runs/latest/answers.yaml
+	// moves latest to the new run before any message names the file.
+	path := ans.Path
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	return &replay.Plan{Answers: path, Nodes: nodes}, nil
 }
 
 // dryRun walks the chart with no agent: each call is printed, not made.
@@ -455,7 +504,8 @@ func (a *App) dryRun(ctx context.Context, c *chart.Chart, page types.Page, start
 		return err
 	}
 	d := &dryRun{w: a.Err, c: c, answers: picks, asked: map[string]int{}}
-	fmt.Fprintf(a.Err, "dry run of %s: no agent is started\n", c.Doc.Source)
+	fmt.Fprintf(a.Err, "dry run of %s: no agent is started, and every attempt succeeds\n", c.Doc.Source)
+	fmt.Fprintf(a.Err, "(a failed attempt would be retried with the node's retry CLI, its prompt followed by a \"Previous attempt feedback\" section per failure)\n")
 	sum, werr := run.Walk(ctx, run.Options{
 		Chart: c, Page: page, Start: start, Registry: reg, Runner: d.Call,
 		Workdir: workdir, Env: os.Environ(), MaxSteps: o.maxSteps, NoValidate: o.noValidate,

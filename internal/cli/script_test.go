@@ -46,6 +46,7 @@ func TestScript(t *testing.T) {
 			"bigchart":    cmdBigChart,
 			"pidsgone":    cmdPidsGone,
 			"waitfile":    cmdWaitFile,
+			"samerun":     cmdSameRun,
 			"fakebin":     cmdFakeBin,
 			"hasprefix":   cmdHasPrefix,
 			"svgcheck":    cmdSVGCheck,

@@ -109,3 +109,32 @@ func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	ts.Fatalf("%s did not appear within %s", args[0], limit)
 }
+
+// cmdSameRun: samerun SHORT1 SHORT2 — two runs' short.json files took the
+// same path, and each step ended the same way: status, retries, the
+// branch taken and the next node.
+func cmdSameRun(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: samerun SHORT1 SHORT2")
+	}
+	type step struct {
+		ID      string `json:"id"`
+		Status  string `json:"status"`
+		Retries int    `json:"retries"`
+		Next    string `json:"next"`
+		Label   string `json:"label"`
+	}
+	type short struct {
+		Status string   `json:"status"`
+		Path   []string `json:"path"`
+		Nodes  []step   `json:"nodes"`
+	}
+	var runs [2]short
+	for i, f := range args {
+		ts.Check(json.Unmarshal([]byte(ts.ReadFile(f)), &runs[i]))
+	}
+	a, b := fmt.Sprintf("%+v", runs[0]), fmt.Sprintf("%+v", runs[1])
+	if (a == b) == neg {
+		ts.Fatalf("%s: %s\n%s: %s", args[0], a, args[1], b)
+	}
+}

@@ -21,9 +21,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/dtree-dev/dtree/internal/yamlerr"
+	"github.com/dtree-dev/dtree/types"
 )
 
 // Entry is one node's replies as the answers file gives them.
@@ -74,7 +78,8 @@ func Parse(path string, b []byte) (*Answers, error) {
 	a := &Answers{Path: path}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(b, &doc); err != nil {
-		return nil, &FileError{Path: path, Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+		line, msg := yamlerr.Syntax(err)
+		return nil, &FileError{Path: path, Line: line, Msg: "not YAML: " + msg}
 	}
 	if len(doc.Content) == 0 {
 		return a, nil // empty file: no replies
@@ -95,6 +100,7 @@ func Parse(path string, b []byte) (*Answers, error) {
 		}
 		seen[k.Value] = k.Line
 		e := Entry{Key: k.Value, Line: k.Line}
+		v = unalias(v)
 		items := []*yaml.Node{v}
 		if v.Kind == yaml.SequenceNode {
 			items = v.Content
@@ -111,7 +117,21 @@ func Parse(path string, b []byte) (*Answers, error) {
 	return a, nil
 }
 
+// unalias is the node an alias (*name) stands for.
+func unalias(n *yaml.Node) *yaml.Node {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return n
+}
+
+// shorthands are the replies written "word: text". Unquoted in a list,
+// YAML reads `- fail: no tests` as a mapping of one key; it means the
+// shorthand all the same.
+var shorthands = []string{"ok", "fail", "error", "raw"}
+
 func reply(path string, n *yaml.Node) (Reply, error) {
+	n = unalias(n)
 	switch n.Kind {
 	case yaml.ScalarNode:
 		if n.Tag == "!!null" {
@@ -119,6 +139,23 @@ func reply(path string, n *yaml.Node) (Reply, error) {
 		}
 		return Reply{Text: n.Value, Line: n.Line}, nil
 	case yaml.MappingNode:
+		if len(n.Content) == 2 {
+			k, v := n.Content[0], unalias(n.Content[1])
+			if word := strings.ToLower(k.Value); k.Kind == yaml.ScalarNode && slices.Contains(shorthands, word) {
+				if v.Kind != yaml.ScalarNode {
+					return Reply{}, &FileError{Path: path, Line: n.Line,
+						Msg: fmt.Sprintf("%s: takes a text, not %s; quote the whole reply: \"%s: …\"", word, describe(v), word)}
+				}
+				text := word + ": " + v.Value
+				switch {
+				case word == "ok":
+					text = "ok"
+				case v.Tag == "!!null":
+					text = word + ":"
+				}
+				return Reply{Text: text, Line: n.Line}, nil
+			}
+		}
 		var v any
 		if err := n.Decode(&v); err != nil {
 			return Reply{}, &FileError{Path: path, Line: n.Line, Msg: err.Error()}
@@ -129,7 +166,17 @@ func reply(path string, n *yaml.Node) (Reply, error) {
 		}
 		return Reply{Text: string(b), Line: n.Line}, nil
 	}
-	return Reply{}, &FileError{Path: path, Line: n.Line, Msg: "a reply is a text or a mapping, not a list"}
+	return Reply{}, &FileError{Path: path, Line: n.Line, Msg: "a reply is a text or a mapping, not " + describe(n)}
+}
+
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.MappingNode:
+		return "a mapping"
+	}
+	return "a " + strings.TrimPrefix(n.Tag, "!!")
 }
 
 // Finder names the nodes a key matches: one id, or none, or several.
@@ -140,13 +187,13 @@ type Node struct {
 	Text     string  `json:"text"`
 	Decision bool    `json:"decision"`
 	Replies  []Reply `json:"replies"`
-	Line     int     `json:"line"` // the entry's line in the answers file
+	Line     int     `json:"line"` // the entry's line in the answers file; 0 for none
 }
 
 // Resolve matches every entry to a node of the chart; info gives a
-// node's text and whether it is a decision. All unmatched or ambiguous
-// keys are reported together.
-func (a *Answers) Resolve(find Finder, info func(id string) (text string, decision bool)) (map[string]*Node, error) {
+// node's text and role (types.Role*). All unmatched or ambiguous keys, and
+// keys of terminators, which never reach an agent, are reported together.
+func (a *Answers) Resolve(find Finder, info func(id string) (text, role string)) (map[string]*Node, error) {
 	nodes := map[string]*Node{}
 	var errs []error
 	by := map[string]int{} // node id → the line that claimed it
@@ -166,8 +213,12 @@ func (a *Answers) Resolve(find Finder, info func(id string) (text string, decisi
 			continue
 		}
 		by[id] = e.Line
-		text, decision := info(id)
-		nodes[id] = &Node{Text: text, Decision: decision, Replies: e.Replies, Line: e.Line}
+		text, role := info(id)
+		if role == types.RoleTerminator {
+			errs = append(errs, &FileError{Path: a.Path, Line: e.Line, Msg: fmt.Sprintf("node %s %q is a terminator: it never reaches an agent, so it takes no replies", id, types.Excerpt(text, 60))})
+			continue
+		}
+		nodes[id] = &Node{Text: text, Decision: role == types.RoleDecision, Replies: e.Replies, Line: e.Line}
 	}
 	return nodes, errors.Join(errs...)
 }
@@ -202,4 +253,30 @@ func readPlan(path string) (*Plan, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return &p, nil
+}
+
+// Leftover is a node whose replies a replay did not all use.
+type Leftover struct {
+	ID, Text string
+	Line     int // its entry in the answers file
+	Left     int // replies not used
+}
+
+// Unused lists, in the answers file's order, the nodes whose replies the
+// replay run that used the plan at planPath left over: after a run that
+// reached its end, a sign that the chart or the file changed since they
+// matched.
+func Unused(planPath string, p *Plan) ([]Leftover, error) {
+	used, err := readState(planPath + ".state")
+	if err != nil {
+		return nil, fmt.Errorf("read the replay state: %w", err)
+	}
+	var out []Leftover
+	for id, n := range p.Nodes {
+		if left := len(n.Replies) - used[id]; left > 0 {
+			out = append(out, Leftover{ID: id, Text: n.Text, Line: n.Line, Left: left})
+		}
+	}
+	slices.SortFunc(out, func(a, b Leftover) int { return a.Line - b.Line })
+	return out, nil
 }

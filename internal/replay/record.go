@@ -61,8 +61,9 @@ func (r *Recorder) Len() int {
 
 // ReplyFor is the reply that makes the replay agent answer as the agent
 // did: a shorthand where one says the same, a decision's label, the parsed
-// JSON, or the answer as it was when it did not parse (so a replay fails
-// the same way).
+// JSON, or, when the answer did not parse, "raw: " and the answer as it
+// was, printed exactly on replay, so the replay fails the same way (a bare
+// "Yes" would be read as a decision's label, a bare "OK" as "ok").
 func ReplyFor(decision, validation bool, answer string, callErr error, labels []string) string {
 	if callErr != nil {
 		line, _, _ := strings.Cut(strings.TrimSpace(callErr.Error()), "\n")
@@ -72,7 +73,7 @@ func ReplyFor(decision, validation bool, answer string, callErr error, labels []
 	case validation:
 		v, err := response.ParseValidation(answer)
 		if err != nil {
-			return answer
+			return "raw: " + answer
 		}
 		if v.FullyCompleted && !v.PartiallyCompleted && !v.ShouldRetry && len(v.Warnings) == 0 {
 			return "ok"
@@ -89,7 +90,7 @@ func ReplyFor(decision, validation bool, answer string, callErr error, labels []
 	case decision:
 		d, err := response.ParseDecision(answer)
 		if err != nil {
-			return answer
+			return "raw: " + answer
 		}
 		if label, ok := response.MatchLabel(d.Answer, labels); ok && plainAnswer(label) {
 			return label
@@ -101,7 +102,7 @@ func ReplyFor(decision, validation bool, answer string, callErr error, labels []
 	}
 	p, err := response.ParseProcess(answer)
 	if err != nil {
-		return answer
+		return "raw: " + answer
 	}
 	if p.SecsTaken == 0 && p.TokensUsed == 0 {
 		switch {
@@ -123,7 +124,7 @@ func ReplyFor(decision, validation bool, answer string, callErr error, labels []
 // read as JSON or an error by Render.
 func plainAnswer(s string) bool {
 	t := strings.ToLower(s)
-	return s != "" && s == strings.TrimSpace(s) && !strings.HasPrefix(t, "{") && !strings.HasPrefix(t, "error:")
+	return s != "" && s == strings.TrimSpace(s) && !strings.HasPrefix(t, "{") && !strings.HasPrefix(t, "error:") && !strings.HasPrefix(t, "raw:")
 }
 
 func oneLine(s string) bool {

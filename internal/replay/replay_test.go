@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dtree-dev/dtree/internal/response"
+	"github.com/dtree-dev/dtree/types"
 )
 
 func TestParseAnswers(t *testing.T) {
@@ -44,7 +45,10 @@ func TestParseAnswersErrorsNameTheLine(t *testing.T) {
 		{"twice", "a: ok\nb: ok\na: [ok]\n", "answers.yaml:3: node \"a\" is listed twice (also line 1)"},
 		{"empty reply", "a:\n  - ok\n  -\n", "answers.yaml:3: an empty reply"},
 		{"nested list", "a:\n  - [ok]\n", "answers.yaml:2: a reply is a text or a mapping, not a list"},
-		{"bad yaml", "a: [ok\n", "answers.yaml: "},
+		{"bad yaml", "a: ok\nb: [ok\nc: ok\n", "answers.yaml:2: not YAML: did not find expected ',' or ']'"},
+		{"tab", "a:\n\t- ok\n", "answers.yaml:2: not YAML: found character that cannot start any token"},
+		{"shorthand with a list", "a:\n  - fail: [x]\n", `answers.yaml:2: fail: takes a text, not a list; quote the whole reply: "fail: …"`},
+		{"alias of a list reply", "x: &l [ok]\na:\n  - *l\n", "answers.yaml:1: a reply is a text or a mapping, not a list"},
 		{"empty key", "\"\": ok\n", "answers.yaml:1: a key must be a node's id or text"},
 	}
 	for _, tt := range tests {
@@ -57,9 +61,22 @@ func TestParseAnswersErrorsNameTheLine(t *testing.T) {
 	}
 }
 
+// Unquoted in a list, "- fail: why" is a YAML mapping of one key; it is
+// read as the shorthand it looks like, as is an alias of a reply.
+func TestParseAnswersUnquotedShorthands(t *testing.T) {
+	t.Parallel()
+	src := "a:\n  - fail: no network\n  - error: boom\n  - ok:\n  - FAIL:\n  - raw: Yes\n  - &r {completed: true}\nb: [*r, {fail: x, other: y}]\n"
+	a, err := Parse("answers.yaml", []byte(src))
+	require.NoError(t, err)
+	assert.Equal(t, []Reply{{"fail: no network", 2}, {"error: boom", 3}, {"ok", 4}, {"fail:", 5}, {"raw: Yes", 6}, {`{"completed":true}`, 7}}, a.Entries[0].Replies)
+	require.Len(t, a.Entries[1].Replies, 2)
+	assert.JSONEq(t, `{"completed": true}`, a.Entries[1].Replies[0].Text)
+	assert.JSONEq(t, `{"fail": "x", "other": "y"}`, a.Entries[1].Replies[1].Text, "two keys are a JSON reply")
+}
+
 func TestResolveReportsEveryUnknownKey(t *testing.T) {
 	t.Parallel()
-	a, err := Parse("a.yaml", []byte("Run tests: ok\nnope: ok\ntwin: ok\n\"7\": ok\n"))
+	a, err := Parse("a.yaml", []byte("Run tests: ok\nnope: ok\ntwin: ok\n\"7\": ok\nStart: ok\n"))
 	require.NoError(t, err)
 	find := func(key string) []string {
 		switch key {
@@ -67,15 +84,24 @@ func TestResolveReportsEveryUnknownKey(t *testing.T) {
 			return []string{"7"}
 		case "twin":
 			return []string{"8", "9"}
+		case "Start":
+			return []string{"1"}
 		}
 		return nil
 	}
-	_, err = a.Resolve(find, func(string) (string, bool) { return "Run tests", false })
+	info := func(id string) (string, string) {
+		if id == "1" {
+			return "Start", types.RoleTerminator
+		}
+		return "Run tests", types.RoleProcess
+	}
+	_, err = a.Resolve(find, info)
 	require.Error(t, err)
 	for _, want := range []string{
 		`a.yaml:2: no node has the id or text "nope"`,
 		`a.yaml:3: nodes 8, 9 all have the text "twin"; key them by id`,
 		`a.yaml:4: node 7 already has replies at line 1`,
+		`a.yaml:5: node 1 "Start" is a terminator: it never reaches an agent, so it takes no replies`,
 	} {
 		assert.Contains(t, err.Error(), want)
 	}
@@ -99,6 +125,11 @@ func TestRender(t *testing.T) {
 		{"ok", true, false, `{"answer":"ok"}`, ""},
 		{`say "hi" $(touch X)`, true, false, `{"answer":"say \"hi\" $(touch X)"}`, ""},
 		{"All done.\nno JSON here", false, false, "All done.\nno JSON here", ""},
+		{"raw: Yes", true, false, "Yes", ""},
+		{"RAW: OK", false, true, "OK", ""},
+		{"raw: error: x", false, false, "error: x", ""},
+		{"raw: {\"completed\": true", false, false, `{"completed": true`, ""},
+		{"raw:", false, false, "", ""},
 	}
 	for _, tt := range tests {
 		out, errText := Render(tt.reply, tt.decision, tt.validation)
@@ -121,7 +152,14 @@ func TestRecordedRepliesRenderTheSameResponse(t *testing.T) {
 		{"process ok", false, false, "Done.\n```json\n{\"completed\": true}\n```", "ok"},
 		{"process fail", false, false, `{"completed": false, "comments": ["the build is red"]}`, "fail: the build is red"},
 		{"process full", false, false, `{"completed": true, "secs_taken": 3.5, "comments": ["a", "b"]}`, `{"completed":true,"secs_taken":3.5,"comments":["a","b"]}`},
-		{"process unparseable", false, false, "I could not do it", "I could not do it"},
+		{"process unparseable", false, false, "I could not do it", "raw: I could not do it"},
+		// Text that did not parse is recorded raw, even when it reads as
+		// a shorthand or a label: replayed bare, it would parse.
+		{"process bare OK", false, false, "OK", "raw: OK"},
+		{"process shorthand-looking", false, false, "fail: nothing to do", "raw: fail: nothing to do"},
+		{"validation prose", false, true, "Looks good to me.", "raw: Looks good to me."},
+		{"decision bare label", true, false, "Yes", "raw: Yes"},
+		{"decision error-looking prose", true, false, "error: x", "raw: error: x"},
 		{"validation ok", false, true, `{"fully_completed": true}`, "ok"},
 		{"validation fail", false, true, `{"fully_completed": false, "should_retry": true, "warnings": ["no test"]}`, "fail: no test"},
 		{"validation partial", false, true, `{"fully_completed": false, "partially_completed": true, "warnings": ["x"]}`, `{"fully_completed":false,"partially_completed":true,"warnings":["x"]}`},
@@ -186,7 +224,7 @@ func TestRecorderYAMLParsesBack(t *testing.T) {
 		}
 		got = append(got, append([]string{e.Key}, rs...))
 	}
-	assert.Equal(t, [][]string{{"2", "ok", "ok"}, {"3", "No", "Yes"}, {"4", "line one\n  line two: \"quoted\""}}, got)
+	assert.Equal(t, [][]string{{"2", "ok", "ok"}, {"3", "No", "Yes"}, {"4", "raw: line one\n  line two: \"quoted\""}}, got)
 	assert.Equal(t, 5, r.Len())
 
 	empty, err := (&Recorder{}).YAML("nothing")
@@ -203,6 +241,7 @@ func TestServeTakesRepliesInOrder(t *testing.T) {
 	require.NoError(t, WritePlan(plan, &Plan{Answers: "/charts/answers.yaml", Nodes: map[string]*Node{
 		"2": {Text: "Run the tests", Replies: []Reply{{"ok", 3}, {"fail: no test", 3}}, Line: 3},
 		"3": {Text: "Passed?", Decision: true, Replies: []Reply{{"No", 5}}, Line: 5},
+		"4": {Text: "Deploy"},
 	}}))
 	call := func(node, purpose string) (int, string, string) {
 		env := map[string]string{EnvPlan: plan, EnvNode: node, EnvPurpose: purpose}
@@ -226,6 +265,9 @@ func TestServeTakesRepliesInOrder(t *testing.T) {
 	code, _, stderr = call("9", "run")
 	assert.Equal(t, 1, code)
 	assert.Contains(t, stderr, "node 9 has no replies in /charts/answers.yaml")
+	code, _, stderr = call("4", "run")
+	assert.Equal(t, 1, code)
+	assert.Equal(t, "replay: node 4 \"Deploy\" has no replies in /charts/answers.yaml; add a list under \"4\"\n", stderr)
 
 	code, _, stderr = func() (int, string, string) {
 		var errb bytes.Buffer
@@ -235,4 +277,23 @@ func TestServeTakesRepliesInOrder(t *testing.T) {
 	assert.Contains(t, stderr, "dtree run CHART --answers FILE")
 	_, err := os.Stat(plan + ".state")
 	assert.NoError(t, err)
+}
+
+// Unused names the nodes whose replies a run left, in the file's order.
+func TestUnused(t *testing.T) {
+	t.Parallel()
+	plan := filepath.Join(t.TempDir(), ".replay-plan.json")
+	p := &Plan{Answers: "a.yaml", Nodes: map[string]*Node{
+		"2": {Text: "Build", Replies: []Reply{{"ok", 4}, {"ok", 4}}, Line: 4},
+		"3": {Text: "Test", Replies: []Reply{{"ok", 2}, {"ok", 2}, {"ok", 2}}, Line: 2},
+		"5": {Text: "Ship", Replies: []Reply{{"ok", 7}}, Line: 7},
+		"6": {Text: "Not in the file"},
+	}}
+	left, err := Unused(plan, p)
+	require.NoError(t, err)
+	assert.Equal(t, []Leftover{{"3", "Test", 2, 3}, {"2", "Build", 4, 2}, {"5", "Ship", 7, 1}}, left, "no call made: everything is left")
+	require.NoError(t, writeState(plan+".state", map[string]int{"2": 2, "3": 1, "5": 1}))
+	left, err = Unused(plan, p)
+	require.NoError(t, err)
+	assert.Equal(t, []Leftover{{"3", "Test", 2, 2}}, left)
 }

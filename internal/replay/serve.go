@@ -40,8 +40,11 @@ func Serve(getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer
 	}
 	id, purpose := getenv(EnvNode), getenv(EnvPurpose)
 	node := plan.Nodes[id]
-	if node == nil {
+	switch {
+	case node == nil:
 		return fail("node %s has no replies in %s; add a list under %q", id, plan.Answers, id)
+	case len(node.Replies) == 0:
+		return fail("node %s %q has no replies in %s; add a list under %q", id, types.Excerpt(node.Text, 60), plan.Answers, id)
 	}
 	used, err := readState(planPath + ".state")
 	if err != nil {
@@ -72,13 +75,16 @@ func Serve(getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer
 // Render turns a reply into what an agent would print. Shorthands:
 // "ok" (completed, or validation passed), "fail: why" (not completed, or
 // validation failed with why as its warning), "error: why" (the call
-// fails: errText is set). A JSON object is printed as written; a
-// decision's other replies are its answer; other text is printed as is,
-// as an agent's prose would be.
+// fails: errText is set), "raw: text" (text printed exactly, however it
+// reads: how answers.yaml records a reply that did not parse). A JSON
+// object is printed as written; a decision's other replies are its
+// answer; other text is printed as is, as an agent's prose would be.
 func Render(reply string, decision, validation bool) (out, errText string) {
 	t := strings.TrimSpace(reply)
 	lower := strings.ToLower(t)
 	switch {
+	case strings.HasPrefix(lower, "raw:"):
+		return strings.TrimPrefix(t[len("raw:"):], " "), ""
 	case strings.HasPrefix(lower, "error:"):
 		return "", strings.TrimSpace(t[len("error:"):])
 	case strings.HasPrefix(t, "{"):

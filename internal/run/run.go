@@ -42,6 +42,10 @@ type Options struct {
 	// Backoff is the wait before attempt n+1 after an agent error on
 	// attempt n (exponential: 1s, 2s, 4s … 30s when nil).
 	Backoff func(n int) time.Duration
+	// ReplayCommand is the command line that replays this run from its
+	// answers.yaml, with the flags that chose its path; answers.yaml says
+	// it in its header. Empty: dtree run CHART --answers FILE.
+	ReplayCommand string
 }
 
 // Progress hears about the run as it goes; the command prints it.
@@ -323,8 +327,12 @@ func (w *walker) saveAnswers() {
 		return
 	}
 	path := filepath.Join(w.o.Log.Dir, "answers.yaml")
-	header := fmt.Sprintf("Answers recorded by dtree run %s (%s) of %s.\nTake the same path again without an agent:\n  dtree run %s --answers %s",
-		w.o.Log.RunID, w.sum.Status, w.o.Chart.Doc.Source, w.o.Chart.Doc.Source, path)
+	replay := w.o.ReplayCommand
+	if replay == "" {
+		replay = fmt.Sprintf("dtree run %s --answers %s", w.o.Chart.Doc.Source, path)
+	}
+	header := fmt.Sprintf("Answers recorded by dtree run %s (%s) of %s.\nTake the same path again without an agent:\n  %s",
+		w.o.Log.RunID, w.sum.Status, w.o.Chart.Doc.Source, replay)
 	b, err := w.replies.YAML(header)
 	if err == nil {
 		err = w.o.Log.WriteFile("answers.yaml", b)
