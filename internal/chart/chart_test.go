@@ -308,3 +308,20 @@ func TestOnPage(t *testing.T) {
 	assert.NotNil(t, out, "an empty result is an empty list, for JSON")
 	assert.Empty(t, out)
 }
+
+// The digest changes with the graph a run walks, not with texts.
+func TestDigest(t *testing.T) {
+	t.Parallel()
+	digest := func(csv, page string) string {
+		doc, err := document.FromCSV(strings.NewReader(csv))
+		require.NoError(t, err)
+		return chart.Check(doc, chart.Options{Defaults: types.BuiltinDefaults(), Names: agent.Names{}}).Digest(page)
+	}
+	base := digest(twoPages, "2")
+	assert.Len(t, base, 64)
+	assert.Equal(t, base, digest(twoPages, "2"), "stable")
+	assert.NotEqual(t, base, digest(twoPages, "11"), "another page")
+	assert.Equal(t, base, digest(strings.Replace(twoPages, "Compile", "Compile it all", 1), "2"), "a text edited")
+	assert.NotEqual(t, base, digest(strings.Replace(twoPages, ",,,yes,", ",,,Yes!,", 1), "2"), "a label changed")
+	assert.NotEqual(t, base, digest(strings.Replace(twoPages, "10,Line,,2,,,5,4,", "10,Line,,2,,,5,3,", 1), "2"), "an edge moved")
+}

@@ -109,6 +109,7 @@ func Walk(ctx context.Context, o Options) (*Summary, error) {
 	w.sum = newSummary(o)
 	w.event("run_start", map[string]any{
 		"chart": o.Chart.Doc.Title, "source": o.Chart.Doc.Source, "page": o.Page.ID,
+		"graph_digest": o.Chart.Digest(o.Page.ID),
 		"start": o.Start, "workdir": o.Workdir, "max_steps": o.MaxSteps, "no_validate": o.NoValidate,
 		"settings": o.Settings,
 	})
