@@ -150,4 +150,7 @@ func (p *progress) finished(s *run.Summary) {
 	if len(s.Path) > 0 {
 		p.printf("path: %s\n", strings.Join(s.Path, " → "))
 	}
+	if s.Logs.Graph != "" {
+		p.printf("picture: %s\n", s.Logs.Graph)
+	}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/dtree-dev/dtree/internal/agent"
 	"github.com/dtree-dev/dtree/internal/chart"
+	"github.com/dtree-dev/dtree/internal/export"
 	"github.com/dtree-dev/dtree/internal/nodeconf"
 	"github.com/dtree-dev/dtree/internal/replay"
 	"github.com/dtree-dev/dtree/internal/run"
@@ -174,6 +175,7 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 		Workdir: workdir, Env: env, MaxSteps: o.maxSteps, NoValidate: o.noValidate,
 		Log: log, Progress: p, Backoff: wait, Settings: settingsForLog(s), Model: o.model,
 		ReplayCommand: replayCommand(path, fs, filepath.Join(log.Dir, "answers.yaml")),
+		Picture:       runPicture(s.WriteLogGraph, log.Dir, c.Doc),
 	})
 	if answers != nil && sum.Status == run.StatusSucceeded {
 		warnUnused(stderr, filepath.Join(log.Dir, ".replay-plan.json"), answers)
@@ -432,6 +434,23 @@ func loadAnswers(c *chart.Chart, page types.Page, path string) (*replay.Plan, er
 		n.Settings = s
 	}
 	return plan, nil
+}
+
+// runPicture draws a run's graph.svg into its directory when it ends
+// (write_log_graph), but not for a page too large for SVG: that run has no
+// picture, which is not an error.
+func runPicture(on bool, dir string, doc *types.Document) func() (string, error) {
+	if !on {
+		return nil
+	}
+	return func() (string, error) {
+		path, err := export.WriteRunPicture(dir, doc, "svg")
+		var large *export.TooLargeError
+		if errors.As(err, &large) {
+			return "", nil
+		}
+		return path, err
+	}
 }
 
 // replayCommand is the command that replays a run from its answers.yaml:

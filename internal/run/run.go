@@ -42,6 +42,11 @@ type Options struct {
 	// Backoff is the wait before attempt n+1 after an agent error on
 	// attempt n (exponential: 1s, 2s, 4s … 30s when nil).
 	Backoff func(n int) time.Duration
+	// Picture, when set, draws the run once it has ended (run_end is in
+	// events.jsonl) and returns the file's path, "" when it drew none;
+	// short.json and the summary name it. A failure is the summary's
+	// log_error, never the run's.
+	Picture func() (string, error)
 	// ReplayCommand is the command line that replays this run from its
 	// answers.yaml, with the flags that chose its path; answers.yaml says
 	// it in its header. Empty: dtree run CHART --answers FILE.
@@ -110,7 +115,7 @@ func Walk(ctx context.Context, o Options) (*Summary, error) {
 	w.event("run_start", map[string]any{
 		"chart": o.Chart.Doc.Title, "source": o.Chart.Doc.Source, "page": o.Page.ID,
 		"graph_digest": o.Chart.Digest(o.Page.ID),
-		"start": o.Start, "workdir": o.Workdir, "max_steps": o.MaxSteps, "no_validate": o.NoValidate,
+		"start":        o.Start, "workdir": o.Workdir, "max_steps": o.MaxSteps, "no_validate": o.NoValidate,
 		"settings": o.Settings,
 	})
 	err := w.walk(ctx)
@@ -317,8 +322,24 @@ func (w *walker) finish(err error) {
 	w.sum.DurationMS = time.Since(w.started).Milliseconds()
 	w.event("run_end", map[string]any{"status": w.sum.Status, "exit_code": w.sum.ExitCode,
 		"error": w.sum.Error, "path": w.sum.Path, "steps": len(w.sum.Nodes), "usage": w.sum.Usage})
+	w.drawPicture()
 	w.saveShort(w.sum.Status)
 	w.saveAnswers()
+}
+
+// drawPicture has the run's picture drawn, after run_end, which it shows.
+func (w *walker) drawPicture() {
+	if w.o.Picture == nil {
+		return
+	}
+	path, err := w.o.Picture()
+	if err != nil {
+		if w.sum.LogError == "" {
+			w.sum.LogError = "draw the run: " + err.Error()
+		}
+		return
+	}
+	w.sum.Logs.Graph = path
 }
 
 // saveAnswers writes answers.yaml: every reply of the run in the replay

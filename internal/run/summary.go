@@ -53,6 +53,9 @@ type Logs struct {
 	Long   string `json:"long"`
 	// Answers is answers.yaml: every reply, for --answers (readme/replay.md).
 	Answers string `json:"answers"`
+	// Graph is graph.svg: the chart with the run's path marked on it
+	// (write_log_graph; readme/graph.md).
+	Graph string `json:"graph"`
 }
 
 // NodeResult is one visit of a node.
@@ -150,7 +153,8 @@ func (s *Summary) shortJSON() [][]byte {
 		Error         string           `json:"error,omitempty"`
 		Path          []string         `json:"path"`
 		Usage         types.UsageTotal `json:"usage"`
-	}{s.FormatVersion, s.RunID, s.Title, s.Source, s.Status, s.Error, s.Path, s.Usage})
+		Graph         string           `json:"graph,omitempty"`
+	}{s.FormatVersion, s.RunID, s.Title, s.Source, s.Status, s.Error, s.Path, s.Usage, s.Logs.Graph})
 	head = append(head[:len(head)-1], ",\n\"nodes\": [\n"...)
 	return [][]byte{head, s.shortNodes[:len(s.shortNodes):len(s.shortNodes)], []byte("\n]}\n")}
 }

@@ -22,6 +22,7 @@ const (
 	KeyLogDir             = "log_dir"
 	KeyWriteLogShort      = "write_log_short"
 	KeyWriteLogLong       = "write_log_long"
+	KeyWriteLogGraph      = "write_log_graph"
 	// KeyCLIs holds the custom CLI definitions; it is edited in the file,
 	// not with `dtree settings set`.
 	KeyCLIs = "clis"
@@ -71,6 +72,8 @@ var keys = []Key{
 		Help: "write short.json, the run's summary, in the run's log directory"},
 	{Name: KeyWriteLogLong, Env: "DTREE_WRITE_LOG_LONG", Default: "true", kind: kindBool,
 		Help: "write long.log, every agent call's full output, in the run's log directory"},
+	{Name: KeyWriteLogGraph, Env: "DTREE_WRITE_LOG_GRAPH", Default: "true", kind: kindBool,
+		Help: "write graph.svg, the chart with the run's path marked, in the run's log directory when it ends"},
 }
 
 // Keys returns the scalar settings, in the order `dtree settings list`

@@ -78,7 +78,7 @@ func TestLoadPrecedence(t *testing.T) {
 		{
 			name: "built-in defaults",
 			want: map[string]string{"default_cli": "claude", "default_validate_cli": "", "default_retry_cli": "", "default_retry_count": "3",
-				"default_timeout": "10m0s", "log_dir": ".dtree/runs", "write_log_short": "true", "write_log_long": "true"},
+				"default_timeout": "10m0s", "log_dir": ".dtree/runs", "write_log_short": "true", "write_log_long": "true", "write_log_graph": "true"},
 			from: map[string]settings.Layer{"default_cli": settings.LayerDefault, "default_timeout": settings.LayerDefault},
 		},
 		{
@@ -238,6 +238,6 @@ func TestKeys(t *testing.T) {
 		assert.NotEmpty(t, k.Help, k.Name)
 	}
 	assert.Equal(t, []string{"default_cli", "default_validate_cli", "default_retry_cli", "default_retry_count",
-		"default_timeout", "log_dir", "write_log_short", "write_log_long"}, names)
+		"default_timeout", "log_dir", "write_log_short", "write_log_long", "write_log_graph"}, names)
 	assert.Equal(t, append(names, "clis"), settings.KeyNames())
 }

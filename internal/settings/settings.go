@@ -25,6 +25,7 @@ type Settings struct {
 	LogDir             string
 	WriteLogShort      bool
 	WriteLogLong       bool
+	WriteLogGraph      bool
 	// CLIs are the custom CLI definitions, keyed by their lower-case name;
 	// one with a built-in's name replaces the built-in.
 	CLIs map[string]agent.Definition
@@ -84,6 +85,8 @@ func (s *Settings) Value(key string) (string, bool) {
 		return fmt.Sprint(s.WriteLogShort), true
 	case KeyWriteLogLong:
 		return fmt.Sprint(s.WriteLogLong), true
+	case KeyWriteLogGraph:
+		return fmt.Sprint(s.WriteLogGraph), true
 	}
 	return "", false
 }
@@ -108,6 +111,8 @@ func (s *Settings) set(key, v string) error {
 		s.WriteLogShort = v == "true"
 	case KeyWriteLogLong:
 		s.WriteLogLong = v == "true"
+	case KeyWriteLogGraph:
+		s.WriteLogGraph = v == "true"
 	default:
 		err = fmt.Errorf("unknown setting %q", key)
 	}
