@@ -131,7 +131,7 @@ func (d *dryRun) finished(sum *run.Summary) {
 func dryAnswers(c *chart.Chart, page string, flags []string) (map[string][]string, error) {
 	out := map[string][]string{}
 	for _, f := range flags {
-		key, label, ok := strings.Cut(f, "=")
+		key, label, ok := splitAnswer(c, page, f)
 		if !ok || strings.TrimSpace(key) == "" {
 			return nil, &UsageError{Err: fmt.Errorf("--answer %q: want NODE=LABEL", f),
 				Hint: "NODE is a decision's id or text, LABEL one of its branch labels: --answer 3=No"}
@@ -161,6 +161,18 @@ func dryAnswers(c *chart.Chart, page string, flags []string) (map[string][]strin
 		out[ids[0]] = append(out[ids[0]], match)
 	}
 	return out, nil
+}
+
+// splitAnswer splits --answer NODE=LABEL at the first '=' after which
+// NODE names a node, so a node's text may hold '=' too ("x = 1?=Yes");
+// with no such split, at the first '='.
+func splitAnswer(c *chart.Chart, page, f string) (key, label string, ok bool) {
+	for i := range len(f) {
+		if f[i] == '=' && len(c.FindNode(page, f[:i])) > 0 {
+			return f[:i], f[i+1:], true
+		}
+	}
+	return strings.Cut(f, "=")
 }
 
 // envValue is the last value of name in env, as exec takes it.
