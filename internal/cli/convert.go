@@ -26,7 +26,7 @@ func (a *App) newConvert() *cobra.Command {
 		Use:   "convert CHART --to yaml|json|csv|mermaid|dot [-o FILE]",
 		Short: "Write a chart in another format",
 		Long: `Convert imports CHART (a file, or - for stdin) and writes it as dtree's YAML,
-Lucid API JSON, a Lucid CSV that Lucid can import, a Mermaid flowchart or a
+Lucid API JSON, a CSV in the layout of Lucid's export, a Mermaid flowchart or a
 Graphviz DOT graph: on stdout, or atomically to -o FILE. Without --to the
 format comes from FILE's extension. The graph, texts, tags and metadata are
 kept; what a format cannot hold (tags in JSON, swim lanes, comments) is

@@ -66,12 +66,13 @@ func csvShape(n *types.Node) (name, library string) {
 	return shape, "Standard"
 }
 
-// CSV writes doc as a Lucid "CSV of shape data" file, the layout Lucid
-// exports and its CSV import reads: a Document row, then per page its Page
-// row, its shapes and its lines, with ids 1..N in row order (Lucid numbers
-// rows so; the chart's own ids are not kept). Lines carry an arrowhead at
-// their destination. Tags are joined with "; ". It returns what the CSV
-// drops.
+// CSV writes doc as a Lucid "CSV of shape data" file, in the layout Lucid
+// exports (that Lucid's CSV import reads it whole is not confirmed:
+// readme/convert.md): a Document row, then per page its Page row, its
+// shapes and its lines, with ids 1..N in row order (Lucid numbers rows so;
+// the chart's own ids are not kept). Lines carry an arrowhead at their
+// destination. Tags are joined with "; ", which dtree reads back; how
+// Lucid joins several tags is unconfirmed. It returns what the CSV drops.
 func CSV(w io.Writer, doc *types.Document) ([]string, error) {
 	keys, err := customKeys(doc)
 	if err != nil {
