@@ -54,7 +54,7 @@ e2e:
 # Rewrites the golden files and testscript expectations from the current
 # output; review the diff before committing it.
 golden:
-	$(GO) test ./internal/cli/ -run 'TestGoldenCharts|TestScript' -update
+	$(GO) test ./internal/cli/ -run 'TestGolden|TestScript' -update
 
 # Each fuzz target in turn: `go test -fuzz` takes one target and one package
 # at a time. FUZZTIME=5m make fuzz for a longer run.

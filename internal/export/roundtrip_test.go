@@ -20,25 +20,32 @@ import (
 	"github.com/dtree-dev/dtree/types"
 )
 
-// cleanCharts returns every chart under testdata/charts that imports and
-// lints without errors: the charts convert accepts.
+// testdata is the repository's testdata directory.
+var testdata = filepath.Join("..", "..", "testdata")
+
+// cleanCharts returns every chart under testdata/charts, and the
+// quickstart chart, that imports and lints without errors: the charts
+// convert accepts. Each is keyed by its path under testdata.
 func cleanCharts(t *testing.T) map[string]*types.Document {
 	t.Helper()
 	out := map[string]*types.Document{}
-	root := filepath.Join("..", "..", "testdata", "charts")
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !slices.Contains([]string{".csv", ".json", ".yaml"}, filepath.Ext(p)) {
-			return err
-		}
+	add := func(p string) {
 		doc, err := document.Read(p, "", nil)
 		require.NoError(t, err, p)
 		if c := chart.Check(doc, chart.Options{Defaults: types.BuiltinDefaults(), Names: anyCLI{}}); len(c.Errors) == 0 {
-			rel, _ := filepath.Rel(root, p)
+			rel, _ := filepath.Rel(testdata, p)
 			out[filepath.ToSlash(rel)] = doc
 		}
-		return nil
+	}
+	err := filepath.WalkDir(filepath.Join(testdata, "charts"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && slices.Contains([]string{".csv", ".json", ".yaml"}, filepath.Ext(p)) {
+			add(p)
+		}
+		return err
 	})
 	require.NoError(t, err)
+	add(filepath.Join(testdata, "quickstart", "update-deps.csv"))
+	require.Contains(t, out, "quickstart/update-deps.csv", "the quickstart chart has no errors")
 	require.Greater(t, len(out), 20)
 	return out
 }
@@ -228,7 +235,7 @@ func TestCSVKeepsShapeLibraries(t *testing.T) {
 		if filepath.Ext(name) != ".csv" {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "charts", filepath.FromSlash(name)))
+		data, err := os.ReadFile(filepath.Join(testdata, filepath.FromSlash(name)))
 		require.NoError(t, err)
 		orig := map[string][2]string{}
 		for _, r := range shapeRows(t, data) {
