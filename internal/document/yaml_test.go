@@ -169,6 +169,8 @@ nodes:
 		msg:   `names "nope", which is not in the chart`,
 		check: func(t *testing.T, doc *types.Document) {
 			assert.Equal(t, "1", doc.Errors[0].Page)
+			assert.Contains(t, doc.Errors[0].Hint, "drag the line", "the reader leaves hints to Localize")
+			document.Localize(doc.Format, doc.Errors)
 			assert.Contains(t, doc.Errors[0].Hint, "next:")
 		},
 	},
