@@ -132,7 +132,8 @@ func pageByID(c *chart.Chart, id string) *types.Page {
 // or latest under log_dir.
 func (a *App) runDir(run, logDir, config string) (string, error) {
 	dir := run
-	if !strings.ContainsRune(run, '/') && !strings.ContainsRune(run, filepath.Separator) {
+	byName := !strings.ContainsRune(run, '/') && !strings.ContainsRune(run, filepath.Separator)
+	if byName {
 		if logDir == "" {
 			s, err := a.settings(config)
 			if err != nil {
@@ -148,13 +149,33 @@ func (a *App) runDir(run, logDir, config string) (string, error) {
 	}
 	if err != nil {
 		hint := "pass --run latest, a run id, or a run directory"
-		if errors.Is(err, fs.ErrNotExist) {
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && byName && !hasRuns(logDir):
+			// "pass --run latest" would send the user to what is missing
+			err = fmt.Errorf("no run %q: there are no runs yet in %s", run, logDir)
+			hint = "run the chart first (dtree run CHART), then draw it with --run latest; pass --log-dir if its runs are elsewhere"
+		case errors.Is(err, fs.ErrNotExist):
 			err = fmt.Errorf("no run %q: %s does not exist", run, dir)
 			hint = "pass --run latest, or a run id from " + filepath.Dir(dir) + " (set --log-dir if the runs are elsewhere)"
 		}
 		return "", &UsageError{Err: err, Hint: hint}
 	}
 	return dir, nil
+}
+
+// hasRuns reports whether the log directory holds any run: a directory
+// with an events.jsonl.
+func hasRuns(logDir string) bool {
+	entries, err := os.ReadDir(logDir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if _, err := os.Stat(filepath.Join(logDir, e.Name(), "events.jsonl")); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // checkTrace refuses a run of another chart. A run records the digest
