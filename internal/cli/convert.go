@@ -72,6 +72,15 @@ func outputFormat(flag, name, out string, allowed []string) (string, error) {
 func (a *App) convert(path string, o convertOptions) error {
 	to, err := outputFormat(o.to, "to", o.out, export.Formats)
 	if err != nil {
+		if strings.EqualFold(o.to, "svg") || (o.to == "" && strings.EqualFold(filepath.Ext(o.out), ".svg")) {
+			// SVG is laid out by graph; convert's formats do not have it
+			out := o.out
+			if out == "" {
+				out = "chart.svg"
+			}
+			return &UsageError{Err: fmt.Errorf("convert does not draw SVG"),
+				Hint: "draw it with dtree graph: " + shellJoin([]string{"dtree", "graph", "--format", "svg", "-o", out, path})}
+		}
 		return err
 	}
 	c, err := a.loadClean(path, o.chartFlags, nil)
