@@ -90,10 +90,11 @@ func FromYAML(r io.Reader) (*types.Document, error) {
 // yamlReader walks the YAML node tree into the builder.
 type yamlReader struct {
 	b         *builder
-	bad       int            // malformed_yaml errors so far
-	defaults  []yamlPair     // defaults: other than tags, in file order
-	defTags   []string       // defaults: tags
-	nodeLines map[string]int // node id -> its line, for duplicates
+	bad       int             // malformed_yaml errors so far
+	reported  map[string]bool // malformed_yaml messages, with their lines
+	defaults  []yamlPair      // defaults: other than tags, in file order
+	defTags   []string        // defaults: tags
+	nodeLines map[string]int  // node id -> its line, for duplicates
 	edges     []yamlEdge
 	pages     int
 }
@@ -112,15 +113,25 @@ type yamlEdge struct {
 // maxYAMLErrors bounds the malformed_yaml errors reported for one file.
 const maxYAMLErrors = 50
 
-// malformed reports what is wrong with the YAML itself.
+// malformed reports what is wrong with the YAML itself, each (line,
+// message) once: an alias reads the node it names again, so a mistake in
+// an anchored node would otherwise be reported once per alias (up to the
+// limit, for a file of aliases of aliases).
 func (y *yamlReader) malformed(line int, format string, args ...any) {
-	y.bad++
-	if y.bad > maxYAMLErrors {
-		return
-	}
 	msg := fmt.Sprintf(format, args...)
 	if line > 0 {
 		msg = fmt.Sprintf("line %d: %s", line, msg)
+	}
+	if y.reported[msg] {
+		return
+	}
+	if y.reported == nil {
+		y.reported = map[string]bool{}
+	}
+	y.reported[msg] = true
+	y.bad++
+	if y.bad > maxYAMLErrors {
+		return
 	}
 	y.b.errorf("malformed_yaml", nil, line, yamlHint, "%s", msg)
 }

@@ -253,6 +253,17 @@ nodes:
 		},
 	},
 	{
+		// Each alias reads the anchored node again: its two mistakes are
+		// reported once each, not once per alias up to the limit.
+		name:  "a mistake reached through aliases is reported once",
+		in:    "nodes:\n  - &n {id: a, txt: A}\n" + strings.Repeat("  - *n\n", 60),
+		diags: []string{"error malformed_yaml 2", "error malformed_yaml 2"},
+		msg:   `line 2: unknown key "txt" in a node; did you mean text?`,
+		check: func(t *testing.T, doc *types.Document) {
+			assert.Contains(t, doc.Errors[1].Message, `line 2: id "a" is used again`)
+		},
+	},
+	{
 		name:  "numbers and booleans are text as written",
 		in:    "nodes:\n  - {id: 3, text: 1.50, metadata: {validate: no, timeout: 0x10}}\n",
 		diags: []string{},
