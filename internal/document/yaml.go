@@ -274,6 +274,7 @@ func (y *yamlReader) readNode(m *yaml.Node, page string) {
 	n := types.Node{Page: page, Tags: []string{}, TextAreas: []string{}, Comments: []string{}, Line: m.Line}
 	kind, hasID := "", false
 	var edges []yamlEdge
+	var nextKey, branchesKey *yaml.Node
 	y.fields(m, YAMLNodeKeys, "a node", func(key string, k, v *yaml.Node) {
 		switch key {
 		case "id":
@@ -298,11 +299,19 @@ func (y *yamlReader) readNode(m *yaml.Node, page string) {
 		case "metadata":
 			n.Metadata = y.metadata(v)
 		case "next":
+			nextKey = k
 			edges = append(edges, y.nexts(v)...)
 		case "branches":
+			branchesKey = k
 			edges = append(edges, y.branches(v)...)
 		}
 	})
+	if nextKey != nil && branchesKey != nil {
+		// Every way out of a node with branches: needs a label; next:
+		// beside it would be an unlabeled one.
+		y.malformed(max(nextKey.Line, branchesKey.Line), "the node has next: (line %d) and branches: (line %d); list every way out under branches:, each with its label",
+			nextKey.Line, branchesKey.Line)
+	}
 	if !hasID || n.ID == "" {
 		y.malformed(m.Line, "the node has no id:; give every node an id that next: and branches: can name")
 		return

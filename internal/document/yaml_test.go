@@ -204,6 +204,12 @@ nodes:
 		},
 	},
 	{
+		name:  "next: and branches: on one node",
+		in:    "nodes:\n  - id: a\n    next: b\n    branches: {\"Yes\": c}\n  - {id: b}\n  - {id: c}\n",
+		diags: []string{"error malformed_yaml 4"},
+		msg:   "line 4: the node has next: (line 3) and branches: (line 4); list every way out under branches:",
+	},
+	{
 		name:  "a repeated way out is a duplicate line",
 		in:    "nodes:\n  - id: a\n    next: [b, b]\n  - {id: b}\n",
 		diags: []string{"warning duplicate_line 3"},
