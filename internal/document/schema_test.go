@@ -6,9 +6,11 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -103,6 +105,15 @@ func TestSchemaAgreesWithTheImporter(t *testing.T) {
 		{"nodes: [{id: a, next: [b, c]}, {id: b}, {id: c}]\n", false}, // unlabeled_branch: a graph error
 		{"nodes: [{id: a, next: b, branches: {x: c}}, {id: b}, {id: c}]\n", true},
 		{"nodes: [{id: a, branches: {x: b}, next: [c]}, {id: b}, {id: c}]\n", true},
+		{"nodes: [{id: \"\"}]\n", true},
+		{"nodes: [{id: \"  \"}]\n", true},
+		{"nodes: [{id: }]\n", true},
+		{"nodes: [{id: 0}]\n", false},
+		{"nodes: [{id: a, next: \"\"}]\n", true},
+		{"nodes: [{id: a, next: [b, \" \"]}, {id: b}]\n", true},
+		{"nodes: [{id: a, branches: {x: \"\"}}]\n", true},
+		{"pages: [{id: \"\", nodes: [{id: a}]}]\n", false}, // a page's id defaults to its number
+		{"pages: [{id: , nodes: [{id: a}]}]\n", false},
 	} {
 		doc, err := document.FromYAML(strings.NewReader(tc.in))
 		require.NoError(t, err)
@@ -122,6 +133,7 @@ func TestSchemaValidatorCatches(t *testing.T) {
 		"title: x\n",
 		"nodes: []\npages: []\n",
 		"nodes: [{text: no id}]\n",
+		"nodes: [{id: \"\"}]\n",
 		"nodes: [{id: a, kind: loop}]\n",
 		"nodes: [{id: a, metadata: {retries: [1]}}]\n",
 		"nodes: [{id: a, branches: [b]}]\n",
@@ -137,7 +149,7 @@ func TestSchemaValidatorCatches(t *testing.T) {
 
 // validate checks v against the part of JSON Schema that chart.schema.json
 // uses: $ref, type, enum, properties, additionalProperties, required,
-// items, oneOf and not. It returns what does not hold.
+// items, oneOf, not, minLength and pattern. It returns what does not hold.
 func validate(root, s map[string]any, v any, at string) []string {
 	if ref, ok := s["$ref"].(string); ok {
 		target := root
@@ -162,6 +174,14 @@ func validate(root, s map[string]any, v any, at string) []string {
 		}
 		if n != 1 {
 			out = append(out, fmt.Sprintf("%s: matches %d of oneOf", at, n))
+		}
+	}
+	if str, ok := v.(string); ok {
+		if n, ok := s["minLength"].(float64); ok && float64(utf8.RuneCountInString(str)) < n {
+			out = append(out, fmt.Sprintf("%s: %q is shorter than %v", at, str, n))
+		}
+		if p, ok := s["pattern"].(string); ok && !regexp.MustCompile(p).MatchString(str) {
+			out = append(out, fmt.Sprintf("%s: %q does not match %s", at, str, p))
 		}
 	}
 	if not, ok := s["not"].(map[string]any); ok && len(validate(root, not, v, at)) == 0 {
