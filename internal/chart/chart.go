@@ -83,6 +83,8 @@ func Check(doc *types.Document, opts Options) *Chart {
 	<-linted
 	c.Errors = append(c.Errors, lintErrs...)
 	c.Warnings = append(c.Warnings, lintWarns...)
+	document.Localize(doc.Format, c.Errors)
+	document.Localize(doc.Format, c.Warnings)
 	if c.Errors == nil {
 		c.Errors = []types.Diagnostic{}
 	}

@@ -2,6 +2,7 @@ package chart_test
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -324,4 +325,48 @@ func TestDigest(t *testing.T) {
 	assert.Equal(t, base, digest(strings.Replace(twoPages, "Compile", "Compile it all", 1), "2"), "a text edited")
 	assert.NotEqual(t, base, digest(strings.Replace(twoPages, ",,,yes,", ",,,Yes!,", 1), "2"), "a label changed")
 	assert.NotEqual(t, base, digest(strings.Replace(twoPages, "10,Line,,2,,,5,4,", "10,Line,,2,,,5,3,", 1), "2"), "an edge moved")
+}
+
+// A YAML chart's findings say which key to change, whether the import
+// rules or lint found them; a Lucid chart's keep Lucid's words.
+func TestHintsSpeakTheChartsFormat(t *testing.T) {
+	t.Parallel()
+	check := func(t *testing.T, format, in string) []types.Diagnostic {
+		t.Helper()
+		doc, err := document.Read("-", format, strings.NewReader(in))
+		require.NoError(t, err)
+		c := chart.Check(doc, chart.Options{Defaults: types.BuiltinDefaults(), Names: agent.Names{}})
+		return append(append([]types.Diagnostic{}, c.Errors...), c.Warnings...)
+	}
+	lucidWords := `(?i)shape|draw|\bline\b|lucid|double-click|export`
+	for _, tc := range []struct {
+		class, yaml, hint string
+	}{
+		{"dangling_line", "nodes:\n  - {id: a, next: nope}\n", "next:"},
+		{"unlabeled_branch", "nodes:\n  - {id: a, next: [b, c]}\n  - {id: b}\n  - {id: c}\n", "branches:"},
+		{"end_with_outgoing_line", "nodes:\n  - {id: s, kind: start, next: e}\n  - {id: e, kind: end, next: x}\n  - {id: x}\n", "kind: process"},
+		{"unreachable_node", "nodes:\n  - {id: s, kind: start, next: e}\n  - {id: e, kind: end, next: x}\n  - {id: x}\n", "next:"},
+		{"decision_one_branch", "nodes:\n  - {id: a, kind: decision, next: b}\n  - {id: b}\n", "kind: process"},
+		{"branching_terminator", "nodes:\n  - {id: s, kind: start, branches: {x: a, y: b}}\n  - {id: a}\n  - {id: b}\n", "kind: decision"},
+		{"loop_without_exit", "nodes:\n  - {id: a, next: b}\n  - {id: b, next: a}\n", "branches:"},
+	} {
+		t.Run(tc.class, func(t *testing.T) {
+			t.Parallel()
+			diags := check(t, "yaml", tc.yaml)
+			i := slices.IndexFunc(diags, func(d types.Diagnostic) bool { return d.Class == tc.class })
+			require.GreaterOrEqual(t, i, 0, "%+v", diags)
+			assert.Contains(t, diags[i].Hint, tc.hint)
+			assert.NotRegexp(t, lucidWords, diags[i].Hint)
+		})
+	}
+	// The same finding in a Lucid chart: a Decision shape with one line.
+	diags := check(t, "csv", header+`
+1,Document,,,,,,,,,,Draft,D,,,,
+2,Page,,,,,,,,,,,P,,,,
+3,Decision,Flowchart Shapes,2,,,,,,,,,Ask,,,,
+4,Process,Flowchart Shapes,2,,,,,,,,,Do,,,,
+5,Line,,2,,,3,4,None,Arrow,,,,,,,`)
+	i := slices.IndexFunc(diags, func(d types.Diagnostic) bool { return d.Class == "decision_one_branch" })
+	require.GreaterOrEqual(t, i, 0, "%+v", diags)
+	assert.Contains(t, diags[i].Hint, "change the shape to a Process")
 }

@@ -26,7 +26,7 @@ func (a *App) newConvert() *cobra.Command {
 		Use:   "convert CHART --to yaml|json|csv|mermaid|dot [-o FILE]",
 		Short: "Write a chart in another format",
 		Long: `Convert imports CHART (a file, or - for stdin) and writes it as dtree's YAML,
-Lucid API JSON, a Lucid CSV that Lucid can import, a Mermaid flowchart or a
+Lucid API JSON, a CSV in the layout of Lucid's export, a Mermaid flowchart or a
 Graphviz DOT graph: on stdout, or atomically to -o FILE. Without --to the
 format comes from FILE's extension. The graph, texts, tags and metadata are
 kept; what a format cannot hold (tags in JSON, swim lanes, comments) is
@@ -72,6 +72,15 @@ func outputFormat(flag, name, out string, allowed []string) (string, error) {
 func (a *App) convert(path string, o convertOptions) error {
 	to, err := outputFormat(o.to, "to", o.out, export.Formats)
 	if err != nil {
+		if strings.EqualFold(o.to, "svg") || (o.to == "" && strings.EqualFold(filepath.Ext(o.out), ".svg")) {
+			// SVG is laid out by graph; convert's formats do not have it
+			out := o.out
+			if out == "" {
+				out = "chart.svg"
+			}
+			return &UsageError{Err: fmt.Errorf("convert does not draw SVG"),
+				Hint: "draw it with dtree graph: " + shellJoin([]string{"dtree", "graph", "--format", "svg", "-o", out, path})}
+		}
 		return err
 	}
 	c, err := a.loadClean(path, o.chartFlags, nil)

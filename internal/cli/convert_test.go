@@ -43,6 +43,7 @@ func TestRunDir(t *testing.T) {
 	t.Parallel()
 	logs := t.TempDir()
 	require.NoError(t, os.Mkdir(filepath.Join(logs, "20261122T000000Z-abcdef"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(logs, "20261122T000000Z-abcdef", "events.jsonl"), nil, 0o644))
 	require.NoError(t, os.Symlink("20261122T000000Z-abcdef", filepath.Join(logs, "latest")))
 	require.NoError(t, os.WriteFile(filepath.Join(logs, "file"), nil, 0o644))
 	a := &App{Getenv: noEnv}
@@ -64,5 +65,23 @@ func TestRunDir(t *testing.T) {
 		}
 		require.NoError(t, err, tc.run)
 		assert.Equal(t, tc.want, got)
+	}
+}
+
+// With no runs at all, the hint says to run the chart first: --run
+// latest is what is missing.
+func TestRunDirNoRunsYet(t *testing.T) {
+	t.Parallel()
+	empty := t.TempDir()
+	a := &App{Getenv: noEnv}
+	for _, logs := range []string{empty, filepath.Join(empty, "not-made")} {
+		for _, run := range []string{"latest", "20261122T000000Z-abcdef"} {
+			_, err := a.runDir(run, logs, "")
+			var u *UsageError
+			require.ErrorAs(t, err, &u, run)
+			assert.EqualError(t, u.Err, "no run \""+run+"\": there are no runs yet in "+logs)
+			assert.Contains(t, u.Hint, "run the chart first")
+			assert.NotContains(t, u.Hint, "pass --run latest")
+		}
 	}
 }

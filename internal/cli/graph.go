@@ -132,7 +132,8 @@ func pageByID(c *chart.Chart, id string) *types.Page {
 // or latest under log_dir.
 func (a *App) runDir(run, logDir, config string) (string, error) {
 	dir := run
-	if !strings.ContainsRune(run, '/') && !strings.ContainsRune(run, filepath.Separator) {
+	byName := !strings.ContainsRune(run, '/') && !strings.ContainsRune(run, filepath.Separator)
+	if byName {
 		if logDir == "" {
 			s, err := a.settings(config)
 			if err != nil {
@@ -148,7 +149,12 @@ func (a *App) runDir(run, logDir, config string) (string, error) {
 	}
 	if err != nil {
 		hint := "pass --run latest, a run id, or a run directory"
-		if errors.Is(err, fs.ErrNotExist) {
+		switch {
+		case errors.Is(err, fs.ErrNotExist) && byName && !hasRuns(logDir):
+			// "pass --run latest" would send the user to what is missing
+			err = fmt.Errorf("no run %q: there are no runs yet in %s", run, logDir)
+			hint = "run the chart first (dtree run CHART), then draw it with --run latest; pass --log-dir if its runs are elsewhere"
+		case errors.Is(err, fs.ErrNotExist):
 			err = fmt.Errorf("no run %q: %s does not exist", run, dir)
 			hint = "pass --run latest, or a run id from " + filepath.Dir(dir) + " (set --log-dir if the runs are elsewhere)"
 		}
@@ -157,9 +163,44 @@ func (a *App) runDir(run, logDir, config string) (string, error) {
 	return dir, nil
 }
 
-// checkTrace refuses a run of another chart: one that went through a node
-// the chart does not have.
+// hasRuns reports whether the log directory holds any run: a directory
+// with an events.jsonl.
+func hasRuns(logDir string) bool {
+	entries, err := os.ReadDir(logDir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if _, err := os.Stat(filepath.Join(logDir, e.Name(), "events.jsonl")); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// checkTrace refuses a run of another chart. A run records the digest
+// of the graph it walked (run_start's graph_digest: the page's node ids
+// and kinds and its lines, not its texts), so a chart edited only in its
+// texts or settings still takes the run, while another chart whose ids
+// overlap does not: Lucid CSV ids are 1, 2, 3… in every chart. A log
+// older than the digest has none; then every node the run entered must be
+// in the chart, and every step it took a line of it.
 func checkTrace(c *chart.Chart, t *export.Trace, run string) error {
+	hint := "pass the chart the run ran"
+	if t.Source != "" {
+		hint += " (" + t.Source + ")"
+	}
+	hint += ", with the nodes and lines it had then; its texts and settings may have changed"
+	if t.GraphDigest != "" {
+		if pageByID(c, t.Page) == nil {
+			return &UsageError{Err: fmt.Errorf("run %s ran page %s, which %s does not have", run, t.Page, c.Doc.Source), Hint: hint}
+		}
+		if d := c.Digest(t.Page); d != t.GraphDigest {
+			return &UsageError{Err: fmt.Errorf("run %s walked another graph than page %s of %s: nodes, their kinds or lines differ (graph_digest %.12s, the chart's %.12s)",
+				run, t.Page, c.Doc.Source, t.GraphDigest, d), Hint: hint}
+		}
+		return nil
+	}
 	ids := make([]string, 0, len(t.Visits))
 	for id := range t.Visits {
 		ids = append(ids, id)
@@ -167,8 +208,16 @@ func checkTrace(c *chart.Chart, t *export.Trace, run string) error {
 	slices.Sort(ids)
 	for _, id := range ids {
 		if _, ok := c.Graph.Index(id); !ok {
-			return &UsageError{Err: fmt.Errorf("run %s went through node %s, which %s does not have", run, id, c.Doc.Source),
-				Hint: fmt.Sprintf("pass the chart the run ran (%s)", t.Source)}
+			return &UsageError{Err: fmt.Errorf("run %s went through node %s, which %s does not have", run, id, c.Doc.Source), Hint: hint}
+		}
+	}
+	lines := make(map[[2]string]bool, len(c.Doc.Edges))
+	for _, e := range c.Doc.Edges {
+		lines[[2]string{e.From, e.To}] = true
+	}
+	for _, s := range t.Steps {
+		if !lines[[2]string{s.From, s.To}] {
+			return &UsageError{Err: fmt.Errorf("run %s went from node %s to node %s, but %s has no line between them", run, s.From, s.To, c.Doc.Source), Hint: hint}
 		}
 	}
 	return nil

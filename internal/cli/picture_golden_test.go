@@ -13,9 +13,11 @@ import (
 )
 
 // TestGoldenPictures pins `convert --to mermaid` and `convert --to dot`
-// for every chart under testdata/charts that has no errors, as
-// CHART.graph.mmd and CHART.graph.dot beside its other golden files; for
-// a chart with errors, convert must exit 3 and write nothing.
+// for every chart under testdata/charts, and the quickstart chart, that
+// has no errors, as CHART.graph.mmd and CHART.graph.dot under
+// testdata/golden, laid out as the charts are (golden/rules/…,
+// golden/quickstart/…); for a chart with errors, convert must exit 3 and
+// write nothing.
 func TestGoldenPictures(t *testing.T) {
 	root := filepath.Join("..", "..")
 	var charts []string
@@ -29,11 +31,12 @@ func TestGoldenPictures(t *testing.T) {
 		return err
 	})
 	require.NoError(t, err)
+	charts = append(charts, filepath.Join(root, "testdata", "quickstart", "update-deps.csv"))
 	t.Chdir(root)
 	for _, p := range charts {
 		rel, err := filepath.Rel(root, p)
 		require.NoError(t, err)
-		name := strings.TrimPrefix(filepath.ToSlash(rel), "testdata/charts/")
+		name := strings.TrimPrefix(strings.TrimPrefix(filepath.ToSlash(rel), "testdata/"), "charts/")
 		t.Run(name, func(t *testing.T) {
 			base := filepath.Join("testdata", "golden", name)
 			_, _, lintCode := runDtree(t, "lint", rel)

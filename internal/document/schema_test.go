@@ -6,9 +6,11 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -88,6 +90,42 @@ func TestYAMLChartsValidateAgainstTheSchema(t *testing.T) {
 	}
 }
 
+// TestSchemaAgreesWithTheImporter holds the schema to the importer on
+// the edges of the format: each chart passes the schema exactly when it
+// imports without a malformed_yaml error.
+func TestSchemaAgreesWithTheImporter(t *testing.T) {
+	t.Parallel()
+	s := loadSchema(t)
+	for _, tc := range []struct {
+		in        string
+		malformed bool
+	}{
+		{"nodes: [{id: a, next: b}, {id: b}]\n", false},
+		{"nodes: [{id: a, branches: {x: b, y: c}}, {id: b}, {id: c}]\n", false},
+		{"nodes: [{id: a, next: [b, c]}, {id: b}, {id: c}]\n", false}, // unlabeled_branch: a graph error
+		{"nodes: [{id: a, next: b, branches: {x: c}}, {id: b}, {id: c}]\n", true},
+		{"nodes: [{id: a, branches: {x: b}, next: [c]}, {id: b}, {id: c}]\n", true},
+		{"nodes: [{id: \"\"}]\n", true},
+		{"nodes: [{id: \"  \"}]\n", true},
+		{"nodes: [{id: }]\n", true},
+		{"nodes: [{id: 0}]\n", false},
+		{"nodes: [{id: a, next: \"\"}]\n", true},
+		{"nodes: [{id: a, next: [b, \" \"]}, {id: b}]\n", true},
+		{"nodes: [{id: a, branches: {x: \"\"}}]\n", true},
+		{"pages: [{id: \"\", nodes: [{id: a}]}]\n", false}, // a page's id defaults to its number
+		{"pages: [{id: , nodes: [{id: a}]}]\n", false},
+	} {
+		doc, err := document.FromYAML(strings.NewReader(tc.in))
+		require.NoError(t, err)
+		malformed := slices.ContainsFunc(doc.Errors, func(d types.Diagnostic) bool { return d.Class == "malformed_yaml" })
+		require.Equal(t, tc.malformed, malformed, "importer on %s: %+v", tc.in, doc.Errors)
+		var v any
+		require.NoError(t, yaml.Unmarshal([]byte(tc.in), &v))
+		problems := validate(s, s, v, "")
+		assert.Equal(t, tc.malformed, len(problems) > 0, "schema on %s: %v", tc.in, problems)
+	}
+}
+
 func TestSchemaValidatorCatches(t *testing.T) {
 	t.Parallel()
 	s := loadSchema(t)
@@ -95,9 +133,11 @@ func TestSchemaValidatorCatches(t *testing.T) {
 		"title: x\n",
 		"nodes: []\npages: []\n",
 		"nodes: [{text: no id}]\n",
+		"nodes: [{id: \"\"}]\n",
 		"nodes: [{id: a, kind: loop}]\n",
 		"nodes: [{id: a, metadata: {retries: [1]}}]\n",
 		"nodes: [{id: a, branches: [b]}]\n",
+		"nodes: [{id: a, next: b, branches: {x: c}}, {id: b}, {id: c}]\n",
 		"pages: [{id: p}]\n",
 		"color: red\nnodes: []\n",
 	} {
@@ -109,7 +149,7 @@ func TestSchemaValidatorCatches(t *testing.T) {
 
 // validate checks v against the part of JSON Schema that chart.schema.json
 // uses: $ref, type, enum, properties, additionalProperties, required,
-// items and oneOf. It returns what does not hold.
+// items, oneOf, not, minLength and pattern. It returns what does not hold.
 func validate(root, s map[string]any, v any, at string) []string {
 	if ref, ok := s["$ref"].(string); ok {
 		target := root
@@ -135,6 +175,17 @@ func validate(root, s map[string]any, v any, at string) []string {
 		if n != 1 {
 			out = append(out, fmt.Sprintf("%s: matches %d of oneOf", at, n))
 		}
+	}
+	if str, ok := v.(string); ok {
+		if n, ok := s["minLength"].(float64); ok && float64(utf8.RuneCountInString(str)) < n {
+			out = append(out, fmt.Sprintf("%s: %q is shorter than %v", at, str, n))
+		}
+		if p, ok := s["pattern"].(string); ok && !regexp.MustCompile(p).MatchString(str) {
+			out = append(out, fmt.Sprintf("%s: %q does not match %s", at, str, p))
+		}
+	}
+	if not, ok := s["not"].(map[string]any); ok && len(validate(root, not, v, at)) == 0 {
+		out = append(out, fmt.Sprintf("%s: matches what it must not (%v)", at, not["description"]))
 	}
 	if m, ok := v.(map[string]any); ok {
 		props, _ := s["properties"].(map[string]any)

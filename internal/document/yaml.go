@@ -33,15 +33,40 @@ var yamlShapes = map[string]string{
 	"decision": "Decision", "subprocess": "Predefined process", "other": "",
 }
 
-// yamlHints replace the builder's Lucid hints ("drag the line's end …")
-// with what to change in a YAML file.
+// yamlHints replace the Lucid hints of the import rules ("double-click the
+// line …") and of lint ("change the shape to a Process") with what to
+// change in a YAML file. Every class whose hint speaks of shapes, lines or
+// drawing has an entry; Localize applies them.
 var yamlHints = map[string]string{
+	// import rules
 	"dangling_line":          "point next: or branches: at the id of a node on the same page",
 	"unlabeled_branch":       "a node with two or more ways out is a decision: list them under branches: with one label each (branches: {\"Yes\": a, \"No\": b})",
 	"duplicate_branch_label": "give each of the node's branches a different label",
 	"duplicate_line":         "delete one of the two",
-	"ambiguous_root":         "mark the start kind: start, or connect or delete the other nodes no next: or branches: leads to",
+	"ambiguous_root":         "mark exactly one node of the page kind: start, or connect or delete the other nodes that no next: or branches: leads to",
+	"no_root":                "add a node with kind: start and next: the first step",
 	"empty_chart":            "list the steps under nodes: (readme/yaml-charts.md)",
+	// lint
+	"branching_terminator":   "give the start one next: to a node with kind: decision, and list the branches there",
+	"end_with_outgoing_line": "remove next: (or branches:) from the end, or set kind: process if the run should go on",
+	"decision_one_branch":    "add a branch under branches: for each other answer, or set kind: process",
+	"unreachable_node":       "lead to them with next: or branches: from a node the run reaches, or delete them",
+	"loop_without_exit":      "make a node in the loop a decision, with a branch under branches: that leaves the loop",
+}
+
+// Localize gives findings about a chart of the given format the hints of
+// that format: a YAML chart's say which key to change. It is applied once,
+// to everything a chart is checked for (import, node settings and lint),
+// when the chart is checked (chart.Check).
+func Localize(format string, diags []types.Diagnostic) {
+	if format != FormatYAML {
+		return
+	}
+	for i := range diags {
+		if h, ok := yamlHints[diags[i].Class]; ok {
+			diags[i].Hint = h
+		}
+	}
 }
 
 const yamlHint = "see readme/yaml-charts.md for the keys a chart takes"
@@ -65,10 +90,11 @@ func FromYAML(r io.Reader) (*types.Document, error) {
 // yamlReader walks the YAML node tree into the builder.
 type yamlReader struct {
 	b         *builder
-	bad       int            // malformed_yaml errors so far
-	defaults  []yamlPair     // defaults: other than tags, in file order
-	defTags   []string       // defaults: tags
-	nodeLines map[string]int // node id -> its line, for duplicates
+	bad       int             // malformed_yaml errors so far
+	reported  map[string]bool // malformed_yaml messages, with their lines
+	defaults  []yamlPair      // defaults: other than tags, in file order
+	defTags   []string        // defaults: tags
+	nodeLines map[string]int  // node id -> its line, for duplicates
 	edges     []yamlEdge
 	pages     int
 }
@@ -87,15 +113,25 @@ type yamlEdge struct {
 // maxYAMLErrors bounds the malformed_yaml errors reported for one file.
 const maxYAMLErrors = 50
 
-// malformed reports what is wrong with the YAML itself.
+// malformed reports what is wrong with the YAML itself, each (line,
+// message) once: an alias reads the node it names again, so a mistake in
+// an anchored node would otherwise be reported once per alias (up to the
+// limit, for a file of aliases of aliases).
 func (y *yamlReader) malformed(line int, format string, args ...any) {
-	y.bad++
-	if y.bad > maxYAMLErrors {
-		return
-	}
 	msg := fmt.Sprintf(format, args...)
 	if line > 0 {
 		msg = fmt.Sprintf("line %d: %s", line, msg)
+	}
+	if y.reported[msg] {
+		return
+	}
+	if y.reported == nil {
+		y.reported = map[string]bool{}
+	}
+	y.reported[msg] = true
+	y.bad++
+	if y.bad > maxYAMLErrors {
+		return
 	}
 	y.b.errorf("malformed_yaml", nil, line, yamlHint, "%s", msg)
 }
@@ -238,6 +274,7 @@ func (y *yamlReader) readNode(m *yaml.Node, page string) {
 	n := types.Node{Page: page, Tags: []string{}, TextAreas: []string{}, Comments: []string{}, Line: m.Line}
 	kind, hasID := "", false
 	var edges []yamlEdge
+	var nextKey, branchesKey *yaml.Node
 	y.fields(m, YAMLNodeKeys, "a node", func(key string, k, v *yaml.Node) {
 		switch key {
 		case "id":
@@ -262,11 +299,19 @@ func (y *yamlReader) readNode(m *yaml.Node, page string) {
 		case "metadata":
 			n.Metadata = y.metadata(v)
 		case "next":
+			nextKey = k
 			edges = append(edges, y.nexts(v)...)
 		case "branches":
+			branchesKey = k
 			edges = append(edges, y.branches(v)...)
 		}
 	})
+	if nextKey != nil && branchesKey != nil {
+		// Every way out of a node with branches: needs a label; next:
+		// beside it would be an unlabeled one.
+		y.malformed(max(nextKey.Line, branchesKey.Line), "the node has next: (line %d) and branches: (line %d); list every way out under branches:, each with its label",
+			nextKey.Line, branchesKey.Line)
+	}
 	if !hasID || n.ID == "" {
 		y.malformed(m.Line, "the node has no id:; give every node an id that next: and branches: can name")
 		return
@@ -333,8 +378,9 @@ func (y *yamlReader) addEdges() {
 	}
 }
 
-// place gives the builder's findings YAML hints, and the page of the edge
-// they are about (edges are not items the builder can look up).
+// place gives the builder's findings the page of the edge they are about
+// (edges are not items the builder can look up). Their hints are made
+// YAML's by Localize, with those of lint.
 func (y *yamlReader) place() {
 	pages := make(map[string]string, len(y.b.lines))
 	for _, l := range y.b.lines {
@@ -343,9 +389,6 @@ func (y *yamlReader) place() {
 	for _, list := range [][]types.Diagnostic{y.b.doc.Errors, y.b.doc.Warnings} {
 		for i := range list {
 			d := &list[i]
-			if h, ok := yamlHints[d.Class]; ok {
-				d.Hint = h
-			}
 			if d.Page == "" {
 				d.Page = pages[d.ID]
 			}

@@ -169,6 +169,8 @@ nodes:
 		msg:   `names "nope", which is not in the chart`,
 		check: func(t *testing.T, doc *types.Document) {
 			assert.Equal(t, "1", doc.Errors[0].Page)
+			assert.Contains(t, doc.Errors[0].Hint, "drag the line", "the reader leaves hints to Localize")
+			document.Localize(doc.Format, doc.Errors)
 			assert.Contains(t, doc.Errors[0].Hint, "next:")
 		},
 	},
@@ -200,6 +202,12 @@ nodes:
 			}
 			assert.Equal(t, []string{"L3", "L3.2", "L6", "L7", "L8"}, ids)
 		},
+	},
+	{
+		name:  "next: and branches: on one node",
+		in:    "nodes:\n  - id: a\n    next: b\n    branches: {\"Yes\": c}\n  - {id: b}\n  - {id: c}\n",
+		diags: []string{"error malformed_yaml 4"},
+		msg:   "line 4: the node has next: (line 3) and branches: (line 4); list every way out under branches:",
 	},
 	{
 		name:  "a repeated way out is a duplicate line",
@@ -248,6 +256,17 @@ nodes:
 		diags: []string{},
 		check: func(t *testing.T, doc *types.Document) {
 			assert.Equal(t, types.Metadata{"retries": "1"}, doc.Nodes[0].Metadata)
+		},
+	},
+	{
+		// Each alias reads the anchored node again: its two mistakes are
+		// reported once each, not once per alias up to the limit.
+		name:  "a mistake reached through aliases is reported once",
+		in:    "nodes:\n  - &n {id: a, txt: A}\n" + strings.Repeat("  - *n\n", 60),
+		diags: []string{"error malformed_yaml 2", "error malformed_yaml 2"},
+		msg:   `line 2: unknown key "txt" in a node; did you mean text?`,
+		check: func(t *testing.T, doc *types.Document) {
+			assert.Contains(t, doc.Errors[1].Message, `line 2: id "a" is used again`)
 		},
 	},
 	{

@@ -31,12 +31,48 @@ var csvNames = map[string][2]string{
 	types.KindSubprocess: {"Predefined process", "Flowchart Shapes"},
 }
 
-// CSV writes doc as a Lucid "CSV of shape data" file, the layout Lucid
-// exports and its CSV import reads: a Document row, then per page its Page
-// row, its shapes and its lines, with ids 1..N in row order (Lucid numbers
-// rows so; the chart's own ids are not kept). Lines carry an arrowhead at
-// their destination. Tags are joined with "; ". It returns what the CSV
-// drops.
+// flowchartShapes are the shapes of Lucid's Flowchart Shapes library
+// besides the four a kind names, keyed in lower case: a node of kind
+// other with one of these shapes is written from that library under the
+// name as Lucid spells it, any other shape from the Standard library.
+// Terminator, Process, Decision, Predefined process and Connector are
+// seen in real exports (lucid-formats.md §2); the rest are the names the
+// library shows, not yet seen in an export.
+var flowchartShapes = func() map[string]string {
+	m := map[string]string{}
+	for _, s := range []string{
+		"Connector", "Data", "Database", "Delay", "Display", "Document", "Manual input",
+		"Manual operation", "Merge", "Multiple documents", "Off-page link", "Or", "Preparation",
+		"Stored data", "Internal storage", "Direct access storage", "Paper tape", "Card",
+		"Summing junction", "Collate", "Sort", "Extract", "Loop limit",
+	} {
+		m[strings.ToLower(s)] = s
+	}
+	return m
+}()
+
+// csvShape is the Name and Shape Library a node is written with.
+func csvShape(n *types.Node) (name, library string) {
+	if s, ok := csvNames[n.Kind]; ok {
+		return s[0], s[1]
+	}
+	shape := strings.TrimSpace(n.Shape)
+	if s, ok := flowchartShapes[strings.ToLower(shape)]; ok {
+		return s, "Flowchart Shapes"
+	}
+	if shape == "" {
+		return "Rectangle", "Standard"
+	}
+	return shape, "Standard"
+}
+
+// CSV writes doc as a Lucid "CSV of shape data" file, in the layout Lucid
+// exports (that Lucid's CSV import reads it whole is not confirmed:
+// readme/convert.md): a Document row, then per page its Page row, its
+// shapes and its lines, with ids 1..N in row order (Lucid numbers rows so;
+// the chart's own ids are not kept). Lines carry an arrowhead at their
+// destination. Tags are joined with "; ", which dtree reads back; how
+// Lucid joins several tags is unconfirmed. It returns what the CSV drops.
 func CSV(w io.Writer, doc *types.Document) ([]string, error) {
 	keys, err := customKeys(doc)
 	if err != nil {
@@ -86,14 +122,8 @@ func CSV(w io.Writer, doc *types.Document) ([]string, error) {
 		}
 		for _, n := range nodes {
 			lost.node(n, false)
-			name, ok := csvNames[n.Kind]
-			if !ok {
-				name = [2]string{n.Shape, "Standard"}
-				if name[0] == "" {
-					name[0] = "Rectangle"
-				}
-			}
-			cells := map[string]string{"Id": ids[n.ID], "Name": name[0], "Shape Library": name[1], "Page ID": pageID,
+			name, library := csvShape(n)
+			cells := map[string]string{"Id": ids[n.ID], "Name": name, "Shape Library": library, "Page ID": pageID,
 				"Tags": strings.Join(n.Tags, "; "), "Text Area 1": n.Text, "Comments": strings.Join(n.Comments, "\n")}
 			for k, v := range n.Metadata {
 				cells[strings.TrimSpace(k)] = v

@@ -1,7 +1,8 @@
 // Package export writes an imported chart in other formats: dtree's YAML,
-// a Lucid CSV that Lucid can import, Lucid API JSON that dtree reads back,
-// and pictures — Mermaid, Graphviz DOT and SVG — optionally marked with the
-// path a run took (readme/convert.md, readme/graph.md).
+// a CSV in the layout of Lucid's export and Lucid API JSON (both of which
+// dtree reads back), and pictures — Mermaid, Graphviz DOT and SVG —
+// optionally marked with the path a run took (readme/convert.md,
+// readme/graph.md).
 //
 // The chart formats keep the graph, texts, tags and metadata; what a format
 // cannot hold is named in the Dropped list each writer returns, so that

@@ -27,7 +27,7 @@ const failedRun = `{"time":"2026-11-22T05:28:46.355854626Z","event":"run_start",
 // Shorter logs, written for the cases failedRun does not cover.
 const (
 	// a start terminator straight to an end terminator
-	emptyRun = `{"event":"run_start","run_id":"r1","page":"1","start":"s"}
+	emptyRun = `{"event":"run_start","run_id":"r1","page":"1","start":"s","graph_digest":"9f2c"}
 {"event":"end","run_id":"r1","node":"e"}
 {"event":"run_end","run_id":"r1","status":"succeeded","path":["s","e"]}
 `

@@ -2,7 +2,9 @@ package export_test
 
 import (
 	"bytes"
+	"encoding/csv"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -18,25 +20,32 @@ import (
 	"github.com/dtree-dev/dtree/types"
 )
 
-// cleanCharts returns every chart under testdata/charts that imports and
-// lints without errors: the charts convert accepts.
+// testdata is the repository's testdata directory.
+var testdata = filepath.Join("..", "..", "testdata")
+
+// cleanCharts returns every chart under testdata/charts, and the
+// quickstart chart, that imports and lints without errors: the charts
+// convert accepts. Each is keyed by its path under testdata.
 func cleanCharts(t *testing.T) map[string]*types.Document {
 	t.Helper()
 	out := map[string]*types.Document{}
-	root := filepath.Join("..", "..", "testdata", "charts")
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !slices.Contains([]string{".csv", ".json", ".yaml"}, filepath.Ext(p)) {
-			return err
-		}
+	add := func(p string) {
 		doc, err := document.Read(p, "", nil)
 		require.NoError(t, err, p)
 		if c := chart.Check(doc, chart.Options{Defaults: types.BuiltinDefaults(), Names: anyCLI{}}); len(c.Errors) == 0 {
-			rel, _ := filepath.Rel(root, p)
+			rel, _ := filepath.Rel(testdata, p)
 			out[filepath.ToSlash(rel)] = doc
 		}
-		return nil
+	}
+	err := filepath.WalkDir(filepath.Join(testdata, "charts"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && slices.Contains([]string{".csv", ".json", ".yaml"}, filepath.Ext(p)) {
+			add(p)
+		}
+		return err
 	})
 	require.NoError(t, err)
+	add(filepath.Join(testdata, "quickstart", "update-deps.csv"))
+	require.Contains(t, out, "quickstart/update-deps.csv", "the quickstart chart has no errors")
 	require.Greater(t, len(out), 20)
 	return out
 }
@@ -53,8 +62,27 @@ func (anyCLI) List() []string                       { return nil }
 type norm struct {
 	Title string
 	Pages []string // title and the position of the root
-	Nodes []string // page, kind, text, tags, metadata
+	Nodes []string // page, kind, shape, text, tags, metadata
 	Out   map[int][]string
+}
+
+// shapeOf is the shape a round trip keeps. A node of kind other carries
+// its shape's name through every format (YAML shape:, the CSV Name, the
+// JSON class), case aside: the CSV writer spells a flowchart shape as
+// Lucid does. Two substitutions are by design: a node with no shape is
+// written as a plain box (Rectangle, RectangleBlock), and JSON writes a
+// text shape as a box too, lest a reader drop it as a note (rule 9). For
+// the other kinds each format writes the kind's own shape (Process,
+// ProcessBlock), which the kind already says.
+func shapeOf(n types.Node) string {
+	if n.Kind != types.KindOther {
+		return ""
+	}
+	s := strings.ToLower(n.Shape)
+	if s == "" || s == "rectangle" || s == "rectangleblock" || s == "text" || strings.Contains(s, "textblock") {
+		s = "(a box)"
+	}
+	return " shape=" + s
 }
 
 func normalize(doc *types.Document, tags bool) norm {
@@ -69,7 +97,7 @@ func normalize(doc *types.Document, tags bool) norm {
 		n.Pages = append(n.Pages, p.Title+" root "+strconv.Itoa(pos[p.Root]))
 	}
 	for _, nd := range doc.Nodes {
-		s := strconv.Itoa(page[nd.Page]) + " " + nd.Kind + " " + nd.Text
+		s := strconv.Itoa(page[nd.Page]) + " " + nd.Kind + shapeOf(nd) + " " + nd.Text
 		if tags {
 			s += " tags" + strings.Join(append([]string{""}, nd.Tags...), "|")
 		}
@@ -167,6 +195,108 @@ func TestRoundTripIsStable(t *testing.T) {
 			assert.Equal(t, first.String(), second.String(), "%s to %s twice", name, to)
 		}
 	}
+}
+
+func TestCSVShapeLibraries(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ kind, shape, name, library string }{
+		{types.KindProcess, "Process", "Process", "Flowchart Shapes"},
+		{types.KindSubprocess, "PredefinedProcessBlock", "Predefined process", "Flowchart Shapes"},
+		{types.KindOther, "Data", "Data", "Flowchart Shapes"},
+		{types.KindOther, "manual input", "Manual input", "Flowchart Shapes"},
+		{types.KindOther, "Document", "Document", "Flowchart Shapes"},
+		{types.KindOther, "Database", "Database", "Flowchart Shapes"},
+		{types.KindOther, "Delay", "Delay", "Flowchart Shapes"},
+		{types.KindOther, "Display", "Display", "Flowchart Shapes"},
+		{types.KindOther, "Text", "Text", "Standard"},
+		{types.KindOther, "BPMNActivity", "BPMNActivity", "Standard"},
+		{types.KindOther, "", "Rectangle", "Standard"},
+	} {
+		t.Run(tc.shape, func(t *testing.T) {
+			t.Parallel()
+			doc := &types.Document{Pages: []types.Page{{ID: "1", Root: "a"}}, Nodes: []types.Node{
+				{ID: "a", Page: "1", Kind: tc.kind, Shape: tc.shape, Text: "A"}}}
+			var buf bytes.Buffer
+			_, err := export.CSV(&buf, doc)
+			require.NoError(t, err)
+			rows := shapeRows(t, buf.Bytes())
+			require.Len(t, rows, 1, buf.String())
+			assert.Equal(t, [2]string{tc.name, tc.library}, rows[0].shape)
+		})
+	}
+}
+
+// TestCSVKeepsShapeLibraries writes every clean CSV chart as CSV and
+// checks that each shape keeps its Name (case aside) and Shape Library:
+// a Data shape from Flowchart Shapes must not come back from Standard.
+func TestCSVKeepsShapeLibraries(t *testing.T) {
+	t.Parallel()
+	for name, doc := range cleanCharts(t) {
+		if filepath.Ext(name) != ".csv" {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(testdata, filepath.FromSlash(name)))
+		require.NoError(t, err)
+		orig := map[string][2]string{}
+		for _, r := range shapeRows(t, data) {
+			orig[r.id] = r.shape
+		}
+		var buf bytes.Buffer
+		_, err = export.CSV(&buf, doc)
+		require.NoError(t, err)
+		written := shapeRows(t, buf.Bytes())
+		k := 0
+		for _, p := range doc.Pages {
+			for _, n := range doc.Nodes {
+				if n.Page != p.ID {
+					continue
+				}
+				require.Less(t, k, len(written), name)
+				o, w := orig[n.ID], written[k].shape
+				k++
+				if o[1] == "" {
+					continue // a 2020 export: no Shape Library column
+				}
+				assert.True(t, strings.EqualFold(o[0], w[0]), "%s node %s: name %q written as %q", name, n.ID, o[0], w[0])
+				assert.Equal(t, o[1], w[1], "%s node %s (%s): library", name, n.ID, o[0])
+			}
+		}
+		assert.Equal(t, len(written), k, name)
+	}
+}
+
+type shapeRow struct {
+	id    string
+	shape [2]string // Name, Shape Library
+}
+
+// shapeRows returns the shape rows of a CSV of shape data in order: every
+// row but the Document, Page and Line rows.
+func shapeRows(t *testing.T, data []byte) []shapeRow {
+	t.Helper()
+	r := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(data, []byte("\ufeff"))))
+	r.FieldsPerRecord = -1
+	recs, err := r.ReadAll()
+	require.NoError(t, err)
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[strings.TrimSpace(h)] = i
+	}
+	cell := func(rec []string, name string) string {
+		if i, ok := col[name]; ok && i < len(rec) {
+			return rec[i]
+		}
+		return ""
+	}
+	var out []shapeRow
+	for _, rec := range recs[1:] {
+		name, page := cell(rec, "Name"), cell(rec, "Page ID")
+		if name == "Line" || page == "" {
+			continue // Line, Document and Page rows
+		}
+		out = append(out, shapeRow{id: cell(rec, "Id"), shape: [2]string{name, cell(rec, "Shape Library")}})
+	}
+	return out
 }
 
 func TestCSVRefusesColumnNames(t *testing.T) {

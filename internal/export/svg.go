@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/dtree-dev/dtree/internal/export/layout"
 	"github.com/dtree-dev/dtree/types"
@@ -28,8 +27,9 @@ func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("the picture would have %d nodes; SVG is drawn for up to %d", e.Nodes, MaxSVGNodes)
 }
 
-// Sizes, in pixels, of the SVG drawing: 12px text is about 7px a
-// character on average in Helvetica or Arial.
+// Sizes, in pixels, of the SVG drawing: 12px text is about 7px a column
+// on average in Helvetica or Arial, a wide character (CJK, emoji) two
+// columns (see columns).
 const (
 	charW      = 7.0
 	lineH      = 16.0
@@ -52,7 +52,7 @@ func box(nd picNode) svgBox {
 	}
 	width := 0
 	for _, l := range lines {
-		width = max(width, utf8.RuneCountInString(l))
+		width = max(width, columns(l))
 	}
 	w := max(float64(width)*charW+2*padX, 80)
 	h := float64(len(lines))*lineH + 2*padY
@@ -89,7 +89,7 @@ func SVG(w io.Writer, doc *types.Document, o PictureOptions) error {
 	width, top := 400.0, 0.0
 	if h := p.headline(); h != "" {
 		top += headH + 8
-		width = max(width, float64(utf8.RuneCountInString(h))*10.5+40) // 16px bold
+		width = max(width, float64(columns(h))*10.5+40) // 16px bold
 	}
 	for k, pg := range p.pages {
 		g := layout.Graph{Nodes: make([]layout.Size, len(pg.nodes))}
@@ -235,7 +235,7 @@ func svgEdge(w *bufio.Writer, e picEdge, pts []layout.Point, from, to svgBox, fr
 		lx, ly = (pts[k].X+pts[k+1].X)/2, (pts[k].Y+pts[k+1].Y)/2+float64(nth)*14
 	}
 	if l := oneLine(e.edgeLabel()); l != "" {
-		lw := float64(utf8.RuneCountInString(l))*labelCharW + 8
+		lw := float64(columns(l))*labelCharW + 8
 		fmt.Fprintf(w, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"16\" fill=\"#ffffff\" fill-opacity=\"0.9\"/>\n", lx-lw/2, ly-9, lw)
 		fmt.Fprintf(w, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"11\" fill=\"%s\">%s</text>\n", lx, ly+3, color, esc(l))
 	}

@@ -20,6 +20,9 @@ type Trace struct {
 	Page   string
 	Start  string
 	Source string // the chart the run read, as run_start names it
+	// GraphDigest is the chart's Digest of the page the run walked, as
+	// run_start records it; "" in logs older than the digest.
+	GraphDigest string
 	// Visits counts the times the run entered each node; a terminator it
 	// reached counts once.
 	Visits map[string]int
@@ -54,6 +57,7 @@ type event struct {
 	Start  string   `json:"start"`
 	Source string   `json:"source"`
 	Path   []string `json:"path"`
+	Digest string   `json:"graph_digest"`
 }
 
 // ReadTrace reads the trace of the run whose log directory is dir.
@@ -81,7 +85,7 @@ func TraceFrom(r io.Reader) (*Trace, error) {
 				switch e.Event {
 				case "run_start":
 					started = true
-					t.RunID, t.Page, t.Start, t.Source = e.RunID, e.Page, e.Start, e.Source
+					t.RunID, t.Page, t.Start, t.Source, t.GraphDigest = e.RunID, e.Page, e.Start, e.Source, e.Digest
 				case "node_start":
 					if len(t.Steps) == 0 && t.Start != "" && t.Start != e.Node && t.Visits[t.Start] == 0 {
 						t.Visits[t.Start] = 1 // a start terminator, skipped to this node

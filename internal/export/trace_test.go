@@ -26,7 +26,7 @@ func TestTraceFrom(t *testing.T) {
 		},
 		{
 			name: "start to end", events: emptyRun,
-			want: export.Trace{RunID: "r1", Status: "succeeded", Page: "1", Start: "s", Visits: map[string]int{"s": 1, "e": 1},
+			want: export.Trace{RunID: "r1", Status: "succeeded", Page: "1", Start: "s", GraphDigest: "9f2c", Visits: map[string]int{"s": 1, "e": 1},
 				Retries: map[string]int{}, Steps: []export.Step{{"s", "e", ""}}},
 		},
 		{
