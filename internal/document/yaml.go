@@ -11,7 +11,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/dtree-dev/dtree/internal/yamlerr"
+	"github.com/dtree-dev/dtree/internal/yamlread"
 	"github.com/dtree-dev/dtree/types"
 )
 
@@ -162,7 +162,7 @@ func (y *yamlReader) read(data []byte) {
 		return
 	}
 	if top.Kind != yaml.MappingNode {
-		y.malformed(top.Line, "a chart is a mapping with title: and nodes: (or pages:), not %s", describeYAML(top))
+		y.malformed(top.Line, "a chart is a mapping with title: and nodes: (or pages:), not %s", yamlread.Describe(top))
 		return
 	}
 	var nodes, pages *yaml.Node
@@ -189,11 +189,11 @@ func (y *yamlReader) read(data []byte) {
 		y.readPage(nil, nodes, top.Line)
 	case pages != nil:
 		if pages.Kind != yaml.SequenceNode {
-			y.malformed(pages.Line, "pages: is a list of pages, not %s", describeYAML(pages))
+			y.malformed(pages.Line, "pages: is a list of pages, not %s", yamlread.Describe(pages))
 			break
 		}
 		for _, p := range pages.Content {
-			y.readPageEntry(resolveYAML(p))
+			y.readPageEntry(yamlread.Resolve(p))
 		}
 	}
 	if y.bad > 0 {
@@ -209,14 +209,14 @@ func (y *yamlReader) read(data []byte) {
 
 // syntaxError reports what the YAML parser rejected.
 func (y *yamlReader) syntaxError(err error) {
-	line, msg := yamlerr.Syntax(err)
+	line, msg := yamlread.Syntax(err)
 	y.malformed(line, "not YAML: %s", msg)
 }
 
 // readPageEntry reads one item of pages:.
 func (y *yamlReader) readPageEntry(p *yaml.Node) {
 	if p.Kind != yaml.MappingNode {
-		y.malformed(p.Line, "a page is a mapping with id:, title: and nodes:, not %s", describeYAML(p))
+		y.malformed(p.Line, "a page is a mapping with id:, title: and nodes:, not %s", yamlread.Describe(p))
 		return
 	}
 	id, title := "", ""
@@ -256,19 +256,19 @@ func (y *yamlReader) readPage(p *yamlPage, nodes *yaml.Node, line int) {
 	y.b.addPage(p.id, p.title)
 	if nodes.Kind != yaml.SequenceNode {
 		if nodes.Tag != "!!null" {
-			y.malformed(nodes.Line, "nodes: is a list of nodes, not %s", describeYAML(nodes))
+			y.malformed(nodes.Line, "nodes: is a list of nodes, not %s", yamlread.Describe(nodes))
 		}
 		return
 	}
 	for _, n := range nodes.Content {
-		y.readNode(resolveYAML(n), p.id)
+		y.readNode(yamlread.Resolve(n), p.id)
 	}
 }
 
 // readNode reads one node and keeps its ways out for addEdges.
 func (y *yamlReader) readNode(m *yaml.Node, page string) {
 	if m.Kind != yaml.MappingNode {
-		y.malformed(m.Line, "a node is a mapping with id:, text: and next: or branches:, not %s", describeYAML(m))
+		y.malformed(m.Line, "a node is a mapping with id:, text: and next: or branches:, not %s", yamlread.Describe(m))
 		return
 	}
 	n := types.Node{Page: page, Tags: []string{}, TextAreas: []string{}, Comments: []string{}, Line: m.Line}

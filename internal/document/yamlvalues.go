@@ -1,49 +1,27 @@
 package document
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/dtree-dev/dtree/internal/yamlread"
 	"github.com/dtree-dev/dtree/types"
 )
 
 // The value readers of the YAML importer: each checks that a YAML node is
 // what its key takes, and reports malformed_yaml with the line when not.
 
-// resolveYAML follows an alias to the node it names.
-func resolveYAML(n *yaml.Node) *yaml.Node {
-	if n.Kind == yaml.AliasNode && n.Alias != nil {
-		return n.Alias
-	}
-	return n
-}
-
-// describeYAML names a YAML node's kind or value for a message.
-func describeYAML(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	}
-	if n.Tag == "!!null" {
-		return "empty"
-	}
-	return fmt.Sprintf("%q", types.Excerpt(n.Value, 40))
-}
-
 // fields calls f for each key of mapping m, reporting keys that are not
 // text, repeated or not among allowed.
 func (y *yamlReader) fields(m *yaml.Node, allowed []string, what string, f func(key string, k, v *yaml.Node)) {
 	seen := map[string]int{}
 	for i := 0; i+1 < len(m.Content); i += 2 {
-		k, v := m.Content[i], resolveYAML(m.Content[i+1])
+		k, v := m.Content[i], yamlread.Resolve(m.Content[i+1])
 		if k.Kind != yaml.ScalarNode {
-			y.malformed(k.Line, "a key of %s is %s, not text", what, describeYAML(k))
+			y.malformed(k.Line, "a key of %s is %s, not text", what, yamlread.Describe(k))
 			continue
 		}
 		if first, dup := seen[k.Value]; dup {
@@ -78,7 +56,7 @@ func (y *yamlReader) unknownKey(k *yaml.Node, allowed []string, what string) {
 // scalar returns v's text; null is "". A list or mapping is reported.
 func (y *yamlReader) scalar(v *yaml.Node, what string) (string, bool) {
 	if v.Kind != yaml.ScalarNode {
-		y.malformed(v.Line, "%s is %s; it takes text", what, describeYAML(v))
+		y.malformed(v.Line, "%s is %s; it takes text", what, yamlread.Describe(v))
 		return "", false
 	}
 	if v.Tag == "!!null" {
@@ -92,9 +70,9 @@ func (y *yamlReader) scalar(v *yaml.Node, what string) (string, bool) {
 func (y *yamlReader) pairs(m *yaml.Node, what string, f func(key string, k, v *yaml.Node)) {
 	seen := map[string]int{}
 	for i := 0; i+1 < len(m.Content); i += 2 {
-		k, v := m.Content[i], resolveYAML(m.Content[i+1])
+		k, v := m.Content[i], yamlread.Resolve(m.Content[i+1])
 		if k.Kind != yaml.ScalarNode {
-			y.malformed(k.Line, "a key of %s is %s, not text", what, describeYAML(k))
+			y.malformed(k.Line, "a key of %s is %s, not text", what, yamlread.Describe(k))
 			continue
 		}
 		if k.Tag == "!!merge" {
@@ -114,7 +92,7 @@ func (y *yamlReader) pairs(m *yaml.Node, what string, f func(key string, k, v *y
 // metaValue reads a metadata value: text, a number or a boolean, as written.
 func (y *yamlReader) metaValue(v *yaml.Node, what string) (string, bool) {
 	if v.Kind != yaml.ScalarNode {
-		y.malformed(v.Line, "%s is %s; a metadata value is text, a number or true/false", what, describeYAML(v))
+		y.malformed(v.Line, "%s is %s; a metadata value is text, a number or true/false", what, yamlread.Describe(v))
 		return "", false
 	}
 	if v.Tag == "!!null" {
@@ -134,7 +112,7 @@ func (y *yamlReader) tags(v *yaml.Node) []string {
 	}
 	if v.Kind == yaml.SequenceNode {
 		for _, t := range v.Content {
-			add(resolveYAML(t))
+			add(yamlread.Resolve(t))
 		}
 		return out
 	}
@@ -175,7 +153,7 @@ func typo(s, key string) bool {
 func (y *yamlReader) readDefaults(v *yaml.Node) {
 	if v.Kind != yaml.MappingNode {
 		if v.Tag != "!!null" {
-			y.malformed(v.Line, "defaults: is a mapping of metadata keys to values, not %s", describeYAML(v))
+			y.malformed(v.Line, "defaults: is a mapping of metadata keys to values, not %s", yamlread.Describe(v))
 		}
 		return
 	}
@@ -195,7 +173,7 @@ func (y *yamlReader) readDefaults(v *yaml.Node) {
 func (y *yamlReader) metadata(v *yaml.Node) types.Metadata {
 	if v.Kind != yaml.MappingNode {
 		if v.Tag != "!!null" {
-			y.malformed(v.Line, "metadata: is a mapping of keys to values, not %s", describeYAML(v))
+			y.malformed(v.Line, "metadata: is a mapping of keys to values, not %s", yamlread.Describe(v))
 		}
 		return nil
 	}
@@ -254,7 +232,7 @@ func (y *yamlReader) nexts(v *yaml.Node) []yamlEdge {
 	}
 	if v.Kind == yaml.SequenceNode {
 		for _, n := range v.Content {
-			add(resolveYAML(n))
+			add(yamlread.Resolve(n))
 		}
 		return out
 	}
@@ -265,7 +243,7 @@ func (y *yamlReader) nexts(v *yaml.Node) []yamlEdge {
 // branches reads branches:, a mapping of labels to ids, in file order.
 func (y *yamlReader) branches(v *yaml.Node) []yamlEdge {
 	if v.Kind != yaml.MappingNode {
-		y.malformed(v.Line, "branches: is a mapping of labels to node ids (\"Yes\": build), not %s", describeYAML(v))
+		y.malformed(v.Line, "branches: is a mapping of labels to node ids (\"Yes\": build), not %s", yamlread.Describe(v))
 		return nil
 	}
 	var out []yamlEdge

@@ -26,7 +26,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/dtree-dev/dtree/internal/yamlerr"
+	"github.com/dtree-dev/dtree/internal/yamlread"
 	"github.com/dtree-dev/dtree/types"
 )
 
@@ -78,7 +78,7 @@ func Parse(path string, b []byte) (*Answers, error) {
 	a := &Answers{Path: path}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(b, &doc); err != nil {
-		line, msg := yamlerr.Syntax(err)
+		line, msg := yamlread.Syntax(err)
 		return nil, &FileError{Path: path, Line: line, Msg: "not YAML: " + msg}
 	}
 	if len(doc.Content) == 0 {
@@ -100,7 +100,7 @@ func Parse(path string, b []byte) (*Answers, error) {
 		}
 		seen[k.Value] = k.Line
 		e := Entry{Key: k.Value, Line: k.Line}
-		v = unalias(v)
+		v = yamlread.Resolve(v)
 		items := []*yaml.Node{v}
 		if v.Kind == yaml.SequenceNode {
 			items = v.Content
@@ -117,21 +117,13 @@ func Parse(path string, b []byte) (*Answers, error) {
 	return a, nil
 }
 
-// unalias is the node an alias (*name) stands for.
-func unalias(n *yaml.Node) *yaml.Node {
-	for n.Kind == yaml.AliasNode && n.Alias != nil {
-		n = n.Alias
-	}
-	return n
-}
-
 // shorthands are the replies written "word: text". Unquoted in a list,
 // YAML reads `- fail: no tests` as a mapping of one key; it means the
 // shorthand all the same.
 var shorthands = []string{"ok", "fail", "error", "raw"}
 
 func reply(path string, n *yaml.Node) (Reply, error) {
-	n = unalias(n)
+	n = yamlread.Resolve(n)
 	switch n.Kind {
 	case yaml.ScalarNode:
 		if n.Tag == "!!null" {
@@ -140,11 +132,11 @@ func reply(path string, n *yaml.Node) (Reply, error) {
 		return Reply{Text: n.Value, Line: n.Line}, nil
 	case yaml.MappingNode:
 		if len(n.Content) == 2 {
-			k, v := n.Content[0], unalias(n.Content[1])
+			k, v := n.Content[0], yamlread.Resolve(n.Content[1])
 			if word := strings.ToLower(k.Value); k.Kind == yaml.ScalarNode && slices.Contains(shorthands, word) {
 				if v.Kind != yaml.ScalarNode {
 					return Reply{}, &FileError{Path: path, Line: n.Line,
-						Msg: fmt.Sprintf("%s: takes a text, not %s; quote the whole reply: \"%s: …\"", word, describe(v), word)}
+						Msg: fmt.Sprintf("%s: takes a text, not %s; quote the whole reply: \"%s: …\"", word, yamlread.Describe(v), word)}
 				}
 				text := word + ": " + v.Value
 				switch {
@@ -166,17 +158,7 @@ func reply(path string, n *yaml.Node) (Reply, error) {
 		}
 		return Reply{Text: string(b), Line: n.Line}, nil
 	}
-	return Reply{}, &FileError{Path: path, Line: n.Line, Msg: "a reply is a text or a mapping, not " + describe(n)}
-}
-
-func describe(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.MappingNode:
-		return "a mapping"
-	}
-	return "a " + strings.TrimPrefix(n.Tag, "!!")
+	return Reply{}, &FileError{Path: path, Line: n.Line, Msg: "a reply is a text or a mapping, not " + yamlread.Describe(n)}
 }
 
 // Finder names the nodes a key matches: one id, or none, or several.

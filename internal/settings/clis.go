@@ -12,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/dtree-dev/dtree/internal/agent"
+	"github.com/dtree-dev/dtree/internal/yamlread"
 	"github.com/dtree-dev/dtree/types"
 )
 
@@ -55,7 +56,7 @@ func readCLIs(n *yaml.Node, src Source) ([]customCLI, error) {
 	var out []customCLI
 	seen := map[string]string{} // folded name -> as written
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		kn, vn := n.Content[i], resolveAlias(n.Content[i+1])
+		kn, vn := n.Content[i], yamlread.Resolve(n.Content[i+1])
 		name := kn.Value
 		key := KeyCLIs + "." + name
 		if !cliName.MatchString(name) {

@@ -13,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/dtree-dev/dtree/internal/agent"
+	"github.com/dtree-dev/dtree/internal/yamlread"
 )
 
 // UserFile is the user settings file opened for `dtree settings set` and
@@ -68,7 +69,7 @@ func (f *UserFile) names() agent.Names {
 	var custom []string
 	for i := 0; f.doc != nil && i+1 < len(f.root().Content); i += 2 {
 		if f.root().Content[i].Value == KeyCLIs {
-			if m := resolveAlias(f.root().Content[i+1]); m.Kind == yaml.MappingNode {
+			if m := yamlread.Resolve(f.root().Content[i+1]); m.Kind == yaml.MappingNode {
 				for j := 0; j+1 < len(m.Content); j += 2 {
 					custom = append(custom, m.Content[j].Value)
 				}
@@ -82,7 +83,7 @@ func (f *UserFile) names() agent.Names {
 func (f *UserFile) Get(key string) (string, bool) {
 	for i := 0; f.doc != nil && i+1 < len(f.root().Content); i += 2 {
 		if f.root().Content[i].Value == key {
-			if v := resolveAlias(f.root().Content[i+1]); v.Kind == yaml.ScalarNode && !isNull(v) {
+			if v := yamlread.Resolve(f.root().Content[i+1]); v.Kind == yaml.ScalarNode && !isNull(v) {
 				return v.Value, true
 			}
 		}

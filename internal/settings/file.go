@@ -10,7 +10,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/dtree-dev/dtree/internal/agent"
-	"github.com/dtree-dev/dtree/internal/yamlerr"
+	"github.com/dtree-dev/dtree/internal/yamlread"
 )
 
 // fileLayer is one settings file as read: its scalar values as written
@@ -54,7 +54,7 @@ func readFile(path string, layer Layer, must bool) (*fileLayer, error) {
 func parseYAML(data []byte, src Source) (doc, root *yaml.Node, err error) {
 	doc = &yaml.Node{}
 	if err := yaml.Unmarshal(data, doc); err != nil {
-		line, msg := yamlerr.Syntax(err)
+		line, msg := yamlread.Syntax(err)
 		src.Line = line
 		where := src.Name
 		if src.Line > 0 {
@@ -83,7 +83,7 @@ func readLayer(root *yaml.Node, src Source) (*fileLayer, error) {
 	l := &fileLayer{src: src, values: map[string]scalar{}}
 	seen := map[string]int{}
 	for i := 0; i+1 < len(root.Content); i += 2 {
-		kn, vn := root.Content[i], resolveAlias(root.Content[i+1])
+		kn, vn := root.Content[i], yamlread.Resolve(root.Content[i+1])
 		key := kn.Value
 		at := src
 		at.Line = kn.Line
@@ -115,13 +115,6 @@ func readLayer(root *yaml.Node, src Source) (*fileLayer, error) {
 		l.values[key] = scalar{text: vn.Value, line: vn.Line}
 	}
 	return l, nil
-}
-
-func resolveAlias(n *yaml.Node) *yaml.Node {
-	if n.Kind == yaml.AliasNode && n.Alias != nil {
-		return n.Alias
-	}
-	return n
 }
 
 func isNull(n *yaml.Node) bool {

@@ -1,12 +1,17 @@
-// Package yamlerr reads the line out of yaml.v3's syntax errors, for the
-// messages about every YAML file dtree reads: settings, charts and
-// answers files.
-package yamlerr
+// Package yamlread holds what dtree's readers of YAML files (settings,
+// charts, answers files) share for their messages: the line of yaml.v3's
+// syntax errors, aliases followed, and nodes described.
+package yamlread
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/dtree-dev/dtree/types"
 )
 
 // lineRE finds the line yaml.v3 puts in its syntax errors
@@ -41,4 +46,27 @@ func Syntax(err error) (line int, msg string) {
 		}
 	}
 	return line, msg
+}
+
+// Resolve follows an alias (*name) to the node it names.
+func Resolve(n *yaml.Node) *yaml.Node {
+	for n.Kind == yaml.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
+	return n
+}
+
+// Describe names a node's kind, or its value, for a message: "a list",
+// "a mapping", "empty", or the value quoted.
+func Describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	}
+	if n.Tag == "!!null" {
+		return "empty"
+	}
+	return fmt.Sprintf("%q", types.Excerpt(n.Value, 40))
 }

@@ -1,4 +1,4 @@
-package yamlerr_test
+package yamlread_test
 
 import (
 	"testing"
@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/dtree-dev/dtree/internal/yamlerr"
+	"github.com/dtree-dev/dtree/internal/yamlread"
 )
 
 // The line is where a person editing the file should look: counted from 1
@@ -35,10 +35,22 @@ func TestSyntax(t *testing.T) {
 			var n yaml.Node
 			err := yaml.Unmarshal([]byte(tt.in), &n)
 			require.Error(t, err)
-			line, msg := yamlerr.Syntax(err)
+			line, msg := yamlread.Syntax(err)
 			assert.Equal(t, tt.wantLine, line, "error was %q", err)
 			assert.Contains(t, msg, tt.wantMsg)
 			assert.NotContains(t, msg, "yaml:")
 		})
 	}
+}
+
+func TestResolveAndDescribe(t *testing.T) {
+	t.Parallel()
+	var doc yaml.Node
+	require.NoError(t, yaml.Unmarshal([]byte("a: &x [1, 2]\nb: *x\nc: ~\nd: {k: v}\ne: hello\n"), &doc))
+	m := doc.Content[0]
+	got := map[string]string{}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		got[m.Content[i].Value] = yamlread.Describe(yamlread.Resolve(m.Content[i+1]))
+	}
+	assert.Equal(t, map[string]string{"a": "a list", "b": "a list", "c": "empty", "d": "a mapping", "e": `"hello"`}, got)
 }
