@@ -2,6 +2,7 @@ package export
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -70,6 +71,27 @@ func ReadTrace(dir string) (*Trace, error) {
 	return TraceFrom(f)
 }
 
+// eventKey is how runlog starts each event line, after its time: the
+// event's name follows.
+var eventKey = []byte(`"event":"`)
+
+// traced says whether an event line may matter to a trace: a line of an
+// event the trace reads, or one that does not start as runlog writes
+// events. The rest, agent calls above all, are the bulk of a log and are
+// not decoded.
+func traced(line []byte) bool {
+	i := bytes.Index(line[:min(len(line), 80)], eventKey)
+	if i < 0 {
+		return true
+	}
+	name, _, _ := bytes.Cut(line[i+len(eventKey):], []byte(`"`))
+	switch string(name) {
+	case "run_start", "node_start", "retry", "node_end", "end", "run_end":
+		return true
+	}
+	return false
+}
+
 // TraceFrom reads a trace from an events.jsonl stream. A line that is not
 // JSON (the last line of a run killed while writing it) is skipped.
 func TraceFrom(r io.Reader) (*Trace, error) {
@@ -79,7 +101,7 @@ func TraceFrom(r io.Reader) (*Trace, error) {
 	last := -1 // the last step a node took, for a limit
 	for {
 		line, err := rd.ReadBytes('\n')
-		if len(line) > 0 {
+		if len(line) > 0 && traced(line) {
 			var e event
 			if json.Unmarshal(line, &e) == nil {
 				switch e.Event {
