@@ -110,7 +110,7 @@ func Walk(ctx context.Context, o Options) (*Summary, error) {
 	w.event("run_start", map[string]any{
 		"chart": o.Chart.Doc.Title, "source": o.Chart.Doc.Source, "page": o.Page.ID,
 		"graph_digest": o.Chart.Digest(o.Page.ID),
-		"start": o.Start, "workdir": o.Workdir, "max_steps": o.MaxSteps, "no_validate": o.NoValidate,
+		"start":        o.Start, "workdir": o.Workdir, "max_steps": o.MaxSteps, "no_validate": o.NoValidate,
 		"settings": o.Settings,
 	})
 	err := w.walk(ctx)
