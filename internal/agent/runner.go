@@ -29,6 +29,13 @@ const (
 // process group gets SIGKILL.
 const DefaultGrace = 5 * time.Second
 
+// DefaultSettle is how long an agent has to exit once its output holds its
+// final event (or whole envelope) before dtree stops it as at a timeout.
+// Some CLIs print their answer and never exit (opencode #44901, cursor
+// #3588, copilot #286, agent-clis.md); waiting for the node's timeout
+// would lose the answer. A CLI still tidying up has this long to finish.
+const DefaultSettle = 3 * time.Second
+
 // Call is one run of an agent CLI.
 type Call struct {
 	Def    Definition
@@ -42,6 +49,9 @@ type Call struct {
 	Timeout time.Duration // 0: none
 	// Grace is the time between SIGTERM and SIGKILL; 0 means DefaultGrace.
 	Grace time.Duration
+	// Settle is how long the agent may run on after its final event;
+	// 0 means DefaultSettle.
+	Settle time.Duration
 	// Output receives stdout and stderr as they arrive (the long log); nil
 	// discards them. Writes come one at a time, never concurrently.
 	Output io.Writer
@@ -50,16 +60,21 @@ type Call struct {
 // Result is what Run learned of a call. It is filled as far as the call
 // got, also when Run returns an error.
 type Result struct {
-	ExitCode    int // -1 when killed by a signal or never started
-	TimedOut    bool
-	Duration    time.Duration
-	Stdout      string // the last MaxStdoutTail bytes of stdout
-	StdoutBytes int64
-	StderrBytes int64
-	StderrTail  string // the last MaxStderrTail bytes of stderr
-	Truncated   bool   // stdout was longer than Stdout
-	Answer      string
-	Usage       types.Usage
+	ExitCode int // -1 when killed by a signal or never started
+	TimedOut bool
+	// StoppedAfterAnswer says dtree stopped the agent because it had not
+	// exited Settle after its final event (or was still running when its
+	// timeout came after that event). The call ended normally: its exit
+	// status, -1 or what the agent made of SIGTERM, does not count.
+	StoppedAfterAnswer bool
+	Duration           time.Duration
+	Stdout             string // the last MaxStdoutTail bytes of stdout
+	StdoutBytes        int64
+	StderrBytes        int64
+	StderrTail         string // the last MaxStderrTail bytes of stderr
+	Truncated          bool   // stdout was longer than Stdout
+	Answer             string
+	Usage              types.Usage
 	// Argv is the command line run, binary first, with the prompt
 	// replaced by "<prompt: N bytes>" so it can be logged.
 	Argv []string
@@ -114,7 +129,9 @@ func (e *AgentError) Error() string {
 // when the agent failed, and an error wrapping ctx.Err() when ctx ended
 // first. On a timeout or cancellation the agent's whole process group gets
 // SIGTERM, then SIGKILL after the grace period; Run returns once the group
-// is gone or killed. After an exit of its own, what the agent left running
+// is gone or killed. The same stop ends an agent that has printed its
+// final event and not exited Settle later, and the call then counts as
+// ended normally. After an exit of its own, what the agent left running
 // is killed only if it held stdout or stderr open past the grace period
 // (which is not a failure).
 func Run(ctx context.Context, c Call) (Result, error) {
@@ -152,14 +169,29 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	if grace <= 0 {
 		grace = DefaultGrace
 	}
+	settle := c.Settle
+	if settle <= 0 {
+		settle = DefaultSettle
+	}
+	// cmdCtx also ends, with errAnswered, when the agent outstays its
+	// final event.
+	cmdCtx, stopAnswered := context.WithCancelCause(runCtx)
+	defer stopAnswered(nil)
 
 	out := &sink{out: c.Output}
 	stdout := &stream{sink: out, tail: tail{max: MaxStdoutTail}, name: "stdout"}
 	stderr := &stream{sink: out, tail: tail{max: MaxStderrTail}, name: "stderr"}
-	if form.lines {
-		stdout.lines = &lines{fn: dec.line}
+	var answeredAt atomic.Int64 // when the final event came, in Unix ns
+	answered := make(chan struct{})
+	if form.split != nil {
+		stdout.split = form.split(dec.line)
+		stdout.seen = func() {
+			if dec.final() && answeredAt.CompareAndSwap(0, time.Now().UnixNano()) {
+				close(answered)
+			}
+		}
 	}
-	cmd := exec.CommandContext(runCtx, path, inv.args...)
+	cmd := exec.CommandContext(cmdCtx, path, inv.args...)
 	cmd.Dir = c.Dir
 	cmd.Env = childEnv(c.Env, def)
 	if inv.stdin != "" {
@@ -170,6 +202,9 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	var stoppedAt atomic.Int64 // when Cancel sent SIGTERM, in Unix ns
 	cmd.Cancel = func() error {
 		stoppedAt.CompareAndSwap(0, time.Now().UnixNano())
+		if answeredAt.Load() != 0 {
+			out.note("dtree: stopping " + def.Name + ", which has not exited since its final event")
+		}
 		return terminate(cmd.Process)
 	}
 	cmd.WaitDelay = grace
@@ -178,10 +213,33 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	if err := cmd.Start(); err != nil {
 		return res, fmt.Errorf("start %s: %w", def.Name, err)
 	}
+	exited := make(chan struct{})
+	var settling sync.WaitGroup
+	settling.Go(func() {
+		select {
+		case <-answered:
+		case <-exited:
+			return
+		}
+		t := time.NewTimer(settle)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			stopAnswered(errAnswered)
+		case <-exited:
+		}
+	})
 	waitErr := cmd.Wait()
+	close(exited)
+	settling.Wait()
 	res.Duration = time.Since(start)
 	pid := cmd.Process.Pid
 	stopped := stoppedAt.Load() != 0
+	// The agent had answered when dtree stopped it, for outstaying its
+	// final event or for a timeout that came after it.
+	cause := context.Cause(cmdCtx)
+	res.StoppedAfterAnswer = stopped && answeredAt.Load() != 0 && answeredAt.Load() <= stoppedAt.Load() &&
+		(cause == errAnswered || cause == timeout) && ctx.Err() == nil
 	switch {
 	case stopped:
 		// The leader may be gone while children it started live on.
@@ -196,8 +254,8 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	res.StdoutBytes, res.StderrBytes = stdout.tail.n, stderr.tail.n
 	res.Truncated = stdout.tail.truncated()
 	res.Stdout, res.StderrTail = stdout.tail.String(), stderr.tail.String()
-	if stdout.lines != nil {
-		stdout.lines.close()
+	if stdout.split != nil {
+		stdout.split.close()
 	}
 	reply, parseErr := dec.end(output{stdout: res.Stdout, total: res.StdoutBytes, truncated: res.Truncated, stderr: res.StderrTail})
 	res.Answer, res.Usage = reply.answer, reply.usage
@@ -211,12 +269,12 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	switch {
 	case ctx.Err() != nil:
 		return res, fmt.Errorf("%s stopped: %w", def.Name, ctx.Err())
-	case stopped && context.Cause(runCtx) == timeout:
+	case stopped && cause == timeout && !res.StoppedAfterAnswer:
 		res.TimedOut = true
 		return res, fail(timeout.Error())
 	case waitErr != nil && !errors.As(waitErr, &exitErr) && !errors.Is(waitErr, exec.ErrWaitDelay):
 		return res, fmt.Errorf("run %s: %w", def.Name, waitErr)
-	case res.ExitCode != 0:
+	case res.ExitCode != 0 && !res.StoppedAfterAnswer:
 		reason := "exited with status " + strconv.Itoa(res.ExitCode)
 		if res.ExitCode < 0 {
 			reason = "was killed: " + cmd.ProcessState.String()
@@ -247,6 +305,10 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	}
 	return res, nil
 }
+
+// errAnswered ends an agent that has not exited Settle after its final
+// event.
+var errAnswered = errors.New("stopped after its final event")
 
 // invocation is a Definition's argv filled in for one prompt.
 type invocation struct {
@@ -390,13 +452,33 @@ type sink struct {
 	eol  bool
 }
 
+// note writes a line of dtree's own into the output, marked as the
+// stream switches are.
+func (k *sink) note(text string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.out == nil || k.err != nil {
+		return
+	}
+	line := "----- " + text + " -----\n"
+	if k.last != nil && !k.eol {
+		line = "\n" + line
+	}
+	if _, err := io.WriteString(k.out, line); err != nil {
+		k.err = err
+	}
+	k.eol = true
+}
+
 // stream is one of the child's output streams.
 type stream struct {
 	sink *sink
 	tail tail
 	name string // "stdout" or "stderr", for the marker lines
-	// lines gets stdout line by line for formats read as they arrive.
-	lines *lines
+	// split gets stdout in pieces for formats read as they arrive, and
+	// seen is called after each write to it.
+	split splitter
+	seen  func()
 }
 
 func (s *stream) Write(p []byte) (int, error) {
@@ -404,8 +486,9 @@ func (s *stream) Write(p []byte) (int, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	s.tail.add(p)
-	if s.lines != nil {
-		s.lines.write(p)
+	if s.split != nil {
+		s.split.write(p)
+		s.seen()
 	}
 	if k.out == nil || k.err != nil || len(p) == 0 {
 		return len(p), nil

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // promptFile matches the path of a prompt file dtree wrote, where it
@@ -29,8 +30,9 @@ var promptFile = regexp.MustCompile(`\S*dtree-prompt-[^\s/]*\.txt`)
 //	               "VAR=value", or "VAR unset"
 //
 // N counts the calls from 1. It then copies the file FAKECLI_STDOUT to
-// stdout and FAKECLI_STDERR to stderr, in small writes, and exits with
-// FAKECLI_EXIT.
+// stdout and FAKECLI_STDERR to stderr, in small writes, sleeps for
+// FAKECLI_SLEEP_AFTER when it is set (a Go duration: a CLI that answers
+// and never exits), and exits with FAKECLI_EXIT.
 func CLIMain() int {
 	if len(os.Args) < 2 {
 		fmt.Fprintln(os.Stderr, "usage: fakecli NAME [ARGS...]")
@@ -57,6 +59,9 @@ func CLIMain() int {
 				b = b[k:]
 			}
 		}
+	}
+	if d, err := time.ParseDuration(os.Getenv("FAKECLI_SLEEP_AFTER")); err == nil {
+		time.Sleep(d)
 	}
 	code, _ := strconv.Atoi(os.Getenv("FAKECLI_EXIT"))
 	return code
