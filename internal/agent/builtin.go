@@ -145,8 +145,10 @@ var builtins = map[string]Definition{
 		Name:   "amp",
 		Binary: "amp",
 		// -x is execute mode; amp has no model flag, its --mode picks
-		// smart, rush or deep (agent-clis.md §9).
+		// smart, rush or deep (agent-clis.md §9): a run's --model gpt-5,
+		// meant for the other CLIs, must not become --mode=gpt-5.
 		Args:          []string{"-x", "{prompt}", "--stream-json", "--dangerously-allow-all", "--mode={model}"},
+		ModelValues:   []string{"smart", "rush", "deep"},
 		PromptVia:     PromptArg,
 		StdinFallback: true,
 		FallbackArgs:  []string{"-x", "--stream-json", "--dangerously-allow-all", "--mode={model}"},

@@ -44,8 +44,13 @@ type Definition struct {
 	// prompt, "{prompt_file}" by the path of a file holding it, and
 	// "{model}" by the model when one is set (the element is dropped when
 	// not).
-	Args      []string  `yaml:"args" json:"args"`
-	PromptVia PromptVia `yaml:"prompt_via" json:"prompt_via"`
+	Args []string `yaml:"args" json:"args"`
+	// ModelValues, when set, are the only models the CLI's model argument
+	// takes (amp's --mode: smart, rush, deep): another model, meant for
+	// other CLIs, leaves the {model} argument out rather than break the
+	// call. Matched ignoring case; passed as listed.
+	ModelValues []string  `yaml:"model_values" json:"model_values"`
+	PromptVia   PromptVia `yaml:"prompt_via" json:"prompt_via"`
 	// StdinFallback says the CLI reads the prompt from stdin when argv
 	// has none: used for prompts over MaxArgPrompt, and for prompts that
 	// start with '-' (which the CLI could take for an option).

@@ -150,7 +150,8 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	if err != nil {
 		return res, fmt.Errorf("run %s: %w", def.Name, err)
 	}
-	inv, err := prepare(def, c.Prompt, c.Model)
+	model := modelFor(def, c.Model)
+	inv, err := prepare(def, c.Prompt, model)
 	if err != nil {
 		return res, fmt.Errorf("run %s: %w", def.Name, err)
 	}
@@ -181,6 +182,9 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	out := &sink{out: c.Output}
 	stdout := &stream{sink: out, tail: tail{max: MaxStdoutTail}, name: "stdout"}
 	stderr := &stream{sink: out, tail: tail{max: MaxStderrTail}, name: "stderr"}
+	if model != c.Model && model == "" {
+		out.note(fmt.Sprintf("dtree: model %q left out: %s takes only %s", c.Model, def.Name, strings.Join(def.ModelValues, ", ")))
+	}
 	var answeredAt atomic.Int64 // when the final event came, in Unix ns
 	answered := make(chan struct{})
 	if form.split != nil {
@@ -388,6 +392,20 @@ func prepare(def Definition, prompt, model string) (invocation, error) {
 		inv.shown = append(inv.shown, shown.Replace(a))
 	}
 	return inv, nil
+}
+
+// modelFor is the model to pass the CLI: any, or for a CLI that takes only
+// some (Definition.ModelValues) one of those as listed, else "" (none).
+func modelFor(def Definition, model string) string {
+	if model == "" || len(def.ModelValues) == 0 {
+		return model
+	}
+	for _, v := range def.ModelValues {
+		if strings.EqualFold(v, strings.TrimSpace(model)) {
+			return v
+		}
+	}
+	return ""
 }
 
 // dropModel removes the elements holding {model} when there is no model,

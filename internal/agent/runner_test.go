@@ -172,20 +172,34 @@ func TestRunModelArgument(t *testing.T) {
 	t.Parallel()
 	args := []string{"--model={model}", "-m", "{model}", "run", "{model}", "{prompt}"}
 	tests := []struct {
-		name  string
-		model string
-		want  []string
+		name   string
+		model  string
+		values []string // Definition.ModelValues
+		want   []string
+		note   string // in the output, besides the agent's
 	}{
 		{name: "set", model: "opus", want: []string{"--model=opus", "-m", "opus", "run", "opus", "say {model}"}},
 		{name: "unset drops the elements and a flag before a bare one", model: "", want: []string{"run", "say {model}"}},
+		{name: "one of the values the CLI takes, as listed", model: "RUSH", values: []string{"smart", "rush", "deep"},
+			want: []string{"--model=rush", "-m", "rush", "run", "rush", "say {model}"}},
+		{name: "a value the CLI does not take is left out", model: "gpt-5", values: []string{"smart", "rush", "deep"},
+			want: []string{"run", "say {model}"}, note: `----- dtree: model "gpt-5" left out: fake takes only smart, rush, deep -----`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			res, err := agent.Run(t.Context(), agent.Call{Def: fakeDef(agent.PromptArg, args...), Prompt: "say {model}",
+			def := fakeDef(agent.PromptArg, args...)
+			def.ModelValues = tt.values
+			var out bytes.Buffer
+			res, err := agent.Run(t.Context(), agent.Call{Def: def, Prompt: "say {model}", Output: &out,
 				Model: tt.model, Dir: t.TempDir(), Env: env("FAKE_MODE=echo"), Timeout: 20 * time.Second})
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, decodeReport(t, res).Args)
+			if tt.note != "" {
+				assert.Contains(t, out.String(), tt.note)
+			} else {
+				assert.NotContains(t, out.String(), "----- dtree:")
+			}
 		})
 	}
 }

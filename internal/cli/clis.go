@@ -67,6 +67,7 @@ type cliInfo struct {
 	Output       string         `json:"output"`
 	Usage        []string       `json:"usage"`
 	ModelFlag    string         `json:"model_flag"`
+	ModelValues  []string       `json:"model_values"`
 	InstallHint  string         `json:"install_hint"`
 }
 
@@ -88,6 +89,7 @@ func (a *App) clis(ctx context.Context, o clisOptions) error {
 		if info.Aliases == nil {
 			info.Aliases = []string{}
 		}
+		info.ModelValues = append([]string{}, e.Def.ModelValues...)
 		if info.Output == "" {
 			info.Output = agent.OutputText
 		}
