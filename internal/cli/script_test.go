@@ -49,6 +49,7 @@ func TestScript(t *testing.T) {
 			"samerun":     cmdSameRun,
 			"fakebin":     cmdFakeBin,
 			"hasprefix":   cmdHasPrefix,
+			"usage":       cmdUsage,
 			"svgcheck":    cmdSVGCheck,
 		},
 	})
