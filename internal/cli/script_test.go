@@ -50,6 +50,7 @@ func TestScript(t *testing.T) {
 			"fakebin":     cmdFakeBin,
 			"hasprefix":   cmdHasPrefix,
 			"usage":       cmdUsage,
+			"stderrtail":  cmdStderrTail,
 			"svgcheck":    cmdSVGCheck,
 		},
 	})

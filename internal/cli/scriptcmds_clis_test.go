@@ -143,3 +143,55 @@ func cmdUsage(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 }
+
+// cmdStderrTail: stderrtail FILE WANTFILE — every agent call recorded in
+// FILE kept the CLI's stderr: the stderr_tail of each agent_call event
+// (FILE events.jsonl) or each attempt (FILE a --json summary) is the
+// content of WANTFILE, byte for byte.
+func cmdStderrTail(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: stderrtail FILE WANTFILE")
+	}
+	content, want := ts.ReadFile(args[0]), ts.ReadFile(args[1])
+	var tails []string
+	if strings.HasSuffix(args[0], ".jsonl") {
+		for line := range strings.SplitSeq(strings.TrimSpace(content), "\n") {
+			var ev struct {
+				Event string  `json:"event"`
+				Tail  *string `json:"stderr_tail"`
+			}
+			ts.Check(json.Unmarshal([]byte(line), &ev))
+			if ev.Event == "agent_call" {
+				if ev.Tail == nil {
+					ts.Fatalf("agent_call without stderr_tail: %s", line)
+				}
+				tails = append(tails, *ev.Tail)
+			}
+		}
+	} else {
+		var doc struct {
+			Nodes []struct {
+				Attempts []struct {
+					Tail *string `json:"stderr_tail"`
+				} `json:"attempts"`
+			} `json:"nodes"`
+		}
+		ts.Check(json.Unmarshal([]byte(content), &doc))
+		for _, n := range doc.Nodes {
+			for _, a := range n.Attempts {
+				if a.Tail == nil {
+					ts.Fatalf("an attempt without stderr_tail")
+				}
+				tails = append(tails, *a.Tail)
+			}
+		}
+	}
+	if len(tails) == 0 {
+		ts.Fatalf("%s records no agent call", args[0])
+	}
+	for _, got := range tails {
+		if got != want {
+			ts.Fatalf("%s: stderr_tail is %q, want %q", args[0], got, want)
+		}
+	}
+}
