@@ -89,10 +89,23 @@ func TestEnvelopeFixtures(t *testing.T) {
 		{cli: "aider", file: "error.txt", stderr: "error.stderr", wantErr: "reported an error: The API provider is not able to authenticate you"},
 		{cli: "aider", file: "retried.txt", want: "Aider v0.86.1",
 			usage: types.Usage{InputTokens: ptr[int64](3000), OutputTokens: ptr[int64](42), CostUSD: ptr(0.0063)}},
-		{cli: "aider", file: "truncated.txt", want: "Aider v0.86.1"}, // text: no way to tell; no usage
+		// Plain text has no end mark, so a transcript cut short is not an
+		// error of the call: all of it is the answer, with no usage (the
+		// Tokens: line never came). The response parser then finds no JSON
+		// reply in it and fails the attempt (builtin_aider.txtar).
+		{cli: "aider", file: "truncated.txt", wantFile: true},
 
 		{cli: "qodo", file: "ok.txt", want: answer},
 		{cli: "qodo", file: "empty.txt", wantErr: "gave an empty answer"},
+		// qodo's error shapes are not documented (agent-clis.md §6), and in
+		// plain text an error message, or an answer cut short, looks like
+		// an answer: the call succeeds, escapes removed, and the response
+		// parser fails the attempt for want of a JSON reply
+		// (builtin_qodo.txtar). A cut after the reply's JSON goes unseen.
+		{cli: "qodo", file: "error.txt", stderr: "error.stderr",
+			want: "✖ Error: Request failed with status code 401. Your session has expired: run qodo login.", exact: true},
+		{cli: "qodo", file: "truncated.txt",
+			want: `{"completed": true, "secs_taken": 12, "tokens_used": 0, "comments": ["fixed the fai`, exact: true},
 	}
 	for _, tt := range tests {
 		name := tt.cli + "/" + tt.file + tt.stderr
