@@ -80,38 +80,42 @@ var builtins = map[string]Definition{
 		Args:         []string{"-p", "{prompt}", "--output-format", "json", "--force", "--trust", "--model={model}"},
 		PromptVia:    PromptArg,
 		FallbackArgs: []string{"-p", filePrompt, "--output-format", "json", "--force", "--trust", "--model={model}"},
-		Output:       OutputJSON,
-		AnswerPath:   "result",
-		ErrorPath:    "is_error",
-		StatusPath:   "subtype",
-		StatusOK:     "success",
-		DurationPath: "duration_ms",
-		KeyVars:      []string{"CURSOR_API_KEY"},
-		InstallHint:  "install Cursor CLI: curl https://cursor.com/install -fsS | bash",
+		// Its tools may not read outside the workspace (agent-clis.md §4).
+		PromptFileInWorkdir: true,
+		Output:              OutputJSON,
+		AnswerPath:          "result",
+		ErrorPath:           "is_error",
+		StatusPath:          "subtype",
+		StatusOK:            "success",
+		DurationPath:        "duration_ms",
+		KeyVars:             []string{"CURSOR_API_KEY"},
+		InstallHint:         "install Cursor CLI: curl https://cursor.com/install -fsS | bash",
 	},
 	"copilot": {
 		Name:   "copilot",
 		Binary: "copilot",
 		// --allow-all and --no-ask-user keep -p from stopping at a prompt
 		// (agent-clis.md §5). Stdin is ignored when -p has text.
-		Args:         []string{"-p", "{prompt}", "--output-format", "json", "--allow-all", "--no-ask-user", "--no-color", "--model={model}"},
-		PromptVia:    PromptArg,
-		FallbackArgs: []string{"-p", filePrompt, "--output-format", "json", "--allow-all", "--no-ask-user", "--no-color", "--model={model}"},
-		Output:       OutputCopilot,
-		KeyVars:      []string{"COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"},
-		InstallHint:  "install GitHub Copilot CLI: npm install -g @github/copilot",
+		Args:                []string{"-p", "{prompt}", "--output-format", "json", "--allow-all", "--no-ask-user", "--no-color", "--model={model}"},
+		PromptVia:           PromptArg,
+		FallbackArgs:        []string{"-p", filePrompt, "--output-format", "json", "--allow-all", "--no-ask-user", "--no-color", "--model={model}"},
+		PromptFileInWorkdir: true,
+		Output:              OutputCopilot,
+		KeyVars:             []string{"COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"},
+		InstallHint:         "install GitHub Copilot CLI: npm install -g @github/copilot",
 	},
 	"qodo": {
 		Name:   "qodo",
 		Binary: "qodo",
 		// --ci -y: no questions; -q: the final result only (agent-clis.md
 		// §6). Neither stdin nor an envelope is documented.
-		Args:         []string{"--ci", "-y", "-q", "--model={model}", "{prompt}"},
-		PromptVia:    PromptArg,
-		FallbackArgs: []string{"--ci", "-y", "-q", "--model={model}", filePrompt},
-		Output:       OutputText,
-		KeyVars:      []string{"QODO_API_KEY"},
-		InstallHint:  "install Qodo Command: npm install -g @qodo/gen, then qodo login",
+		Args:                []string{"--ci", "-y", "-q", "--model={model}", "{prompt}"},
+		PromptVia:           PromptArg,
+		FallbackArgs:        []string{"--ci", "-y", "-q", "--model={model}", filePrompt},
+		PromptFileInWorkdir: true,
+		Output:              OutputText,
+		KeyVars:             []string{"QODO_API_KEY"},
+		InstallHint:         "install Qodo Command: npm install -g @qodo/gen, then qodo login",
 	},
 	"opencode": {
 		Name:   "opencode",
@@ -159,7 +163,11 @@ var builtins = map[string]Definition{
 }
 
 // filePrompt is the argv prompt of CLIs that read neither stdin nor a
-// prompt file: they read the file with their own tools.
+// prompt file: they read the file with their own tools, so it is written
+// in the working directory (PromptFileInWorkdir), where cursor and qodo
+// are sure to be allowed to read. aider reads its --message-file itself,
+// so that file stays in the temporary directory, out of the repository
+// whose files aider lists and edits.
 const filePrompt = "Your task is in the file {prompt_file}. Read the whole file, then do exactly what it says, including the format of your final answer."
 
 // builtinAliases are the names besides its codename that pick a built-in,

@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -35,9 +36,10 @@ func TestBuiltinsRunUnattended(t *testing.T) {
 			assert.Contains(t, def.InstallHint, "install")
 
 			// The model goes in its own flag, and only when set.
-			with, err := prepare(def, short, "some-model")
+			dir := t.TempDir()
+			with, err := prepare(def, short, "some-model", dir)
 			require.NoError(t, err)
-			without, err := prepare(def, short, "")
+			without, err := prepare(def, short, "", dir)
 			require.NoError(t, err)
 			assert.True(t, slices.ContainsFunc(with.args, func(a string) bool { return strings.Contains(a, "some-model") }), "model missing: %q", with.args)
 			assert.Len(t, without.args, len(with.args)-1, "exactly one argument carries the model")
@@ -56,7 +58,7 @@ func TestBuiltinsRunUnattended(t *testing.T) {
 			// A long prompt, or one that looks like an option, is never an
 			// argument: it goes on stdin or into a file.
 			for _, p := range []string{long, dash} {
-				inv, err := prepare(def, p, "")
+				inv, err := prepare(def, p, "", dir)
 				require.NoError(t, err)
 				defer inv.cleanup()
 				for _, a := range inv.args {
@@ -72,6 +74,14 @@ func TestBuiltinsRunUnattended(t *testing.T) {
 					require.NoError(t, err)
 					assert.True(t, bytes.Equal([]byte(p), b))
 					assert.True(t, slices.ContainsFunc(inv.args, func(a string) bool { return strings.Contains(a, inv.file) }))
+					// A CLI told to read the file with its own tools finds
+					// it in its workspace; others' stay out of it.
+					want := filepath.Clean(os.TempDir())
+					if slices.ContainsFunc(def.FallbackArgs, func(a string) bool { return strings.Contains(a, filePrompt) }) {
+						assert.True(t, def.PromptFileInWorkdir, "a file the agent reads itself must be in its workspace")
+						want = dir
+					}
+					assert.Equal(t, want, filepath.Dir(inv.file))
 				}
 			}
 		})

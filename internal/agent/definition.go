@@ -58,7 +58,12 @@ type Definition struct {
 	// FallbackArgs replace Args when the prompt goes on stdin instead, or,
 	// when they hold {prompt_file}, when it goes to a file instead.
 	FallbackArgs []string `yaml:"fallback_args" json:"fallback_args"`
-	Output       string   `yaml:"output" json:"output"`
+	// PromptFileInWorkdir writes the {prompt_file} file in the working
+	// directory instead of the temporary directory: for a CLI that is told
+	// to read the file with its own tools, which may refuse to read outside
+	// its workspace (cursor's --workspace, qodo's --dir).
+	PromptFileInWorkdir bool   `yaml:"prompt_file_in_workdir" json:"prompt_file_in_workdir"`
+	Output              string `yaml:"output" json:"output"`
 	// AnswerPath is a dotted path into the JSON output ("result").
 	AnswerPath string `yaml:"answer_path" json:"answer_path"`
 	// ErrorPath names a bool that, when true, makes the call a failure

@@ -151,7 +151,7 @@ func Run(ctx context.Context, c Call) (Result, error) {
 		return res, fmt.Errorf("run %s: %w", def.Name, err)
 	}
 	model := modelFor(def, c.Model)
-	inv, err := prepare(def, c.Prompt, model)
+	inv, err := prepare(def, c.Prompt, model, c.Dir)
 	if err != nil {
 		return res, fmt.Errorf("run %s: %w", def.Name, err)
 	}
@@ -327,8 +327,9 @@ type invocation struct {
 // a file. A prompt over MaxArgPrompt for an argv CLI goes on stdin with
 // FallbackArgs when the CLI reads stdin (or, without FallbackArgs, Args
 // minus the elements holding {prompt}), else to a file when FallbackArgs
-// has {prompt_file}.
-func prepare(def Definition, prompt, model string) (invocation, error) {
+// has {prompt_file}. The file is in the temporary directory, or in
+// workdir (the agent's) for a CLI with PromptFileInWorkdir.
+func prepare(def Definition, prompt, model, workdir string) (invocation, error) {
 	inv := invocation{cleanup: func() {}}
 	tmpl := def.Args
 	switch def.PromptVia {
@@ -367,7 +368,19 @@ func prepare(def Definition, prompt, model string) (invocation, error) {
 
 	file := ""
 	if hasPlaceholder(tmpl, "{prompt_file}") {
-		f, err := os.CreateTemp("", "dtree-prompt-*.txt")
+		dir, pattern := "", "dtree-prompt-*.txt"
+		if def.PromptFileInWorkdir {
+			// Hidden, and named by its absolute path, which a CLI
+			// confined to its workspace can check is inside.
+			dir, pattern = workdir, ".dtree-prompt-*.txt"
+			if dir == "" {
+				dir = "."
+			}
+			if abs, err := filepath.Abs(dir); err == nil {
+				dir = abs
+			}
+		}
+		f, err := os.CreateTemp(dir, pattern)
 		if err != nil {
 			return inv, fmt.Errorf("write prompt file: %w", err)
 		}

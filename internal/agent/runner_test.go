@@ -89,6 +89,7 @@ func TestRunPromptArrivesVerbatim(t *testing.T) {
 		wantArgs  func(prompt, file string) []string
 		wantStdin bool
 		wantFile  bool
+		inWorkdir bool // the prompt file is in the working directory during the call
 	}{
 		{name: "argv element", def: fakeDef(agent.PromptArg, "-p", "{prompt}"), prompt: hostile,
 			wantArgs: func(p, _ string) []string { return []string{"-p", p} }},
@@ -121,6 +122,13 @@ func TestRunPromptArrivesVerbatim(t *testing.T) {
 				return d
 			}(),
 			prompt: long, wantFile: true, wantArgs: func(_, f string) []string { return []string{"--message-file", f} }},
+		{name: "long argv prompt goes to a file in the working directory",
+			def: func() agent.Definition {
+				d := fakeDef(agent.PromptArg, "{prompt}")
+				d.FallbackArgs, d.PromptFileInWorkdir = []string{"--read", "{prompt_file}"}, true
+				return d
+			}(),
+			prompt: long, wantFile: true, inWorkdir: true, wantArgs: func(_, f string) []string { return []string{"--read", f} }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -140,6 +148,12 @@ func TestRunPromptArrivesVerbatim(t *testing.T) {
 				}
 				_, err := os.Stat(file)
 				assert.ErrorIs(t, err, os.ErrNotExist, "prompt file left behind")
+				wantDir := filepath.Clean(os.TempDir())
+				if tt.inWorkdir {
+					wantDir = dir
+					assert.True(t, strings.HasPrefix(filepath.Base(file), ".dtree-prompt-"), "a hidden name: %s", file)
+				}
+				assert.Equal(t, wantDir, filepath.Dir(file), "where the prompt file was")
 			} else {
 				assert.Empty(t, r.Files)
 			}
@@ -154,9 +168,11 @@ func TestRunPromptArrivesVerbatim(t *testing.T) {
 				assert.Empty(t, r.Stdin)
 			}
 
+			// Nothing is left in the working directory: a prompt file
+			// written there for the call is removed after it.
 			entries, err := os.ReadDir(dir)
 			require.NoError(t, err)
-			assert.Empty(t, entries, "the prompt made something in the working directory")
+			assert.Empty(t, entries, "the prompt left something in the working directory")
 			assert.Equal(t, fakeAgent, res.Argv[0])
 			for _, a := range res.Argv {
 				assert.NotContains(t, a, "second line", "the prompt leaked into Argv")
