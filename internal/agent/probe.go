@@ -21,7 +21,7 @@ type Probe struct {
 	Path    string // the binary's absolute path; "" when it is not found
 	Version string // the first line --version printed; "" when it gave none
 	// VersionError says why there is no version: not installed, no answer
-	// in time, an exit status.
+	// in time, an exit status (with the first line it printed).
 	VersionError string
 }
 
@@ -64,7 +64,13 @@ func ProbeVersion(ctx context.Context, def Definition, env []string, timeout tim
 		p.VersionError = "no answer to --version within " + types.ShortDuration(timeout)
 		return p
 	case errors.As(err, &exit):
+		// What a failing --version prints is its complaint ("error:
+		// unknown option"), not a version: it is the reason.
 		p.VersionError = "--version exited with status " + strconv.Itoa(exit.ExitCode())
+		if line := firstNonEmpty(versionLine(stderr.String()), versionLine(stdout.String())); line != "" {
+			p.VersionError += ": " + line
+		}
+		return p
 	case err != nil && !errors.Is(err, exec.ErrWaitDelay):
 		p.VersionError = err.Error()
 		return p
@@ -73,7 +79,7 @@ func ProbeVersion(ctx context.Context, def Definition, env []string, timeout tim
 	if p.Version == "" {
 		p.Version = versionLine(stderr.String())
 	}
-	if p.Version == "" && p.VersionError == "" {
+	if p.Version == "" {
 		p.VersionError = "--version printed nothing"
 	}
 	return p

@@ -24,8 +24,12 @@ func TestProbeVersion(t *testing.T) {
 	}{
 		{name: "answers", env: env("FAKE_MODE=print", "FAKE_STDOUT=\x1b[1mfake\x1b[0m 1.2.3\nmore\n"), wantVersion: "fake 1.2.3"},
 		{name: "answers on stderr", env: env("FAKE_MODE=print", "FAKE_STDERR=\nfake 2.0\n"), wantVersion: "fake 2.0"},
-		{name: "fails but says", env: env("FAKE_MODE=print", "FAKE_STDOUT=fake 3", "FAKE_EXIT=2"), wantVersion: "fake 3",
-			wantErr: "--version exited with status 2"},
+		// A CLI without --version complains and fails: that is no version.
+		{name: "fails", env: env("FAKE_MODE=print", "FAKE_STDERR=error: unknown option '--version'\nusage: fake [options]\n", "FAKE_EXIT=1"),
+			wantErr: "--version exited with status 1: error: unknown option '--version'"},
+		{name: "fails on stdout", env: env("FAKE_MODE=print", "FAKE_STDOUT=fake 3", "FAKE_EXIT=2"),
+			wantErr: "--version exited with status 2: fake 3"},
+		{name: "fails silently", env: env("FAKE_MODE=print", "FAKE_EXIT=2"), wantErr: "--version exited with status 2"},
 		{name: "says nothing", env: env("FAKE_MODE=print"), wantErr: "--version printed nothing"},
 		{name: "not installed", binary: "dtree-no-such-cli", wantErr: "not installed"},
 	}

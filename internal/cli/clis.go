@@ -109,7 +109,7 @@ func (a *App) clis(ctx context.Context, o clisOptions) error {
 	fmt.Fprintln(tw, "CLI\tBINARY\tINSTALLED\tVERSION\tKEY\tPROMPT\tUSAGE\tMODEL FLAG")
 	for _, c := range infos {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", nameCell(c), c.Binary, yesNo(c.Installed),
-			versionCell(c.Version), keyCell(c), promptCell(c), usageCell(c.Usage), modelCell(c.ModelFlag))
+			versionCell(c), keyCell(c), promptCell(c), usageCell(c.Usage), modelCell(c.ModelFlag))
 	}
 	return tw.Flush()
 }
@@ -135,12 +135,16 @@ func yesNo(b bool) string {
 	return "no"
 }
 
-// versionCell is the version line, cut to fit a table.
-func versionCell(v string) string {
+// versionCell is the version line, cut to fit a table: "-" when the CLI
+// is not installed, "?" when it gave no version (--json says why).
+func versionCell(c cliInfo) string {
 	const width = 40
+	v := c.Version
 	switch r := []rune(v); {
-	case len(r) == 0:
+	case len(r) == 0 && !c.Installed:
 		return "-"
+	case len(r) == 0:
+		return "?"
 	case len(r) > width:
 		return string(r[:width-1]) + "…"
 	}

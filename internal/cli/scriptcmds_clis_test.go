@@ -14,9 +14,10 @@ import (
 // NAME that runs `fakecli NAME ARGS...` (internal/testagent.CLIMain) with
 // its own arguments, stdin and environment, so that dtree finds a CLI of
 // that name on PATH. `NAME --version` is answered by the script itself,
-// at once ("NAME 1.2.3 (fake)"), or never when FAKECLI_HANG lists NAME:
-// dtree clis gives a CLI a second, which a loaded test machine can take
-// just to start a Go binary.
+// at once ("NAME 1.2.3 (fake)"), or never when FAKECLI_HANG lists NAME
+// (dtree clis gives a CLI a second, which a loaded test machine can take
+// just to start a Go binary), or, when FAKECLI_NOVERSION lists NAME, with
+// a complaint on stderr and exit status 2, as a CLI without --version.
 func cmdFakeBin(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 2 {
 		ts.Fatalf("usage: fakebin DIR NAME...")
@@ -27,6 +28,7 @@ func cmdFakeBin(ts *testscript.TestScript, neg bool, args []string) {
 		script := strings.NewReplacer("NAME", name).Replace(`#!/bin/sh
 if [ "$#" = 1 ] && [ "$1" = --version ]; then
 	case ",$FAKECLI_HANG," in *,NAME,*) exec sleep 3600 ;; esac
+	case ",$FAKECLI_NOVERSION," in *,NAME,*) echo "error: unknown option '--version'" >&2; exit 2 ;; esac
 	echo "NAME 1.2.3 (fake)"
 	exit 0
 fi
