@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/dtree-dev/dtree/types"
 )
 
 // builtins are the CLIs dtree runs without settings, by codename; each
@@ -249,10 +251,21 @@ type Entry struct {
 
 // Entries returns every CLI the registry can run, built-in and custom,
 // sorted by name; a custom definition replaces the built-in of its name.
+// A built-in's alias that a custom CLI has taken as its name (agent:) is
+// that CLI's, and not listed with the built-in.
 func (r *Registry) Entries() []Entry {
+	taken := func(alias string) bool {
+		for name := range r.custom {
+			if types.FoldName(name) == types.FoldName(alias) {
+				return true
+			}
+		}
+		return false
+	}
 	byName := map[string]Entry{}
 	for name, d := range builtins {
-		byName[name] = Entry{Def: d, Aliases: slices.Clone(builtinAliases[name]), Builtin: true}
+		aliases := slices.DeleteFunc(slices.Clone(builtinAliases[name]), taken)
+		byName[name] = Entry{Def: d, Aliases: aliases, Builtin: true}
 	}
 	for name, d := range r.custom {
 		e := byName[name]

@@ -122,6 +122,29 @@ func TestRegistryEntries(t *testing.T) {
 	assert.Equal(t, "my-cursor", d.Binary, "an alias reaches the custom definition")
 }
 
+// A custom CLI named like a built-in's alias is that CLI, and the
+// built-in's entry no longer lists the alias, however it is written.
+func TestRegistryEntriesCustomTakesAlias(t *testing.T) {
+	t.Parallel()
+	r := NewRegistry(map[string]Definition{
+		"agent":      {Binary: "my-agent", Output: OutputText},
+		"cursor_cli": {Binary: "my-cursor-cli", Output: OutputText},
+	})
+	aliases := map[string][]string{}
+	for _, e := range r.Entries() {
+		aliases[e.Def.Name] = e.Aliases
+	}
+	assert.Equal(t, []string{"cursor-agent"}, aliases["cursor"])
+	assert.Empty(t, aliases["agent"])
+	assert.Equal(t, []string{"claude-code"}, aliases["claude"], "other aliases stay")
+	for name, want := range map[string]string{"Agent": "my-agent", "cursor-cli": "my-cursor-cli", "cursor-agent": "cursor-agent"} {
+		d, err := r.Lookup(name)
+		require.NoError(t, err)
+		assert.Equal(t, want, d.Binary, name)
+	}
+	assert.Equal(t, []string{"cursor-agent", "agent", "cursor-cli"}, builtinAliases["cursor"], "the built-ins' list is left as it was")
+}
+
 // Lines reach a decoder whole however the output is cut into writes, and
 // a line too long to keep is skipped, not cut.
 func TestLines(t *testing.T) {
