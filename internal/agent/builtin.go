@@ -76,6 +76,9 @@ var builtins = map[string]Definition{
 	"cursor": {
 		Name:   "cursor",
 		Binary: "cursor-agent",
+		// Its installer also links it as "agent" (agent-clis.md §4), the
+		// only name some installs have.
+		AltBinaries: []string{"agent"},
 		// Without --force changes are only proposed; without --trust an
 		// unknown workspace is refused, with exit 0 (agent-clis.md §4).
 		// Reading stdin is undocumented, so long prompts go in a file.

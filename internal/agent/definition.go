@@ -40,6 +40,9 @@ const MaxArgPrompt = 100 << 10
 type Definition struct {
 	Name   string `yaml:"name" json:"name"`
 	Binary string `yaml:"binary" json:"binary"`
+	// AltBinaries are other names its program is installed under, tried
+	// in order when Binary is not found (cursor-agent is also "agent").
+	AltBinaries []string `yaml:"alt_binaries" json:"alt_binaries"`
 	// Args is the argv after the binary. "{prompt}" is replaced by the
 	// prompt, "{prompt_file}" by the path of a file holding it, and
 	// "{model}" by the model when one is set (the element is dropped when

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,6 +18,7 @@ const VersionTimeout = time.Second
 // Probe is what `dtree clis` found out about one CLI on this machine.
 type Probe struct {
 	Path    string // the binary's absolute path; "" when it is not found
+	Binary  string // the name it was found under: Binary or one of AltBinaries
 	Version string // the first line --version printed; "" when it gave none
 	// VersionError says why there is no version: not installed, no answer
 	// in time, an exit status (with the first line it printed).
@@ -30,15 +30,12 @@ type Probe struct {
 // process group of its own that is killed whole when timeout is up.
 func ProbeVersion(ctx context.Context, def Definition, env []string, timeout time.Duration) Probe {
 	var p Probe
-	path, err := exec.LookPath(def.Binary)
+	path, name, err := LookPath(def)
 	if err != nil {
 		p.VersionError = "not installed"
 		return p
 	}
-	if abs, err := filepath.Abs(path); err == nil {
-		path = abs
-	}
-	p.Path = path
+	p.Path, p.Binary = path, name
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, errNoAnswer)
 	defer cancel()
 	stdout, stderr := &tail{max: 4 << 10}, &tail{max: 4 << 10}

@@ -88,15 +88,46 @@ var ErrNotFound = errors.New("agent CLI not found")
 type NotFoundError struct {
 	Name        string
 	Binary      string
+	Alt         []string // the other names looked for
 	InstallHint string
-	Err         error // from exec.LookPath
+	Err         error // from exec.LookPath, for Binary
 }
 
 func (e *NotFoundError) Error() string {
-	if strings.ContainsRune(e.Binary, os.PathSeparator) {
+	if strings.ContainsRune(e.Binary, os.PathSeparator) && len(e.Alt) == 0 {
 		return fmt.Sprintf("CLI %s: %s is not an executable file", e.Name, e.Binary)
 	}
-	return fmt.Sprintf("CLI %s: %q not found on PATH", e.Name, e.Binary)
+	return fmt.Sprintf("CLI %s: %s not found on PATH", e.Name, binaryNames(e.Binary, e.Alt))
+}
+
+// binaryNames says the names a CLI is looked for under: "cursor-agent"
+// (or "agent").
+func binaryNames(binary string, alt []string) string {
+	s := strconv.Quote(binary)
+	for _, a := range alt {
+		s += fmt.Sprintf(" (or %q)", a)
+	}
+	return s
+}
+
+// LookPath finds a CLI's program: Binary, else each of AltBinaries in
+// turn. It returns the absolute path and the name it was found under; a
+// relative path ("./agent") is found from dtree's directory.
+func LookPath(def Definition) (path, name string, err error) {
+	for _, name := range append([]string{def.Binary}, def.AltBinaries...) {
+		path, lerr := exec.LookPath(name)
+		if lerr != nil {
+			if err == nil {
+				err = lerr
+			}
+			continue
+		}
+		if abs, aerr := filepath.Abs(path); aerr == nil {
+			path = abs
+		}
+		return path, name, nil
+	}
+	return "", "", &NotFoundError{Name: def.Name, Binary: def.Binary, Alt: def.AltBinaries, InstallHint: def.InstallHint, Err: err}
 }
 
 func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
@@ -137,14 +168,11 @@ func (e *AgentError) Error() string {
 func Run(ctx context.Context, c Call) (Result, error) {
 	def := c.Def
 	res := Result{ExitCode: -1}
-	path, err := exec.LookPath(def.Binary)
+	// A relative binary ("./agent") is found from dtree's directory; the
+	// agent runs in c.Dir, so it is started by its absolute path.
+	path, _, err := LookPath(def)
 	if err != nil {
-		return res, &NotFoundError{Name: def.Name, Binary: def.Binary, InstallHint: def.InstallHint, Err: err}
-	}
-	// A relative binary ("./agent") was found from dtree's directory; the
-	// agent runs in c.Dir, so start it by its absolute path.
-	if abs, err := filepath.Abs(path); err == nil {
-		path = abs
+		return res, err
 	}
 	form, err := formatOf(def)
 	if err != nil {

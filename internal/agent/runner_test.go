@@ -294,14 +294,18 @@ func TestRunNotFound(t *testing.T) {
 	tests := []struct {
 		name   string
 		binary string
+		alt    []string
+		want   string // in the message
 	}{
-		{name: "not on PATH", binary: "dtree-no-such-agent-cli"},
-		{name: "missing path", binary: filepath.Join(t.TempDir(), "agent")},
+		{name: "not on PATH", binary: "dtree-no-such-agent-cli", want: `"dtree-no-such-agent-cli" not found on PATH`},
+		{name: "missing path", binary: filepath.Join(t.TempDir(), "agent"), want: "is not an executable file"},
+		{name: "no other name either", binary: "dtree-no-such-agent-cli", alt: []string{"dtree-no-such-agent"},
+			want: `"dtree-no-such-agent-cli" (or "dtree-no-such-agent") not found on PATH`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			def := agent.Definition{Name: "ghost", Binary: tt.binary, Args: []string{"{prompt}"},
+			def := agent.Definition{Name: "ghost", Binary: tt.binary, AltBinaries: tt.alt, Args: []string{"{prompt}"},
 				InstallHint: "install ghost: npm install -g ghost"}
 			_, err := agent.Run(t.Context(), agent.Call{Def: def, Prompt: "hi", Env: env()})
 			var nf *agent.NotFoundError
@@ -310,9 +314,25 @@ func TestRunNotFound(t *testing.T) {
 			assert.Equal(t, "ghost", nf.Name)
 			assert.Equal(t, tt.binary, nf.Binary)
 			assert.Equal(t, "install ghost: npm install -g ghost", nf.InstallHint)
-			assert.Contains(t, err.Error(), tt.binary)
+			assert.Contains(t, err.Error(), tt.want)
 		})
 	}
+}
+
+// A CLI installed under another of its names is found and run by it.
+func TestRunAltBinary(t *testing.T) {
+	t.Parallel()
+	def := fakeDef(agent.PromptStdin)
+	def.Binary, def.AltBinaries = "dtree-no-such-agent-cli", []string{"dtree-no-such-agent", fakeAgent}
+	res, err := agent.Run(t.Context(), agent.Call{Def: def, Prompt: "q", Dir: t.TempDir(), Timeout: 20 * time.Second,
+		Env: env("FAKE_MODE=print", "FAKE_STDOUT=done")})
+	require.NoError(t, err)
+	assert.Equal(t, "done", res.Answer)
+	assert.Equal(t, fakeAgent, res.Argv[0])
+	path, name, err := agent.LookPath(def)
+	require.NoError(t, err)
+	assert.Equal(t, fakeAgent, path)
+	assert.Equal(t, fakeAgent, name)
 }
 
 // claude is the built-in claude definition run as the fake agent.

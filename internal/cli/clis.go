@@ -55,6 +55,7 @@ type cliInfo struct {
 	Custom       bool           `json:"custom"`
 	Default      bool           `json:"default"`
 	Binary       string         `json:"binary"`
+	AltBinaries  []string       `json:"alt_binaries"`
 	Path         string         `json:"path"`
 	Installed    bool           `json:"installed"`
 	Version      string         `json:"version"`
@@ -90,6 +91,7 @@ func (a *App) clis(ctx context.Context, o clisOptions) error {
 			info.Aliases = []string{}
 		}
 		info.ModelValues = append([]string{}, e.Def.ModelValues...)
+		info.AltBinaries = append([]string{}, e.Def.AltBinaries...)
 		if info.Output == "" {
 			info.Output = agent.OutputText
 		}
@@ -98,6 +100,9 @@ func (a *App) clis(ctx context.Context, o clisOptions) error {
 		wg.Go(func() {
 			p := agent.ProbeVersion(ctx, e.Def, env, agent.VersionTimeout)
 			infos[i].Path, infos[i].Installed = p.Path, p.Path != ""
+			if p.Binary != "" {
+				infos[i].Binary = p.Binary // the name it was found under
+			}
 			infos[i].Version, infos[i].VersionError = p.Version, p.VersionError
 		})
 	}
@@ -108,7 +113,7 @@ func (a *App) clis(ctx context.Context, o clisOptions) error {
 	tw := tabwriter.NewWriter(a.Out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "CLI\tBINARY\tINSTALLED\tVERSION\tKEY\tPROMPT\tUSAGE\tMODEL FLAG")
 	for _, c := range infos {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", nameCell(c), c.Binary, yesNo(c.Installed),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", nameCell(c), binaryCell(c), yesNo(c.Installed),
 			versionCell(c), keyCell(c), promptCell(c), usageCell(c.Usage), modelCell(c.ModelFlag))
 	}
 	return tw.Flush()
@@ -126,6 +131,15 @@ func nameCell(c cliInfo) string {
 		return c.Name
 	}
 	return c.Name + " (" + strings.Join(notes, ", ") + ")"
+}
+
+// binaryCell is the program found, or, when none was, the names it was
+// looked for under ("cursor-agent|agent").
+func binaryCell(c cliInfo) string {
+	if c.Installed {
+		return c.Binary
+	}
+	return strings.Join(append([]string{c.Binary}, c.AltBinaries...), "|")
 }
 
 func yesNo(b bool) string {
