@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/dtree-dev/dtree/types"
 )
 
 // builtins are the CLIs dtree runs without settings, by codename; each
@@ -74,44 +76,51 @@ var builtins = map[string]Definition{
 	"cursor": {
 		Name:   "cursor",
 		Binary: "cursor-agent",
+		// Its installer also links it as "agent" (agent-clis.md §4), the
+		// only name some installs have.
+		AltBinaries: []string{"agent"},
 		// Without --force changes are only proposed; without --trust an
 		// unknown workspace is refused, with exit 0 (agent-clis.md §4).
 		// Reading stdin is undocumented, so long prompts go in a file.
 		Args:         []string{"-p", "{prompt}", "--output-format", "json", "--force", "--trust", "--model={model}"},
 		PromptVia:    PromptArg,
 		FallbackArgs: []string{"-p", filePrompt, "--output-format", "json", "--force", "--trust", "--model={model}"},
-		Output:       OutputJSON,
-		AnswerPath:   "result",
-		ErrorPath:    "is_error",
-		StatusPath:   "subtype",
-		StatusOK:     "success",
-		DurationPath: "duration_ms",
-		KeyVars:      []string{"CURSOR_API_KEY"},
-		InstallHint:  "install Cursor CLI: curl https://cursor.com/install -fsS | bash",
+		// Its tools may not read outside the workspace (agent-clis.md §4).
+		PromptFileInWorkdir: true,
+		Output:              OutputJSON,
+		AnswerPath:          "result",
+		ErrorPath:           "is_error",
+		StatusPath:          "subtype",
+		StatusOK:            "success",
+		DurationPath:        "duration_ms",
+		KeyVars:             []string{"CURSOR_API_KEY"},
+		InstallHint:         "install Cursor CLI: curl https://cursor.com/install -fsS | bash",
 	},
 	"copilot": {
 		Name:   "copilot",
 		Binary: "copilot",
 		// --allow-all and --no-ask-user keep -p from stopping at a prompt
 		// (agent-clis.md §5). Stdin is ignored when -p has text.
-		Args:         []string{"-p", "{prompt}", "--output-format", "json", "--allow-all", "--no-ask-user", "--no-color", "--model={model}"},
-		PromptVia:    PromptArg,
-		FallbackArgs: []string{"-p", filePrompt, "--output-format", "json", "--allow-all", "--no-ask-user", "--no-color", "--model={model}"},
-		Output:       OutputCopilot,
-		KeyVars:      []string{"COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"},
-		InstallHint:  "install GitHub Copilot CLI: npm install -g @github/copilot",
+		Args:                []string{"-p", "{prompt}", "--output-format", "json", "--allow-all", "--no-ask-user", "--no-color", "--model={model}"},
+		PromptVia:           PromptArg,
+		FallbackArgs:        []string{"-p", filePrompt, "--output-format", "json", "--allow-all", "--no-ask-user", "--no-color", "--model={model}"},
+		PromptFileInWorkdir: true,
+		Output:              OutputCopilot,
+		KeyVars:             []string{"COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"},
+		InstallHint:         "install GitHub Copilot CLI: npm install -g @github/copilot",
 	},
 	"qodo": {
 		Name:   "qodo",
 		Binary: "qodo",
 		// --ci -y: no questions; -q: the final result only (agent-clis.md
 		// §6). Neither stdin nor an envelope is documented.
-		Args:         []string{"--ci", "-y", "-q", "--model={model}", "{prompt}"},
-		PromptVia:    PromptArg,
-		FallbackArgs: []string{"--ci", "-y", "-q", "--model={model}", filePrompt},
-		Output:       OutputText,
-		KeyVars:      []string{"QODO_API_KEY"},
-		InstallHint:  "install Qodo Command: npm install -g @qodo/gen, then qodo login",
+		Args:                []string{"--ci", "-y", "-q", "--model={model}", "{prompt}"},
+		PromptVia:           PromptArg,
+		FallbackArgs:        []string{"--ci", "-y", "-q", "--model={model}", filePrompt},
+		PromptFileInWorkdir: true,
+		Output:              OutputText,
+		KeyVars:             []string{"QODO_API_KEY"},
+		InstallHint:         "install Qodo Command: npm install -g @qodo/gen, then qodo login",
 	},
 	"opencode": {
 		Name:   "opencode",
@@ -145,8 +154,10 @@ var builtins = map[string]Definition{
 		Name:   "amp",
 		Binary: "amp",
 		// -x is execute mode; amp has no model flag, its --mode picks
-		// smart, rush or deep (agent-clis.md §9).
+		// smart, rush or deep (agent-clis.md §9): a run's --model gpt-5,
+		// meant for the other CLIs, must not become --mode=gpt-5.
 		Args:          []string{"-x", "{prompt}", "--stream-json", "--dangerously-allow-all", "--mode={model}"},
+		ModelValues:   []string{"smart", "rush", "deep"},
 		PromptVia:     PromptArg,
 		StdinFallback: true,
 		FallbackArgs:  []string{"-x", "--stream-json", "--dangerously-allow-all", "--mode={model}"},
@@ -157,7 +168,11 @@ var builtins = map[string]Definition{
 }
 
 // filePrompt is the argv prompt of CLIs that read neither stdin nor a
-// prompt file: they read the file with their own tools.
+// prompt file: they read the file with their own tools, so it is written
+// in the working directory (PromptFileInWorkdir), where cursor and qodo
+// are sure to be allowed to read. aider reads its --message-file itself,
+// so that file stays in the temporary directory, out of the repository
+// whose files aider lists and edits.
 const filePrompt = "Your task is in the file {prompt_file}. Read the whole file, then do exactly what it says, including the format of your final answer."
 
 // builtinAliases are the names besides its codename that pick a built-in,
@@ -239,10 +254,21 @@ type Entry struct {
 
 // Entries returns every CLI the registry can run, built-in and custom,
 // sorted by name; a custom definition replaces the built-in of its name.
+// A built-in's alias that a custom CLI has taken as its name (agent:) is
+// that CLI's, and not listed with the built-in.
 func (r *Registry) Entries() []Entry {
+	taken := func(alias string) bool {
+		for name := range r.custom {
+			if types.FoldName(name) == types.FoldName(alias) {
+				return true
+			}
+		}
+		return false
+	}
 	byName := map[string]Entry{}
 	for name, d := range builtins {
-		byName[name] = Entry{Def: d, Aliases: slices.Clone(builtinAliases[name]), Builtin: true}
+		aliases := slices.DeleteFunc(slices.Clone(builtinAliases[name]), taken)
+		byName[name] = Entry{Def: d, Aliases: aliases, Builtin: true}
 	}
 	for name, d := range r.custom {
 		e := byName[name]

@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -35,9 +36,10 @@ func TestBuiltinsRunUnattended(t *testing.T) {
 			assert.Contains(t, def.InstallHint, "install")
 
 			// The model goes in its own flag, and only when set.
-			with, err := prepare(def, short, "some-model")
+			dir := t.TempDir()
+			with, err := prepare(def, short, "some-model", dir)
 			require.NoError(t, err)
-			without, err := prepare(def, short, "")
+			without, err := prepare(def, short, "", dir)
 			require.NoError(t, err)
 			assert.True(t, slices.ContainsFunc(with.args, func(a string) bool { return strings.Contains(a, "some-model") }), "model missing: %q", with.args)
 			assert.Len(t, without.args, len(with.args)-1, "exactly one argument carries the model")
@@ -56,7 +58,7 @@ func TestBuiltinsRunUnattended(t *testing.T) {
 			// A long prompt, or one that looks like an option, is never an
 			// argument: it goes on stdin or into a file.
 			for _, p := range []string{long, dash} {
-				inv, err := prepare(def, p, "")
+				inv, err := prepare(def, p, "", dir)
 				require.NoError(t, err)
 				defer inv.cleanup()
 				for _, a := range inv.args {
@@ -72,6 +74,14 @@ func TestBuiltinsRunUnattended(t *testing.T) {
 					require.NoError(t, err)
 					assert.True(t, bytes.Equal([]byte(p), b))
 					assert.True(t, slices.ContainsFunc(inv.args, func(a string) bool { return strings.Contains(a, inv.file) }))
+					// A CLI told to read the file with its own tools finds
+					// it in its workspace; others' stay out of it.
+					want := filepath.Clean(os.TempDir())
+					if slices.ContainsFunc(def.FallbackArgs, func(a string) bool { return strings.Contains(a, filePrompt) }) {
+						assert.True(t, def.PromptFileInWorkdir, "a file the agent reads itself must be in its workspace")
+						want = dir
+					}
+					assert.Equal(t, want, filepath.Dir(inv.file))
 				}
 			}
 		})
@@ -110,6 +120,29 @@ func TestRegistryEntries(t *testing.T) {
 	d, err := r.Lookup("AGENT")
 	require.NoError(t, err)
 	assert.Equal(t, "my-cursor", d.Binary, "an alias reaches the custom definition")
+}
+
+// A custom CLI named like a built-in's alias is that CLI, and the
+// built-in's entry no longer lists the alias, however it is written.
+func TestRegistryEntriesCustomTakesAlias(t *testing.T) {
+	t.Parallel()
+	r := NewRegistry(map[string]Definition{
+		"agent":      {Binary: "my-agent", Output: OutputText},
+		"cursor_cli": {Binary: "my-cursor-cli", Output: OutputText},
+	})
+	aliases := map[string][]string{}
+	for _, e := range r.Entries() {
+		aliases[e.Def.Name] = e.Aliases
+	}
+	assert.Equal(t, []string{"cursor-agent"}, aliases["cursor"])
+	assert.Empty(t, aliases["agent"])
+	assert.Equal(t, []string{"claude-code"}, aliases["claude"], "other aliases stay")
+	for name, want := range map[string]string{"Agent": "my-agent", "cursor-cli": "my-cursor-cli", "cursor-agent": "cursor-agent"} {
+		d, err := r.Lookup(name)
+		require.NoError(t, err)
+		assert.Equal(t, want, d.Binary, name)
+	}
+	assert.Equal(t, []string{"cursor-agent", "agent", "cursor-cli"}, builtinAliases["cursor"], "the built-ins' list is left as it was")
 }
 
 // Lines reach a decoder whole however the output is cut into writes, and

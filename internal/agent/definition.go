@@ -40,12 +40,20 @@ const MaxArgPrompt = 100 << 10
 type Definition struct {
 	Name   string `yaml:"name" json:"name"`
 	Binary string `yaml:"binary" json:"binary"`
+	// AltBinaries are other names its program is installed under, tried
+	// in order when Binary is not found (cursor-agent is also "agent").
+	AltBinaries []string `yaml:"alt_binaries" json:"alt_binaries"`
 	// Args is the argv after the binary. "{prompt}" is replaced by the
 	// prompt, "{prompt_file}" by the path of a file holding it, and
 	// "{model}" by the model when one is set (the element is dropped when
 	// not).
-	Args      []string  `yaml:"args" json:"args"`
-	PromptVia PromptVia `yaml:"prompt_via" json:"prompt_via"`
+	Args []string `yaml:"args" json:"args"`
+	// ModelValues, when set, are the only models the CLI's model argument
+	// takes (amp's --mode: smart, rush, deep): another model, meant for
+	// other CLIs, leaves the {model} argument out rather than break the
+	// call. Matched ignoring case; passed as listed.
+	ModelValues []string  `yaml:"model_values" json:"model_values"`
+	PromptVia   PromptVia `yaml:"prompt_via" json:"prompt_via"`
 	// StdinFallback says the CLI reads the prompt from stdin when argv
 	// has none: used for prompts over MaxArgPrompt, and for prompts that
 	// start with '-' (which the CLI could take for an option).
@@ -53,7 +61,12 @@ type Definition struct {
 	// FallbackArgs replace Args when the prompt goes on stdin instead, or,
 	// when they hold {prompt_file}, when it goes to a file instead.
 	FallbackArgs []string `yaml:"fallback_args" json:"fallback_args"`
-	Output       string   `yaml:"output" json:"output"`
+	// PromptFileInWorkdir writes the {prompt_file} file in the working
+	// directory instead of the temporary directory: for a CLI that is told
+	// to read the file with its own tools, which may refuse to read outside
+	// its workspace (cursor's --workspace, qodo's --dir).
+	PromptFileInWorkdir bool   `yaml:"prompt_file_in_workdir" json:"prompt_file_in_workdir"`
+	Output              string `yaml:"output" json:"output"`
 	// AnswerPath is a dotted path into the JSON output ("result").
 	AnswerPath string `yaml:"answer_path" json:"answer_path"`
 	// ErrorPath names a bool that, when true, makes the call a failure

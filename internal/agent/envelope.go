@@ -38,21 +38,39 @@ type output struct {
 
 // decoder reads one output format.
 type decoder interface {
-	// line gets each line of stdout as it arrives, without its '\n' and
-	// with terminal escapes left in, when the format reads lines; a
-	// decoder reads only what it needs of it and keeps nothing it is given.
+	// line gets stdout piece by piece as it arrives, split as the format
+	// says (format.split): each line without its '\n', or each top-level
+	// JSON object, with terminal escapes left in. A decoder reads only what
+	// it needs of it and keeps nothing it is given.
 	line(b []byte)
+	// final reports whether the pieces so far hold the CLI's last word:
+	// the event that ends its stream, or its whole envelope. Run then
+	// gives a CLI that does not exit a short while before stopping it
+	// (several hang after answering: agent-clis.md §4, §5, §8).
+	final() bool
 	// end reads the call's output once the CLI has exited. The envelope
 	// carries what could be read also when the error says the output was
 	// unreadable (a message from stderr, say).
 	end(o output) (envelope, error)
 }
 
+// splitter cuts stdout into the pieces a decoder reads as it arrives.
+type splitter interface {
+	write(p []byte)
+	close() // hands over what is left at the end
+}
+
+func splitLines(fn func([]byte)) splitter   { return &lines{fn: fn} }
+func splitObjects(fn func([]byte)) splitter { return &objects{fn: fn} }
+
 // format is one output format: how its decoder reads, and what dtree knows
 // of the CLI that prints it.
 type format struct {
-	new   func(def Definition) decoder
-	lines bool // feed stdout line by line as it arrives (event streams)
+	new func(def Definition) decoder
+	// split feeds stdout to the decoder as it arrives: by lines (event
+	// streams), by top-level JSON objects (one envelope), or, when nil,
+	// not at all (the whole output is read at the end).
+	split func(fn func([]byte)) splitter
 	// reports are the usage figures the format can carry; nil means those
 	// the definition has paths for.
 	reports []string
@@ -66,19 +84,19 @@ type format struct {
 // formats are the output formats by name (Definition.Output; "" is text).
 var formats = map[string]format{
 	OutputText: {new: func(Definition) decoder { return textDecoder{} }},
-	OutputJSON: {new: func(def Definition) decoder { return jsonDecoder{def: def} }},
-	OutputStreamJSON: {new: func(Definition) decoder { return &streamJSONDecoder{} }, lines: true,
+	OutputJSON: {new: func(def Definition) decoder { return &jsonDecoder{def: def} }, split: splitObjects},
+	OutputStreamJSON: {new: func(Definition) decoder { return &streamJSONDecoder{} }, split: splitLines,
 		reports: []string{usageInput, usageOutput, usageCost, usageDuration}},
-	OutputCodex: {new: func(Definition) decoder { return &codexDecoder{} }, lines: true,
+	OutputCodex: {new: func(Definition) decoder { return &codexDecoder{} }, split: splitLines,
 		reports: []string{usageInput, usageOutput}},
-	OutputCopilot: {new: func(Definition) decoder { return &copilotDecoder{} }, lines: true,
+	OutputCopilot: {new: func(Definition) decoder { return &copilotDecoder{} }, split: splitLines,
 		reports: []string{usageOutput, usageDuration},
 		silent:  "Copilot prints nothing and exits 0 when its login is stale: run copilot and /login, or set COPILOT_GITHUB_TOKEN"},
-	OutputOpencode: {new: func(Definition) decoder { return &opencodeDecoder{} }, lines: true,
+	OutputOpencode: {new: func(Definition) decoder { return &opencodeDecoder{} }, split: splitLines,
 		reports: []string{usageInput, usageOutput, usageCost}},
-	OutputGemini: {new: func(Definition) decoder { return geminiDecoder{} },
+	OutputGemini: {new: func(Definition) decoder { return &geminiDecoder{} }, split: splitObjects,
 		reports: []string{usageInput, usageOutput, usageDuration}, exits: geminiExits},
-	OutputAider: {new: func(Definition) decoder { return &aiderDecoder{} }, lines: true,
+	OutputAider: {new: func(Definition) decoder { return &aiderDecoder{} }, split: splitLines,
 		reports: []string{usageInput, usageOutput, usageCost}},
 }
 
@@ -114,10 +132,10 @@ func decodeAll(def Definition, o output) (envelope, error) {
 		return envelope{}, err
 	}
 	d := f.new(def)
-	if f.lines {
-		l := lines{fn: d.line}
-		l.write([]byte(o.stdout))
-		l.close()
+	if f.split != nil {
+		sp := f.split(d.line)
+		sp.write([]byte(o.stdout))
+		sp.close()
 	}
 	return d.end(o)
 }
@@ -126,6 +144,7 @@ func decodeAll(def Definition, o output) (envelope, error) {
 type textDecoder struct{}
 
 func (textDecoder) line([]byte) {}
+func (textDecoder) final() bool { return false } // text has no end mark
 
 func (textDecoder) end(o output) (envelope, error) {
 	return envelope{answer: strings.TrimSpace(stripANSI(o.stdout))}, nil
@@ -134,11 +153,30 @@ func (textDecoder) end(o output) (envelope, error) {
 // jsonDecoder reads one JSON object, found between the first '{' and the
 // last '}' once terminal escapes are removed, through the definition's
 // paths. Parsing the answer itself is the response parser's job.
-type jsonDecoder struct{ def Definition }
+type jsonDecoder struct {
+	def Definition
+	fin bool
+}
 
-func (jsonDecoder) line([]byte) {}
+// line gets each top-level object as it arrives: one that holds the
+// answer (or says is_error) is the envelope, the CLI's last word. Without
+// an answer path any object could be the answer, or not yet all of it.
+func (d *jsonDecoder) line(b []byte) {
+	if d.def.AnswerPath == "" || d.fin {
+		return
+	}
+	var obj map[string]any
+	if json.Unmarshal(b, &obj) != nil {
+		return
+	}
+	_, answer := lookup(obj, d.def.AnswerPath)
+	failed, _ := lookup(obj, d.def.ErrorPath)
+	d.fin = answer || failed == true
+}
 
-func (d jsonDecoder) end(o output) (envelope, error) {
+func (d *jsonDecoder) final() bool { return d.fin }
+
+func (d *jsonDecoder) end(o output) (envelope, error) {
 	def := d.def
 	text := stripANSI(o.stdout)
 	obj, err := decodeObject(text)

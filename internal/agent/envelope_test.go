@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -175,5 +176,38 @@ func TestMessageLines(t *testing.T) {
 			t.Parallel()
 			assert.Equal(t, tt.want, tt.got)
 		})
+	}
+}
+
+// objects hands over each top-level JSON object once its closing brace
+// has arrived, whatever the write sizes, skipping what is between them.
+func TestObjects(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, in string
+		want     []string
+	}{
+		{name: "one object", in: `{"a":1}`, want: []string{`{"a":1}`}},
+		{name: "escapes and prose around", in: "\x1b[?1004lhi {\"a\":{\"b\":2}} bye\n{\"c\":3}",
+			want: []string{`{"a":{"b":2}}`, `{"c":3}`}},
+		{name: "braces and quotes in strings", in: `{"a":"}{\"}\\","b":"{"}`, want: []string{`{"a":"}{\"}\\","b":"{"}`}},
+		{name: "pretty-printed", in: "{\n  \"a\": {\n    \"b\": [1, {}]\n  }\n}\n", want: []string{"{\n  \"a\": {\n    \"b\": [1, {}]\n  }\n}"}},
+		{name: "cut off", in: `{"a":{"b":1}`, want: nil},
+	}
+	for _, tt := range tests {
+		for _, size := range []int{1, 3, 1000} {
+			t.Run(tt.name+"/"+strconv.Itoa(size), func(t *testing.T) {
+				t.Parallel()
+				var got []string
+				o := splitObjects(func(b []byte) { got = append(got, string(b)) })
+				for in := tt.in; len(in) > 0; {
+					k := min(size, len(in))
+					o.write([]byte(in[:k]))
+					in = in[k:]
+				}
+				o.close()
+				assert.Equal(t, tt.want, got)
+			})
+		}
 	}
 }

@@ -3,6 +3,7 @@
 package agent_test
 
 import (
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -31,13 +32,15 @@ func TestEnvelopeFixtures(t *testing.T) {
 		cli, file string
 		stderr    string // a fixture for stderr
 		exit      int
-		want      string      // the answer; "" with wantErr
+		want      string      // the answer's start, or all of it when it is JSON or exact is set; "" with wantErr
+		exact     bool        // want is the whole answer
+		wantFile  bool        // the whole fixture, trimmed, is the answer
 		usage     types.Usage // nil fields: unknown
 		wantErr   string      // in the AgentError's reason
 	}{
 		{cli: "claude", file: "ok.json", want: answer,
 			usage: usageOf(21012, 340, 0.0123, 12345)},
-		{cli: "claude", file: "is_error.json", wantErr: `reported an error: API Error: 529 {"type":"error"`,
+		{cli: "claude", file: "is_error.json", stderr: "is_error.stderr", wantErr: `reported an error: API Error: 529 {"type":"error"`,
 			usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0), CostUSD: ptr(0.0), DurationMS: ptr[int64](2100)}},
 		{cli: "claude", file: "max_turns.json", wantErr: "reported error_max_turns",
 			usage: usageOf(100, 2000, 0.5, 90000)},
@@ -47,49 +50,62 @@ func TestEnvelopeFixtures(t *testing.T) {
 
 		{cli: "amp", file: "ok.jsonl", want: answer,
 			usage: types.Usage{InputTokens: ptr[int64](4115), OutputTokens: ptr[int64](120), DurationMS: ptr[int64](8123)}},
-		{cli: "amp", file: "error.jsonl", wantErr: "reported error_during_execution: Out of credits",
+		{cli: "amp", file: "error.jsonl", stderr: "error.stderr", wantErr: "reported error_during_execution: Out of credits",
 			usage: types.Usage{DurationMS: ptr[int64](900)}},
 		{cli: "amp", file: "truncated.jsonl", wantErr: "stdout ends in the middle of an event"},
 
 		{cli: "codex", file: "ok.jsonl", want: answer,
 			usage: types.Usage{InputTokens: ptr[int64](24763), OutputTokens: ptr[int64](122)}},
-		{cli: "codex", file: "turn_failed.jsonl", wantErr: "reported an error: unexpected status 401 Unauthorized"},
+		{cli: "codex", file: "turn_failed.jsonl", stderr: "turn_failed.stderr", wantErr: "reported an error: unexpected status 401 Unauthorized"},
 		{cli: "codex", file: "error.jsonl", wantErr: "reported an error: stream disconnected before completion"},
 		{cli: "codex", file: "truncated.jsonl", wantErr: "stdout ends in the middle of an event"},
 
 		{cli: "gemini", file: "ok.json", want: answer,
 			usage: types.Usage{InputTokens: ptr[int64](9000), OutputTokens: ptr[int64](550), DurationMS: ptr[int64](5700)}},
-		{cli: "gemini", file: "error.json", wantErr: "reported an error: Reached max session turns"},
+		{cli: "gemini", file: "error.json", stderr: "error.stderr", wantErr: "reported an error: Reached max session turns"},
 		{cli: "gemini", stderr: "auth.stderr", exit: 41,
 			wantErr: "exited with status 41 (authentication failed: set GEMINI_API_KEY, or log in by running gemini once): Please set an Auth method"},
 		{cli: "gemini", file: "truncated.json", wantErr: "printed no JSON envelope: unexpected EOF"},
 
 		{cli: "cursor", file: "ok.json", want: answer, usage: types.Usage{DurationMS: ptr[int64](5234)}},
-		{cli: "cursor", file: "trust.txt", wantErr: "printed no JSON envelope: no JSON object in stdout; stdout: Workspace Trust Required"},
+		{cli: "cursor", file: "trust.txt", stderr: "trust.stderr", wantErr: "printed no JSON envelope: no JSON object in stdout; stdout: Workspace Trust Required"},
 		{cli: "cursor", file: "is_error.json", wantErr: "reported error: Usage limit reached", usage: types.Usage{DurationMS: ptr[int64](300)}},
 		{cli: "cursor", file: "truncated.json", wantErr: "printed no JSON envelope"},
 
 		{cli: "copilot", file: "ok.jsonl", want: answer, usage: types.Usage{OutputTokens: ptr[int64](125), DurationMS: ptr[int64](6200)}},
 		{cli: "copilot", file: "stale_login.jsonl", wantErr: "printed nothing and exited 0; Copilot prints nothing and exits 0 when its login is stale"},
-		{cli: "copilot", file: "error.jsonl", wantErr: "reported an error: You have exceeded your rate limit"},
+		{cli: "copilot", file: "error.jsonl", stderr: "error.stderr", wantErr: "reported an error: You have exceeded your rate limit"},
 		{cli: "copilot", file: "truncated.jsonl", wantErr: "stdout ends in the middle of an event",
 			usage: types.Usage{OutputTokens: ptr[int64](40)}},
 
 		{cli: "opencode", file: "ok.jsonl", want: answer,
 			usage: types.Usage{InputTokens: ptr[int64](13000), OutputTokens: ptr[int64](160), CostUSD: ptr(0.0063)}},
-		{cli: "opencode", file: "error.jsonl", wantErr: "reported an error: Rate limit exceeded: retry after 60s"},
+		{cli: "opencode", file: "error.jsonl", stderr: "error.stderr", wantErr: "reported an error: Rate limit exceeded: retry after 60s"},
 		{cli: "opencode", file: "truncated.jsonl", wantErr: "stdout ends in the middle of an event",
 			usage: types.Usage{InputTokens: ptr[int64](6500), OutputTokens: ptr[int64](100), CostUSD: ptr(0.0042)}},
 
 		{cli: "aider", file: "ok.txt", want: "Aider v0.86.1",
 			usage: types.Usage{InputTokens: ptr[int64](5400), OutputTokens: ptr[int64](130), CostUSD: ptr(0.0163)}},
-		{cli: "aider", file: "error.txt", wantErr: "reported an error: The API provider is not able to authenticate you"},
+		{cli: "aider", file: "error.txt", stderr: "error.stderr", wantErr: "reported an error: The API provider is not able to authenticate you"},
 		{cli: "aider", file: "retried.txt", want: "Aider v0.86.1",
 			usage: types.Usage{InputTokens: ptr[int64](3000), OutputTokens: ptr[int64](42), CostUSD: ptr(0.0063)}},
-		{cli: "aider", file: "truncated.txt", want: "Aider v0.86.1"}, // text: no way to tell; no usage
+		// Plain text has no end mark, so a transcript cut short is not an
+		// error of the call: all of it is the answer, with no usage (the
+		// Tokens: line never came). The response parser then finds no JSON
+		// reply in it and fails the attempt (builtin_aider.txtar).
+		{cli: "aider", file: "truncated.txt", wantFile: true},
 
 		{cli: "qodo", file: "ok.txt", want: answer},
 		{cli: "qodo", file: "empty.txt", wantErr: "gave an empty answer"},
+		// qodo's error shapes are not documented (agent-clis.md §6), and in
+		// plain text an error message, or an answer cut short, looks like
+		// an answer: the call succeeds, escapes removed, and the response
+		// parser fails the attempt for want of a JSON reply
+		// (builtin_qodo.txtar). A cut after the reply's JSON goes unseen.
+		{cli: "qodo", file: "error.txt", stderr: "error.stderr",
+			want: "✖ Error: Request failed with status code 401. Your session has expired: run qodo login.", exact: true},
+		{cli: "qodo", file: "truncated.txt",
+			want: `{"completed": true, "secs_taken": 12, "tokens_used": 0, "comments": ["fixed the fai`, exact: true},
 	}
 	for _, tt := range tests {
 		name := tt.cli + "/" + tt.file + tt.stderr
@@ -103,19 +119,23 @@ func TestEnvelopeFixtures(t *testing.T) {
 			def.Binary = fakeAgent
 			e := env("FAKE_MODE=print", "FAKE_EXIT="+strconv.Itoa(tt.exit))
 			dir := filepath.Join("testdata", "envelopes", tt.cli)
+			stdout, stderr := "", ""
 			if tt.file != "" {
 				abs, err := filepath.Abs(filepath.Join(dir, tt.file))
 				require.NoError(t, err)
 				e = append(e, "FAKE_STDOUT_FILE="+abs)
+				stdout = readFile(t, abs)
 			}
 			if tt.stderr != "" {
 				abs, err := filepath.Abs(filepath.Join(dir, tt.stderr))
 				require.NoError(t, err)
 				e = append(e, "FAKE_STDERR_FILE="+abs)
+				stderr = readFile(t, abs)
 			}
 			res, err := agent.Run(t.Context(), agent.Call{Def: def, Prompt: "q", Dir: t.TempDir(), Env: e, Timeout: 20 * time.Second})
 			assert.Equal(t, tt.usage, res.Usage, "usage")
 			assert.NotContains(t, res.Answer, "\x1b", "terminal escapes left in the answer")
+			assert.Equal(t, stderr, res.StderrTail, "the call keeps its stderr")
 			if tt.wantErr != "" {
 				var ae *agent.AgentError
 				require.ErrorAs(t, err, &ae)
@@ -124,13 +144,23 @@ func TestEnvelopeFixtures(t *testing.T) {
 				return
 			}
 			require.NoError(t, err)
-			if strings.HasPrefix(tt.want, "{") {
+			switch {
+			case tt.wantFile:
+				assert.Equal(t, strings.TrimSpace(stdout), res.Answer)
+			case tt.exact || strings.HasPrefix(tt.want, "{"):
 				assert.Equal(t, tt.want, res.Answer)
-			} else {
+			default:
 				assert.True(t, strings.HasPrefix(res.Answer, tt.want), "answer %.80q", res.Answer)
 			}
 		})
 	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return string(b)
 }
 
 func usageOf(in, out int64, cost float64, ms int64) types.Usage {

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"encoding/json"
 	"regexp"
 	"strconv"
 	"strings"
@@ -23,11 +24,23 @@ var geminiExits = map[int]string{
 // "response", an "error" object a failure; usage is per model under
 // stats.models, summed. In JSON mode gemini writes its error object to
 // stderr when it fails.
-type geminiDecoder struct{}
+type geminiDecoder struct{ fin bool }
 
-func (geminiDecoder) line([]byte) {}
+// line gets each top-level object as it arrives: the envelope has the
+// response, or the error.
+func (d *geminiDecoder) line(b []byte) {
+	var obj map[string]json.RawMessage
+	if d.fin || json.Unmarshal(b, &obj) != nil {
+		return
+	}
+	_, response := obj["response"]
+	_, failed := obj["error"]
+	d.fin = response || failed
+}
 
-func (geminiDecoder) end(o output) (envelope, error) {
+func (d *geminiDecoder) final() bool { return d.fin }
+
+func (*geminiDecoder) end(o output) (envelope, error) {
 	text := stripANSI(o.stdout)
 	obj, err := decodeObject(text)
 	if err != nil {
@@ -119,6 +132,8 @@ func aiderCount(s string) *int64 {
 	n := int64(f*mult + 0.5)
 	return &n
 }
+
+func (*aiderDecoder) final() bool { return false } // its transcript has no end mark
 
 func (d *aiderDecoder) end(o output) (envelope, error) {
 	env := envelope{answer: strings.TrimSpace(stripANSI(o.stdout)), usage: d.usage}

@@ -54,6 +54,72 @@ func (l *lines) flush() {
 // close hands over the last line when stdout did not end with a newline.
 func (l *lines) close() { l.flush() }
 
+// objects splits a stream into its top-level JSON objects as they arrive,
+// for formats whose envelope is one object (claude's json, gemini's):
+// bytes between objects (escape codes, prose) are skipped, and braces in
+// strings do not count. It holds only the object in progress; one that
+// outgrows maxLine is dropped.
+type objects struct {
+	fn    func([]byte)
+	buf   []byte
+	depth int
+	str   bool // in a string
+	esc   bool // after a backslash in a string
+	skip  bool // the object in progress outgrew maxLine
+}
+
+func (o *objects) write(p []byte) {
+	for len(p) > 0 {
+		if o.depth == 0 {
+			i := bytes.IndexByte(p, '{')
+			if i < 0 {
+				return
+			}
+			p = p[i:]
+		}
+		n := o.scan(p)
+		switch {
+		case o.skip:
+		case len(o.buf)+n > maxLine:
+			o.skip, o.buf = true, o.buf[:0]
+		default:
+			o.buf = append(o.buf, p[:n]...)
+		}
+		p = p[n:]
+		if o.depth == 0 {
+			if !o.skip {
+				o.fn(o.buf)
+			}
+			o.buf, o.skip = o.buf[:0], false
+		}
+	}
+}
+
+// scan follows p from inside an object (or at its '{') and returns how
+// many bytes of it belong to the object: all, or up to its closing '}'.
+func (o *objects) scan(p []byte) int {
+	for i, c := range p {
+		switch {
+		case o.esc:
+			o.esc = false
+		case o.str:
+			o.esc, o.str = c == '\\', c != '"'
+		case c == '"':
+			o.str = true
+		case c == '{':
+			o.depth++
+		case c == '}':
+			if o.depth--; o.depth == 0 {
+				return i + 1
+			}
+		}
+	}
+	return len(p)
+}
+
+// close drops an object left open: the output was cut off.
+func (o *objects) close() { o.buf, o.depth, o.str, o.esc, o.skip = o.buf[:0], 0, false, false, false }
+
 // events reads the JSON objects of a JSON-lines stream. Lines that are not
 // JSON (progress text) are skipped; cut remembers whether the last line
 // looked like JSON but did not parse, which at the end of the stream means
@@ -61,7 +127,10 @@ func (l *lines) close() { l.flush() }
 type events struct {
 	cut  bool
 	seen bool // at least one event was read
+	fin  bool // the event that ends the stream was read
 }
+
+func (e *events) final() bool { return e.fin }
 
 // decode unmarshals one line into v and reports whether it was an event.
 // A field of an unexpected type is left unset rather than losing the line.

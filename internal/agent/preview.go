@@ -1,12 +1,17 @@
 package agent
 
-import "strings"
+import (
+	"os"
+	"strings"
+)
 
 // Preview is the command line a call would run and where its prompt would
 // go, without running it (`dtree run --dry-run`). The argv shows the prompt
 // elided, as the logs do, and a prompt file as "<prompt file>".
 func Preview(def Definition, prompt, model string) (argv []string, onStdin bool, err error) {
-	inv, err := prepare(def, prompt, model)
+	// A prompt file meant for the working directory goes to the temporary
+	// one: a dry run changes nothing there. Its path is not shown anyway.
+	inv, err := prepare(def, prompt, modelFor(def, model), os.TempDir())
 	if err != nil {
 		return nil, false, err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,9 +18,10 @@ const VersionTimeout = time.Second
 // Probe is what `dtree clis` found out about one CLI on this machine.
 type Probe struct {
 	Path    string // the binary's absolute path; "" when it is not found
+	Binary  string // the name it was found under: Binary or one of AltBinaries
 	Version string // the first line --version printed; "" when it gave none
 	// VersionError says why there is no version: not installed, no answer
-	// in time, an exit status.
+	// in time, an exit status (with the first line it printed).
 	VersionError string
 }
 
@@ -30,15 +30,12 @@ type Probe struct {
 // process group of its own that is killed whole when timeout is up.
 func ProbeVersion(ctx context.Context, def Definition, env []string, timeout time.Duration) Probe {
 	var p Probe
-	path, err := exec.LookPath(def.Binary)
+	path, name, err := LookPath(def)
 	if err != nil {
 		p.VersionError = "not installed"
 		return p
 	}
-	if abs, err := filepath.Abs(path); err == nil {
-		path = abs
-	}
-	p.Path = path
+	p.Path, p.Binary = path, name
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, errNoAnswer)
 	defer cancel()
 	stdout, stderr := &tail{max: 4 << 10}, &tail{max: 4 << 10}
@@ -64,7 +61,13 @@ func ProbeVersion(ctx context.Context, def Definition, env []string, timeout tim
 		p.VersionError = "no answer to --version within " + types.ShortDuration(timeout)
 		return p
 	case errors.As(err, &exit):
+		// What a failing --version prints is its complaint ("error:
+		// unknown option"), not a version: it is the reason.
 		p.VersionError = "--version exited with status " + strconv.Itoa(exit.ExitCode())
+		if line := firstNonEmpty(versionLine(stderr.String()), versionLine(stdout.String())); line != "" {
+			p.VersionError += ": " + line
+		}
+		return p
 	case err != nil && !errors.Is(err, exec.ErrWaitDelay):
 		p.VersionError = err.Error()
 		return p
@@ -73,7 +76,7 @@ func ProbeVersion(ctx context.Context, def Definition, env []string, timeout tim
 	if p.Version == "" {
 		p.Version = versionLine(stderr.String())
 	}
-	if p.Version == "" && p.VersionError == "" {
+	if p.Version == "" {
 		p.VersionError = "--version printed nothing"
 	}
 	return p

@@ -21,13 +21,20 @@ func TestProbeVersion(t *testing.T) {
 		env         []string
 		wantVersion string
 		wantErr     string
+		alt         bool // the fake agent is the definition's other name
 	}{
 		{name: "answers", env: env("FAKE_MODE=print", "FAKE_STDOUT=\x1b[1mfake\x1b[0m 1.2.3\nmore\n"), wantVersion: "fake 1.2.3"},
 		{name: "answers on stderr", env: env("FAKE_MODE=print", "FAKE_STDERR=\nfake 2.0\n"), wantVersion: "fake 2.0"},
-		{name: "fails but says", env: env("FAKE_MODE=print", "FAKE_STDOUT=fake 3", "FAKE_EXIT=2"), wantVersion: "fake 3",
-			wantErr: "--version exited with status 2"},
+		// A CLI without --version complains and fails: that is no version.
+		{name: "fails", env: env("FAKE_MODE=print", "FAKE_STDERR=error: unknown option '--version'\nusage: fake [options]\n", "FAKE_EXIT=1"),
+			wantErr: "--version exited with status 1: error: unknown option '--version'"},
+		{name: "fails on stdout", env: env("FAKE_MODE=print", "FAKE_STDOUT=fake 3", "FAKE_EXIT=2"),
+			wantErr: "--version exited with status 2: fake 3"},
+		{name: "fails silently", env: env("FAKE_MODE=print", "FAKE_EXIT=2"), wantErr: "--version exited with status 2"},
 		{name: "says nothing", env: env("FAKE_MODE=print"), wantErr: "--version printed nothing"},
 		{name: "not installed", binary: "dtree-no-such-cli", wantErr: "not installed"},
+		{name: "installed under another name", binary: "dtree-no-such-cli", alt: true,
+			env: env("FAKE_MODE=print", "FAKE_STDOUT=fake 4"), wantVersion: "fake 4"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -36,11 +43,15 @@ func TestProbeVersion(t *testing.T) {
 			if tt.binary != "" {
 				def.Binary = tt.binary
 			}
+			if tt.alt {
+				def.AltBinaries = []string{"dtree-no-such-cli-either", fakeAgent}
+			}
 			p := agent.ProbeVersion(t.Context(), def, tt.env, 10*time.Second)
 			assert.Equal(t, tt.wantVersion, p.Version)
 			assert.Equal(t, tt.wantErr, p.VersionError)
-			if tt.binary == "" {
+			if tt.binary == "" || tt.alt {
 				assert.Equal(t, fakeAgent, p.Path)
+				assert.Equal(t, fakeAgent, p.Binary, "the name it was found under")
 			} else {
 				assert.Empty(t, p.Path)
 			}

@@ -29,6 +29,13 @@ const (
 // process group gets SIGKILL.
 const DefaultGrace = 5 * time.Second
 
+// DefaultSettle is how long an agent has to exit once its output holds its
+// final event (or whole envelope) before dtree stops it as at a timeout.
+// Some CLIs print their answer and never exit (opencode #44901, cursor
+// #3588, copilot #286, agent-clis.md); waiting for the node's timeout
+// would lose the answer. A CLI still tidying up has this long to finish.
+const DefaultSettle = 3 * time.Second
+
 // Call is one run of an agent CLI.
 type Call struct {
 	Def    Definition
@@ -42,6 +49,9 @@ type Call struct {
 	Timeout time.Duration // 0: none
 	// Grace is the time between SIGTERM and SIGKILL; 0 means DefaultGrace.
 	Grace time.Duration
+	// Settle is how long the agent may run on after its final event;
+	// 0 means DefaultSettle.
+	Settle time.Duration
 	// Output receives stdout and stderr as they arrive (the long log); nil
 	// discards them. Writes come one at a time, never concurrently.
 	Output io.Writer
@@ -50,16 +60,21 @@ type Call struct {
 // Result is what Run learned of a call. It is filled as far as the call
 // got, also when Run returns an error.
 type Result struct {
-	ExitCode    int // -1 when killed by a signal or never started
-	TimedOut    bool
-	Duration    time.Duration
-	Stdout      string // the last MaxStdoutTail bytes of stdout
-	StdoutBytes int64
-	StderrBytes int64
-	StderrTail  string // the last MaxStderrTail bytes of stderr
-	Truncated   bool   // stdout was longer than Stdout
-	Answer      string
-	Usage       types.Usage
+	ExitCode int // -1 when killed by a signal or never started
+	TimedOut bool
+	// StoppedAfterAnswer says dtree stopped the agent because it had not
+	// exited Settle after its final event (or was still running when its
+	// timeout came after that event). The call ended normally: its exit
+	// status, -1 or what the agent made of SIGTERM, does not count.
+	StoppedAfterAnswer bool
+	Duration           time.Duration
+	Stdout             string // the last MaxStdoutTail bytes of stdout
+	StdoutBytes        int64
+	StderrBytes        int64
+	StderrTail         string // the last MaxStderrTail bytes of stderr
+	Truncated          bool   // stdout was longer than Stdout
+	Answer             string
+	Usage              types.Usage
 	// Argv is the command line run, binary first, with the prompt
 	// replaced by "<prompt: N bytes>" so it can be logged.
 	Argv []string
@@ -73,15 +88,46 @@ var ErrNotFound = errors.New("agent CLI not found")
 type NotFoundError struct {
 	Name        string
 	Binary      string
+	Alt         []string // the other names looked for
 	InstallHint string
-	Err         error // from exec.LookPath
+	Err         error // from exec.LookPath, for Binary
 }
 
 func (e *NotFoundError) Error() string {
-	if strings.ContainsRune(e.Binary, os.PathSeparator) {
+	if strings.ContainsRune(e.Binary, os.PathSeparator) && len(e.Alt) == 0 {
 		return fmt.Sprintf("CLI %s: %s is not an executable file", e.Name, e.Binary)
 	}
-	return fmt.Sprintf("CLI %s: %q not found on PATH", e.Name, e.Binary)
+	return fmt.Sprintf("CLI %s: %s not found on PATH", e.Name, binaryNames(e.Binary, e.Alt))
+}
+
+// binaryNames says the names a CLI is looked for under: "cursor-agent"
+// (or "agent").
+func binaryNames(binary string, alt []string) string {
+	s := strconv.Quote(binary)
+	for _, a := range alt {
+		s += fmt.Sprintf(" (or %q)", a)
+	}
+	return s
+}
+
+// LookPath finds a CLI's program: Binary, else each of AltBinaries in
+// turn. It returns the absolute path and the name it was found under; a
+// relative path ("./agent") is found from dtree's directory.
+func LookPath(def Definition) (path, name string, err error) {
+	for _, name := range append([]string{def.Binary}, def.AltBinaries...) {
+		path, lerr := exec.LookPath(name)
+		if lerr != nil {
+			if err == nil {
+				err = lerr
+			}
+			continue
+		}
+		if abs, aerr := filepath.Abs(path); aerr == nil {
+			path = abs
+		}
+		return path, name, nil
+	}
+	return "", "", &NotFoundError{Name: def.Name, Binary: def.Binary, Alt: def.AltBinaries, InstallHint: def.InstallHint, Err: err}
 }
 
 func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
@@ -114,26 +160,26 @@ func (e *AgentError) Error() string {
 // when the agent failed, and an error wrapping ctx.Err() when ctx ended
 // first. On a timeout or cancellation the agent's whole process group gets
 // SIGTERM, then SIGKILL after the grace period; Run returns once the group
-// is gone or killed. After an exit of its own, what the agent left running
+// is gone or killed. The same stop ends an agent that has printed its
+// final event and not exited Settle later, and the call then counts as
+// ended normally. After an exit of its own, what the agent left running
 // is killed only if it held stdout or stderr open past the grace period
 // (which is not a failure).
 func Run(ctx context.Context, c Call) (Result, error) {
 	def := c.Def
 	res := Result{ExitCode: -1}
-	path, err := exec.LookPath(def.Binary)
+	// A relative binary ("./agent") is found from dtree's directory; the
+	// agent runs in c.Dir, so it is started by its absolute path.
+	path, _, err := LookPath(def)
 	if err != nil {
-		return res, &NotFoundError{Name: def.Name, Binary: def.Binary, InstallHint: def.InstallHint, Err: err}
-	}
-	// A relative binary ("./agent") was found from dtree's directory; the
-	// agent runs in c.Dir, so start it by its absolute path.
-	if abs, err := filepath.Abs(path); err == nil {
-		path = abs
+		return res, err
 	}
 	form, err := formatOf(def)
 	if err != nil {
 		return res, fmt.Errorf("run %s: %w", def.Name, err)
 	}
-	inv, err := prepare(def, c.Prompt, c.Model)
+	model := modelFor(def, c.Model)
+	inv, err := prepare(def, c.Prompt, model, c.Dir)
 	if err != nil {
 		return res, fmt.Errorf("run %s: %w", def.Name, err)
 	}
@@ -152,14 +198,32 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	if grace <= 0 {
 		grace = DefaultGrace
 	}
+	settle := c.Settle
+	if settle <= 0 {
+		settle = DefaultSettle
+	}
+	// cmdCtx also ends, with errAnswered, when the agent outstays its
+	// final event.
+	cmdCtx, stopAnswered := context.WithCancelCause(runCtx)
+	defer stopAnswered(nil)
 
 	out := &sink{out: c.Output}
 	stdout := &stream{sink: out, tail: tail{max: MaxStdoutTail}, name: "stdout"}
 	stderr := &stream{sink: out, tail: tail{max: MaxStderrTail}, name: "stderr"}
-	if form.lines {
-		stdout.lines = &lines{fn: dec.line}
+	if model != c.Model && model == "" {
+		out.note(fmt.Sprintf("dtree: model %q left out: %s takes only %s", c.Model, def.Name, strings.Join(def.ModelValues, ", ")))
 	}
-	cmd := exec.CommandContext(runCtx, path, inv.args...)
+	var answeredAt atomic.Int64 // when the final event came, in Unix ns
+	answered := make(chan struct{})
+	if form.split != nil {
+		stdout.split = form.split(dec.line)
+		stdout.seen = func() {
+			if dec.final() && answeredAt.CompareAndSwap(0, time.Now().UnixNano()) {
+				close(answered)
+			}
+		}
+	}
+	cmd := exec.CommandContext(cmdCtx, path, inv.args...)
 	cmd.Dir = c.Dir
 	cmd.Env = childEnv(c.Env, def)
 	if inv.stdin != "" {
@@ -170,6 +234,9 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	var stoppedAt atomic.Int64 // when Cancel sent SIGTERM, in Unix ns
 	cmd.Cancel = func() error {
 		stoppedAt.CompareAndSwap(0, time.Now().UnixNano())
+		if answeredAt.Load() != 0 {
+			out.note("dtree: stopping " + def.Name + ", which has not exited since its final event")
+		}
 		return terminate(cmd.Process)
 	}
 	cmd.WaitDelay = grace
@@ -178,10 +245,33 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	if err := cmd.Start(); err != nil {
 		return res, fmt.Errorf("start %s: %w", def.Name, err)
 	}
+	exited := make(chan struct{})
+	var settling sync.WaitGroup
+	settling.Go(func() {
+		select {
+		case <-answered:
+		case <-exited:
+			return
+		}
+		t := time.NewTimer(settle)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			stopAnswered(errAnswered)
+		case <-exited:
+		}
+	})
 	waitErr := cmd.Wait()
+	close(exited)
+	settling.Wait()
 	res.Duration = time.Since(start)
 	pid := cmd.Process.Pid
 	stopped := stoppedAt.Load() != 0
+	// The agent had answered when dtree stopped it, for outstaying its
+	// final event or for a timeout that came after it.
+	cause := context.Cause(cmdCtx)
+	res.StoppedAfterAnswer = stopped && answeredAt.Load() != 0 && answeredAt.Load() <= stoppedAt.Load() &&
+		(cause == errAnswered || cause == timeout) && ctx.Err() == nil
 	switch {
 	case stopped:
 		// The leader may be gone while children it started live on.
@@ -196,8 +286,8 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	res.StdoutBytes, res.StderrBytes = stdout.tail.n, stderr.tail.n
 	res.Truncated = stdout.tail.truncated()
 	res.Stdout, res.StderrTail = stdout.tail.String(), stderr.tail.String()
-	if stdout.lines != nil {
-		stdout.lines.close()
+	if stdout.split != nil {
+		stdout.split.close()
 	}
 	reply, parseErr := dec.end(output{stdout: res.Stdout, total: res.StdoutBytes, truncated: res.Truncated, stderr: res.StderrTail})
 	res.Answer, res.Usage = reply.answer, reply.usage
@@ -211,12 +301,12 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	switch {
 	case ctx.Err() != nil:
 		return res, fmt.Errorf("%s stopped: %w", def.Name, ctx.Err())
-	case stopped && context.Cause(runCtx) == timeout:
+	case stopped && cause == timeout && !res.StoppedAfterAnswer:
 		res.TimedOut = true
 		return res, fail(timeout.Error())
 	case waitErr != nil && !errors.As(waitErr, &exitErr) && !errors.Is(waitErr, exec.ErrWaitDelay):
 		return res, fmt.Errorf("run %s: %w", def.Name, waitErr)
-	case res.ExitCode != 0:
+	case res.ExitCode != 0 && !res.StoppedAfterAnswer:
 		reason := "exited with status " + strconv.Itoa(res.ExitCode)
 		if res.ExitCode < 0 {
 			reason = "was killed: " + cmd.ProcessState.String()
@@ -248,6 +338,10 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	return res, nil
 }
 
+// errAnswered ends an agent that has not exited Settle after its final
+// event.
+var errAnswered = errors.New("stopped after its final event")
+
 // invocation is a Definition's argv filled in for one prompt.
 type invocation struct {
 	args    []string
@@ -261,8 +355,9 @@ type invocation struct {
 // a file. A prompt over MaxArgPrompt for an argv CLI goes on stdin with
 // FallbackArgs when the CLI reads stdin (or, without FallbackArgs, Args
 // minus the elements holding {prompt}), else to a file when FallbackArgs
-// has {prompt_file}.
-func prepare(def Definition, prompt, model string) (invocation, error) {
+// has {prompt_file}. The file is in the temporary directory, or in
+// workdir (the agent's) for a CLI with PromptFileInWorkdir.
+func prepare(def Definition, prompt, model, workdir string) (invocation, error) {
 	inv := invocation{cleanup: func() {}}
 	tmpl := def.Args
 	switch def.PromptVia {
@@ -301,7 +396,19 @@ func prepare(def Definition, prompt, model string) (invocation, error) {
 
 	file := ""
 	if hasPlaceholder(tmpl, "{prompt_file}") {
-		f, err := os.CreateTemp("", "dtree-prompt-*.txt")
+		dir, pattern := "", "dtree-prompt-*.txt"
+		if def.PromptFileInWorkdir {
+			// Hidden, and named by its absolute path, which a CLI
+			// confined to its workspace can check is inside.
+			dir, pattern = workdir, ".dtree-prompt-*.txt"
+			if dir == "" {
+				dir = "."
+			}
+			if abs, err := filepath.Abs(dir); err == nil {
+				dir = abs
+			}
+		}
+		f, err := os.CreateTemp(dir, pattern)
 		if err != nil {
 			return inv, fmt.Errorf("write prompt file: %w", err)
 		}
@@ -326,6 +433,20 @@ func prepare(def Definition, prompt, model string) (invocation, error) {
 		inv.shown = append(inv.shown, shown.Replace(a))
 	}
 	return inv, nil
+}
+
+// modelFor is the model to pass the CLI: any, or for a CLI that takes only
+// some (Definition.ModelValues) one of those as listed, else "" (none).
+func modelFor(def Definition, model string) string {
+	if model == "" || len(def.ModelValues) == 0 {
+		return model
+	}
+	for _, v := range def.ModelValues {
+		if strings.EqualFold(v, strings.TrimSpace(model)) {
+			return v
+		}
+	}
+	return ""
 }
 
 // dropModel removes the elements holding {model} when there is no model,
@@ -390,13 +511,33 @@ type sink struct {
 	eol  bool
 }
 
+// note writes a line of dtree's own into the output, marked as the
+// stream switches are.
+func (k *sink) note(text string) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.out == nil || k.err != nil {
+		return
+	}
+	line := "----- " + text + " -----\n"
+	if k.last != nil && !k.eol {
+		line = "\n" + line
+	}
+	if _, err := io.WriteString(k.out, line); err != nil {
+		k.err = err
+	}
+	k.eol = true
+}
+
 // stream is one of the child's output streams.
 type stream struct {
 	sink *sink
 	tail tail
 	name string // "stdout" or "stderr", for the marker lines
-	// lines gets stdout line by line for formats read as they arrive.
-	lines *lines
+	// split gets stdout in pieces for formats read as they arrive, and
+	// seen is called after each write to it.
+	split splitter
+	seen  func()
 }
 
 func (s *stream) Write(p []byte) (int, error) {
@@ -404,8 +545,9 @@ func (s *stream) Write(p []byte) (int, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	s.tail.add(p)
-	if s.lines != nil {
-		s.lines.write(p)
+	if s.split != nil {
+		s.split.write(p)
+		s.seen()
 	}
 	if k.out == nil || k.err != nil || len(p) == 0 {
 		return len(p), nil

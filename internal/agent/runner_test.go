@@ -89,6 +89,7 @@ func TestRunPromptArrivesVerbatim(t *testing.T) {
 		wantArgs  func(prompt, file string) []string
 		wantStdin bool
 		wantFile  bool
+		inWorkdir bool // the prompt file is in the working directory during the call
 	}{
 		{name: "argv element", def: fakeDef(agent.PromptArg, "-p", "{prompt}"), prompt: hostile,
 			wantArgs: func(p, _ string) []string { return []string{"-p", p} }},
@@ -121,6 +122,13 @@ func TestRunPromptArrivesVerbatim(t *testing.T) {
 				return d
 			}(),
 			prompt: long, wantFile: true, wantArgs: func(_, f string) []string { return []string{"--message-file", f} }},
+		{name: "long argv prompt goes to a file in the working directory",
+			def: func() agent.Definition {
+				d := fakeDef(agent.PromptArg, "{prompt}")
+				d.FallbackArgs, d.PromptFileInWorkdir = []string{"--read", "{prompt_file}"}, true
+				return d
+			}(),
+			prompt: long, wantFile: true, inWorkdir: true, wantArgs: func(_, f string) []string { return []string{"--read", f} }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -140,6 +148,12 @@ func TestRunPromptArrivesVerbatim(t *testing.T) {
 				}
 				_, err := os.Stat(file)
 				assert.ErrorIs(t, err, os.ErrNotExist, "prompt file left behind")
+				wantDir := filepath.Clean(os.TempDir())
+				if tt.inWorkdir {
+					wantDir = dir
+					assert.True(t, strings.HasPrefix(filepath.Base(file), ".dtree-prompt-"), "a hidden name: %s", file)
+				}
+				assert.Equal(t, wantDir, filepath.Dir(file), "where the prompt file was")
 			} else {
 				assert.Empty(t, r.Files)
 			}
@@ -154,9 +168,11 @@ func TestRunPromptArrivesVerbatim(t *testing.T) {
 				assert.Empty(t, r.Stdin)
 			}
 
+			// Nothing is left in the working directory: a prompt file
+			// written there for the call is removed after it.
 			entries, err := os.ReadDir(dir)
 			require.NoError(t, err)
-			assert.Empty(t, entries, "the prompt made something in the working directory")
+			assert.Empty(t, entries, "the prompt left something in the working directory")
 			assert.Equal(t, fakeAgent, res.Argv[0])
 			for _, a := range res.Argv {
 				assert.NotContains(t, a, "second line", "the prompt leaked into Argv")
@@ -172,20 +188,34 @@ func TestRunModelArgument(t *testing.T) {
 	t.Parallel()
 	args := []string{"--model={model}", "-m", "{model}", "run", "{model}", "{prompt}"}
 	tests := []struct {
-		name  string
-		model string
-		want  []string
+		name   string
+		model  string
+		values []string // Definition.ModelValues
+		want   []string
+		note   string // in the output, besides the agent's
 	}{
 		{name: "set", model: "opus", want: []string{"--model=opus", "-m", "opus", "run", "opus", "say {model}"}},
 		{name: "unset drops the elements and a flag before a bare one", model: "", want: []string{"run", "say {model}"}},
+		{name: "one of the values the CLI takes, as listed", model: "RUSH", values: []string{"smart", "rush", "deep"},
+			want: []string{"--model=rush", "-m", "rush", "run", "rush", "say {model}"}},
+		{name: "a value the CLI does not take is left out", model: "gpt-5", values: []string{"smart", "rush", "deep"},
+			want: []string{"run", "say {model}"}, note: `----- dtree: model "gpt-5" left out: fake takes only smart, rush, deep -----`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			res, err := agent.Run(t.Context(), agent.Call{Def: fakeDef(agent.PromptArg, args...), Prompt: "say {model}",
+			def := fakeDef(agent.PromptArg, args...)
+			def.ModelValues = tt.values
+			var out bytes.Buffer
+			res, err := agent.Run(t.Context(), agent.Call{Def: def, Prompt: "say {model}", Output: &out,
 				Model: tt.model, Dir: t.TempDir(), Env: env("FAKE_MODE=echo"), Timeout: 20 * time.Second})
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, decodeReport(t, res).Args)
+			if tt.note != "" {
+				assert.Contains(t, out.String(), tt.note)
+			} else {
+				assert.NotContains(t, out.String(), "----- dtree:")
+			}
 		})
 	}
 }
@@ -264,14 +294,18 @@ func TestRunNotFound(t *testing.T) {
 	tests := []struct {
 		name   string
 		binary string
+		alt    []string
+		want   string // in the message
 	}{
-		{name: "not on PATH", binary: "dtree-no-such-agent-cli"},
-		{name: "missing path", binary: filepath.Join(t.TempDir(), "agent")},
+		{name: "not on PATH", binary: "dtree-no-such-agent-cli", want: `"dtree-no-such-agent-cli" not found on PATH`},
+		{name: "missing path", binary: filepath.Join(t.TempDir(), "agent"), want: "is not an executable file"},
+		{name: "no other name either", binary: "dtree-no-such-agent-cli", alt: []string{"dtree-no-such-agent"},
+			want: `"dtree-no-such-agent-cli" (or "dtree-no-such-agent") not found on PATH`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			def := agent.Definition{Name: "ghost", Binary: tt.binary, Args: []string{"{prompt}"},
+			def := agent.Definition{Name: "ghost", Binary: tt.binary, AltBinaries: tt.alt, Args: []string{"{prompt}"},
 				InstallHint: "install ghost: npm install -g ghost"}
 			_, err := agent.Run(t.Context(), agent.Call{Def: def, Prompt: "hi", Env: env()})
 			var nf *agent.NotFoundError
@@ -280,9 +314,25 @@ func TestRunNotFound(t *testing.T) {
 			assert.Equal(t, "ghost", nf.Name)
 			assert.Equal(t, tt.binary, nf.Binary)
 			assert.Equal(t, "install ghost: npm install -g ghost", nf.InstallHint)
-			assert.Contains(t, err.Error(), tt.binary)
+			assert.Contains(t, err.Error(), tt.want)
 		})
 	}
+}
+
+// A CLI installed under another of its names is found and run by it.
+func TestRunAltBinary(t *testing.T) {
+	t.Parallel()
+	def := fakeDef(agent.PromptStdin)
+	def.Binary, def.AltBinaries = "dtree-no-such-agent-cli", []string{"dtree-no-such-agent", fakeAgent}
+	res, err := agent.Run(t.Context(), agent.Call{Def: def, Prompt: "q", Dir: t.TempDir(), Timeout: 20 * time.Second,
+		Env: env("FAKE_MODE=print", "FAKE_STDOUT=done")})
+	require.NoError(t, err)
+	assert.Equal(t, "done", res.Answer)
+	assert.Equal(t, fakeAgent, res.Argv[0])
+	path, name, err := agent.LookPath(def)
+	require.NoError(t, err)
+	assert.Equal(t, fakeAgent, path)
+	assert.Equal(t, fakeAgent, name)
 }
 
 // claude is the built-in claude definition run as the fake agent.

@@ -77,7 +77,7 @@ func (d *streamJSONDecoder) line(b []byte) {
 		d.messages[id] = u
 	case "result":
 		r := ev.streamResult
-		d.result = &r
+		d.result, d.fin = &r, true
 	}
 }
 
@@ -147,11 +147,11 @@ func (d *codexDecoder) line(b []byte) {
 			d.answer = string(ev.Item.Text)
 		}
 	case "turn.completed":
-		d.completed, d.failure = true, ""
+		d.completed, d.failure, d.fin = true, "", true
 		d.usage.InputTokens = addInt(d.usage.InputTokens, ev.Usage.Input.count())
 		d.usage.OutputTokens = addInt(d.usage.OutputTokens, ev.Usage.Output.count())
 	case "turn.failed":
-		d.completed, d.failure = false, orNone(string(ev.Error))
+		d.completed, d.failure, d.fin = false, orNone(string(ev.Error)), true
 	case "error":
 		d.failure = orNone(firstNonEmpty(string(ev.Message), string(ev.Error)))
 	}
@@ -210,7 +210,7 @@ func (d *copilotDecoder) line(b []byte) {
 		}
 		d.output = addInt(d.output, ev.Data.OutputTokens.count())
 	case t == "result":
-		d.result = true
+		d.result, d.fin = true, true
 		if ms := ev.Usage.Session.count(); ms != nil {
 			d.ms = ms
 		} else if ms := ev.Data.Usage.Session.count(); ms != nil {
@@ -237,7 +237,10 @@ func (d *copilotDecoder) end(o output) (envelope, error) {
 
 // opencodeDecoder reads opencode run --format json: the answer is the text
 // parts joined; each step_finish adds its tokens and cost; an error event
-// is a failure (opencode exits 1 after it, but the event says why).
+// is a failure (opencode exits 1 after it, but the event says why). The
+// stream ends with a done event (newer builds), or a step_finish whose
+// reason is "stop" (the model has nothing more to do; the hang of
+// anomalyco/opencode #44901 comes after it).
 type opencodeDecoder struct {
 	events
 	answer  strings.Builder
@@ -251,6 +254,7 @@ func (d *opencodeDecoder) line(b []byte) {
 		Err  message `json:"error"`
 		Part struct {
 			Text   text `json:"text"`
+			Reason text `json:"reason"`
 			Tokens struct {
 				Input     number `json:"input"`
 				Output    number `json:"output"`
@@ -279,6 +283,9 @@ func (d *opencodeDecoder) line(b []byte) {
 		d.usage.InputTokens = addInt(d.usage.InputTokens, addInt(addInt(t.Input.count(), t.Cache.Read.count()), t.Cache.Write.count()))
 		d.usage.OutputTokens = addInt(d.usage.OutputTokens, addInt(t.Output.count(), t.Reasoning.count()))
 		d.usage.CostUSD = addFloat(d.usage.CostUSD, ev.Part.Cost.money())
+		d.fin = d.fin || ev.Part.Reason == "stop"
+	case "done":
+		d.fin = true
 	case "error":
 		d.failure = orNone(string(ev.Err))
 	}

@@ -55,6 +55,7 @@ type cliInfo struct {
 	Custom       bool           `json:"custom"`
 	Default      bool           `json:"default"`
 	Binary       string         `json:"binary"`
+	AltBinaries  []string       `json:"alt_binaries"`
 	Path         string         `json:"path"`
 	Installed    bool           `json:"installed"`
 	Version      string         `json:"version"`
@@ -67,6 +68,7 @@ type cliInfo struct {
 	Output       string         `json:"output"`
 	Usage        []string       `json:"usage"`
 	ModelFlag    string         `json:"model_flag"`
+	ModelValues  []string       `json:"model_values"`
 	InstallHint  string         `json:"install_hint"`
 }
 
@@ -88,6 +90,8 @@ func (a *App) clis(ctx context.Context, o clisOptions) error {
 		if info.Aliases == nil {
 			info.Aliases = []string{}
 		}
+		info.ModelValues = append([]string{}, e.Def.ModelValues...)
+		info.AltBinaries = append([]string{}, e.Def.AltBinaries...)
 		if info.Output == "" {
 			info.Output = agent.OutputText
 		}
@@ -96,6 +100,9 @@ func (a *App) clis(ctx context.Context, o clisOptions) error {
 		wg.Go(func() {
 			p := agent.ProbeVersion(ctx, e.Def, env, agent.VersionTimeout)
 			infos[i].Path, infos[i].Installed = p.Path, p.Path != ""
+			if p.Binary != "" {
+				infos[i].Binary = p.Binary // the name it was found under
+			}
 			infos[i].Version, infos[i].VersionError = p.Version, p.VersionError
 		})
 	}
@@ -106,8 +113,8 @@ func (a *App) clis(ctx context.Context, o clisOptions) error {
 	tw := tabwriter.NewWriter(a.Out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "CLI\tBINARY\tINSTALLED\tVERSION\tKEY\tPROMPT\tUSAGE\tMODEL FLAG")
 	for _, c := range infos {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", nameCell(c), c.Binary, yesNo(c.Installed),
-			versionCell(c.Version), keyCell(c), promptCell(c), usageCell(c.Usage), modelCell(c.ModelFlag))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", nameCell(c), binaryCell(c), yesNo(c.Installed),
+			versionCell(c), keyCell(c), promptCell(c), usageCell(c.Usage), modelCell(c.ModelFlag))
 	}
 	return tw.Flush()
 }
@@ -126,6 +133,15 @@ func nameCell(c cliInfo) string {
 	return c.Name + " (" + strings.Join(notes, ", ") + ")"
 }
 
+// binaryCell is the program found, or, when none was, the names it was
+// looked for under ("cursor-agent|agent").
+func binaryCell(c cliInfo) string {
+	if c.Installed {
+		return c.Binary
+	}
+	return strings.Join(append([]string{c.Binary}, c.AltBinaries...), "|")
+}
+
 func yesNo(b bool) string {
 	if b {
 		return "yes"
@@ -133,12 +149,16 @@ func yesNo(b bool) string {
 	return "no"
 }
 
-// versionCell is the version line, cut to fit a table.
-func versionCell(v string) string {
+// versionCell is the version line, cut to fit a table: "-" when the CLI
+// is not installed, "?" when it gave no version (--json says why).
+func versionCell(c cliInfo) string {
 	const width = 40
+	v := c.Version
 	switch r := []rune(v); {
-	case len(r) == 0:
+	case len(r) == 0 && !c.Installed:
 		return "-"
+	case len(r) == 0:
+		return "?"
 	case len(r) > width:
 		return string(r[:width-1]) + "…"
 	}

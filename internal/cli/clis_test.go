@@ -35,8 +35,11 @@ func TestCLIsCells(t *testing.T) {
 		{name: "key set", got: keyCell(cliInfo{KeyVars: []agent.KeyVar{{Name: "A"}, {Name: "B", Set: true}}}), want: "B"},
 		{name: "key not set", got: keyCell(cliInfo{KeyVars: []agent.KeyVar{{Name: "A"}}}), want: "not set"},
 		{name: "no key", got: keyCell(cliInfo{KeyVars: []agent.KeyVar{}}), want: "-"},
-		{name: "no version", got: versionCell(""), want: "-"},
-		{name: "long version cut", got: versionCell(strings.Repeat("é", 50)), want: strings.Repeat("é", 39) + "…"},
+		{name: "not installed", got: versionCell(cliInfo{}), want: "-"},
+		{name: "binary found", got: binaryCell(cliInfo{Binary: "agent", AltBinaries: []string{"agent"}, Installed: true}), want: "agent"},
+		{name: "binary looked for under two names", got: binaryCell(cliInfo{Binary: "cursor-agent", AltBinaries: []string{"agent"}}), want: "cursor-agent|agent"},
+		{name: "installed, no version", got: versionCell(cliInfo{Installed: true, VersionError: "--version exited with status 2"}), want: "?"},
+		{name: "long version cut", got: versionCell(cliInfo{Installed: true, Version: strings.Repeat("é", 50)}), want: strings.Repeat("é", 39) + "…"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -354,8 +353,11 @@ func preflight(c *chart.Chart, page types.Page, start string, reg *agent.Registr
 				problems = append(problems, err.Error())
 				continue
 			}
-			if _, err := exec.LookPath(def.Binary); err != nil {
+			if _, _, err := agent.LookPath(def); err != nil {
 				msg := fmt.Sprintf("CLI %s needs %q, which is not on PATH", def.Name, def.Binary)
+				for _, alt := range def.AltBinaries {
+					msg += fmt.Sprintf(" (nor is %q)", alt)
+				}
 				if def.InstallHint != "" {
 					msg += "; " + def.InstallHint
 				}

@@ -49,6 +49,8 @@ func TestScript(t *testing.T) {
 			"samerun":     cmdSameRun,
 			"fakebin":     cmdFakeBin,
 			"hasprefix":   cmdHasPrefix,
+			"usage":       cmdUsage,
+			"stderrtail":  cmdStderrTail,
 			"svgcheck":    cmdSVGCheck,
 		},
 	})

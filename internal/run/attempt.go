@@ -171,8 +171,8 @@ func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, 
 	start := time.Now()
 	r, err := w.o.Runner(ctx, c)
 	a := Attempt{N: attempt, Purpose: purpose, CLI: def.Name, ExitCode: r.ExitCode, TimedOut: r.TimedOut,
-		DurationMS: time.Since(start).Milliseconds(), StdoutBytes: r.StdoutBytes, StderrBytes: r.StderrBytes,
-		Usage: r.Usage, StderrTail: r.StderrTail}
+		StoppedAfterAnswer: r.StoppedAfterAnswer, DurationMS: time.Since(start).Milliseconds(),
+		StdoutBytes: r.StdoutBytes, StderrBytes: r.StderrBytes, Usage: r.Usage, StderrTail: r.StderrTail}
 	if err != nil {
 		a.Error = err.Error()
 	}
@@ -183,8 +183,8 @@ func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, 
 	w.sum.count(res, a)
 	w.event("agent_call", map[string]any{"node": n.ID, "attempt": attempt, "purpose": purpose, "cli": def.Name,
 		"argv": r.Argv, "duration_ms": a.DurationMS, "exit_code": r.ExitCode, "timed_out": r.TimedOut,
-		"stdout_bytes": r.StdoutBytes, "stderr_bytes": r.StderrBytes, "usage": r.Usage, "error": a.Error,
-		"stderr_tail": r.StderrTail})
+		"stopped_after_answer": r.StoppedAfterAnswer, "stdout_bytes": r.StdoutBytes, "stderr_bytes": r.StderrBytes,
+		"usage": r.Usage, "error": a.Error, "stderr_tail": r.StderrTail})
 	return r, err
 }
 

@@ -79,15 +79,18 @@ type NodeResult struct {
 
 // Attempt is one agent call: the work, or its validation.
 type Attempt struct {
-	N           int         `json:"n"`
-	Purpose     string      `json:"purpose"` // "run" or "validate"
-	CLI         string      `json:"cli"`
-	ExitCode    int         `json:"exit_code"`
-	TimedOut    bool        `json:"timed_out"`
-	DurationMS  int64       `json:"duration_ms"`
-	StdoutBytes int64       `json:"stdout_bytes"`
-	StderrBytes int64       `json:"stderr_bytes"`
-	Usage       types.Usage `json:"usage"`
+	N        int    `json:"n"`
+	Purpose  string `json:"purpose"` // "run" or "validate"
+	CLI      string `json:"cli"`
+	ExitCode int    `json:"exit_code"`
+	TimedOut bool   `json:"timed_out"`
+	// StoppedAfterAnswer: dtree stopped the CLI, which had printed its
+	// final event and not exited; the call ended normally.
+	StoppedAfterAnswer bool        `json:"stopped_after_answer"`
+	DurationMS         int64       `json:"duration_ms"`
+	StdoutBytes        int64       `json:"stdout_bytes"`
+	StderrBytes        int64       `json:"stderr_bytes"`
+	Usage              types.Usage `json:"usage"`
 	// StderrTail is the end of what the CLI printed on stderr (its
 	// complaint when it failed), at most agent.MaxStderrTail bytes.
 	StderrTail string `json:"stderr_tail"`

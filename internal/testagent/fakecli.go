@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // promptFile matches the path of a prompt file dtree wrote, where it
@@ -25,12 +26,16 @@ var promptFile = regexp.MustCompile(`\S*dtree-prompt-[^\s/]*\.txt`)
 //	               where a path of it stands is written <prompt_file>
 //	NAME.N.prompt  the prompt given in an argument or in the prompt file
 //	NAME.N.stdin   all of stdin
+//	NAME.N.promptfile  where dtree's prompt file was: "in the working
+//	               directory" or "outside the working directory"; empty
+//	               when there was none
 //	NAME.N.env     for each variable FAKECLI_ENV names (comma-separated)
 //	               "VAR=value", or "VAR unset"
 //
 // N counts the calls from 1. It then copies the file FAKECLI_STDOUT to
-// stdout and FAKECLI_STDERR to stderr, in small writes, and exits with
-// FAKECLI_EXIT.
+// stdout and FAKECLI_STDERR to stderr, in small writes, sleeps for
+// FAKECLI_SLEEP_AFTER when it is set (a Go duration: a CLI that answers
+// and never exits), and exits with FAKECLI_EXIT.
 func CLIMain() int {
 	if len(os.Args) < 2 {
 		fmt.Fprintln(os.Stderr, "usage: fakecli NAME [ARGS...]")
@@ -58,6 +63,9 @@ func CLIMain() int {
 			}
 		}
 	}
+	if d, err := time.ParseDuration(os.Getenv("FAKECLI_SLEEP_AFTER")); err == nil {
+		time.Sleep(d)
+	}
 	code, _ := strconv.Atoi(os.Getenv("FAKECLI_EXIT"))
 	return code
 }
@@ -72,17 +80,22 @@ func record(name string, args []string) error {
 		return err
 	}
 	var shown []string
-	prompt := ""
+	prompt, where := "", ""
 	for _, a := range args {
 		switch {
 		case strings.Contains(a, "\n"):
 			prompt, a = a, "<prompt>"
 		case promptFile.MatchString(a):
-			b, err := os.ReadFile(promptFile.FindString(a))
+			path := promptFile.FindString(a)
+			b, err := os.ReadFile(path)
 			if err != nil {
 				return err
 			}
 			prompt, a = string(b), promptFile.ReplaceAllString(a, "<prompt_file>")
+			where = "outside the working directory\n"
+			if inWorkdir(path) {
+				where = "in the working directory\n"
+			}
 		}
 		shown = append(shown, a)
 	}
@@ -110,11 +123,25 @@ func record(name string, args []string) error {
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
-		for _, w := range []struct{ ext, content string }{{"prompt", prompt}, {"stdin", string(stdin)}, {"env", env.String()}} {
+		for _, w := range []struct{ ext, content string }{{"prompt", prompt}, {"stdin", string(stdin)}, {"env", env.String()}, {"promptfile", where}} {
 			if werr := os.WriteFile(base+w.ext, []byte(w.content), 0o644); err == nil {
 				err = werr
 			}
 		}
 		return err
 	}
+}
+
+// inWorkdir reports whether path is in the current directory itself.
+func inWorkdir(path string) bool {
+	wd, err := os.Getwd()
+	if err != nil {
+		return false
+	}
+	dir, err := filepath.EvalSymlinks(filepath.Dir(path))
+	if err != nil {
+		return false
+	}
+	wd, err = filepath.EvalSymlinks(wd)
+	return err == nil && dir == wd
 }

@@ -5,7 +5,9 @@
 //	echo         print a JSON report: args, stdin, env, cwd, and the
 //	             content of any argument naming a file
 //	print        print FAKE_STDOUT to stdout and FAKE_STDERR to stderr, then
-//	             the files FAKE_STDOUT_FILE and FAKE_STDERR_FILE
+//	             the files FAKE_STDOUT_FILE and FAKE_STDERR_FILE, then,
+//	             when FAKE_SLEEP_AFTER is set, sleep that long (a CLI
+//	             that answers and never exits)
 //	print-bytes  print FAKE_BYTES bytes of filler to stdout
 //	sleep        sleep (FAKE_SLEEP, default a minute)
 //	spawn        start a sleeping child that shares stdout, write "pid
@@ -41,6 +43,10 @@ func main() {
 		fmt.Fprint(os.Stderr, os.Getenv("FAKE_STDERR"))
 		printFile(os.Stdout, os.Getenv("FAKE_STDOUT_FILE"))
 		printFile(os.Stderr, os.Getenv("FAKE_STDERR_FILE"))
+		if d := os.Getenv("FAKE_SLEEP_AFTER"); d != "" {
+			_ = os.Setenv("FAKE_SLEEP", d)
+			sleep()
+		}
 	case "print-bytes":
 		printBytes()
 	case "sleep":
