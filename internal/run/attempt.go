@@ -138,6 +138,7 @@ func (w *walker) validate(ctx context.Context, n *types.ProcessedNode, attempt i
 		w.o.Progress.AttemptFailed(n, attempt, fmt.Sprintf("validation call %d of %d failed: %s", call, validationCalls, last))
 		w.event("validation_failed", map[string]any{"node": n.ID, "attempt": attempt, "call": call, "error": last})
 		if call < validationCalls {
+			w.flush()
 			if err := sleep(ctx, w.o.Backoff(call)); err != nil {
 				return types.ValidationResponse{}, err
 			}
@@ -163,6 +164,7 @@ func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, 
 		model = n.Model
 	}
 	c := agent.Call{Def: def, Prompt: prompt, Model: model, Dir: w.o.Workdir, Env: env, Timeout: n.Timeout}
+	w.flush()
 	if w.o.Log != nil {
 		lw := w.o.Log.Call(n.ID, def.Name, attempt, purpose)
 		defer lw.Close()

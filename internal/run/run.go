@@ -232,6 +232,7 @@ func (w *walker) runNode(ctx context.Context, n *types.ProcessedNode, visit int)
 			w.event("retry", map[string]any{"node": n.ID, "attempt": attempt, "reason": outcome.reason, "attempts_left": attempts - attempt})
 		}
 		if outcome.agentError && attempt < attempts {
+			w.flush()
 			if err := sleep(ctx, w.o.Backoff(attempt)); err != nil {
 				return res, err
 			}
@@ -272,6 +273,18 @@ func (w *walker) event(kind string, fields map[string]any) {
 	}
 	fields["run_id"] = w.o.Log.RunID
 	if err := w.o.Log.Event(kind, fields); err != nil && w.sum.LogError == "" {
+		w.sum.LogError = err.Error()
+	}
+}
+
+// flush writes the events so far to events.jsonl. It comes before every
+// agent call, wait and the run's end, so that a run killed while it waits
+// on any of them has every event up to it.
+func (w *walker) flush() {
+	if w.o.Log == nil {
+		return
+	}
+	if err := w.o.Log.Flush(); err != nil && w.sum.LogError == "" {
 		w.sum.LogError = err.Error()
 	}
 }
@@ -322,6 +335,7 @@ func (w *walker) finish(err error) {
 	w.sum.DurationMS = time.Since(w.started).Milliseconds()
 	w.event("run_end", map[string]any{"status": w.sum.Status, "exit_code": w.sum.ExitCode,
 		"error": w.sum.Error, "path": w.sum.Path, "steps": len(w.sum.Nodes), "usage": w.sum.Usage})
+	w.flush() // the picture reads events.jsonl
 	w.drawPicture()
 	w.saveShort(w.sum.Status)
 	w.saveAnswers()

@@ -37,9 +37,11 @@ type Log struct {
 	opts   Options
 	mu     sync.Mutex
 	events *os.File
-	long   *os.File
-	redact *Redactor
-	now    func() time.Time
+	// events not yet written (Event, Flush)
+	unwritten []byte
+	long      *os.File
+	redact    *Redactor
+	now       func() time.Time
 
 	// The background writer of QueueShort: pending is the newest document
 	// not yet taken, in parts, writing says a writer goroutine is on it,
@@ -110,9 +112,11 @@ func pointLatest(logDir, runID string) error {
 	return nil
 }
 
-// Event appends one event to events.jsonl at once: a run killed right
-// after still has it. Each line is {"time", "event", then the fields in
-// name order}.
+// Event adds one event to events.jsonl. Each line is {"time", "event",
+// then the fields in name order}. Events are kept until Flush, which the
+// run calls before it starts an agent, waits or ends: whatever may take
+// long starts with every event before it on disk, and the few events
+// between two agent calls cost one write, not one each.
 func (l *Log) Event(kind string, fields map[string]any) error {
 	head, _ := json.Marshal(struct {
 		Time  string `json:"time"`
@@ -126,10 +130,27 @@ func (l *Log) Event(kind string, fields map[string]any) error {
 		}
 		b = append(append(head[:len(head)-1], ','), rest[1:]...)
 	}
-	b = append(l.redact.Bytes(b), '\n')
+	b = l.redact.Bytes(b)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if _, err := l.events.Write(b); err != nil {
+	l.unwritten = append(append(l.unwritten, b...), '\n')
+	return nil
+}
+
+// Flush writes the events added since the last Flush to events.jsonl.
+func (l *Log) Flush() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.flush()
+}
+
+func (l *Log) flush() error {
+	if len(l.unwritten) == 0 {
+		return nil
+	}
+	_, err := l.events.Write(l.unwritten)
+	l.unwritten = l.unwritten[:0]
+	if err != nil {
 		return fmt.Errorf("write events log: %w", err)
 	}
 	return nil
@@ -302,11 +323,15 @@ type nopCloser struct{ io.Writer }
 
 func (nopCloser) Close() error { return nil }
 
-// Close waits for queued short.json writes and closes the log's files.
+// Close writes the events not yet written, waits for queued short.json
+// writes and closes the log's files.
 func (l *Log) Close() error {
 	first := l.waitShort()
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if err := l.flush(); err != nil && first == nil {
+		first = err
+	}
 	for _, f := range []*os.File{l.events, l.long} {
 		if f != nil {
 			if err := f.Close(); err != nil && first == nil {

@@ -39,9 +39,13 @@ func TestLogWritesAsItGoes(t *testing.T) {
 	assert.Equal(t, l.RunID, target)
 
 	require.NoError(t, l.Event("node_start", map[string]any{"node": "4", "note": "key sk-ant-12345678"}))
-	// The event is on disk before Close: a run killed now keeps it.
+	require.NoError(t, l.Event("node_end", map[string]any{"node": "4"}))
+	// Events wait for Flush, which the run calls before each agent call:
+	// then they are on disk, and a run killed now keeps them.
+	assert.Empty(t, readLines(t, filepath.Join(l.Dir, "events.jsonl")))
+	require.NoError(t, l.Flush())
 	lines := readLines(t, filepath.Join(l.Dir, "events.jsonl"))
-	require.Len(t, lines, 1)
+	require.Len(t, lines, 2)
 	var ev map[string]any
 	require.NoError(t, json.Unmarshal([]byte(lines[0]), &ev))
 	assert.Equal(t, "node_start", ev["event"])
