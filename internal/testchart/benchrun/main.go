@@ -87,7 +87,10 @@ func bench(runs, nodes int) error {
 	fmt.Printf("%d-node chain, %d runs each, interleaved\n", nodes, runs)
 	fmt.Printf("dtree run:  median %s (min %s)\n", md.Round(time.Millisecond), slices.Min(dt).Round(time.Millisecond))
 	fmt.Printf("shell loop: median %s (min %s)\n", ms.Round(time.Millisecond), slices.Min(sh).Round(time.Millisecond))
-	fmt.Printf("ratio: %.2fx (target at most 1.15x)\n", float64(md)/float64(ms))
+	// The ratio of the minima is the least touched by other work on the
+	// machine; the ratio of the medians is the one the target is set on.
+	fmt.Printf("ratio: %.2fx of medians, %.2fx of minima (target at most 1.15x)\n",
+		float64(md)/float64(ms), float64(slices.Min(dt))/float64(slices.Min(sh)))
 	return nil
 }
 
