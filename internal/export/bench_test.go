@@ -3,9 +3,12 @@ package export_test
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"testing"
 
+	"github.com/dtree-dev/dtree/internal/document"
 	"github.com/dtree-dev/dtree/internal/export"
+	"github.com/dtree-dev/dtree/internal/testchart"
 )
 
 // BenchmarkTraceFrom reads the events.jsonl of a 200-node run, as every
@@ -25,6 +28,24 @@ func BenchmarkTraceFrom(b *testing.B) {
 		t, err := export.TraceFrom(bytes.NewReader(log.Bytes()))
 		if err != nil || len(t.Steps) != 200 {
 			b.Fatal(err, len(t.Steps))
+		}
+	}
+}
+
+// BenchmarkSVG draws a 200-node chain, the picture every run of such a
+// chart leaves as graph.svg.
+func BenchmarkSVG(b *testing.B) {
+	var csv bytes.Buffer
+	if err := testchart.LinearCSV(&csv, 200); err != nil {
+		b.Fatal(err)
+	}
+	doc, err := document.FromCSV(&csv)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if err := export.SVG(io.Discard, doc, export.PictureOptions{Page: doc.Pages[0].ID}); err != nil {
+			b.Fatal(err)
 		}
 	}
 }
