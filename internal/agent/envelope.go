@@ -355,7 +355,7 @@ func floatAt(obj map[string]any, path string) *float64 {
 		if err != nil || math.IsInf(f, 0) {
 			continue
 		}
-		sum = addFloat(sum, &f)
+		sum = add(sum, &f)
 	}
 	return sum
 }
@@ -371,7 +371,7 @@ func intAt(obj map[string]any, path string) *int64 {
 			continue
 		}
 		if i, err := n.Int64(); err == nil {
-			sum = addInt(sum, &i)
+			sum = add(sum, &i)
 			continue
 		}
 		f, err := n.Float64()
@@ -379,25 +379,13 @@ func intAt(obj map[string]any, path string) *int64 {
 			continue
 		}
 		i := int64(math.Round(f))
-		sum = addInt(sum, &i)
+		sum = add(sum, &i)
 	}
 	return sum
 }
 
-// addInt is a + b where nil is unknown: unknown only when both are.
-func addInt(a, b *int64) *int64 {
-	switch {
-	case b == nil:
-		return a
-	case a == nil:
-		v := *b
-		return &v
-	}
-	v := *a + *b
-	return &v
-}
-
-func addFloat(a, b *float64) *float64 {
+// add is a + b where nil is unknown: unknown only when both are.
+func add[T int64 | float64](a, b *T) *T {
 	switch {
 	case b == nil:
 		return a

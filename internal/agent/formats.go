@@ -65,9 +65,9 @@ func (*geminiDecoder) end(o output) (envelope, error) {
 		if in == nil {
 			in = intAt(stats, "tokens.prompt")
 		}
-		env.usage.InputTokens = addInt(env.usage.InputTokens, in)
-		env.usage.OutputTokens = addInt(env.usage.OutputTokens, intAt(stats, "tokens.candidates+tokens.thoughts"))
-		env.usage.DurationMS = addInt(env.usage.DurationMS, intAt(stats, "api.totalLatencyMs"))
+		env.usage.InputTokens = add(env.usage.InputTokens, in)
+		env.usage.OutputTokens = add(env.usage.OutputTokens, intAt(stats, "tokens.candidates+tokens.thoughts"))
+		env.usage.DurationMS = add(env.usage.DurationMS, intAt(stats, "api.totalLatencyMs"))
 	}
 	return env, nil
 }
@@ -98,8 +98,8 @@ func (d *aiderDecoder) line(b []byte) {
 	s := strings.TrimSpace(stripANSI(string(b)))
 	if strings.HasPrefix(s, "Tokens: ") {
 		if m := aiderTokens.FindStringSubmatch(s); m != nil {
-			d.usage.InputTokens = addInt(d.usage.InputTokens, aiderCount(m[1]))
-			d.usage.OutputTokens = addInt(d.usage.OutputTokens, aiderCount(m[2]))
+			d.usage.InputTokens = add(d.usage.InputTokens, aiderCount(m[1]))
+			d.usage.OutputTokens = add(d.usage.OutputTokens, aiderCount(m[2]))
 			d.lastUsage = d.n
 		}
 	}

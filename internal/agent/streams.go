@@ -31,7 +31,7 @@ type streamUsage struct {
 
 func (u streamUsage) usage() types.Usage {
 	return types.Usage{
-		InputTokens:  addInt(addInt(u.Input.count(), u.CacheCreate.count()), u.CacheRead.count()),
+		InputTokens:  add(add(u.Input.count(), u.CacheCreate.count()), u.CacheRead.count()),
 		OutputTokens: u.Output.count(),
 	}
 }
@@ -88,8 +88,8 @@ func (d *streamJSONDecoder) end(o output) (envelope, error) {
 	var env envelope
 	for _, id := range d.order {
 		u := d.messages[id]
-		env.usage.InputTokens = addInt(env.usage.InputTokens, u.InputTokens)
-		env.usage.OutputTokens = addInt(env.usage.OutputTokens, u.OutputTokens)
+		env.usage.InputTokens = add(env.usage.InputTokens, u.InputTokens)
+		env.usage.OutputTokens = add(env.usage.OutputTokens, u.OutputTokens)
 	}
 	r := d.result
 	if r == nil {
@@ -148,8 +148,8 @@ func (d *codexDecoder) line(b []byte) {
 		}
 	case "turn.completed":
 		d.completed, d.failure, d.fin = true, "", true
-		d.usage.InputTokens = addInt(d.usage.InputTokens, ev.Usage.Input.count())
-		d.usage.OutputTokens = addInt(d.usage.OutputTokens, ev.Usage.Output.count())
+		d.usage.InputTokens = add(d.usage.InputTokens, ev.Usage.Input.count())
+		d.usage.OutputTokens = add(d.usage.OutputTokens, ev.Usage.Output.count())
 	case "turn.failed":
 		d.completed, d.failure, d.fin = false, orNone(string(ev.Error)), true
 	case "error":
@@ -208,7 +208,7 @@ func (d *copilotDecoder) line(b []byte) {
 		if strings.TrimSpace(string(ev.Data.Content)) != "" {
 			d.answer = string(ev.Data.Content)
 		}
-		d.output = addInt(d.output, ev.Data.OutputTokens.count())
+		d.output = add(d.output, ev.Data.OutputTokens.count())
 	case t == "result":
 		d.result, d.fin = true, true
 		if ms := ev.Usage.Session.count(); ms != nil {
@@ -280,9 +280,9 @@ func (d *opencodeDecoder) line(b []byte) {
 		}
 	case "step_finish":
 		t := ev.Part.Tokens
-		d.usage.InputTokens = addInt(d.usage.InputTokens, addInt(addInt(t.Input.count(), t.Cache.Read.count()), t.Cache.Write.count()))
-		d.usage.OutputTokens = addInt(d.usage.OutputTokens, addInt(t.Output.count(), t.Reasoning.count()))
-		d.usage.CostUSD = addFloat(d.usage.CostUSD, ev.Part.Cost.money())
+		d.usage.InputTokens = add(d.usage.InputTokens, add(add(t.Input.count(), t.Cache.Read.count()), t.Cache.Write.count()))
+		d.usage.OutputTokens = add(d.usage.OutputTokens, add(t.Output.count(), t.Reasoning.count()))
+		d.usage.CostUSD = add(d.usage.CostUSD, ev.Part.Cost.money())
 		d.fin = d.fin || ev.Part.Reason == "stop"
 	case "done":
 		d.fin = true

@@ -105,18 +105,11 @@ func (y *yamlReader) metaValue(v *yaml.Node, what string) (string, bool) {
 // each is split on commas and semicolons.
 func (y *yamlReader) tags(v *yaml.Node) []string {
 	out := []string{}
-	add := func(n *yaml.Node) {
+	for _, n := range yamlread.Items(v) {
 		if s, ok := y.scalar(n, "a tag"); ok {
 			out = append(out, splitTags(s)...)
 		}
 	}
-	if v.Kind == yaml.SequenceNode {
-		for _, t := range v.Content {
-			add(yamlread.Resolve(t))
-		}
-		return out
-	}
-	add(v)
 	return out
 }
 
@@ -221,22 +214,17 @@ func (y *yamlReader) applyDefaults(n *types.Node) {
 // nexts reads next:, one id or a list of ids: ways out without a label.
 func (y *yamlReader) nexts(v *yaml.Node) []yamlEdge {
 	var out []yamlEdge
-	add := func(n *yaml.Node) {
-		if s, ok := y.scalar(n, "next"); ok {
-			if s = strings.TrimSpace(s); s == "" {
-				y.malformed(n.Line, "next: is empty; name the id of the node that follows, or leave next: out")
-				return
-			}
-			out = append(out, yamlEdge{to: s, line: n.Line})
+	for _, n := range yamlread.Items(v) {
+		s, ok := y.scalar(n, "next")
+		if !ok {
+			continue
 		}
-	}
-	if v.Kind == yaml.SequenceNode {
-		for _, n := range v.Content {
-			add(yamlread.Resolve(n))
+		if s = strings.TrimSpace(s); s == "" {
+			y.malformed(n.Line, "next: is empty; name the id of the node that follows, or leave next: out")
+			continue
 		}
-		return out
+		out = append(out, yamlEdge{to: s, line: n.Line})
 	}
-	add(v)
 	return out
 }
 

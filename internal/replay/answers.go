@@ -100,12 +100,7 @@ func Parse(path string, b []byte) (*Answers, error) {
 		}
 		seen[k.Value] = k.Line
 		e := Entry{Key: k.Value, Line: k.Line}
-		v = yamlread.Resolve(v)
-		items := []*yaml.Node{v}
-		if v.Kind == yaml.SequenceNode {
-			items = v.Content
-		}
-		for _, it := range items {
+		for _, it := range yamlread.Items(v) {
 			r, err := reply(path, it)
 			if err != nil {
 				return nil, err

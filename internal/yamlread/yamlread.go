@@ -56,6 +56,20 @@ func Resolve(n *yaml.Node) *yaml.Node {
 	return n
 }
 
+// Items are the entries of a list, aliases followed, or else n itself:
+// for keys that take one value or a list of them.
+func Items(n *yaml.Node) []*yaml.Node {
+	n = Resolve(n)
+	if n.Kind != yaml.SequenceNode {
+		return []*yaml.Node{n}
+	}
+	out := make([]*yaml.Node, len(n.Content))
+	for i, it := range n.Content {
+		out[i] = Resolve(it)
+	}
+	return out
+}
+
 // Describe names a node's kind, or its value, for a message: "a list",
 // "a mapping", "empty", or the value quoted.
 func Describe(n *yaml.Node) string {
