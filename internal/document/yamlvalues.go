@@ -55,8 +55,14 @@ func (y *yamlReader) unknownKey(k *yaml.Node, allowed []string, what string) {
 
 // scalar returns v's text; null is "". A list or mapping is reported.
 func (y *yamlReader) scalar(v *yaml.Node, what string) (string, bool) {
+	return y.text(v, what, "it takes text")
+}
+
+// text returns a scalar's text, null as ""; a list or mapping is
+// reported as what it is and what the key takes.
+func (y *yamlReader) text(v *yaml.Node, what, takes string) (string, bool) {
 	if v.Kind != yaml.ScalarNode {
-		y.malformed(v.Line, "%s is %s; it takes text", what, yamlread.Describe(v))
+		y.malformed(v.Line, "%s is %s; %s", what, yamlread.Describe(v), takes)
 		return "", false
 	}
 	if v.Tag == "!!null" {
@@ -91,14 +97,8 @@ func (y *yamlReader) pairs(m *yaml.Node, what string, f func(key string, k, v *y
 
 // metaValue reads a metadata value: text, a number or a boolean, as written.
 func (y *yamlReader) metaValue(v *yaml.Node, what string) (string, bool) {
-	if v.Kind != yaml.ScalarNode {
-		y.malformed(v.Line, "%s is %s; a metadata value is text, a number or true/false", what, yamlread.Describe(v))
-		return "", false
-	}
-	if v.Tag == "!!null" {
-		return "", true
-	}
-	return strings.TrimSpace(v.Value), true
+	t, ok := y.text(v, what, "a metadata value is text, a number or true/false")
+	return strings.TrimSpace(t), ok
 }
 
 // tags reads a list of tags, or one string of tags; like a CSV Tags cell,

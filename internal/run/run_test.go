@@ -33,7 +33,7 @@ const loopCSV = `Id,Name,Shape Library,Page ID,Contained By,Group,Line Source,Li
 // decide, validate) and the prompt, and returns the reply or an error.
 type script func(node, purpose, prompt string) (string, error)
 
-func walk(t *testing.T, csv string, s script) (*Summary, error, []string) {
+func walk(t *testing.T, csv string, s script) (*Summary, []string, error) {
 	t.Helper()
 	doc, err := document.FromCSV(strings.NewReader(csv))
 	require.NoError(t, err)
@@ -66,7 +66,7 @@ func walk(t *testing.T, csv string, s script) (*Summary, error, []string) {
 	t.Cleanup(func() { log.Close() })
 	sum, err := Walk(context.Background(), Options{Chart: c, Page: c.Doc.Pages[0], Start: c.Doc.Pages[0].Root,
 		Registry: reg, Runner: runner, Backoff: func(int) time.Duration { return 0 }, Log: log})
-	return sum, err, prompts
+	return sum, prompts, err
 }
 
 const done = `{"completed": true}`
@@ -155,7 +155,7 @@ func TestWalk(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			sum, err, prompts := walk(t, loopCSV, tt.script)
+			sum, prompts, err := walk(t, loopCSV, tt.script)
 			assert.Equal(t, tt.wantExit, sum.ExitCode)
 			var (
 				failed *NodeFailedError
@@ -185,7 +185,7 @@ func TestWalk(t *testing.T) {
 func TestWalkValidationCallsDoNotRerunWork(t *testing.T) {
 	t.Parallel()
 	runs, validations := 0, 0
-	sum, err, _ := walk(t, loopCSV, func(node, purpose, _ string) (string, error) {
+	sum, _, err := walk(t, loopCSV, func(node, purpose, _ string) (string, error) {
 		switch purpose {
 		case "validate":
 			validations++

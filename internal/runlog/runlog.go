@@ -156,23 +156,11 @@ func (l *Log) flush() error {
 	return nil
 }
 
-// Short rewrites short.json with v, atomically: a reader, or a run killed
-// mid-write, sees the old file or the new one, never half of one.
-func (l *Log) Short(v any) error {
-	if !l.opts.Short {
-		return nil
-	}
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode short log: %w", err)
-	}
-	return WriteAtomic(filepath.Join(l.Dir, "short.json"), append(l.redact.Bytes(b), '\n'), 0o644)
-}
-
-// ShortJSON rewrites short.json with an already encoded document, given
-// as parts written one after the other, like Short, after any write
-// QueueShort started; it returns the first error of those writes or its
-// own.
+// ShortJSON rewrites short.json with an encoded document, given as parts
+// written one after the other, after any write QueueShort started, and
+// atomically: a reader, or a run killed mid-write, sees the old file or
+// the new one, never half of one. It returns the first error of those
+// writes or its own.
 func (l *Log) ShortJSON(parts ...[]byte) error {
 	if !l.opts.Short {
 		return nil
