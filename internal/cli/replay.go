@@ -1,0 +1,106 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/spf13/pflag"
+
+	"github.com/dtree-dev/dtree/internal/chart"
+	"github.com/dtree-dev/dtree/internal/replay"
+	"github.com/dtree-dev/dtree/types"
+)
+
+// loadAnswers reads an answers file, matches it to the chart, and hands
+// every agent call of the chart to the replay agent: the answers cover the
+// whole run, validation and retries included.
+func loadAnswers(c *chart.Chart, page types.Page, path string) (*replay.Plan, error) {
+	ans, err := replay.Load(path)
+	if err != nil {
+		return nil, &UsageError{Err: fmt.Errorf("--answers: %w", err)}
+	}
+	plan, err := replayPlan(c, page, ans)
+	if err != nil {
+		return nil, err
+	}
+	replaced := map[*types.Settings]*types.Settings{}
+	for i := range c.Nodes {
+		n := &c.Nodes[i]
+		if n.Settings == nil || n.Role == types.RoleTerminator {
+			continue
+		}
+		s, ok := replaced[n.Settings]
+		if !ok {
+			copied := *n.Settings
+			copied.CLI, copied.ValidateCLI, copied.RetryCLI = "replay", "replay", "replay"
+			s = &copied
+			replaced[n.Settings] = s
+		}
+		n.Settings = s
+	}
+	return plan, nil
+}
+
+// replayCommand is the command that replays a run from its answers.yaml:
+// the chart and the flags given that choose the path it takes.
+func replayCommand(chartPath string, fs *pflag.FlagSet, answers string) string {
+	args := []string{"dtree", "run", chartPath}
+	for _, name := range []string{"format", "config", "page", "start", "retries", "max-steps"} {
+		if f := fs.Lookup(name); f != nil && f.Changed {
+			args = append(args, "--"+name, f.Value.String())
+		}
+	}
+	if f := fs.Lookup("no-validate"); f != nil && f.Changed {
+		if f.Value.String() == "true" {
+			args = append(args, "--no-validate")
+		} else {
+			args = append(args, "--no-validate=false")
+		}
+	}
+	return shellJoin(append(args, "--answers", answers))
+}
+
+// warnUnused says which replies of the answers file a replay that reached
+// its end left over: the chart, or the file, has changed since they
+// matched, and a CI check would want to know.
+func warnUnused(w io.Writer, planPath string, plan *replay.Plan) {
+	left, err := replay.Unused(planPath, plan)
+	if err != nil {
+		fmt.Fprintf(w, "dtree: warning: %v\n", err)
+		return
+	}
+	for _, l := range left {
+		fmt.Fprintf(w, "dtree: warning: %s:%d: node %s %q: %s not used by this run\n", plan.Answers, l.Line, l.ID, types.Excerpt(l.Text, 60), types.Plural(l.Left, "reply"))
+	}
+}
+
+// replayPlan matches the answers file's nodes to the chart for the replay
+// agent. The page's other nodes are in the plan without replies, so that
+// the replay agent can name them when they are called.
+func replayPlan(c *chart.Chart, page types.Page, ans *replay.Answers) (*replay.Plan, error) {
+	nodes, err := ans.Resolve(func(key string) []string { return c.FindNode(page.ID, key) },
+		func(id string) (string, string) {
+			i, _ := c.Graph.Index(id)
+			return c.Doc.Nodes[i].Text, c.Nodes[i].Role
+		})
+	if err != nil {
+		return nil, &UsageError{Err: fmt.Errorf("--answers: %w", err)}
+	}
+	for i := range c.Nodes {
+		n := &c.Nodes[i]
+		if _, ok := nodes[n.ID]; !ok && n.Page == page.ID && n.Role != types.RoleTerminator {
+			nodes[n.ID] = &replay.Node{Text: c.Doc.Nodes[i].Text, Decision: n.Role == types.RoleDecision}
+		}
+	}
+	// The file as read, not a link to it: replaying runs/latest/answers.yaml
+	// moves latest to the new run before any message names the file.
+	path := ans.Path
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	return &replay.Plan{Answers: path, Nodes: nodes}, nil
+}
