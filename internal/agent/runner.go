@@ -140,6 +140,10 @@ type AgentError struct {
 	TimedOut   bool
 	Reason     string // "exited with status 3", "timed out after 10m", …
 	StderrTail string
+	// Permanent is set when no retry can mend the failure: one of the
+	// Permanent* kinds (PermanentAuth, …). Hint says what can.
+	Permanent string
+	Hint      string
 	// quoted says Reason already has what stderr said (gemini's JSON error).
 	quoted bool
 }
@@ -148,6 +152,13 @@ func (e *AgentError) Error() string {
 	msg := e.Name + " " + e.Reason
 	if line := lastLine(e.StderrTail); line != "" && !e.quoted {
 		msg += "; stderr: " + line
+	}
+	if e.Permanent != "" {
+		msg += " (" + e.Permanent + ", not retried"
+		if e.Hint != "" {
+			msg += ": " + e.Hint
+		}
+		msg += ")"
 	}
 	return msg
 }
@@ -292,9 +303,13 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	res.Answer, res.Usage = reply.answer, reply.usage
 
 	fail := func(reason string) error {
-		return &AgentError{Name: def.Name, ExitCode: res.ExitCode, TimedOut: res.TimedOut,
+		e := &AgentError{Name: def.Name, ExitCode: res.ExitCode, TimedOut: res.TimedOut,
 			Reason: reason, StderrTail: res.StderrTail,
 			quoted: reply.message != "" && strings.Contains(res.StderrTail, reply.message)}
+		if !res.TimedOut {
+			e.Permanent, e.Hint = classify(def.Name, res.ExitCode, reply.message, stripANSI(res.StderrTail), stripANSI(res.Stdout))
+		}
+		return e
 	}
 	var exitErr *exec.ExitError
 	switch {

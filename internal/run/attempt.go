@@ -53,6 +53,10 @@ func (w *walker) attempt(ctx context.Context, n *types.ProcessedNode, attempt in
 	if errors.Is(err, agent.ErrNotFound) {
 		return outcome{err: err}
 	}
+	if kind, _ := agent.Permanent(err); kind != "" {
+		return outcome{err: &NodeFailedError{Node: n.ID, Text: firstLine(n.Text), Attempts: attempt,
+			Last: "the agent call failed: " + err.Error()}}
+	}
 	if err != nil {
 		return outcome{reason: "the agent call failed: " + err.Error(), agentError: true}
 	}
@@ -124,6 +128,10 @@ func (w *walker) validate(ctx context.Context, n *types.ProcessedNode, attempt i
 		}
 		if errors.Is(err, agent.ErrNotFound) {
 			return types.ValidationResponse{}, err
+		}
+		if kind, _ := agent.Permanent(err); kind != "" {
+			return types.ValidationResponse{}, &NodeFailedError{Node: n.ID, Text: firstLine(n.Text), Attempts: attempt,
+				Last: fmt.Sprintf("validation with %s failed: %s", def.Name, err)}
 		}
 		if err == nil {
 			v, perr := response.ParseValidation(r.Answer)

@@ -204,3 +204,45 @@ func TestWalkValidationCallsDoNotRerunWork(t *testing.T) {
 	assert.Contains(t, string(events), `"event":"node_end","error":"validation with fake failed 3 times: overloaded"`)
 	assert.NotContains(t, string(events), `"event":"node_end","error":"node `)
 }
+
+// A failure that no retry can mend (a bad key, an untrusted folder) fails
+// the node at its first attempt, for the work call and for the validation
+// call alike; any other agent failure is retried.
+func TestPermanentFailureNotRetried(t *testing.T) {
+	t.Parallel()
+	badKey := &agent.AgentError{Name: "fake", ExitCode: 1, Reason: "exited with status 1: Invalid API key",
+		Permanent: agent.PermanentAuth, Hint: "check the key"}
+	tests := []struct {
+		name      string
+		failOn    string // the purpose whose call fails
+		err       error
+		wantCalls int
+	}{
+		{"work call, bad key", "run", badKey, 1},
+		{"validation call, bad key", "validate", badKey, 2},
+		{"work call, other failure", "run", &agent.AgentError{Name: "fake", ExitCode: 1, Reason: "exited with status 1"}, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			calls := 0
+			_, _, err := walk(t, loopCSV, func(node, purpose, prompt string) (string, error) {
+				calls++
+				if purpose == tt.failOn {
+					return "", tt.err
+				}
+				if purpose == "validate" {
+					return valid, nil
+				}
+				return done, nil
+			})
+			var failed *NodeFailedError
+			require.ErrorAs(t, err, &failed)
+			assert.Equal(t, "3", failed.Node)
+			assert.Equal(t, tt.wantCalls, calls, "agent calls before the node failed")
+			if kind, _ := agent.Permanent(tt.err); kind != "" {
+				assert.Contains(t, failed.Last, "not retried: check the key")
+			}
+		})
+	}
+}
