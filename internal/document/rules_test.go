@@ -283,6 +283,29 @@ var ruleCases = []ruleCase{
 		edges: []edgeWant{e("5", "2", "3", ""), e("6", "3", "4", "")},
 	},
 
+	{
+		// A 2026 export: every flowchart shape is in library "Flowchart
+		// Shapes/Containers", which must not make it a container.
+		file:   "03_2026_export.csv",
+		errors: none, warnings: none,
+		title:   "BackupCheck",
+		pages:   p1("3"),
+		nodeIDs: []string{"3", "4", "5", "6", "7", "8"},
+		nodes: []nodeWant{
+			kt("3", terminator, "Start").shape("Terminator").line(4).tags().metadata(md{}).comments(),
+			kt("4", process, "List the files in the backups directory with their  dates and sizes").shape("Process"),
+			kt("5", decision, "Is any backup in the directory older than a week?").shape("Decision").line(6),
+			kt("6", process, "Write a note naming the stale backups"),
+			kt("7", terminator, "End").line(8),
+			kt("8", terminator, "End").line(9),
+		},
+		edges: []edgeWant{
+			e("9", "5", "7", "No"), e("10", "5", "6", "Yes"), e("11", "4", "5", ""),
+			e("12", "3", "4", ""), e("13", "6", "8", ""),
+		},
+		edgeLines: map[string]int{"9": 10, "13": 14},
+	},
+
 	// ---- rule 4: row kinds; groups, containers and swim lanes are not nodes
 	{
 		file:   "04_structural_rows.csv",
