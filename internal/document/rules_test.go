@@ -271,16 +271,42 @@ var ruleCases = []ruleCase{
 		warnings: none,
 	},
 	{
-		file:   "03_2020_export.csv",
-		errors: none, warnings: none,
-		pages:   []pageWant{pg("1", "Page 1", "2")},
-		nodeIDs: []string{"2", "3", "4"},
+		// A 2020 export: no Document row, no Status/Comments/Tags, Text
+		// Area 1..3, library "Flowchart Shapes", the Group row last.
+		file:     "03_2020_export.csv",
+		errors:   none,
+		warnings: []diagWant{d(wAnnotation, "2").at(3)},
+		pages:    []pageWant{pg("1", "Weekly report flow", "3")},
+		nodeIDs:  []string{"3", "4", "5"},
 		nodes: []nodeWant{
-			kt("2", terminator, "Start").page("1").tags().comments().metadata(md{}),
-			kt("3", process, "Export the report").page("1"),
-			kt("4", terminator, "End").page("1"),
+			kt("3", terminator, "Start").shape("Terminator").page("1").group("8").line(4).
+				tags().comments().metadata(md{}).textAreas("Start"),
+			kt("4", process, "Export the report").page("1").group(""),
+			kt("5", terminator, "End").page("1"),
 		},
-		edges: []edgeWant{e("5", "2", "3", ""), e("6", "3", "4", "")},
+		edges: []edgeWant{e("6", "3", "4", ""), e("7", "4", "5", "")},
+	},
+	{
+		// A 2022 export: Status but no Comments or Tags, Text Area 1..3,
+		// library "Flowchart Shapes", a MinimalTextBlock note in "Standard".
+		file:     "03_2022_export.csv",
+		errors:   none,
+		warnings: []diagWant{d(wAnnotation, "3").at(4)},
+		title:    "TicketTriage",
+		pages:    p1("4"),
+		nodeIDs:  []string{"4", "5", "6", "7", "8", "9"},
+		nodes: []nodeWant{
+			kt("4", terminator, "Start").tags().comments().metadata(md{}),
+			kt("5", process, "Read the newest ticket\nand name the component it is about").line(6),
+			kt("6", decision, "Is it a bug report?").line(8),
+			kt("7", process, "Label the ticket bug"),
+			kt("8", process, "Label the ticket question"),
+			kt("9", terminator, "Done"),
+		},
+		edges: []edgeWant{
+			e("10", "4", "5", ""), e("11", "5", "6", ""), e("12", "6", "7", "Yes"),
+			e("13", "6", "8", "No"), e("14", "7", "9", ""), e("15", "8", "9", ""),
+		},
 	},
 
 	{
@@ -304,6 +330,30 @@ var ruleCases = []ruleCase{
 			e("12", "3", "4", ""), e("13", "6", "8", ""),
 		},
 		edgeLines: map[string]int{"9": 10, "13": 14},
+	},
+
+	{
+		// A 2026 export with tags (one a cell) and a custom-data column
+		// after Comments, lower case as Lucid wrote "testprop".
+		file:   "03_2026_export_tags.csv",
+		errors: none, warnings: none,
+		title:   "Release notes",
+		pages:   p1("3"),
+		nodeIDs: []string{"3", "4", "5", "6", "7", "8", "9"},
+		nodes: []nodeWant{
+			kt("3", terminator, "Start").tags().metadata(md{}),
+			kt("4", process, "List the commits since the last tag").tags("NoValidation").metadata(md{}),
+			kt("5", subprocess, "Group the commits by area").shape("Predefined process").
+				tags("GEMINI").metadata(md{"retries": "2"}),
+			kt("6", decision, "Is any change breaking?").tags(),
+			kt("7", process, "Write an upgrade section").tags("CLAUDE").metadata(md{}),
+			kt("8", process, "Write the release notes").tags().metadata(md{"retries": "1"}),
+			kt("9", terminator, "End"),
+		},
+		edges: []edgeWant{
+			e("10", "3", "4", ""), e("11", "4", "5", ""), e("12", "5", "6", ""), e("13", "6", "7", "Yes"),
+			e("14", "6", "8", "No"), e("15", "7", "8", ""), e("16", "8", "9", ""),
+		},
 	},
 
 	// ---- rule 4: row kinds; groups, containers and swim lanes are not nodes
