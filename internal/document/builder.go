@@ -167,6 +167,11 @@ func (b *builder) build() *types.Document {
 				"text that no line touches is a note, not a step; connect it with a line if it should run",
 				"%s is text that no line touches, so it is read as a note and not run", n.Describe())
 			continue
+		case !touched[i] && blank(n) && b.doc.Format != FormatYAML: // a YAML node is written on purpose
+			b.warnf("ignored_empty_shape", []string{n.ID}, n.Line,
+				"delete the shape in Lucid if it is a leftover; if it is a step, type its task in it and connect it with lines",
+				"the %s %s has no text and no line touches it, so it is read as a leftover and not run", shapeName(n), n.ID)
+			continue
 		}
 		if n.Page != lastPage {
 			if _, ok := b.pages[n.Page]; !ok {
@@ -612,6 +617,29 @@ func (b *builder) describeIDs(ids []string, max int) string {
 // between describes a line by the items at its two ends, in drawing order.
 func (b *builder) between(l line) string {
 	return fmt.Sprintf("(between %s and %s)", b.describeRef(l.ends[0]), b.describeRef(l.ends[1]))
+}
+
+// blank reports whether a shape has no text in any text area: with no line
+// either, it is an invisible leftover (a box emptied, a shape dropped by
+// mistake), not a second start.
+func blank(n *types.Node) bool {
+	if n.Text != "" {
+		return false
+	}
+	for _, t := range n.TextAreas {
+		if t != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// shapeName is a node's shape for a message, "shape" when it has none.
+func shapeName(n *types.Node) string {
+	if n.Shape == "" {
+		return "shape"
+	}
+	return n.Shape
 }
 
 // describeHolder names a container or group for a message.

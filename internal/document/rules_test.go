@@ -135,19 +135,20 @@ const (
 	wMultipleLabels = "multiple_line_labels"
 	wAnnotation     = "ignored_annotation"
 	wDuplicateLine  = "duplicate_line"
+	wEmptyShape     = "ignored_empty_shape"
 )
 
 var errorClasses = []string{cMalformedCSV, cMalformedJSON, cMissingColumns, cEmptyChart, cDanglingLine,
 	cLineToContainer, cBidirectional, cUnlabeledBranch, cDuplicateLabel, cAmbiguousRoot, cNoRoot}
 
-var warningClasses = []string{wNoArrowheads, wMultipleLabels, wAnnotation, wDuplicateLine}
+var warningClasses = []string{wNoArrowheads, wMultipleLabels, wAnnotation, wDuplicateLine, wEmptyShape}
 
 // leadingID lists the classes about one line or one node: the expected
 // diagnostic's first id must come first in its IDs.
 var leadingID = map[string]bool{
 	cDanglingLine: true, cLineToContainer: true, cBidirectional: true,
 	wNoArrowheads: true, wMultipleLabels: true, wDuplicateLine: true,
-	wAnnotation: true, cUnlabeledBranch: true, cDuplicateLabel: true,
+	wAnnotation: true, wEmptyShape: true, cUnlabeledBranch: true, cDuplicateLabel: true,
 }
 
 var none = []diagWant{}
@@ -608,6 +609,28 @@ var ruleCases = []ruleCase{
 		nodeIDs:  []string{"start", "tag", "done"},
 		nodes:    []nodeWant{kt("done", other, "Release published").shape("MinimalTextBlock")},
 		edges:    []edgeWant{e("l1", "start", "tag", ""), e("l2", "tag", "done", "")},
+	},
+
+	{
+		// A shape with no text that no line touches is a leftover, not a
+		// second start; an empty shape on the flow is still a step.
+		file:   "09_empty_shape.csv",
+		errors: none,
+		warnings: []diagWant{
+			d(wEmptyShape, "4").at(5).withHint(), d(wEmptyShape, "6").at(7),
+		},
+		pages:   p1("3"),
+		nodeIDs: []string{"3", "5", "7", "8"},
+		nodes:   []nodeWant{kt("7", process, "").shape("Process")},
+		edges:   []edgeWant{e("9", "3", "5", ""), e("10", "5", "7", ""), e("11", "7", "8", "")},
+	},
+	{
+		file:     "09_empty_shape.json",
+		errors:   none,
+		warnings: []diagWant{d(wEmptyShape, "leftover"), d(wEmptyShape, "hint")},
+		pages:    j1("start"),
+		nodeIDs:  []string{"start", "clean", "end"},
+		edges:    []edgeWant{e("l1", "start", "clean", ""), e("l2", "clean", "end", "")},
 	},
 
 	// ---- rule 10: direction from arrowheads
