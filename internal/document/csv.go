@@ -247,6 +247,12 @@ func (r *csvReader) classify(name, library string) shapeClass {
 	}
 	c := shapeClass{kind: kindOf(name), container: isContainerShape(name), annotation: isTextOnly(name)}
 	r.classes[key] = c
+	if _, ok := r.b.libraries[name]; !ok && library != "" {
+		if r.b.libraries == nil {
+			r.b.libraries = map[string]string{}
+		}
+		r.b.libraries[name] = library
+	}
 	return c
 }
 

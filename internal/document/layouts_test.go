@@ -44,6 +44,16 @@ var realLayouts = []struct {
 		header:    "Id,Name,Shape Library,Page ID,Contained By,Group,Line Source,Line Destination,Source Arrow,Destination Arrow,Text Area 1,Text Area 2,Text Area 3",
 		libraries: []string{"Flowchart Shapes", "Standard"},
 	},
+	{
+		file: "08_not_a_flowchart_2020.csv", export: "Lucidchart-to-Java Examples/input.csv (2020, UML)",
+		header:    "Id,Name,Shape Library,Page ID,Contained By,Group,Line Source,Line Destination,Source Arrow,Destination Arrow,Text Area 1,Text Area 2,Text Area 3",
+		libraries: []string{"UML", "Standard"},
+	},
+	{
+		file: "08_not_a_flowchart_2022.csv", export: "lucidchart2sqlalchemy CamperVanPricing_en_v2.csv (2022, UML)",
+		header:    "Id,Name,Shape Library,Page ID,Contained By,Group,Line Source,Line Destination,Source Arrow,Destination Arrow,Status,Text Area 1,Text Area 2,Text Area 3",
+		libraries: []string{"UML", "Standard"},
+	},
 }
 
 // TestRealExportLayouts checks those charts byte for byte against what Lucid

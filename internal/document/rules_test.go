@@ -130,6 +130,7 @@ const (
 	cDuplicateLabel  = "duplicate_branch_label"
 	cAmbiguousRoot   = "ambiguous_root"
 	cNoRoot          = "no_root"
+	cNotAFlowchart   = "not_a_flowchart"
 
 	wNoArrowheads   = "line_without_arrowheads"
 	wMultipleLabels = "multiple_line_labels"
@@ -139,7 +140,7 @@ const (
 )
 
 var errorClasses = []string{cMalformedCSV, cMalformedJSON, cMissingColumns, cEmptyChart, cDanglingLine,
-	cLineToContainer, cBidirectional, cUnlabeledBranch, cDuplicateLabel, cAmbiguousRoot, cNoRoot}
+	cLineToContainer, cBidirectional, cUnlabeledBranch, cDuplicateLabel, cAmbiguousRoot, cNoRoot, cNotAFlowchart}
 
 var warningClasses = []string{wNoArrowheads, wMultipleLabels, wAnnotation, wDuplicateLine, wEmptyShape}
 
@@ -589,6 +590,25 @@ var ruleCases = []ruleCase{
 			e("l1", "t1", "p1", ""), e("l2", "p1", "d1", ""), e("l3", "d1", "s1", "bug"),
 			e("l4", "d1", "o1", "feature"), e("l5", "s1", "t2", ""), e("l6", "o1", "t2", ""),
 		},
+	},
+
+	{
+		// A UML class diagram exported in 2020 (groups, a decorative
+		// self-line, a loose line, Generalization ends) is one error, not
+		// the branch, line and start errors of reading it as a flowchart.
+		file:     "08_not_a_flowchart_2020.csv",
+		errors:   []diagWant{d(cNotAFlowchart).withHint()},
+		warnings: none,
+		pages:    []pageWant{pg("1", "Library Catalogue UML Class Diagram", "")},
+		nodeIDs:  []string{}, edges: []edgeWant{},
+	},
+	{
+		file:     "08_not_a_flowchart_2022.csv",
+		errors:   []diagWant{d(cNotAFlowchart).withHint()},
+		warnings: none,
+		title:    "BikeRental",
+		pages:    p1(""),
+		nodeIDs:  []string{}, edges: []edgeWant{},
 	},
 
 	// ---- rule 9: annotations
