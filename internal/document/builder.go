@@ -57,6 +57,9 @@ type builder struct {
 	// doc.Nodes once compacted.
 	keep   []bool
 	nodeAt []int32
+	// libraries maps a CSV shape name to the Shape Library it came from,
+	// to name what a chart that is not a flowchart holds.
+	libraries map[string]string
 	// starts, when not nil, picks each page's start the YAML way
 	// (readme/yaml-charts.md): the page's one node marked kind: start,
 	// else the only node with no incoming edge, else its first node. It
@@ -167,6 +170,11 @@ func (b *builder) build() *types.Document {
 				"text that no line touches is a note, not a step; connect it with a line if it should run",
 				"%s is text that no line touches, so it is read as a note and not run", n.Describe())
 			continue
+		case !touched[i] && blank(n) && b.doc.Format != FormatYAML: // a YAML node is written on purpose
+			b.warnf("ignored_empty_shape", []string{n.ID}, n.Line,
+				"delete the shape in Lucid if it is a leftover; if it is a step, type its task in it and connect it with lines",
+				"the %s %s has no text and no line touches it, so it is read as a leftover and not run", shapeName(n), n.ID)
+			continue
 		}
 		if n.Page != lastPage {
 			if _, ok := b.pages[n.Page]; !ok {
@@ -176,6 +184,10 @@ func (b *builder) build() *types.Document {
 		}
 		b.keep[i] = true
 		kept++
+	}
+	if kept > 0 && b.doc.Format != FormatYAML && !b.hasFlowchartShape() {
+		b.notAFlowchart()
+		return b.doc
 	}
 	if kept == 0 {
 		if len(b.doc.Errors) == 0 {

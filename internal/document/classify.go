@@ -42,14 +42,19 @@ func kindOf(shape string) string {
 // (swim lanes, pools, frames, containers), which are never steps (rules 4, 7).
 var containerWords = []string{"swim lane", "swimlane", "pool", "container", "frame"}
 
-func isContainerShape(name, library string) bool {
+// isContainerShape reports whether a CSV shape name or a JSON class names a
+// container or a group. It takes no shape library on purpose: Lucid's 2026
+// export puts every flowchart shape, Process and Decision included, in the
+// library "Flowchart Shapes/Containers", so a library says nothing about
+// whether a shape holds others (rule 4).
+func isContainerShape(name string) bool {
 	n := strings.ToLower(name)
 	for _, w := range containerWords {
 		if strings.Contains(n, w) {
 			return true
 		}
 	}
-	return isGroupName(n) || strings.Contains(strings.ToLower(library), "container")
+	return isGroupName(n)
 }
 
 // isGroupName matches the CSV's "Group N" rows.

@@ -231,21 +231,28 @@ type csvReader struct {
 	classes map[[2]string]shapeClass
 }
 
-// shapeClass is what a shape name and library say about a row.
+// shapeClass is what a shape's name says about a row.
 type shapeClass struct {
 	kind                  string
 	container, annotation bool
 }
 
-// classify reads a row's Name and Shape Library (rules 4, 8, 9). A chart has
-// a handful of distinct names, so the answers are kept.
+// classify reads a row's Name (rules 4, 8, 9); its Shape Library never
+// makes it a container (isContainerShape). A chart has a handful of
+// distinct names, so the answers are kept.
 func (r *csvReader) classify(name, library string) shapeClass {
 	key := [2]string{name, library}
 	if c, ok := r.classes[key]; ok {
 		return c
 	}
-	c := shapeClass{kind: kindOf(name), container: isContainerShape(name, library), annotation: isTextOnly(name)}
+	c := shapeClass{kind: kindOf(name), container: isContainerShape(name), annotation: isTextOnly(name)}
 	r.classes[key] = c
+	if _, ok := r.b.libraries[name]; !ok && library != "" {
+		if r.b.libraries == nil {
+			r.b.libraries = map[string]string{}
+		}
+		r.b.libraries[name] = library
+	}
 	return c
 }
 

@@ -16,21 +16,24 @@ import (
 	"github.com/dtree-dev/dtree/types"
 )
 
-// seed adds every chart with the given extension under testdata/charts.
+// seed adds every chart with the given extension under testdata/charts
+// and testdata/quickstart.
 func seed(f *testing.F, ext string) {
 	f.Helper()
-	err := filepath.WalkDir(filepath.Join("..", "..", "testdata", "charts"), func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ext) {
+	for _, dir := range []string{"charts", "quickstart"} {
+		err := filepath.WalkDir(filepath.Join("..", "..", "testdata", dir), func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(p, ext) {
+				return err
+			}
+			data, err := os.ReadFile(p)
+			if err == nil {
+				f.Add(data)
+			}
 			return err
+		})
+		if err != nil {
+			f.Fatal(err)
 		}
-		data, err := os.ReadFile(p)
-		if err == nil {
-			f.Add(data)
-		}
-		return err
-	})
-	if err != nil {
-		f.Fatal(err)
 	}
 }
 

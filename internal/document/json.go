@@ -280,7 +280,7 @@ func isJSONContainerClass(class string) bool {
 			return true
 		}
 	}
-	return isContainerShape(class, "")
+	return isContainerShape(class)
 }
 
 func (kv jsonPair) name() string {

@@ -130,24 +130,26 @@ const (
 	cDuplicateLabel  = "duplicate_branch_label"
 	cAmbiguousRoot   = "ambiguous_root"
 	cNoRoot          = "no_root"
+	cNotAFlowchart   = "not_a_flowchart"
 
 	wNoArrowheads   = "line_without_arrowheads"
 	wMultipleLabels = "multiple_line_labels"
 	wAnnotation     = "ignored_annotation"
 	wDuplicateLine  = "duplicate_line"
+	wEmptyShape     = "ignored_empty_shape"
 )
 
 var errorClasses = []string{cMalformedCSV, cMalformedJSON, cMissingColumns, cEmptyChart, cDanglingLine,
-	cLineToContainer, cBidirectional, cUnlabeledBranch, cDuplicateLabel, cAmbiguousRoot, cNoRoot}
+	cLineToContainer, cBidirectional, cUnlabeledBranch, cDuplicateLabel, cAmbiguousRoot, cNoRoot, cNotAFlowchart}
 
-var warningClasses = []string{wNoArrowheads, wMultipleLabels, wAnnotation, wDuplicateLine}
+var warningClasses = []string{wNoArrowheads, wMultipleLabels, wAnnotation, wDuplicateLine, wEmptyShape}
 
 // leadingID lists the classes about one line or one node: the expected
 // diagnostic's first id must come first in its IDs.
 var leadingID = map[string]bool{
 	cDanglingLine: true, cLineToContainer: true, cBidirectional: true,
 	wNoArrowheads: true, wMultipleLabels: true, wDuplicateLine: true,
-	wAnnotation: true, cUnlabeledBranch: true, cDuplicateLabel: true,
+	wAnnotation: true, wEmptyShape: true, cUnlabeledBranch: true, cDuplicateLabel: true,
 }
 
 var none = []diagWant{}
@@ -271,16 +273,89 @@ var ruleCases = []ruleCase{
 		warnings: none,
 	},
 	{
-		file:   "03_2020_export.csv",
-		errors: none, warnings: none,
-		pages:   []pageWant{pg("1", "Page 1", "2")},
-		nodeIDs: []string{"2", "3", "4"},
+		// A 2020 export: no Document row, no Status/Comments/Tags, Text
+		// Area 1..3, library "Flowchart Shapes", the Group row last.
+		file:     "03_2020_export.csv",
+		errors:   none,
+		warnings: []diagWant{d(wAnnotation, "2").at(3)},
+		pages:    []pageWant{pg("1", "Weekly report flow", "3")},
+		nodeIDs:  []string{"3", "4", "5"},
 		nodes: []nodeWant{
-			kt("2", terminator, "Start").page("1").tags().comments().metadata(md{}),
-			kt("3", process, "Export the report").page("1"),
-			kt("4", terminator, "End").page("1"),
+			kt("3", terminator, "Start").shape("Terminator").page("1").group("8").line(4).
+				tags().comments().metadata(md{}).textAreas("Start"),
+			kt("4", process, "Export the report").page("1").group(""),
+			kt("5", terminator, "End").page("1"),
 		},
-		edges: []edgeWant{e("5", "2", "3", ""), e("6", "3", "4", "")},
+		edges: []edgeWant{e("6", "3", "4", ""), e("7", "4", "5", "")},
+	},
+	{
+		// A 2022 export: Status but no Comments or Tags, Text Area 1..3,
+		// library "Flowchart Shapes", a MinimalTextBlock note in "Standard".
+		file:     "03_2022_export.csv",
+		errors:   none,
+		warnings: []diagWant{d(wAnnotation, "3").at(4)},
+		title:    "TicketTriage",
+		pages:    p1("4"),
+		nodeIDs:  []string{"4", "5", "6", "7", "8", "9"},
+		nodes: []nodeWant{
+			kt("4", terminator, "Start").tags().comments().metadata(md{}),
+			kt("5", process, "Read the newest ticket\nand name the component it is about").line(6),
+			kt("6", decision, "Is it a bug report?").line(8),
+			kt("7", process, "Label the ticket bug"),
+			kt("8", process, "Label the ticket question"),
+			kt("9", terminator, "Done"),
+		},
+		edges: []edgeWant{
+			e("10", "4", "5", ""), e("11", "5", "6", ""), e("12", "6", "7", "Yes"),
+			e("13", "6", "8", "No"), e("14", "7", "9", ""), e("15", "8", "9", ""),
+		},
+	},
+
+	{
+		// A 2026 export: every flowchart shape is in library "Flowchart
+		// Shapes/Containers", which must not make it a container.
+		file:   "03_2026_export.csv",
+		errors: none, warnings: none,
+		title:   "BackupCheck",
+		pages:   p1("3"),
+		nodeIDs: []string{"3", "4", "5", "6", "7", "8"},
+		nodes: []nodeWant{
+			kt("3", terminator, "Start").shape("Terminator").line(4).tags().metadata(md{}).comments(),
+			kt("4", process, "List the files in the backups directory with their  dates and sizes").shape("Process"),
+			kt("5", decision, "Is any backup in the directory older than a week?").shape("Decision").line(6),
+			kt("6", process, "Write a note naming the stale backups"),
+			kt("7", terminator, "End").line(8),
+			kt("8", terminator, "End").line(9),
+		},
+		edges: []edgeWant{
+			e("9", "5", "7", "No"), e("10", "5", "6", "Yes"), e("11", "4", "5", ""),
+			e("12", "3", "4", ""), e("13", "6", "8", ""),
+		},
+		edgeLines: map[string]int{"9": 10, "13": 14},
+	},
+
+	{
+		// A 2026 export with tags (one a cell) and a custom-data column
+		// after Comments, lower case as Lucid wrote "testprop".
+		file:   "03_2026_export_tags.csv",
+		errors: none, warnings: none,
+		title:   "Release notes",
+		pages:   p1("3"),
+		nodeIDs: []string{"3", "4", "5", "6", "7", "8", "9"},
+		nodes: []nodeWant{
+			kt("3", terminator, "Start").tags().metadata(md{}),
+			kt("4", process, "List the commits since the last tag").tags("NoValidation").metadata(md{}),
+			kt("5", subprocess, "Group the commits by area").shape("Predefined process").
+				tags("GEMINI").metadata(md{"retries": "2"}),
+			kt("6", decision, "Is any change breaking?").tags(),
+			kt("7", process, "Write an upgrade section").tags("CLAUDE").metadata(md{}),
+			kt("8", process, "Write the release notes").tags().metadata(md{"retries": "1"}),
+			kt("9", terminator, "End"),
+		},
+		edges: []edgeWant{
+			e("10", "3", "4", ""), e("11", "4", "5", ""), e("12", "5", "6", ""), e("13", "6", "7", "Yes"),
+			e("14", "6", "8", "No"), e("15", "7", "8", ""), e("16", "8", "9", ""),
+		},
 	},
 
 	// ---- rule 4: row kinds; groups, containers and swim lanes are not nodes
@@ -517,6 +592,25 @@ var ruleCases = []ruleCase{
 		},
 	},
 
+	{
+		// A UML class diagram exported in 2020 (groups, a decorative
+		// self-line, a loose line, Generalization ends) is one error, not
+		// the branch, line and start errors of reading it as a flowchart.
+		file:     "08_not_a_flowchart_2020.csv",
+		errors:   []diagWant{d(cNotAFlowchart).withHint()},
+		warnings: none,
+		pages:    []pageWant{pg("1", "Library Catalogue UML Class Diagram", "")},
+		nodeIDs:  []string{}, edges: []edgeWant{},
+	},
+	{
+		file:     "08_not_a_flowchart_2022.csv",
+		errors:   []diagWant{d(cNotAFlowchart).withHint()},
+		warnings: none,
+		title:    "BikeRental",
+		pages:    p1(""),
+		nodeIDs:  []string{}, edges: []edgeWant{},
+	},
+
 	// ---- rule 9: annotations
 	{
 		file:     "09_annotations.csv",
@@ -535,6 +629,28 @@ var ruleCases = []ruleCase{
 		nodeIDs:  []string{"start", "tag", "done"},
 		nodes:    []nodeWant{kt("done", other, "Release published").shape("MinimalTextBlock")},
 		edges:    []edgeWant{e("l1", "start", "tag", ""), e("l2", "tag", "done", "")},
+	},
+
+	{
+		// A shape with no text that no line touches is a leftover, not a
+		// second start; an empty shape on the flow is still a step.
+		file:   "09_empty_shape.csv",
+		errors: none,
+		warnings: []diagWant{
+			d(wEmptyShape, "4").at(5).withHint(), d(wEmptyShape, "6").at(7),
+		},
+		pages:   p1("3"),
+		nodeIDs: []string{"3", "5", "7", "8"},
+		nodes:   []nodeWant{kt("7", process, "").shape("Process")},
+		edges:   []edgeWant{e("9", "3", "5", ""), e("10", "5", "7", ""), e("11", "7", "8", "")},
+	},
+	{
+		file:     "09_empty_shape.json",
+		errors:   none,
+		warnings: []diagWant{d(wEmptyShape, "leftover"), d(wEmptyShape, "hint")},
+		pages:    j1("start"),
+		nodeIDs:  []string{"start", "clean", "end"},
+		edges:    []edgeWant{e("l1", "start", "clean", ""), e("l2", "clean", "end", "")},
 	},
 
 	// ---- rule 10: direction from arrowheads
