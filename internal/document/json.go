@@ -111,18 +111,29 @@ var jsonContainerClasses = []string{"AdvancedSwimLaneBlock", "SparkFrameBlock", 
 // FromJSON reads a Lucid API document-contents JSON (rules 6-7, then the
 // shared graph rules). The error is only for a failure to read r.
 func FromJSON(r io.Reader) (*types.Document, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
+	return fromJSON(r, sizeOf(r))
+}
+
+func fromJSON(r io.Reader, size int64) (*types.Document, error) {
+	// The whole file is read into one string, which is not copied again:
+	// decodeJSONDoc takes ids and texts as substrings of it.
+	var sb strings.Builder
+	sb.Grow(int(min(size, 1<<30)) + 1)
+	if _, err := io.Copy(&sb, r); err != nil {
 		return nil, err
 	}
 	b := newBuilder("json")
-	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	text := strings.TrimPrefix(sb.String(), "\ufeff")
 	var doc jsonDoc
-	if err := json.Unmarshal(data, &doc); err != nil {
-		b.errorf("malformed_json", nil, errorLine(data, err),
-			"pass the body of Lucid's GET /documents/{id}/contents response, unchanged",
-			"not a Lucid document: %s", describeJSONError(data, err))
-		return b.doc, nil
+	if !decodeJSONDoc(text, &doc) {
+		doc = jsonDoc{}
+		data := []byte(text)
+		if err := json.Unmarshal(data, &doc); err != nil {
+			b.errorf("malformed_json", nil, errorLine(data, err),
+				"pass the body of Lucid's GET /documents/{id}/contents response, unchanged",
+				"not a Lucid document: %s", describeJSONError(data, err))
+			return b.doc, nil
+		}
 	}
 	if doc.Pages == nil {
 		b.errorf("malformed_json", nil, 0,
