@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dtree-dev/dtree/internal/graph"
 	"github.com/dtree-dev/dtree/types"
 )
 
@@ -143,6 +144,7 @@ func fromJSON(r io.Reader, size int64) (*types.Document, error) {
 	}
 	b.doc.Title = cleanText(string(doc.Title))
 	pages := *doc.Pages
+	b.reserveJSON(pages)
 	order := make([]int, len(pages))
 	for i := range order {
 		order[i] = i
@@ -152,8 +154,23 @@ func fromJSON(r io.Reader, size int64) (*types.Document, error) {
 	})
 	for _, i := range order {
 		b.jsonPage(&pages[i], i)
+		pages[i] = jsonPage{} // the builder holds what it needs
 	}
 	return b.build(), nil
+}
+
+// reserveJSON sizes the builder's tables for the items of pages, so that each
+// is allocated once rather than grown item by item.
+func (b *builder) reserveJSON(pages []jsonPage) {
+	shapes, lines := 0, 0
+	for i := range pages {
+		shapes += len(pages[i].Items.Shapes) + len(pages[i].Items.Groups)
+		lines += len(pages[i].Items.Lines)
+	}
+	b.items = graph.NewIDs(shapes + lines)
+	b.shapes = make([]types.Node, 0, shapes)
+	b.flags = make([]shapeFlags, 0, shapes)
+	b.lines = make([]line, 0, lines)
 }
 
 func pageIndex(p jsonPage, pos int) float64 {
@@ -178,8 +195,9 @@ func (b *builder) jsonPage(p *jsonPage, pos int) {
 	holders := map[string]*jsonHolder{}
 	var laneHolders []*jsonHolder // in page order, for a lane found by label alone
 	containerOf := map[string]*jsonHolder{}
+	classes := jsonClasses{}
 	for _, s := range p.Items.Shapes {
-		if s.Contains == nil && !isJSONContainerClass(string(s.Class)) {
+		if s.Contains == nil && !classes.of(s.Class).container {
 			continue
 		}
 		h := &jsonHolder{id: string(s.ID), lanes: map[string]string{}}
@@ -211,34 +229,45 @@ func (b *builder) jsonPage(p *jsonPage, pos int) {
 			}
 		}
 	}
+	// The nodes' text areas are slices of one array, allocated once.
+	areas := 0
+	for i := range p.Items.Shapes {
+		areas += len(p.Items.Shapes[i].TextAreas)
+	}
+	textAreas := make([]string, 0, areas)
 	for _, s := range p.Items.Shapes {
 		id := string(s.ID)
 		if !b.uniqueJSONID(id, pageID, "shape") {
 			continue
 		}
+		class := classes.of(s.Class)
 		n := types.Node{
-			ID: id, Page: pageID, Kind: kindOf(string(s.Class)), Shape: string(s.Class),
-			TextAreas: []string{}, Tags: []string{}, Metadata: map[string]string{},
-			Group: groupOf[id], Comments: []string{},
+			ID: id, Page: pageID, Kind: class.kind, Shape: string(s.Class),
+			Tags: []string{}, Group: groupOf[id], Comments: []string{},
 		}
 		text, hasText := "", false
+		start := len(textAreas)
 		for _, t := range s.TextAreas {
 			label := string(t.Label)
 			if label == "Placeholder" {
 				continue
 			}
 			v := cleanText(string(t.Text))
-			n.TextAreas = append(n.TextAreas, v)
+			textAreas = append(textAreas, v)
 			if label == "Text" && !hasText {
 				text, hasText = v, true
 			}
 		}
+		n.TextAreas = textAreas[start:len(textAreas):len(textAreas)]
 		if !hasText && len(n.TextAreas) > 0 {
 			text = n.TextAreas[0]
 		}
 		n.Text = text
 		for _, kv := range s.CustomData {
 			if k, v := kv.name(), strings.TrimSpace(string(kv.Value)); k != "" && v != "" {
+				if n.Metadata == nil {
+					n.Metadata = map[string]string{}
+				}
 				n.Metadata[k] = v
 			}
 		}
@@ -247,7 +276,7 @@ func (b *builder) jsonPage(p *jsonPage, pos int) {
 		}
 		n.Lane = laneOf(s.LinkedData, id, laneHolders)
 		_, isHolder := holders[id]
-		b.addShape(shape{node: n, shapeFlags: shapeFlags{container: isHolder, annotation: isTextOnly(string(s.Class))}})
+		b.addShape(shape{node: n, shapeFlags: shapeFlags{container: isHolder, annotation: class.annotation}})
 	}
 	for _, g := range p.Items.Groups {
 		if id := string(g.ID); b.uniqueJSONID(id, pageID, "group") {
@@ -283,6 +312,24 @@ func (b *builder) uniqueJSONID(id, page, what string) bool {
 		return false
 	}
 	return true
+}
+
+// jsonClasses keeps what each shape class says (rules 7-9): a chart has a
+// handful of classes, and working it out lower-cases the class three times.
+type jsonClasses map[flexString]jsonClass
+
+type jsonClass struct {
+	kind                  string
+	container, annotation bool
+}
+
+func (c jsonClasses) of(class flexString) jsonClass {
+	if v, ok := c[class]; ok {
+		return v
+	}
+	v := jsonClass{kind: kindOf(string(class)), container: isJSONContainerClass(string(class)), annotation: isTextOnly(string(class))}
+	c[class] = v
+	return v
 }
 
 func isJSONContainerClass(class string) bool {
