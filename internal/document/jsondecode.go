@@ -45,8 +45,9 @@ var errNotFast = &struct{ string }{"not for the fast JSON decoder"}
 const maxSkipDepth = 1000
 
 type jsonDecoder struct {
-	data string
-	pos  int
+	data  string
+	pos   int
+	areas []jsonTextArea // the text areas of all items, sliced per item
 }
 
 func (d *jsonDecoder) fail() { panic(errNotFast) }
@@ -450,11 +451,11 @@ func (d *jsonDecoder) page(p *jsonPage) {
 				}
 				switch d.field(key, itemsFields, &seen) {
 				case 0:
-					p.Items.Shapes = decodeList(d, (*jsonDecoder).shape)
+					p.Items.Shapes = decodeLongList(d, (*jsonDecoder).shape)
 				case 1:
-					p.Items.Lines = decodeList(d, (*jsonDecoder).line)
+					p.Items.Lines = decodeLongList(d, (*jsonDecoder).line)
 				case 2:
-					p.Items.Groups = decodeList(d, (*jsonDecoder).group)
+					p.Items.Groups = decodeLongList(d, (*jsonDecoder).group)
 				default:
 					d.skip(1)
 				}
@@ -466,40 +467,84 @@ func (d *jsonDecoder) page(p *jsonPage) {
 }
 
 // decodeList decodes an array of objects with elem, or null as nil.
-//
-// A long array is read into chunks and copied once into a slice of its
-// length: growing one slice by append (by 1.25 times past 256 elements)
-// would allocate and copy four times the final slice, most of a large
-// chart's memory and a third of its import time.
 func decodeList[T any](d *jsonDecoder, elem func(*jsonDecoder, *T)) []T {
+	return decodeListCap(d, elem, 0)
+}
+
+// decodeLongList decodes a long array, such as a page's shapes, into a
+// slice allocated once for its length, which countElems finds first:
+// growing it by append (by 1.25 times past 256 elements) would allocate
+// and copy about four times the final slice, most of a large chart's
+// memory and a third of its import time.
+func decodeLongList[T any](d *jsonDecoder, elem func(*jsonDecoder, *T)) []T {
+	if d.value() != '[' {
+		return decodeList(d, elem)
+	}
+	return decodeListCap(d, elem, countElems(d.data[d.pos:]))
+}
+
+func decodeListCap[T any](d *jsonDecoder, elem func(*jsonDecoder, *T), n int) []T {
 	if !d.open('[') {
 		return nil
 	}
-	list := []T{}
-	var full [][]T // filled chunks, before list
-	n := 0
+	list := make([]T, 0, n)
 	for first := true; d.elem(first); first = false {
-		if len(list) == cap(list) && len(list) >= listChunk {
-			full = append(full, list)
-			n += len(list)
-			list = make([]T, 0, listChunk)
-		}
 		var v T
 		list = append(list, v)
 		elem(d, &list[len(list)-1])
 	}
-	if full == nil {
-		return list
-	}
-	all := make([]T, 0, n+len(list))
-	for _, c := range full {
-		all = append(all, c...)
-	}
-	return append(all, list...)
+	return list
 }
 
-// listChunk is the length from which decodeList fills chunks.
-const listChunk = 1024
+// countElems returns how many elements the array at the start of s has,
+// when it is valid JSON; it is a size to allocate, not a check. It steps
+// from quote to quote with IndexByte, so it costs a small part of decoding.
+func countElems(s string) int {
+	depth, n := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '"':
+			if depth == 1 && n == 0 {
+				n = 1
+			}
+			// Find the closing quote: one not escaped by an odd number of
+			// backslashes.
+			for {
+				j := strings.IndexByte(s[i+1:], '"')
+				if j < 0 {
+					return n
+				}
+				i += 1 + j
+				k := i - 1
+				for s[k] == '\\' {
+					k--
+				}
+				if (i-1-k)%2 == 0 {
+					break
+				}
+			}
+		case '[', '{':
+			depth++
+			if depth == 2 && n == 0 {
+				n = 1
+			}
+		case ']', '}':
+			depth--
+			if depth == 0 {
+				return n
+			}
+		case ',':
+			if depth == 1 {
+				n++
+			}
+		default:
+			if depth == 1 && n == 0 && s[i] > ' ' {
+				n = 1 // a first element that is not an object or array
+			}
+		}
+	}
+	return n
+}
 
 // flexList decodes an array of flexStrings, or null as nil.
 func (d *jsonDecoder) flexList() []flexString {
@@ -531,7 +576,7 @@ func (d *jsonDecoder) shape(s *jsonShape) {
 		case 1:
 			s.Class = d.flex()
 		case 2:
-			s.TextAreas = decodeList(d, (*jsonDecoder).textArea)
+			s.TextAreas = d.textAreas()
 		case 3:
 			s.CustomData = decodeList(d, (*jsonDecoder).pair)
 		case 4:
@@ -562,6 +607,30 @@ func (d *jsonDecoder) shape(s *jsonShape) {
 }
 
 var containsFields = []string{"shapes"}
+
+// textAreas decodes a list of text areas, or null as nil. The lists are
+// slices of blocks of areaBlock areas: one allocation per item, most of
+// them of one area, cost more than the rest of an item's decoding.
+func (d *jsonDecoder) textAreas() []jsonTextArea {
+	if !d.open('[') {
+		return nil
+	}
+	if d.areas == nil {
+		d.areas = make([]jsonTextArea, 0, areaBlock)
+	}
+	start := len(d.areas)
+	for first := true; d.elem(first); first = false {
+		if len(d.areas) == cap(d.areas) { // a new block, with this list so far
+			block := make([]jsonTextArea, 0, max(areaBlock, 2*(len(d.areas)-start)))
+			d.areas, start = append(block, d.areas[start:]...), 0
+		}
+		d.areas = append(d.areas, jsonTextArea{})
+		d.textArea(&d.areas[len(d.areas)-1])
+	}
+	return d.areas[start:len(d.areas):len(d.areas)]
+}
+
+const areaBlock = 4096
 
 var textAreaFields = []string{"label", "text"}
 
@@ -647,7 +716,7 @@ func (d *jsonDecoder) line(l *jsonLine) {
 		case 2:
 			d.endpoint(&l.Endpoint2)
 		case 3:
-			l.TextAreas = decodeList(d, (*jsonDecoder).textArea)
+			l.TextAreas = d.textAreas()
 		default:
 			d.skip(1)
 		}

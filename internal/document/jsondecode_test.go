@@ -95,3 +95,15 @@ func TestDecodeJSONDocLeavesOddInputToUnmarshal(t *testing.T) {
 		assert.True(t, decodeJSONDoc(s, &doc), "%s", s)
 	}
 }
+
+func TestCountElems(t *testing.T) {
+	t.Parallel()
+	for s, want := range map[string]int{
+		`[]`: 0, `[ ]`: 0, `[{}]`: 1, `[1]`: 1, `["a"]`: 1, `[null, 2]`: 2,
+		`[{"a":[1,2,3]},{"b":"x,y]"}]`: 2,
+		`["a\\",",",{"c":"\"]"}] , 7`:  3,
+		`[[1,2],[3]]`:                  2,
+	} {
+		assert.Equal(t, want, countElems(s), "%s", s)
+	}
+}
