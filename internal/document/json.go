@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -160,7 +161,9 @@ func fromJSON(r io.Reader, size int64) (*types.Document, error) {
 }
 
 // reserveJSON sizes the builder's tables for the items of pages, so that each
-// is allocated once rather than grown item by item.
+// is allocated once rather than grown item by item. Lines are reserved page
+// by page (jsonPage), after the page's decoded shapes are dropped: the
+// collection the new memory brings on then finds them garbage.
 func (b *builder) reserveJSON(pages []jsonPage) {
 	shapes, lines := 0, 0
 	for i := range pages {
@@ -170,7 +173,6 @@ func (b *builder) reserveJSON(pages []jsonPage) {
 	b.items = graph.NewIDs(shapes + lines)
 	b.shapes = make([]types.Node, 0, shapes)
 	b.flags = make([]shapeFlags, 0, shapes)
-	b.lines = make([]line, 0, lines)
 }
 
 func pageIndex(p jsonPage, pos int) float64 {
@@ -283,6 +285,8 @@ func (b *builder) jsonPage(p *jsonPage, pos int) {
 			b.addShape(shape{node: types.Node{ID: id, Page: pageID, Shape: "group"}, shapeFlags: shapeFlags{container: true}})
 		}
 	}
+	p.Items.Shapes = nil
+	b.lines = slices.Grow(b.lines, len(p.Items.Lines))
 	for _, l := range p.Items.Lines {
 		id := string(l.ID)
 		if !b.uniqueJSONID(id, pageID, "line") {
