@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
@@ -127,7 +128,13 @@ func fromJSON(r io.Reader, size int64) (*types.Document, error) {
 	b := newBuilder("json")
 	text := strings.TrimPrefix(sb.String(), "\ufeff")
 	var doc jsonDoc
-	if !decodeJSONDoc(text, &doc) {
+	var shapesAhead <-chan []types.Node
+	counted := func(list string, n int) {
+		if list == "shapes" && shapesAhead == nil {
+			shapesAhead = allocAhead[types.Node](n)
+		}
+	}
+	if !decodeJSONDoc(text, &doc, counted) {
 		doc = jsonDoc{}
 		data := []byte(text)
 		if err := json.Unmarshal(data, &doc); err != nil {
@@ -145,7 +152,7 @@ func fromJSON(r io.Reader, size int64) (*types.Document, error) {
 	}
 	b.doc.Title = cleanText(string(doc.Title))
 	pages := *doc.Pages
-	b.reserveJSON(pages)
+	b.reserveJSON(pages, shapesAhead)
 	order := make([]int, len(pages))
 	for i := range order {
 		order[i] = i
@@ -164,14 +171,20 @@ func fromJSON(r io.Reader, size int64) (*types.Document, error) {
 // is allocated once rather than grown item by item. Lines are reserved page
 // by page (jsonPage), after the page's decoded shapes are dropped: the
 // collection the new memory brings on then finds them garbage.
-func (b *builder) reserveJSON(pages []jsonPage) {
+func (b *builder) reserveJSON(pages []jsonPage, shapesAhead <-chan []types.Node) {
 	shapes, lines := 0, 0
 	for i := range pages {
 		shapes += len(pages[i].Items.Shapes) + len(pages[i].Items.Groups)
 		lines += len(pages[i].Items.Lines)
 	}
 	b.items = graph.NewIDs(shapes + lines)
-	b.shapes = make([]types.Node, 0, shapes)
+	b.shapes = nil
+	if shapesAhead != nil {
+		b.shapes = <-shapesAhead
+	}
+	if cap(b.shapes) < shapes {
+		b.shapes = make([]types.Node, 0, shapes)
+	}
 	b.flags = make([]shapeFlags, 0, shapes)
 }
 
@@ -421,4 +434,21 @@ func describeJSONError(data []byte, err error) string {
 		return fmt.Sprintf("%v (line %d)", err, l)
 	}
 	return err.Error()
+}
+
+// allocAhead makes a slice of capacity n on another goroutine and writes
+// once to each of its memory pages, so that the page faults of its first
+// use (costly in a VM: readme/performance.md) are taken while this
+// goroutine decodes. The slice, of length 0, comes on the channel.
+func allocAhead[T any](n int) <-chan []T {
+	ch := make(chan []T, 1)
+	go func() {
+		s := make([]T, n)
+		var zero T
+		for i := 0; i < n; i += max(1, 4096/int(reflect.TypeFor[T]().Size())) {
+			s[i] = zero
+		}
+		ch <- s[:0]
+	}()
+	return ch
 }

@@ -17,7 +17,11 @@ import (
 // folding), or nesting deeper than maxSkipDepth. The caller then runs
 // json.Unmarshal, which gives the same document or the exact error.
 // FuzzJSONDecode holds the two to the same result.
-func decodeJSONDoc(data string, doc *jsonDoc) (ok bool) {
+//
+// counted, when not nil, is told the length of each page's list of shapes
+// and of lines as their decoding starts, so that the caller can prepare
+// for them on another goroutine.
+func decodeJSONDoc(data string, doc *jsonDoc, counted func(list string, n int)) (ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			if r != errNotFast {
@@ -26,7 +30,7 @@ func decodeJSONDoc(data string, doc *jsonDoc) (ok bool) {
 			ok = false
 		}
 	}()
-	d := &jsonDecoder{data: data}
+	d := &jsonDecoder{data: data, counted: counted}
 	d.space()
 	if d.peek() != '{' {
 		return false // null, or a type error: json.Unmarshal says which
@@ -45,9 +49,10 @@ var errNotFast = &struct{ string }{"not for the fast JSON decoder"}
 const maxSkipDepth = 1000
 
 type jsonDecoder struct {
-	data  string
-	pos   int
-	areas []jsonTextArea // the text areas of all items, sliced per item
+	data    string
+	pos     int
+	areas   []jsonTextArea // the text areas of all items, sliced per item
+	counted func(list string, n int)
 }
 
 func (d *jsonDecoder) fail() { panic(errNotFast) }
@@ -451,11 +456,11 @@ func (d *jsonDecoder) page(p *jsonPage) {
 				}
 				switch d.field(key, itemsFields, &seen) {
 				case 0:
-					p.Items.Shapes = decodeLongList(d, (*jsonDecoder).shape)
+					p.Items.Shapes = decodeLongList(d, "shapes", (*jsonDecoder).shape)
 				case 1:
-					p.Items.Lines = decodeLongList(d, (*jsonDecoder).line)
+					p.Items.Lines = decodeLongList(d, "lines", (*jsonDecoder).line)
 				case 2:
-					p.Items.Groups = decodeLongList(d, (*jsonDecoder).group)
+					p.Items.Groups = decodeLongList(d, "groups", (*jsonDecoder).group)
 				default:
 					d.skip(1)
 				}
@@ -476,11 +481,15 @@ func decodeList[T any](d *jsonDecoder, elem func(*jsonDecoder, *T)) []T {
 // growing it by append (by 1.25 times past 256 elements) would allocate
 // and copy about four times the final slice, most of a large chart's
 // memory and a third of its import time.
-func decodeLongList[T any](d *jsonDecoder, elem func(*jsonDecoder, *T)) []T {
+func decodeLongList[T any](d *jsonDecoder, list string, elem func(*jsonDecoder, *T)) []T {
 	if d.value() != '[' {
 		return decodeList(d, elem)
 	}
-	return decodeListCap(d, elem, countElems(d.data[d.pos:]))
+	n := countElems(d.data[d.pos:])
+	if d.counted != nil {
+		d.counted(list, n)
+	}
+	return decodeListCap(d, elem, n)
 }
 
 func decodeListCap[T any](d *jsonDecoder, elem func(*jsonDecoder, *T), n int) []T {

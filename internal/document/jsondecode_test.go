@@ -65,7 +65,7 @@ func FuzzJSONDecode(f *testing.F) {
 	require.NoError(f, err)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		var fast jsonDoc
-		if !decodeJSONDoc(string(data), &fast) {
+		if !decodeJSONDoc(string(data), &fast, nil) {
 			return
 		}
 		var slow jsonDoc
@@ -85,14 +85,14 @@ func TestDecodeJSONDocLeavesOddInputToUnmarshal(t *testing.T) {
 		`{"pages":[{"index":1e400}]}`,     // out of range
 	} {
 		var doc jsonDoc
-		assert.False(t, decodeJSONDoc(s, &doc), "%s", s)
+		assert.False(t, decodeJSONDoc(s, &doc, nil), "%s", s)
 	}
 	for _, s := range []string{
 		`{"pages":[]}`, `{"PAGES":null}`, `{"title":"a\"b\/c\u00e9","pages":[]}`,
 		`{"x":{"y":[1,-2.5e+3,true,false,null,"s\n"]},"pages":[{"index":0}]}`,
 	} {
 		var doc jsonDoc
-		assert.True(t, decodeJSONDoc(s, &doc), "%s", s)
+		assert.True(t, decodeJSONDoc(s, &doc, nil), "%s", s)
 	}
 }
 
