@@ -21,7 +21,13 @@ import (
 // counted, when not nil, is told the length of each page's list of shapes
 // and of lines as their decoding starts, so that the caller can prepare
 // for them on another goroutine.
-func decodeJSONDoc(data string, doc *jsonDoc, counted func(list string, n int)) (ok bool) {
+func decodeJSONDoc(data string, doc *jsonDoc, counted func(list string, n int)) bool {
+	return decodeJSON(data, doc, counted, len(data) >= aheadMin)
+}
+
+// decodeJSON is decodeJSONDoc, with the first page's lines decoded on
+// another goroutine when ahead is set (jsonahead.go).
+func decodeJSON(data string, doc *jsonDoc, counted func(list string, n int), ahead bool) (ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			if r != errNotFast {
@@ -31,6 +37,9 @@ func decodeJSONDoc(data string, doc *jsonDoc, counted func(list string, n int)) 
 		}
 	}()
 	d := &jsonDecoder{data: data, counted: counted}
+	if ahead {
+		d.ahead = decodeLinesAhead(data)
+	}
 	d.space()
 	if d.peek() != '{' {
 		return false // null, or a type error: json.Unmarshal says which
@@ -53,6 +62,7 @@ type jsonDecoder struct {
 	pos     int
 	areas   []jsonTextArea // the text areas of all items, sliced per item
 	counted func(list string, n int)
+	ahead   *linesAhead
 }
 
 func (d *jsonDecoder) fail() { panic(errNotFast) }
@@ -458,7 +468,11 @@ func (d *jsonDecoder) page(p *jsonPage) {
 				case 0:
 					p.Items.Shapes = decodeLongList(d, "shapes", (*jsonDecoder).shape)
 				case 1:
-					p.Items.Lines = decodeLongList(d, "lines", (*jsonDecoder).line)
+					if lines, ok := d.takeLinesAhead(); ok {
+						p.Items.Lines = lines
+					} else {
+						p.Items.Lines = decodeLongList(d, "lines", (*jsonDecoder).line)
+					}
 				case 2:
 					p.Items.Groups = decodeLongList(d, "groups", (*jsonDecoder).group)
 				default:
@@ -505,6 +519,25 @@ func decodeListCap[T any](d *jsonDecoder, elem func(*jsonDecoder, *T), n int) []
 	return list
 }
 
+// closingQuote returns the offset of the quote that closes the string
+// opened at i, one not escaped by an odd number of backslashes, or -1.
+func closingQuote(s string, i int) int {
+	for {
+		j := strings.IndexByte(s[i+1:], '"')
+		if j < 0 {
+			return -1
+		}
+		i += 1 + j
+		k := i - 1
+		for s[k] == '\\' {
+			k--
+		}
+		if (i-1-k)%2 == 0 {
+			return i
+		}
+	}
+}
+
 // countElems returns how many elements the array at the start of s has,
 // when it is valid JSON; it is a size to allocate, not a check. It steps
 // from quote to quote with IndexByte, so it costs a small part of decoding.
@@ -516,21 +549,8 @@ func countElems(s string) int {
 			if depth == 1 && n == 0 {
 				n = 1
 			}
-			// Find the closing quote: one not escaped by an odd number of
-			// backslashes.
-			for {
-				j := strings.IndexByte(s[i+1:], '"')
-				if j < 0 {
-					return n
-				}
-				i += 1 + j
-				k := i - 1
-				for s[k] == '\\' {
-					k--
-				}
-				if (i-1-k)%2 == 0 {
-					break
-				}
+			if i = closingQuote(s, i); i < 0 {
+				return n
 			}
 		case '[', '{':
 			depth++

@@ -1,12 +1,14 @@
 package document
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/dtree-dev/dtree/internal/testchart"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -71,7 +73,39 @@ func FuzzJSONDecode(f *testing.F) {
 		var slow jsonDoc
 		require.NoError(t, json.Unmarshal(data, &slow), "decoded fast, but json.Unmarshal fails")
 		assert.Equal(t, slow, fast)
+		var ahead jsonDoc // the first page's lines on another goroutine
+		require.True(t, decodeJSON(string(data), &ahead, nil, true), "decoded, but not with the lines ahead")
+		assert.Equal(t, slow, ahead)
 	})
+}
+
+func TestDecodeJSONLinesAhead(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	require.NoError(t, testchart.LinearJSON(&buf, 3000))
+	data := buf.String()
+	var plain, ahead jsonDoc
+	require.True(t, decodeJSON(data, &plain, nil, false))
+	a := decodeLinesAhead(data)
+	<-a.done
+	require.True(t, a.ok, "the lines were found and decoded ahead")
+	require.True(t, decodeJSON(data, &ahead, nil, true))
+	assert.Equal(t, plain, ahead)
+	assert.Len(t, (*ahead.Pages)[0].Items.Lines, 2999)
+}
+
+func TestFindLines(t *testing.T) {
+	t.Parallel()
+	for s, want := range map[string]int{
+		`{"pages":[{"items":{"lines":[]}}]}`:                          28,
+		`{"pages":[{"items":{"shapes":[{"lines":[]}],"lines":[1]}}]}`: 52,
+		`{"pages":[{"x":"\"lines\":[","items":{"lines" : [ ]}}]}`:     48,
+		`{"lines":[],"pages":[{"lines":[]}]}`:                         -1,
+		`{"pages":[{"items":{"Lines":[]}}]}`:                          -1,
+		`[`:                                                           -1,
+	} {
+		assert.Equal(t, want, findLines(s), "%s", s)
+	}
 }
 
 func TestDecodeJSONDocLeavesOddInputToUnmarshal(t *testing.T) {
