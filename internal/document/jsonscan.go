@@ -11,7 +11,7 @@ import (
 )
 
 // errNotFast is what jsonDecoder panics with to give up, caught by
-// decodeJSONDoc only.
+// decodeJSON and decodeLinesAt only.
 var errNotFast = &struct{ string }{"not for the fast JSON decoder"}
 
 // maxSkipDepth bounds the nesting of the values the decoder skips, well
