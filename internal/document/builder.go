@@ -2,6 +2,7 @@ package document
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"unicode"
@@ -35,6 +36,32 @@ type line struct {
 	heads  [2]bool   // whether each end's style draws an arrowhead
 	labels []string  // text areas in order, untrimmed
 	srcLn  int
+	// Set by build, so that no id is looked up twice: the item at each
+	// end (as in builder.items, or noItem) and the index of the line's
+	// page in doc.Pages (-1 when no node is on it).
+	at     [2]int32
+	pageAt int32
+}
+
+// noItem is line.at for an end that names no item.
+const noItem = math.MinInt32
+
+// pageNumber returns the index in doc.Pages of page id, or -1.
+func (b *builder) pageNumber(id string) int32 {
+	if p, ok := b.pages[id]; ok {
+		return int32(p)
+	}
+	return -1
+}
+
+// samePage reports whether kept shape i is on line l's page. The page
+// numbers decide without touching the shape, unless one is on no page
+// of doc.Pages.
+func (b *builder) samePage(i int, l line) bool {
+	if p := b.pageAt[i]; p >= 0 && l.pageAt >= 0 {
+		return p == l.pageAt
+	}
+	return b.shapes[i].Page == l.page
 }
 
 // builder turns the items an importer read into a types.Document. Both
@@ -60,6 +87,11 @@ type builder struct {
 	// libraries maps a CSV shape name to the Shape Library it came from,
 	// to name what a chart that is not a flowchart holds.
 	libraries map[string]string
+	// pageAt gives the index in doc.Pages of each kept shape's page, and
+	// edgeAt the items at the ends of each edge of doc.Edges: build
+	// compares and follows these rather than page strings and ids.
+	pageAt []int32
+	edgeAt [][2]int32
 	// starts, when not nil, picks each page's start the YAML way
 	// (readme/yaml-charts.md): the page's one node marked kind: start,
 	// else the only node with no incoming edge, else its first node. It
@@ -152,14 +184,21 @@ func diag(class string, ids []string, srcLine int, hint, format string, args ...
 func (b *builder) build() *types.Document {
 	b.keep = make([]bool, len(b.shapes))
 	touched := make([]bool, len(b.shapes))
-	for _, l := range b.lines {
-		for _, end := range l.ends {
-			if i, ok := b.items.Get(strings.TrimSpace(end)); ok && i >= 0 {
-				touched[i] = true
+	for k := range b.lines {
+		l := &b.lines[k]
+		for e, end := range l.ends {
+			l.at[e] = noItem
+			if i, ok := b.items.Get(strings.TrimSpace(end)); ok {
+				l.at[e] = int32(i)
+				if i >= 0 {
+					touched[i] = true
+				}
 			}
 		}
 	}
+	b.pageAt = make([]int32, len(b.shapes))
 	kept, lastPage := 0, "\x00"
+	pageName, page, havePage := "", int32(0), false
 	for i, f := range b.flags {
 		n := &b.shapes[i]
 		switch {
@@ -182,6 +221,10 @@ func (b *builder) build() *types.Document {
 			}
 			lastPage = n.Page
 		}
+		if !havePage || n.Page != pageName {
+			pageName, page, havePage = n.Page, b.pageNumber(n.Page), true
+		}
+		b.pageAt[i] = page
 		b.keep[i] = true
 		kept++
 	}
@@ -274,7 +317,16 @@ func orientation(l line) (from, to int, ok bool) {
 }
 
 func (b *builder) buildEdges() {
+	for k := range b.lines {
+		l := &b.lines[k]
+		if k > 0 && l.page == b.lines[k-1].page {
+			l.pageAt = b.lines[k-1].pageAt
+		} else {
+			l.pageAt = b.pageNumber(l.page)
+		}
+	}
 	b.doc.Edges = make([]types.Edge, 0, len(b.lines))
+	b.edgeAt = make([][2]int32, 0, len(b.lines))
 	for _, l := range b.lines {
 		fromEnd, toEnd, ok := orientation(l)
 		if !ok {
@@ -289,8 +341,8 @@ func (b *builder) buildEdges() {
 				"line %s %s has no arrowhead; read as going from its first end (%s) to its second",
 				l.id, b.between(l), b.describeRef(l.ends[0]))
 		}
-		from, ferr := b.resolveEnd(l, fromEnd, false, 0)
-		to, terr := b.resolveEnd(l, toEnd, true, 0)
+		from, fi, ferr := b.resolveEnd(l, fromEnd, false, 0)
+		to, ti, terr := b.resolveEnd(l, toEnd, true, 0)
 		if ferr != nil || terr != nil {
 			for _, e := range []*endError{ferr, terr} {
 				if e != nil {
@@ -321,6 +373,7 @@ func (b *builder) buildEdges() {
 			ID: l.id, Page: l.page, From: from, To: to,
 			Label: label, ExtraLabels: extra, Line: l.srcLn,
 		})
+		b.edgeAt = append(b.edgeAt, [2]int32{fi, ti})
 	}
 }
 
@@ -334,10 +387,11 @@ type endError struct {
 // in a ring cannot loop.
 const maxLineHops = 64
 
-// resolveEnd finds the node at end i of line l. entering says whether the
-// flow enters the item at that end (the line's target) or leaves it (its
-// source). An end on another line resolves through that line (rule 11).
-func (b *builder) resolveEnd(l line, i int, entering bool, hops int) (string, *endError) {
+// resolveEnd finds the node at end i of line l, and its index in shapes.
+// entering says whether the flow enters the item at that end (the line's
+// target) or leaves it (its source). An end on another line resolves
+// through that line (rule 11).
+func (b *builder) resolveEnd(l line, i int, entering bool, hops int) (string, int32, *endError) {
 	ref := strings.TrimSpace(l.ends[i])
 	which := "source"
 	if entering {
@@ -348,45 +402,45 @@ func (b *builder) resolveEnd(l line, i int, entering bool, hops int) (string, *e
 			hint: "drag the line's end onto a shape until the shape's outline highlights, then export again"}
 	}
 	if ref == "" {
-		return "", dangling("is attached to nothing")
+		return "", 0, dangling("is attached to nothing")
 	}
-	idx, ok := b.items.Get(ref)
-	if !ok {
-		return "", dangling(fmt.Sprintf("names %q, which is not in the chart", ref))
+	idx := int(l.at[i])
+	if l.at[i] == noItem {
+		return "", 0, dangling(fmt.Sprintf("names %q, which is not in the chart", ref))
 	}
 	if idx >= 0 {
-		s := &b.shapes[idx]
 		switch {
-		case b.keep[idx] && s.Page != l.page:
-			return "", dangling(fmt.Sprintf("is on %s on another page", ref))
+		case b.keep[idx] && !b.samePage(idx, l):
+			return "", 0, dangling(fmt.Sprintf("is on %s on another page", ref))
 		case b.keep[idx]:
-			return ref, nil
+			return ref, int32(idx), nil
 		case b.flags[idx].container:
-			return "", &endError{class: "line_to_container", ids: []string{l.id, ref},
+			s := &b.shapes[idx]
+			return "", 0, &endError{class: "line_to_container", ids: []string{l.id, ref},
 				msg: fmt.Sprintf("line %s %s: its %s end is on %s, not on a step inside it",
 					l.id, b.between(l), which, describeHolder(s)),
 				hint: "drag the line's end onto a step, not onto a container, swim lane or group around it"}
 		}
-		return "", dangling(fmt.Sprintf("is on %s, which is not a step", ref))
+		return "", 0, dangling(fmt.Sprintf("is on %s, which is not a step", ref))
 	}
 	other := b.lines[-1-idx]
 	if hops >= maxLineHops || other.id == l.id {
-		return "", dangling(fmt.Sprintf("is on line %s, and the lines attached to each other never reach a shape", ref))
+		return "", 0, dangling(fmt.Sprintf("is on line %s, and the lines attached to each other never reach a shape", ref))
 	}
 	from, to, ok := orientation(other)
 	if !ok {
-		return "", dangling(fmt.Sprintf("is on line %s, which points both ways", ref))
+		return "", 0, dangling(fmt.Sprintf("is on line %s, which points both ways", ref))
 	}
 	next := from
 	if entering {
 		next = to
 	}
-	id, err := b.resolveEnd(other, next, entering, hops+1)
+	id, at, err := b.resolveEnd(other, next, entering, hops+1)
 	if err != nil {
 		err.ids = append([]string{l.id}, err.ids...)
 		err.msg = fmt.Sprintf("line %s %s: its %s end is on line %s, which cannot be followed: %s", l.id, b.between(l), which, ref, err.msg)
 	}
-	return id, err
+	return id, at, err
 }
 
 // pairwiseMax is the group size up to which edges are compared pairwise;
@@ -400,8 +454,8 @@ func (b *builder) checkEdges() {
 	edges := b.doc.Edges
 	from := make([]int32, len(edges))
 	start := make([]int32, len(b.doc.Nodes)+1)
-	for i, e := range edges {
-		from[i] = int32(b.node(e.From))
+	for i := range edges {
+		from[i] = b.nodeAt[b.edgeAt[i][0]]
 		start[from[i]+1]++
 	}
 	for i := range b.doc.Nodes {
@@ -470,12 +524,12 @@ func (b *builder) checkEdges() {
 	k := 0
 	for i := range edges {
 		if !drop[i] {
-			edges[k] = edges[i]
+			edges[k], b.edgeAt[k] = edges[i], b.edgeAt[i]
 			k++
 		}
 	}
 	clear(edges[k:])
-	b.doc.Edges = edges[:k]
+	b.doc.Edges, b.edgeAt = edges[:k], b.edgeAt[:k]
 }
 
 // checkBranches applies rule 14 to one node's outgoing edges.
@@ -524,9 +578,9 @@ func (b *builder) checkBranches(node *types.Node, group []int32) {
 // self-loops ignored (rule 15).
 func (b *builder) findRoots() {
 	hasIn := make([]bool, len(b.doc.Nodes))
-	for _, e := range b.doc.Edges {
-		if e.From != e.To {
-			hasIn[b.node(e.To)] = true
+	for i := range b.doc.Edges {
+		if at := b.edgeAt[i]; at[0] != at[1] {
+			hasIn[b.nodeAt[at[1]]] = true
 		}
 	}
 	roots := make(map[string][]string, len(b.doc.Pages))

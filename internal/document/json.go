@@ -6,10 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/dtree-dev/dtree/internal/graph"
 	"github.com/dtree-dev/dtree/types"
 )
 
@@ -111,18 +114,35 @@ var jsonContainerClasses = []string{"AdvancedSwimLaneBlock", "SparkFrameBlock", 
 // FromJSON reads a Lucid API document-contents JSON (rules 6-7, then the
 // shared graph rules). The error is only for a failure to read r.
 func FromJSON(r io.Reader) (*types.Document, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
+	return fromJSON(r, sizeOf(r))
+}
+
+func fromJSON(r io.Reader, size int64) (*types.Document, error) {
+	// The whole file is read into one string, which is not copied again:
+	// decodeJSONDoc takes ids and texts as substrings of it.
+	var sb strings.Builder
+	sb.Grow(int(min(size, 1<<30)) + 1)
+	if _, err := io.Copy(&sb, r); err != nil {
 		return nil, err
 	}
 	b := newBuilder("json")
-	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	text := strings.TrimPrefix(sb.String(), "\ufeff")
 	var doc jsonDoc
-	if err := json.Unmarshal(data, &doc); err != nil {
-		b.errorf("malformed_json", nil, errorLine(data, err),
-			"pass the body of Lucid's GET /documents/{id}/contents response, unchanged",
-			"not a Lucid document: %s", describeJSONError(data, err))
-		return b.doc, nil
+	var shapesAhead <-chan []types.Node
+	counted := func(list string, n int) {
+		if list == "shapes" && shapesAhead == nil {
+			shapesAhead = allocAhead[types.Node](n)
+		}
+	}
+	if !decodeJSONDoc(text, &doc, counted) {
+		doc = jsonDoc{}
+		data := []byte(text)
+		if err := json.Unmarshal(data, &doc); err != nil {
+			b.errorf("malformed_json", nil, errorLine(data, err),
+				"pass the body of Lucid's GET /documents/{id}/contents response, unchanged",
+				"not a Lucid document: %s", describeJSONError(data, err))
+			return b.doc, nil
+		}
 	}
 	if doc.Pages == nil {
 		b.errorf("malformed_json", nil, 0,
@@ -132,6 +152,7 @@ func FromJSON(r io.Reader) (*types.Document, error) {
 	}
 	b.doc.Title = cleanText(string(doc.Title))
 	pages := *doc.Pages
+	b.reserveJSON(pages, shapesAhead)
 	order := make([]int, len(pages))
 	for i := range order {
 		order[i] = i
@@ -141,8 +162,30 @@ func FromJSON(r io.Reader) (*types.Document, error) {
 	})
 	for _, i := range order {
 		b.jsonPage(&pages[i], i)
+		pages[i] = jsonPage{} // the builder holds what it needs
 	}
 	return b.build(), nil
+}
+
+// reserveJSON sizes the builder's tables for the items of pages, so that each
+// is allocated once rather than grown item by item. Lines are reserved page
+// by page (jsonPage), after the page's decoded shapes are dropped: the
+// collection the new memory brings on then finds them garbage.
+func (b *builder) reserveJSON(pages []jsonPage, shapesAhead <-chan []types.Node) {
+	shapes, lines := 0, 0
+	for i := range pages {
+		shapes += len(pages[i].Items.Shapes) + len(pages[i].Items.Groups)
+		lines += len(pages[i].Items.Lines)
+	}
+	b.items = graph.NewIDs(shapes + lines)
+	b.shapes = nil
+	if shapesAhead != nil {
+		b.shapes = <-shapesAhead
+	}
+	if cap(b.shapes) < shapes {
+		b.shapes = make([]types.Node, 0, shapes)
+	}
+	b.flags = make([]shapeFlags, 0, shapes)
 }
 
 func pageIndex(p jsonPage, pos int) float64 {
@@ -167,8 +210,9 @@ func (b *builder) jsonPage(p *jsonPage, pos int) {
 	holders := map[string]*jsonHolder{}
 	var laneHolders []*jsonHolder // in page order, for a lane found by label alone
 	containerOf := map[string]*jsonHolder{}
+	classes := jsonClasses{}
 	for _, s := range p.Items.Shapes {
-		if s.Contains == nil && !isJSONContainerClass(string(s.Class)) {
+		if s.Contains == nil && !classes.of(s.Class).container {
 			continue
 		}
 		h := &jsonHolder{id: string(s.ID), lanes: map[string]string{}}
@@ -200,34 +244,45 @@ func (b *builder) jsonPage(p *jsonPage, pos int) {
 			}
 		}
 	}
+	// The nodes' text areas are slices of one array, allocated once.
+	areas := 0
+	for i := range p.Items.Shapes {
+		areas += len(p.Items.Shapes[i].TextAreas)
+	}
+	textAreas := make([]string, 0, areas)
 	for _, s := range p.Items.Shapes {
 		id := string(s.ID)
 		if !b.uniqueJSONID(id, pageID, "shape") {
 			continue
 		}
+		class := classes.of(s.Class)
 		n := types.Node{
-			ID: id, Page: pageID, Kind: kindOf(string(s.Class)), Shape: string(s.Class),
-			TextAreas: []string{}, Tags: []string{}, Metadata: map[string]string{},
-			Group: groupOf[id], Comments: []string{},
+			ID: id, Page: pageID, Kind: class.kind, Shape: string(s.Class),
+			Tags: []string{}, Group: groupOf[id], Comments: []string{},
 		}
 		text, hasText := "", false
+		start := len(textAreas)
 		for _, t := range s.TextAreas {
 			label := string(t.Label)
 			if label == "Placeholder" {
 				continue
 			}
 			v := cleanText(string(t.Text))
-			n.TextAreas = append(n.TextAreas, v)
+			textAreas = append(textAreas, v)
 			if label == "Text" && !hasText {
 				text, hasText = v, true
 			}
 		}
+		n.TextAreas = textAreas[start:len(textAreas):len(textAreas)]
 		if !hasText && len(n.TextAreas) > 0 {
 			text = n.TextAreas[0]
 		}
 		n.Text = text
 		for _, kv := range s.CustomData {
 			if k, v := kv.name(), strings.TrimSpace(string(kv.Value)); k != "" && v != "" {
+				if n.Metadata == nil {
+					n.Metadata = map[string]string{}
+				}
 				n.Metadata[k] = v
 			}
 		}
@@ -236,13 +291,15 @@ func (b *builder) jsonPage(p *jsonPage, pos int) {
 		}
 		n.Lane = laneOf(s.LinkedData, id, laneHolders)
 		_, isHolder := holders[id]
-		b.addShape(shape{node: n, shapeFlags: shapeFlags{container: isHolder, annotation: isTextOnly(string(s.Class))}})
+		b.addShape(shape{node: n, shapeFlags: shapeFlags{container: isHolder, annotation: class.annotation}})
 	}
 	for _, g := range p.Items.Groups {
 		if id := string(g.ID); b.uniqueJSONID(id, pageID, "group") {
 			b.addShape(shape{node: types.Node{ID: id, Page: pageID, Shape: "group"}, shapeFlags: shapeFlags{container: true}})
 		}
 	}
+	p.Items.Shapes = nil
+	b.lines = slices.Grow(b.lines, len(p.Items.Lines))
 	for _, l := range p.Items.Lines {
 		id := string(l.ID)
 		if !b.uniqueJSONID(id, pageID, "line") {
@@ -272,6 +329,24 @@ func (b *builder) uniqueJSONID(id, page, what string) bool {
 		return false
 	}
 	return true
+}
+
+// jsonClasses keeps what each shape class says (rules 7-9): a chart has a
+// handful of classes, and working it out lower-cases the class three times.
+type jsonClasses map[flexString]jsonClass
+
+type jsonClass struct {
+	kind                  string
+	container, annotation bool
+}
+
+func (c jsonClasses) of(class flexString) jsonClass {
+	if v, ok := c[class]; ok {
+		return v
+	}
+	v := jsonClass{kind: kindOf(string(class)), container: isJSONContainerClass(string(class)), annotation: isTextOnly(string(class))}
+	c[class] = v
+	return v
 }
 
 func isJSONContainerClass(class string) bool {
@@ -359,4 +434,21 @@ func describeJSONError(data []byte, err error) string {
 		return fmt.Sprintf("%v (line %d)", err, l)
 	}
 	return err.Error()
+}
+
+// allocAhead makes a slice of capacity n on another goroutine and writes
+// once to each of its memory pages, so that the page faults of its first
+// use (costly in a VM: readme/performance.md) are taken while this
+// goroutine decodes. The slice, of length 0, comes on the channel.
+func allocAhead[T any](n int) <-chan []T {
+	ch := make(chan []T, 1)
+	go func() {
+		s := make([]T, n)
+		var zero T
+		for i := 0; i < n; i += max(1, 4096/int(reflect.TypeFor[T]().Size())) {
+			s[i] = zero
+		}
+		ch <- s[:0]
+	}()
+	return ch
 }

@@ -71,7 +71,7 @@ func Read(path, format string, stdin io.Reader) (*types.Document, error) {
 	case FormatCSV:
 		doc, err = fromCSV(br, size)
 	case FormatJSON:
-		doc, err = FromJSON(br)
+		doc, err = fromJSON(br, size)
 	case FormatYAML:
 		doc, err = FromYAML(br)
 	default:

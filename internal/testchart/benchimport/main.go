@@ -5,12 +5,21 @@
 // Timing the real binary, not the importer in a test, counts everything a
 // user waits for: start-up, reading the file, import, lint and output.
 //
+// Two ratios put the times in scale: the 100,000-node chain as Lucid API
+// JSON against the same chain as CSV, and the 131,071-node tree CSV against
+// a bare encoding/csv read of the same file (this program run as a child
+// with -read-csv: open, read every record, exit). Runs are interleaved, one
+// of each chart in turn, so that the VM's drift hits every row alike; -old
+// times another dtree binary in the same rounds, for before and after.
+//
 // Run it from the repository root:
 //
-//	go run ./internal/testchart/benchimport [-runs N] [-keep DIR]
+//	go run ./internal/testchart/benchimport [-runs N] [-keep DIR] [-old BIN]
 package main
 
 import (
+	"bufio"
+	"encoding/csv"
 	"errors"
 	"flag"
 	"fmt"
@@ -42,32 +51,91 @@ var charts = []chart{
 	{"linear-100k.json", 100000, func(w io.Writer) error { return testchart.LinearJSON(w, 100000) }},
 }
 
-// result is what the runs of one chart measured.
-type result struct {
+// job is one command timed on one chart.
+type job struct {
 	chart
+	label string
+	argv  []string
+}
+
+// result is what the runs of one job measured.
+type result struct {
+	job
 	size  int64
 	walls []time.Duration
 	rss   int64 // largest peak RSS of any run, in bytes
 	codes []int // distinct exit codes seen
 }
 
+const (
+	jsonChart = "linear-100k.json"
+	csvChart  = "linear-100k.csv"
+	treeChart = "tree-d17.csv"
+	bareLabel = treeChart + " encoding/csv"
+	oldSuffix = " (old)"
+)
+
 func main() {
 	runs := flag.Int("runs", 5, "runs of `dtree lint` per chart")
 	keep := flag.String("keep", "", "write the charts into `DIR` and leave them there")
+	old := flag.String("old", "", "also time the dtree binary `BIN` on each chart, in the same rounds")
+	readCSV := flag.String("read-csv", "", "read `FILE` with encoding/csv and exit (the reference the tree CSV is timed against)")
 	flag.Parse()
-	if err := run(*runs, *keep); err != nil {
+	if *readCSV != "" {
+		if err := bareRead(*readCSV); err != nil {
+			fmt.Fprintln(os.Stderr, "benchimport: error:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	if err := run(*runs, *keep, *old); err != nil {
 		fmt.Fprintln(os.Stderr, "benchimport: error:", err)
 		os.Exit(1)
 	}
 }
 
-func run(runs int, keep string) error {
+// bareRead reads every record of a CSV file the plain way: encoding/csv on
+// a buffered file, fields per record not fixed, strict quotes (what the
+// importer accepts, lucid-formats.md §9 rule 2).
+func bareRead(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r := csv.NewReader(bufio.NewReaderSize(f, 64<<10))
+	r.FieldsPerRecord = -1
+	fields := 0
+	for {
+		rec, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+		fields += len(rec)
+	}
+	fmt.Println(fields, "fields")
+	return nil
+}
+
+func run(runs int, keep, old string) error {
 	if runs < 1 {
 		return fmt.Errorf("-runs must be at least 1, got %d", runs)
 	}
 	root, err := moduleRoot()
 	if err != nil {
 		return err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	if old != "" {
+		if old, err = filepath.Abs(old); err != nil {
+			return err
+		}
 	}
 	tmp, err := os.MkdirTemp("", "dtree-benchimport-")
 	if err != nil {
@@ -89,35 +157,46 @@ func run(runs int, keep string) error {
 		return fmt.Errorf("build ./cmd/dtree: %w", err)
 	}
 
-	var results []result
-	var failures []string
+	var results []*result
 	for _, c := range charts {
 		path := filepath.Join(dir, c.file)
 		size, err := write(path, c.gen)
 		if err != nil {
 			return err
 		}
-		r := result{chart: c, size: size}
-		for i := range runs {
-			wall, rss, code, out, err := lint(bin, path)
+		add := func(label string, argv ...string) {
+			results = append(results, &result{job: job{chart: c, label: label, argv: argv}, size: size})
+		}
+		add(c.file, bin, "lint", path)
+		if old != "" {
+			add(c.file+oldSuffix, old, "lint", path)
+		}
+		if c.file == treeChart {
+			add(bareLabel, self, "-read-csv", path)
+		}
+	}
+
+	var failures []string
+	for i := range runs {
+		for _, r := range results {
+			wall, rss, code, out, err := measure(r.argv)
 			if err != nil {
-				return fmt.Errorf("run dtree lint %s: %w", c.file, err)
+				return fmt.Errorf("run %s: %w", r.label, err)
 			}
 			if code != 0 && code != 3 {
-				failures = append(failures, fmt.Sprintf("%s run %d: exit %d\n%s", c.file, i+1, code, out))
+				failures = append(failures, fmt.Sprintf("%s run %d: exit %d\n%s", r.label, i+1, code, out))
 			}
 			fmt.Fprintf(os.Stderr, "%s: run %d/%d: %.3fs, %.1f MB, exit %d\n",
-				c.file, i+1, runs, wall.Seconds(), mb(rss), code)
+				r.label, i+1, runs, wall.Seconds(), mb(rss), code)
 			r.walls = append(r.walls, wall)
 			r.rss = max(r.rss, rss)
 			if !slices.Contains(r.codes, code) {
 				r.codes = append(r.codes, code)
 			}
 		}
-		results = append(results, r)
 	}
 
-	report(os.Stdout, results)
+	report(os.Stdout, results, old != "")
 	if keep != "" {
 		fmt.Fprintf(os.Stderr, "charts kept in %s\n", keep)
 	}
@@ -161,12 +240,12 @@ func write(path string, gen func(io.Writer) error) (int64, error) {
 	return fi.Size(), nil
 }
 
-// lint runs `dtree lint path` once and returns its wall time, its peak RSS in
-// bytes, its exit code and the tail of its output. err is set only when the
-// child could not be run at all.
-func lint(bin, path string) (wall time.Duration, rss int64, code int, out string, err error) {
+// measure runs argv once and returns its wall time, its peak RSS in bytes,
+// its exit code and the tail of its output. err is set only when the child
+// could not be run at all.
+func measure(argv []string) (wall time.Duration, rss int64, code int, out string, err error) {
 	var tail tailBuffer
-	cmd := exec.Command(bin, "lint", path)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin = nil
 	cmd.Stdout, cmd.Stderr = &tail, &tail
 	start := time.Now()
@@ -182,22 +261,21 @@ func lint(bin, path string) (wall time.Duration, rss int64, code int, out string
 	return wall, rss, cmd.ProcessState.ExitCode(), tail.String(), nil
 }
 
-// report prints the table and the verdict on linear growth.
-func report(w io.Writer, results []result) {
+// report prints the table, the verdict on linear growth, and the ratios.
+func report(w io.Writer, results []*result, withOld bool) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "chart\tnodes\tsize MB\tmedian s\tmin s\tmax RSS MB\tµs/node\texit\t")
-	perNode := map[string]float64{}
+	byLabel := map[string]*result{}
 	for _, r := range results {
+		byLabel[r.label] = r
 		med := median(r.walls)
-		us := float64(med.Microseconds()) / float64(r.nodes)
-		perNode[r.file] = us
 		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.3f\t%.3f\t%.1f\t%.2f\t%s\t\n",
-			r.file, r.nodes, mb(r.size), med.Seconds(), slices.Min(r.walls).Seconds(),
-			mb(r.rss), us, codes(r.codes))
+			r.label, r.nodes, mb(r.size), med.Seconds(), slices.Min(r.walls).Seconds(),
+			mb(r.rss), perNode(r), codes(r.codes))
 	}
 	tw.Flush()
 
-	small, large := perNode["linear-1k.csv"], perNode["linear-100k.csv"]
+	small, large := perNode(byLabel["linear-1k.csv"]), perNode(byLabel[csvChart])
 	ratio := large / small
 	verdict := "within 2x: linear growth"
 	if ratio > 2 {
@@ -205,6 +283,30 @@ func report(w io.Writer, results []result) {
 	}
 	fmt.Fprintf(w, "linear chain, time per node 1k -> 100k: %.2f -> %.2f µs (x%.2f), %s\n",
 		small, large, ratio, verdict)
+	ratios := func(suffix string) {
+		compare(w, "JSON vs CSV, 100k chain"+suffix, byLabel[jsonChart+suffix], byLabel[csvChart+suffix])
+		compare(w, "CSV vs encoding/csv, 131k tree"+suffix, byLabel[treeChart+suffix], byLabel[bareLabel])
+	}
+	ratios("")
+	if withOld {
+		ratios(oldSuffix)
+		for _, c := range charts {
+			compare(w, "new vs old, "+c.file, byLabel[c.file], byLabel[c.file+oldSuffix])
+		}
+	}
+}
+
+// compare prints the ratio of a's median wall time to b's, and of the
+// minima.
+func compare(w io.Writer, what string, a, b *result) {
+	ma, mb := median(a.walls), median(b.walls)
+	fmt.Fprintf(w, "%s: median %.3f s / %.3f s = %.2fx (minima %.2fx)\n", what, ma.Seconds(), mb.Seconds(),
+		ma.Seconds()/mb.Seconds(), slices.Min(a.walls).Seconds()/slices.Min(b.walls).Seconds())
+}
+
+// perNode is a result's median wall time per node, in µs.
+func perNode(r *result) float64 {
+	return float64(median(r.walls).Microseconds()) / float64(r.nodes)
 }
 
 // mb converts bytes to megabytes (10^6 bytes).
