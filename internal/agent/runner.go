@@ -167,8 +167,8 @@ func (e *AgentError) Error() string {
 // c.Output, and reads the answer and usage from what it printed.
 //
 // It returns a *NotFoundError when the binary is missing, an *AgentError
-// when the agent failed, and an error wrapping ctx.Err() when ctx ended
-// first. On a timeout or cancellation the agent's whole process group gets
+// when the agent failed, and a *StoppedError (matching ctx.Err()) when ctx
+// ended first. On a timeout or cancellation the agent's whole process group gets
 // SIGTERM, then SIGKILL after the grace period; Run returns once the group
 // is gone or killed. The same stop ends an agent that has printed its
 // final event and not exited Settle later, and the call then counts as
@@ -282,6 +282,11 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	cause := context.Cause(cmdCtx)
 	res.StoppedAfterAnswer = stopped && answeredAt.Load() != 0 && answeredAt.Load() <= stoppedAt.Load() &&
 		(cause == errAnswered || cause == timeout) && ctx.Err() == nil
+	if stopped && (errors.Is(waitErr, context.Canceled) || errors.Is(waitErr, context.DeadlineExceeded)) {
+		// The agent exited 0 on dtree's SIGTERM, and Wait says why dtree
+		// sent it: the cases below say that in dtree's words.
+		waitErr = nil
+	}
 	switch {
 	case stopped:
 		// The leader may be gone while children it started live on.
@@ -314,7 +319,7 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	var exitErr *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
-		return res, fmt.Errorf("%s stopped: %w", def.Name, ctx.Err())
+		return res, &StoppedError{Name: def.Name, Err: ctx.Err()}
 	case stopped && cause == timeout && !res.StoppedAfterAnswer:
 		res.TimedOut = true
 		return res, fail(timeout.Error())
@@ -351,6 +356,23 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	}
 	return res, nil
 }
+
+// StoppedError is a call that dtree ended because its caller's context
+// ended: the run was interrupted. It matches the context's error
+// (errors.Is(err, context.Canceled)), but says so in words a user knows.
+type StoppedError struct {
+	Name string
+	Err  error // the context's error
+}
+
+func (e *StoppedError) Error() string {
+	if errors.Is(e.Err, context.DeadlineExceeded) {
+		return e.Name + " stopped: dtree's time ran out"
+	}
+	return e.Name + " stopped: dtree was interrupted"
+}
+
+func (e *StoppedError) Unwrap() error { return e.Err }
 
 // errAnswered ends an agent that has not exited Settle after its final
 // event.
