@@ -164,7 +164,7 @@ func TestMessageLines(t *testing.T) {
 		name, got, want string
 	}{
 		{name: "first line", got: firstLine("\n  one \ntwo"), want: "one"},
-		{name: "last line", got: lastLine("one\n two \n\n"), want: "two"},
+		{name: "stderr line", got: stderrLine("one\n two \n\n"), want: "two"},
 		{name: "minutes", got: types.ShortDuration(10 * time.Minute), want: "10m"},
 		{name: "hours", got: types.ShortDuration(2 * time.Hour), want: "2h"},
 		{name: "mixed", got: types.ShortDuration(90*time.Minute + 5*time.Second), want: "1h30m5s"},

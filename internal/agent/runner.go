@@ -150,7 +150,7 @@ type AgentError struct {
 
 func (e *AgentError) Error() string {
 	msg := e.Name + " " + e.Reason
-	if line := lastLine(e.StderrTail); line != "" && !e.quoted {
+	if line := stderrLine(e.StderrTail); line != "" && !e.quoted {
 		msg += "; stderr: " + line
 	}
 	if e.Permanent != "" {
@@ -382,14 +382,6 @@ func firstLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
-	}
-	return clip(strings.TrimSpace(s))
-}
-
-func lastLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		s = s[i+1:]
 	}
 	return clip(strings.TrimSpace(s))
 }
