@@ -213,9 +213,9 @@ func Run(ctx context.Context, c Call) (Result, error) {
 		settle = DefaultSettle
 	}
 	// cmdCtx also ends, with errAnswered, when the agent outstays its
-	// final event.
-	cmdCtx, stopAnswered := context.WithCancelCause(runCtx)
-	defer stopAnswered(nil)
+	// final event, and with errWaiting when it waits for a human.
+	cmdCtx, stopCmd := context.WithCancelCause(runCtx)
+	defer stopCmd(nil)
 
 	out := &sink{out: c.Output}
 	stdout := &stream{sink: out, tail: tail{max: MaxStdoutTail}, name: "stdout"}
@@ -233,6 +233,11 @@ func Run(ctx context.Context, c Call) (Result, error) {
 			}
 		}
 	}
+	var waiting *waitWatch
+	if rules := waitingRules[def.Name]; len(rules) > 0 {
+		waiting = &waitWatch{rules: rules, stop: func() { stopCmd(errWaiting) }}
+		stdout.watch = waiting
+	}
 	cmd := exec.CommandContext(cmdCtx, path, inv.args...)
 	cmd.Dir = c.Dir
 	cmd.Env = childEnv(c.Env, def)
@@ -244,7 +249,10 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	var stoppedAt atomic.Int64 // when Cancel sent SIGTERM, in Unix ns
 	cmd.Cancel = func() error {
 		stoppedAt.CompareAndSwap(0, time.Now().UnixNano())
-		if answeredAt.Load() != 0 {
+		switch {
+		case context.Cause(cmdCtx) == errWaiting:
+			out.note("dtree: stopping " + def.Name + ", which is waiting for a human")
+		case answeredAt.Load() != 0:
 			out.note("dtree: stopping " + def.Name + ", which has not exited since its final event")
 		}
 		return terminate(cmd.Process)
@@ -267,7 +275,7 @@ func Run(ctx context.Context, c Call) (Result, error) {
 		defer t.Stop()
 		select {
 		case <-t.C:
-			stopAnswered(errAnswered)
+			stopCmd(errAnswered)
 		case <-exited:
 		}
 	})
@@ -320,6 +328,10 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	switch {
 	case ctx.Err() != nil:
 		return res, &StoppedError{Name: def.Name, Err: ctx.Err()}
+	case stopped && cause == errWaiting:
+		e := fail("was stopped at once: it is waiting for a human: " + waiting.line).(*AgentError)
+		e.Permanent, e.Hint = waiting.match.kind, waiting.match.hint
+		return res, e
 	case stopped && cause == timeout && !res.StoppedAfterAnswer:
 		res.TimedOut = true
 		return res, fail(timeout.Error())
