@@ -120,7 +120,7 @@ var builtins = map[string]Definition{
 		PromptFileInWorkdir: true,
 		Output:              OutputText,
 		KeyVars:             []string{"QODO_API_KEY"},
-		InstallHint:         "install Qodo Command: npm install -g @qodo/gen, then qodo login",
+		InstallHint:         "install Qodo Command: npm install -g @qodo/command, then qodo login",
 	},
 	"opencode": {
 		Name:   "opencode",

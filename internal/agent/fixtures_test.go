@@ -113,6 +113,8 @@ func TestEnvelopeFixtures(t *testing.T) {
 		// (builtin_qodo.txtar). A cut after the reply's JSON goes unseen.
 		{cli: "qodo", file: "error.txt", stderr: "error.stderr",
 			want: "✖ Error: Request failed with status code 401. Your session has expired: run qodo login.", exact: true},
+		{cli: "qodo", exit: 1, wantErr: "exited with status 1 and printed nothing; qodo -q prints nothing when it cannot start: run qodo once without -q to see why, or run qodo login"},
+		{cli: "claude", exit: 1, wantErr: "exited with status 1 and printed nothing"},
 		{cli: "qodo", file: "truncated.txt",
 			want: `{"completed": true, "secs_taken": 12, "tokens_used": 0, "comments": ["fixed the fai`, exact: true},
 	}

@@ -133,3 +133,12 @@ func RefusesRoot(def Definition, getenv func(string) string) bool {
 	}
 	return slices.Contains(def.Args, "--dangerously-skip-permissions") || slices.Contains(def.FallbackArgs, "--dangerously-skip-permissions")
 }
+
+// silentExits say, by codename, why a CLI may exit non-zero having
+// printed nothing at all, and what to do: said after "printed nothing".
+var silentExits = map[string]string{
+	// With -q, qodo prints nothing when it cannot start: not logged in,
+	// a bad configuration (agent-clis.md, "Verified against the real
+	// binaries").
+	"qodo": "qodo -q prints nothing when it cannot start: run qodo once without -q to see why, or run qodo login",
+}

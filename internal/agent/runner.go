@@ -344,6 +344,12 @@ func Run(ctx context.Context, c Call) (Result, error) {
 		} else if meaning := form.exits[res.ExitCode]; meaning != "" {
 			reason += " (" + meaning + ")"
 		}
+		if res.StdoutBytes == 0 && res.StderrBytes == 0 {
+			reason += " and printed nothing"
+			if why := silentExits[def.Name]; why != "" {
+				reason += "; " + why
+			}
+		}
 		if reply.message != "" {
 			reason += ": " + reply.message
 		}
