@@ -120,7 +120,7 @@ var builtins = map[string]Definition{
 		PromptFileInWorkdir: true,
 		Output:              OutputText,
 		KeyVars:             []string{"QODO_API_KEY"},
-		InstallHint:         "install Qodo Command: npm install -g @qodo/gen, then qodo login",
+		InstallHint:         "install Qodo Command: npm install -g @qodo/command, then qodo login",
 	},
 	"opencode": {
 		Name:   "opencode",
@@ -154,16 +154,18 @@ var builtins = map[string]Definition{
 		Name:   "amp",
 		Binary: "amp",
 		// -x is execute mode; amp has no model flag, its --mode picks
-		// smart, rush or deep (agent-clis.md §9): a run's --model gpt-5,
-		// meant for the other CLIs, must not become --mode=gpt-5.
+		// low, medium, high or ultra (smart, rush and deep still work,
+		// hidden: agent-clis.md, "Verified against the real binaries"): a
+		// run's --model gpt-5, meant for the other CLIs, must not become
+		// --mode=gpt-5.
 		Args:          []string{"-x", "{prompt}", "--stream-json", "--dangerously-allow-all", "--mode={model}"},
-		ModelValues:   []string{"smart", "rush", "deep"},
+		ModelValues:   []string{"low", "medium", "high", "ultra", "smart", "rush", "deep"},
 		PromptVia:     PromptArg,
 		StdinFallback: true,
 		FallbackArgs:  []string{"-x", "--stream-json", "--dangerously-allow-all", "--mode={model}"},
 		Output:        OutputStreamJSON,
 		KeyVars:       []string{"AMP_API_KEY"},
-		InstallHint:   "install Amp: npm install -g @sourcegraph/amp",
+		InstallHint:   "install Amp: npm install -g @ampcode/cli",
 	},
 }
 

@@ -49,7 +49,7 @@ type Definition struct {
 	// not).
 	Args []string `yaml:"args" json:"args"`
 	// ModelValues, when set, are the only models the CLI's model argument
-	// takes (amp's --mode: smart, rush, deep): another model, meant for
+	// takes (amp's --mode: low, medium, high, ultra, …): another model, meant for
 	// other CLIs, leaves the {model} argument out rather than break the
 	// call. Matched ignoring case; passed as listed.
 	ModelValues []string  `yaml:"model_values" json:"model_values"`

@@ -11,10 +11,15 @@
 // child's stdout and stderr stream to the caller's writer as they arrive;
 // only bounded tails stay in memory. The answer, usage and reported errors
 // are read by the decoder of the definition's output format (envelope.go):
-// plain text or one JSON object read at the end, or, for the built-ins'
-// event streams (jsonl.go, streams.go, formats.go), line by line as stdout
-// arrives, so that sums over a long session see all of it. Secrets are
-// redacted by whoever writes the output down (runlog), not here.
+// plain text, or JSON objects of which the last with the answer counts,
+// or, for the built-ins' event streams (jsonl.go, streams.go, formats.go),
+// line by line as stdout arrives, so that sums over a long session see all
+// of it. A CLI that waits for a human (amp's login prompt, waiting.go) is
+// stopped at once. A failure no retry can mend (a bad key, an untrusted
+// folder, refused as root, not logged in: permanent.go) says so in its
+// AgentError, with a hint; the quoted stderr line is the one that states
+// the error (stderr.go). Secrets are redacted by whoever writes the
+// output down (runlog), not here.
 //
 // ProbeVersion and TraitsOf tell `dtree clis` what is installed and what
 // each definition does.

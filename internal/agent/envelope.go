@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -150,28 +151,40 @@ func (textDecoder) end(o output) (envelope, error) {
 	return envelope{answer: strings.TrimSpace(stripANSI(o.stdout))}, nil
 }
 
-// jsonDecoder reads one JSON object, found between the first '{' and the
-// last '}' once terminal escapes are removed, through the definition's
-// paths. Parsing the answer itself is the response parser's job.
+// jsonDecoder reads a custom CLI's JSON through the definition's paths:
+// one object, or several — a JSON array of events (qwen -o json), or one
+// event a line (qwen -o stream-json) — of which the last that holds the
+// answer path (or says it failed at the error path) is the envelope, the
+// others being the CLI's progress. Terminal escapes are removed first.
+// Parsing the answer itself is the response parser's job.
 type jsonDecoder struct {
 	def Definition
 	fin bool
+	// last is the last object read that holds the answer path or whose
+	// error path is true.
+	last map[string]any
 }
 
-// line gets each top-level object as it arrives: one that holds the
-// answer (or says is_error) is the envelope, the CLI's last word. Without
-// an answer path any object could be the answer, or not yet all of it.
+// line gets each top-level object as it arrives (each element of an
+// array too): one that holds the answer (or says is_error) is the
+// envelope, the CLI's last word until another comes. Without an answer
+// path any object could be the answer, or not yet all of it.
 func (d *jsonDecoder) line(b []byte) {
-	if d.def.AnswerPath == "" || d.fin {
+	if d.def.AnswerPath == "" {
 		return
 	}
-	var obj map[string]any
-	if json.Unmarshal(b, &obj) != nil {
+	if bytes.IndexByte(b, 0x1b) >= 0 {
+		b = []byte(stripANSI(string(b)))
+	}
+	obj, err := decodeObject(string(b))
+	if err != nil {
 		return
 	}
 	_, answer := lookup(obj, d.def.AnswerPath)
 	failed, _ := lookup(obj, d.def.ErrorPath)
-	d.fin = answer || failed == true
+	if answer || failed == true {
+		d.last, d.fin = obj, true
+	}
 }
 
 func (d *jsonDecoder) final() bool { return d.fin }
@@ -179,15 +192,22 @@ func (d *jsonDecoder) final() bool { return d.fin }
 func (d *jsonDecoder) end(o output) (envelope, error) {
 	def := d.def
 	text := stripANSI(o.stdout)
-	obj, err := decodeObject(text)
-	if err != nil {
-		return envelope{}, noEnvelope(err, text, o)
+	obj := d.last
+	if obj == nil {
+		var err error
+		if obj, err = decodeObject(text); err != nil {
+			return envelope{}, noEnvelope(err, text, o)
+		}
 	}
 	var env envelope
 	if def.AnswerPath == "" {
 		env.answer = text[strings.IndexByte(text, '{') : strings.LastIndexByte(text, '}')+1]
 	} else if v, ok := lookup(obj, def.AnswerPath); ok {
 		env.answer = stripANSI(answerText(v))
+	} else if failed, _ := lookup(obj, def.ErrorPath); failed != true {
+		// Not an empty answer: the CLI's JSON is not what the definition
+		// says it is.
+		return envelope{}, fmt.Errorf("answer_path %q not found in the output%s", def.AnswerPath, stdoutNote(text))
 	}
 	if def.ErrorPath != "" {
 		v, _ := lookup(obj, def.ErrorPath)
@@ -228,6 +248,15 @@ func noEnvelope(err error, text string, o output) error {
 		reason += "; stdout: " + line
 	}
 	return errors.New(reason)
+}
+
+// stdoutNote quotes the first line of stdout when it is not JSON (a
+// refusal in plain text).
+func stdoutNote(text string) string {
+	if line := firstLine(text); line != "" && !strings.HasPrefix(line, "{") && !strings.HasPrefix(line, "[") {
+		return "; stdout: " + line
+	}
+	return ""
 }
 
 // errorValue reads an error field: true, or a non-empty string, or an

@@ -106,7 +106,16 @@ func TestParseEnvelope(t *testing.T) {
 				assert.Nil(t, e.usage.DurationMS)
 			}},
 		{name: "structured answer as JSON", stdout: `{"out":[{"text":{"b":[1,2]}}]}`, wantAnswer: `{"b":[1,2]}`},
-		{name: "missing answer", stdout: `{"out":[]}`, wantAnswer: ""},
+		{name: "missing answer is not an empty one", stdout: `{"out":[]}`, wantErr: `answer_path "out.0.text" not found in the output`},
+		{name: "empty answer", stdout: `{"out":[{"text":""}]}`, wantAnswer: ""},
+		{name: "an array of events: the last with the answer", stdout: `[{"type":"init"},{"out":[{"text":"first"}]},{"out":[{"text":"last"}],"u":{"in":7}},{"type":"bye"}]`,
+			wantAnswer: "last", check: func(t *testing.T, e envelope) {
+				require.NotNil(t, e.usage.InputTokens, "usage of the object with the answer")
+				assert.Equal(t, int64(7), *e.usage.InputTokens)
+			}},
+		{name: "events a line: the last with the answer", stdout: "{\"type\":\"init\"}\n{\"out\":[{\"text\":\"a\"}]}\n\x1b[0m{\"out\":[{\"text\":\"b\"}]}\n{\"type\":\"bye\"}\n", wantAnswer: "b"},
+		{name: "events without the answer path", stdout: "{\"type\":\"init\"}\n{\"type\":\"bye\"}\n", wantErr: `answer_path "out.0.text" not found in the output`},
+		{name: "the last event says it failed", stdout: `[{"out":[{"text":"a"}]},{"err":true}]`, wantError: true},
 		{name: "error flag must be true, not truthy", stdout: `{"out":[{"text":"x"}],"err":"yes"}`, wantAnswer: "x"},
 		{name: "error flag", stdout: `{"out":[{"text":"x"}],"err":true}`, wantAnswer: "x", wantError: true},
 		{name: "no answer path: the object", def: Definition{Output: OutputJSON},
@@ -164,7 +173,7 @@ func TestMessageLines(t *testing.T) {
 		name, got, want string
 	}{
 		{name: "first line", got: firstLine("\n  one \ntwo"), want: "one"},
-		{name: "last line", got: lastLine("one\n two \n\n"), want: "two"},
+		{name: "stderr line", got: stderrLine("one\n two \n\n"), want: "two"},
 		{name: "minutes", got: types.ShortDuration(10 * time.Minute), want: "10m"},
 		{name: "hours", got: types.ShortDuration(2 * time.Hour), want: "2h"},
 		{name: "mixed", got: types.ShortDuration(90*time.Minute + 5*time.Second), want: "1h30m5s"},

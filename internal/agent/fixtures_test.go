@@ -37,6 +37,7 @@ func TestEnvelopeFixtures(t *testing.T) {
 		wantFile  bool        // the whole fixture, trimmed, is the answer
 		usage     types.Usage // nil fields: unknown
 		wantErr   string      // in the AgentError's reason
+		permanent string      // the AgentError's Permanent: not retried
 	}{
 		{cli: "claude", file: "ok.json", want: answer,
 			usage: usageOf(21012, 340, 0.0123, 12345)},
@@ -47,6 +48,8 @@ func TestEnvelopeFixtures(t *testing.T) {
 		{cli: "claude", file: "truncated.json", wantErr: "stdout is exactly 65536 bytes: the CLI probably truncated it"},
 		{cli: "claude", file: "is_error.json", exit: 1, wantErr: "exited with status 1: API Error: 529",
 			usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0), CostUSD: ptr(0.0), DurationMS: ptr[int64](2100)}},
+		{cli: "claude", file: "bad_key.json", exit: 1, wantErr: "exited with status 1: Invalid API key · Please run /login",
+			permanent: agent.PermanentAuth, usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0), CostUSD: ptr(0.0), DurationMS: ptr[int64](412)}},
 
 		{cli: "amp", file: "ok.jsonl", want: answer,
 			usage: types.Usage{InputTokens: ptr[int64](4115), OutputTokens: ptr[int64](120), DurationMS: ptr[int64](8123)}},
@@ -56,7 +59,10 @@ func TestEnvelopeFixtures(t *testing.T) {
 
 		{cli: "codex", file: "ok.jsonl", want: answer,
 			usage: types.Usage{InputTokens: ptr[int64](24763), OutputTokens: ptr[int64](122)}},
-		{cli: "codex", file: "turn_failed.jsonl", stderr: "turn_failed.stderr", wantErr: "reported an error: unexpected status 401 Unauthorized"},
+		{cli: "codex", file: "turn_failed.jsonl", stderr: "turn_failed.stderr", wantErr: "reported an error: unexpected status 401 Unauthorized",
+			permanent: agent.PermanentAuth},
+		{cli: "codex", file: "turn_failed.jsonl", stderr: "turn_failed.stderr", exit: 1,
+			wantErr: "exited with status 1: unexpected status 401 Unauthorized", permanent: agent.PermanentAuth},
 		{cli: "codex", file: "error.jsonl", wantErr: "reported an error: stream disconnected before completion"},
 		{cli: "codex", file: "truncated.jsonl", wantErr: "stdout ends in the middle of an event"},
 
@@ -64,7 +70,9 @@ func TestEnvelopeFixtures(t *testing.T) {
 			usage: types.Usage{InputTokens: ptr[int64](9000), OutputTokens: ptr[int64](550), DurationMS: ptr[int64](5700)}},
 		{cli: "gemini", file: "error.json", stderr: "error.stderr", wantErr: "reported an error: Reached max session turns"},
 		{cli: "gemini", stderr: "auth.stderr", exit: 41,
-			wantErr: "exited with status 41 (authentication failed: set GEMINI_API_KEY, or log in by running gemini once): Please set an Auth method"},
+			wantErr:   "exited with status 41 (authentication failed: set GEMINI_API_KEY, or log in by running gemini once): Please set an Auth method",
+			permanent: agent.PermanentAuth},
+		{cli: "gemini", exit: 55, wantErr: "exited with status 55 (the folder is not trusted)", permanent: agent.PermanentUntrusted},
 		{cli: "gemini", file: "truncated.json", wantErr: "printed no JSON envelope: unexpected EOF"},
 
 		{cli: "cursor", file: "ok.json", want: answer, usage: types.Usage{DurationMS: ptr[int64](5234)}},
@@ -74,6 +82,7 @@ func TestEnvelopeFixtures(t *testing.T) {
 
 		{cli: "copilot", file: "ok.jsonl", want: answer, usage: types.Usage{OutputTokens: ptr[int64](125), DurationMS: ptr[int64](6200)}},
 		{cli: "copilot", file: "stale_login.jsonl", wantErr: "printed nothing and exited 0; Copilot prints nothing and exits 0 when its login is stale"},
+		{cli: "copilot", stderr: "no_auth.stderr", exit: 1, wantErr: "exited with status 1", permanent: agent.PermanentLogin},
 		{cli: "copilot", file: "error.jsonl", stderr: "error.stderr", wantErr: "reported an error: You have exceeded your rate limit"},
 		{cli: "copilot", file: "truncated.jsonl", wantErr: "stdout ends in the middle of an event",
 			usage: types.Usage{OutputTokens: ptr[int64](40)}},
@@ -104,6 +113,8 @@ func TestEnvelopeFixtures(t *testing.T) {
 		// (builtin_qodo.txtar). A cut after the reply's JSON goes unseen.
 		{cli: "qodo", file: "error.txt", stderr: "error.stderr",
 			want: "✖ Error: Request failed with status code 401. Your session has expired: run qodo login.", exact: true},
+		{cli: "qodo", exit: 1, wantErr: "exited with status 1 and printed nothing; qodo -q prints nothing when it cannot start: run qodo once without -q to see why, or run qodo login"},
+		{cli: "claude", exit: 1, wantErr: "exited with status 1 and printed nothing"},
 		{cli: "qodo", file: "truncated.txt",
 			want: `{"completed": true, "secs_taken": 12, "tokens_used": 0, "comments": ["fixed the fai`, exact: true},
 	}
@@ -141,6 +152,10 @@ func TestEnvelopeFixtures(t *testing.T) {
 				require.ErrorAs(t, err, &ae)
 				assert.Contains(t, ae.Reason, tt.wantErr)
 				assert.Equal(t, tt.exit, ae.ExitCode)
+				assert.Equal(t, tt.permanent, ae.Permanent, "not retried")
+				if tt.permanent != "" {
+					assert.Contains(t, err.Error(), "("+tt.permanent+", not retried: ")
+				}
 				return
 			}
 			require.NoError(t, err)

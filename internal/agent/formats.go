@@ -17,6 +17,7 @@ var geminiExits = map[int]string{
 	52:  "configuration error",
 	53:  "turn limit exceeded",
 	54:  "a tool failed",
+	55:  "the folder is not trusted",
 	130: "cancelled",
 }
 

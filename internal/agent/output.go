@@ -45,6 +45,9 @@ type stream struct {
 	// seen is called after each write to it.
 	split splitter
 	seen  func()
+	// watch, when set, gets stdout as it arrives to see whether the CLI
+	// waits for a human.
+	watch *waitWatch
 }
 
 func (s *stream) Write(p []byte) (int, error) {
@@ -52,6 +55,9 @@ func (s *stream) Write(p []byte) (int, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	s.tail.add(p)
+	if s.watch != nil {
+		s.watch.write(p)
+	}
 	if s.split != nil {
 		s.split.write(p)
 		s.seen()

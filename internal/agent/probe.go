@@ -13,7 +13,11 @@ import (
 )
 
 // VersionTimeout is how long `dtree clis` waits for a CLI's --version.
-const VersionTimeout = time.Second
+// The node-based CLIs take 0.6–7.5 s to start cold (gemini, qwen,
+// opencode, qodo, amp: agent-clis.md, "Verified against the real
+// binaries"); `dtree clis` runs all its probes at once, so the whole list
+// takes at most about this long.
+const VersionTimeout = 10 * time.Second
 
 // Probe is what `dtree clis` found out about one CLI on this machine.
 type Probe struct {
@@ -23,11 +27,16 @@ type Probe struct {
 	// VersionError says why there is no version: not installed, no answer
 	// in time, an exit status (with the first line it printed).
 	VersionError string
+	// Slow says --version did not answer in time: the CLI may well work,
+	// only slower to start than the probe waits.
+	Slow bool
 }
 
 // ProbeVersion finds a CLI's binary and asks it for its version the way Run
 // starts agents: no shell, stdin empty, env as an agent gets it, in a
-// process group of its own that is killed whole when timeout is up.
+// process group of its own that is killed whole when timeout is up. It
+// runs `BINARY --version` alone, never with the definition's arguments,
+// so no prompt is sent.
 func ProbeVersion(ctx context.Context, def Definition, env []string, timeout time.Duration) Probe {
 	var p Probe
 	path, name, err := LookPath(def)
@@ -59,6 +68,7 @@ func ProbeVersion(ctx context.Context, def Definition, env []string, timeout tim
 	switch {
 	case context.Cause(ctx) == errNoAnswer:
 		p.VersionError = "no answer to --version within " + types.ShortDuration(timeout)
+		p.Slow = true
 		return p
 	case errors.As(err, &exit):
 		// What a failing --version prints is its complaint ("error:

@@ -150,7 +150,7 @@ type AgentError struct {
 
 func (e *AgentError) Error() string {
 	msg := e.Name + " " + e.Reason
-	if line := lastLine(e.StderrTail); line != "" && !e.quoted {
+	if line := stderrLine(e.StderrTail); line != "" && !e.quoted {
 		msg += "; stderr: " + line
 	}
 	if e.Permanent != "" {
@@ -167,8 +167,8 @@ func (e *AgentError) Error() string {
 // c.Output, and reads the answer and usage from what it printed.
 //
 // It returns a *NotFoundError when the binary is missing, an *AgentError
-// when the agent failed, and an error wrapping ctx.Err() when ctx ended
-// first. On a timeout or cancellation the agent's whole process group gets
+// when the agent failed, and a *StoppedError (matching ctx.Err()) when ctx
+// ended first. On a timeout or cancellation the agent's whole process group gets
 // SIGTERM, then SIGKILL after the grace period; Run returns once the group
 // is gone or killed. The same stop ends an agent that has printed its
 // final event and not exited Settle later, and the call then counts as
@@ -213,9 +213,9 @@ func Run(ctx context.Context, c Call) (Result, error) {
 		settle = DefaultSettle
 	}
 	// cmdCtx also ends, with errAnswered, when the agent outstays its
-	// final event.
-	cmdCtx, stopAnswered := context.WithCancelCause(runCtx)
-	defer stopAnswered(nil)
+	// final event, and with errWaiting when it waits for a human.
+	cmdCtx, stopCmd := context.WithCancelCause(runCtx)
+	defer stopCmd(nil)
 
 	out := &sink{out: c.Output}
 	stdout := &stream{sink: out, tail: tail{max: MaxStdoutTail}, name: "stdout"}
@@ -233,6 +233,11 @@ func Run(ctx context.Context, c Call) (Result, error) {
 			}
 		}
 	}
+	var waiting *waitWatch
+	if rules := waitingRules[def.Name]; len(rules) > 0 {
+		waiting = &waitWatch{rules: rules, stop: func() { stopCmd(errWaiting) }}
+		stdout.watch = waiting
+	}
 	cmd := exec.CommandContext(cmdCtx, path, inv.args...)
 	cmd.Dir = c.Dir
 	cmd.Env = childEnv(c.Env, def)
@@ -244,7 +249,10 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	var stoppedAt atomic.Int64 // when Cancel sent SIGTERM, in Unix ns
 	cmd.Cancel = func() error {
 		stoppedAt.CompareAndSwap(0, time.Now().UnixNano())
-		if answeredAt.Load() != 0 {
+		switch {
+		case context.Cause(cmdCtx) == errWaiting:
+			out.note("dtree: stopping " + def.Name + ", which is waiting for a human")
+		case answeredAt.Load() != 0:
 			out.note("dtree: stopping " + def.Name + ", which has not exited since its final event")
 		}
 		return terminate(cmd.Process)
@@ -267,7 +275,7 @@ func Run(ctx context.Context, c Call) (Result, error) {
 		defer t.Stop()
 		select {
 		case <-t.C:
-			stopAnswered(errAnswered)
+			stopCmd(errAnswered)
 		case <-exited:
 		}
 	})
@@ -282,6 +290,11 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	cause := context.Cause(cmdCtx)
 	res.StoppedAfterAnswer = stopped && answeredAt.Load() != 0 && answeredAt.Load() <= stoppedAt.Load() &&
 		(cause == errAnswered || cause == timeout) && ctx.Err() == nil
+	if stopped && (errors.Is(waitErr, context.Canceled) || errors.Is(waitErr, context.DeadlineExceeded)) {
+		// The agent exited 0 on dtree's SIGTERM, and Wait says why dtree
+		// sent it: the cases below say that in dtree's words.
+		waitErr = nil
+	}
 	switch {
 	case stopped:
 		// The leader may be gone while children it started live on.
@@ -314,7 +327,11 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	var exitErr *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
-		return res, fmt.Errorf("%s stopped: %w", def.Name, ctx.Err())
+		return res, &StoppedError{Name: def.Name, Err: ctx.Err()}
+	case stopped && cause == errWaiting:
+		e := fail("was stopped at once: it is waiting for a human: " + waiting.line).(*AgentError)
+		e.Permanent, e.Hint = waiting.match.kind, waiting.match.hint
+		return res, e
 	case stopped && cause == timeout && !res.StoppedAfterAnswer:
 		res.TimedOut = true
 		return res, fail(timeout.Error())
@@ -326,6 +343,12 @@ func Run(ctx context.Context, c Call) (Result, error) {
 			reason = "was killed: " + cmd.ProcessState.String()
 		} else if meaning := form.exits[res.ExitCode]; meaning != "" {
 			reason += " (" + meaning + ")"
+		}
+		if res.StdoutBytes == 0 && res.StderrBytes == 0 {
+			reason += " and printed nothing"
+			if why := silentExits[def.Name]; why != "" {
+				reason += "; " + why
+			}
 		}
 		if reply.message != "" {
 			reason += ": " + reply.message
@@ -352,6 +375,23 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	return res, nil
 }
 
+// StoppedError is a call that dtree ended because its caller's context
+// ended: the run was interrupted. It matches the context's error
+// (errors.Is(err, context.Canceled)), but says so in words a user knows.
+type StoppedError struct {
+	Name string
+	Err  error // the context's error
+}
+
+func (e *StoppedError) Error() string {
+	if errors.Is(e.Err, context.DeadlineExceeded) {
+		return e.Name + " stopped: dtree's time ran out"
+	}
+	return e.Name + " stopped: dtree was interrupted"
+}
+
+func (e *StoppedError) Unwrap() error { return e.Err }
+
 // errAnswered ends an agent that has not exited Settle after its final
 // event.
 var errAnswered = errors.New("stopped after its final event")
@@ -360,14 +400,6 @@ func firstLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
-	}
-	return clip(strings.TrimSpace(s))
-}
-
-func lastLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		s = s[i+1:]
 	}
 	return clip(strings.TrimSpace(s))
 }

@@ -521,6 +521,7 @@ func TestRunStopsTheProcessGroup(t *testing.T) {
 			if tt.cancelCaller {
 				assert.ErrorIs(t, err, context.Canceled)
 				assert.False(t, errors.As(err, &ae), "a caller's cancel is not the agent's failure")
+				assert.Equal(t, "fake stopped: dtree was interrupted", err.Error(), "no Go wording for users")
 				assert.False(t, res.TimedOut)
 			} else {
 				require.ErrorAs(t, err, &ae)

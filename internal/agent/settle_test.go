@@ -27,6 +27,7 @@ func TestRunStopsAfterFinalEvent(t *testing.T) {
 		timeout    time.Duration
 		settle     time.Duration
 		ignoreTerm bool
+		termExit   string // FAKE_TERM_EXIT: the status it exits with on SIGTERM
 		wantErr    string // in the AgentError's reason; "" for success
 		wantStop   bool   // StoppedAfterAnswer
 	}{
@@ -39,6 +40,13 @@ func TestRunStopsAfterFinalEvent(t *testing.T) {
 		{name: "gemini envelope", cli: "gemini", file: "ok.json", wantStop: true},
 		{name: "an error envelope is still the CLI's failure", cli: "claude", file: "is_error.json",
 			wantStop: true, wantErr: "reported an error: API Error: 529"},
+		// Most CLIs catch SIGTERM and exit 0: the stop is still dtree's,
+		// and the answer counts (not "context canceled").
+		{name: "exits 0 on SIGTERM after its envelope", cli: "claude", file: "ok.json", termExit: "0", wantStop: true},
+		{name: "exits 0 on SIGTERM after its final event", cli: "opencode", file: "ok.jsonl", termExit: "0", wantStop: true},
+		{name: "exits 1 on SIGTERM after its final event", cli: "codex", file: "ok.jsonl", termExit: "1", wantStop: true},
+		{name: "exits 0 on SIGTERM at a timeout before its final event", cli: "opencode", file: "truncated.jsonl",
+			termExit: "0", timeout: 700 * time.Millisecond, wantErr: "timed out after 700ms"},
 		{name: "SIGTERM ignored: SIGKILL after the grace", cli: "opencode", file: "ok.jsonl", ignoreTerm: true, wantStop: true},
 		{name: "timeout while settling: the answer counts", cli: "copilot", file: "ok.jsonl",
 			timeout: 700 * time.Millisecond, settle: time.Minute, wantStop: true},
@@ -58,6 +66,9 @@ func TestRunStopsAfterFinalEvent(t *testing.T) {
 			e := env("FAKE_MODE=print", "FAKE_STDOUT_FILE="+file, "FAKE_SLEEP_AFTER=1m")
 			if tt.ignoreTerm {
 				e = append(e, "FAKE_IGNORE_TERM=1")
+			}
+			if tt.termExit != "" {
+				e = append(e, "FAKE_TERM_EXIT="+tt.termExit)
 			}
 			timeout, s := tt.timeout, tt.settle
 			if timeout == 0 {
@@ -86,6 +97,7 @@ func TestRunStopsAfterFinalEvent(t *testing.T) {
 				var ae *agent.AgentError
 				require.ErrorAs(t, err, &ae)
 				assert.Contains(t, ae.Reason, tt.wantErr)
+				assert.NotContains(t, err.Error(), "context")
 				return
 			}
 			require.NoError(t, err)

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dtree-dev/dtree/internal/agent"
+	"github.com/dtree-dev/dtree/internal/nodeconf"
 	"github.com/dtree-dev/dtree/types"
 )
 
@@ -27,7 +28,7 @@ func (a *App) newCLIs() *cobra.Command {
 		Short: "List the agent CLIs dtree can run, installed or not",
 		Long: `Clis lists every agent CLI dtree knows, built-in and defined under clis: in
 the settings: its binary, whether it is on PATH and its version (when
---version answers within a second), whether one of its API key variables is
+--version answers within 10 seconds; all are asked at once), whether one of its API key variables is
 set, how it takes the prompt, what usage it reports, and its model flag.
 readme/clis.md describes each built-in.`,
 		Args: cobra.NoArgs,
@@ -70,12 +71,22 @@ type cliInfo struct {
 	ModelFlag    string         `json:"model_flag"`
 	ModelValues  []string       `json:"model_values"`
 	InstallHint  string         `json:"install_hint"`
+	// slow says --version did not answer in time (the table shows "slow").
+	slow bool
 }
 
 func (a *App) clis(ctx context.Context, o clisOptions) error {
 	s, err := a.settings(o.config)
 	if err != nil {
 		return err
+	}
+	timeout := agent.VersionTimeout
+	if v := strings.TrimSpace(a.Getenv("DTREE_VERSION_TIMEOUT")); v != "" {
+		d, err := nodeconf.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return &UsageError{Err: fmt.Errorf("DTREE_VERSION_TIMEOUT: %q is not a duration such as 10s", v)}
+		}
+		timeout = d
 	}
 	entries := agent.NewRegistry(s.CLIs).Entries()
 	infos := make([]cliInfo, len(entries))
@@ -98,12 +109,12 @@ func (a *App) clis(ctx context.Context, o clisOptions) error {
 		info.KeySet = slices.ContainsFunc(t.KeyVars, func(k agent.KeyVar) bool { return k.Set })
 		infos[i] = info
 		wg.Go(func() {
-			p := agent.ProbeVersion(ctx, e.Def, env, agent.VersionTimeout)
+			p := agent.ProbeVersion(ctx, e.Def, env, timeout)
 			infos[i].Path, infos[i].Installed = p.Path, p.Path != ""
 			if p.Binary != "" {
 				infos[i].Binary = p.Binary // the name it was found under
 			}
-			infos[i].Version, infos[i].VersionError = p.Version, p.VersionError
+			infos[i].Version, infos[i].VersionError, infos[i].slow = p.Version, p.VersionError, p.Slow
 		})
 	}
 	wg.Wait()
@@ -150,13 +161,16 @@ func yesNo(b bool) string {
 }
 
 // versionCell is the version line, cut to fit a table: "-" when the CLI
-// is not installed, "?" when it gave no version (--json says why).
+// is not installed, "slow" when --version did not answer in time, "?"
+// when it gave no version otherwise (--json says why).
 func versionCell(c cliInfo) string {
 	const width = 40
 	v := c.Version
 	switch r := []rune(v); {
 	case len(r) == 0 && !c.Installed:
 		return "-"
+	case len(r) == 0 && c.slow:
+		return "slow"
 	case len(r) == 0:
 		return "?"
 	case len(r) > width:

@@ -120,7 +120,7 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 			return err
 		}
 	}
-	if err := preflight(c, page, start, reg, o.noValidate); err != nil {
+	if err := preflight(c, page, start, reg, o.noValidate, os.Geteuid() == 0, a.Getenv); err != nil {
 		return err
 	}
 	wait, err := a.backoff()
@@ -321,15 +321,18 @@ func (a *App) runTarget(c *chart.Chart, o runOptions, path string) (types.Page, 
 }
 
 // preflight checks, before any agent starts, that every CLI the reachable
-// nodes may use can run and is installed.
-func preflight(c *chart.Chart, page types.Page, start string, reg *agent.Registry, noValidate bool) error {
+// nodes may use can run and is installed, and, when dtree runs as root,
+// that none of them will refuse to run as root (claude without
+// IS_SANDBOX=1): each of those would fail its first call, after the nodes
+// before it did their work.
+func preflight(c *chart.Chart, page types.Page, start string, reg *agent.Registry, noValidate, asRootUser bool, getenv func(string) string) error {
 	g := c.Graph
 	root, _ := g.Index(start)
 	reach := g.ReachableUntil(root, func(i int) bool {
 		n := &c.Nodes[i]
 		return n.Role == types.RoleTerminator && i != root
 	})
-	var problems []string
+	var problems, asRoot []string
 	seen := map[string]bool{}
 	for i, ok := range reach {
 		n := &c.Nodes[i]
@@ -362,8 +365,16 @@ func preflight(c *chart.Chart, page types.Page, start string, reg *agent.Registr
 					msg += "; " + def.InstallHint
 				}
 				problems = append(problems, msg)
+				continue
+			}
+			if asRootUser && agent.RefusesRoot(def, getenv) {
+				asRoot = append(asRoot, def.Name)
 			}
 		}
+	}
+	if len(problems) == 0 && len(asRoot) > 0 {
+		return &UsageError{Err: fmt.Errorf("dtree runs as root, and CLI %s refuses to run as root with --dangerously-skip-permissions unless IS_SANDBOX=1",
+			strings.Join(asRoot, ", ")), Hint: agent.RootHint}
 	}
 	if len(problems) == 0 {
 		return nil

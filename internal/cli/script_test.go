@@ -37,9 +37,19 @@ func TestScript(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("NO_COLOR", "1")
 			env.Setenv("DTREE_RETRY_BACKOFF", "0s")
+			// CI containers run the tests as root, where `dtree run`
+			// refuses the built-in claude without it (run_permanent.txtar).
+			env.Setenv("IS_SANDBOX", "1")
 			repo, err := filepath.Abs("../..")
 			env.Setenv("REPO", repo) // the repository, for its example charts
 			return err
+		},
+		// [root]: the tests run as root (in a container, say).
+		Condition: func(cond string) (bool, error) {
+			if cond == "root" {
+				return os.Geteuid() == 0, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"promptcheck": cmdPromptCheck,

@@ -14,8 +14,9 @@
 //	             childpid" to FAKE_PIDFILE, then sleep, or with
 //	             FAKE_LEADER_EXIT=1 print FAKE_STDOUT and exit
 //
-// FAKE_IGNORE_TERM=1 ignores SIGTERM (children too); FAKE_EXIT is the exit
-// status at the end.
+// FAKE_IGNORE_TERM=1 ignores SIGTERM (children too); FAKE_TERM_EXIT=N
+// exits with status N on SIGTERM, as CLIs that catch it and shut down
+// cleanly do; FAKE_EXIT is the exit status at the end.
 package main
 
 import (
@@ -34,6 +35,15 @@ import (
 func main() {
 	if os.Getenv("FAKE_IGNORE_TERM") == "1" {
 		signal.Ignore(syscall.SIGTERM)
+	}
+	if v := os.Getenv("FAKE_TERM_EXIT"); v != "" {
+		code, _ := strconv.Atoi(v)
+		sigs := make(chan os.Signal, 1)
+		signal.Notify(sigs, syscall.SIGTERM)
+		go func() {
+			<-sigs
+			os.Exit(code)
+		}()
 	}
 	switch mode := os.Getenv("FAKE_MODE"); mode {
 	case "echo":

@@ -1,0 +1,48 @@
+package agent
+
+import (
+	"regexp"
+	"strings"
+)
+
+// errorLine matches a stderr line that states an error: the words CLIs and
+// their libraries use for one, or an HTTP error status ("401 Unauthorized",
+// "status 500").
+var errorLine = regexp.MustCompile(`(?i)\b(?:error|errors|fatal|failed|failure|denied|unauthori[sz]ed|forbidden|invalid|refused|cannot|can't|could not|couldn't|unable to|not found|exception|panic)\b` +
+	`|\b(?:http|status|code)\W{0,3}[45]\d\d\b|\b[45]\d\d (?:[A-Z][a-z]+|Too Many)`)
+
+// noiseLine matches stderr lines that never say what went wrong: codex's
+// note on every exec, gemini's on a cached login, node's deprecation
+// warnings and the frames of a stack trace.
+var noiseLine = regexp.MustCompile(`^(?:Reading additional input from stdin\.*|Loaded cached credentials\.?` +
+	`|\(node:\d+\) |\(Use .node --trace-|at \S)`)
+
+// hintLine matches the advice CLIs print under an error (copilot's
+// "• Run 'gh auth login' to authenticate"): quoted only when nothing
+// else is there.
+var hintLine = regexp.MustCompile(`(?i)^(?:[•·*-]\s|hint:|tip:|try |run )`)
+
+// stderrLine is the line of a failed call's stderr that says what went
+// wrong, for its error message: the last line that states an error, else
+// the last line that is neither known noise nor a hint, else the last hint; "" when there is none. The last
+// line alone is often a hint (copilot's "• Run 'gh auth login'…") or noise
+// (codex's "Reading additional input from stdin...").
+func stderrLine(tail string) string {
+	var last, hint string
+	lines := strings.Split(stripANSI(tail), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		line := strings.TrimSpace(lines[i])
+		switch {
+		case line == "" || noiseLine.MatchString(line):
+		case hintLine.MatchString(line):
+			if hint == "" {
+				hint = line
+			}
+		case errorLine.MatchString(line):
+			return clip(line)
+		case last == "":
+			last = line
+		}
+	}
+	return clip(firstNonEmpty(last, hint))
+}
