@@ -23,14 +23,19 @@ var builtins = map[string]Definition{
 		Name:   "claude",
 		Binary: "claude",
 		// -p is one-shot print mode; JSON gives is_error and usage even when
-		// the exit code is 0 (agent-clis.md §1).
-		Args:          []string{"-p", "{prompt}", "--output-format", "json", "--dangerously-skip-permissions", "--model={model}"},
+		// the exit code is 0 (agent-clis.md §1). Without
+		// --no-session-persistence each call leaves its transcript, the
+		// whole prompt, in ~/.claude/projects/ (seen with 2.1.197).
+		Args:          []string{"-p", "{prompt}", "--output-format", "json", "--dangerously-skip-permissions", "--no-session-persistence", "--model={model}"},
 		PromptVia:     PromptArg,
 		StdinFallback: true,
-		FallbackArgs:  []string{"-p", "--output-format", "json", "--dangerously-skip-permissions", "--model={model}"},
+		FallbackArgs:  []string{"-p", "--output-format", "json", "--dangerously-skip-permissions", "--no-session-persistence", "--model={model}"},
 		Output:        OutputJSON,
 		AnswerPath:    "result",
 		ErrorPath:     "is_error",
+		// API errors exit 1 with is_error, subtype "success", and the
+		// API's status beside the message (2.1.197).
+		APIStatusPath: "api_error_status",
 		StatusPath:    "subtype",
 		StatusOK:      "success",
 		// Claude Code counts cache reads and writes apart from input_tokens.
@@ -39,7 +44,14 @@ var builtins = map[string]Definition{
 		CostPath:         "total_cost_usd",
 		DurationPath:     "duration_ms",
 		// Claude Code refuses to start inside another Claude Code session.
-		UnsetEnv:    []string{"CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT"},
+		UnsetEnv: []string{"CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT"},
+		// It retries a failed API call 10 times, about 3 silent minutes,
+		// before failing; dtree retries the node itself, with feedback and
+		// backoff, and fails a bad key at once. A value the user exports
+		// wins. CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC is left to the
+		// user (readme/clis.md): it also turns off the auto-updater and
+		// error reports, which are theirs to choose.
+		EnvDefaults: map[string]string{"CLAUDE_CODE_MAX_RETRIES": "1"},
 		KeyVars:     []string{"ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_AUTH_TOKEN"},
 		InstallHint: "install Claude Code: npm install -g @anthropic-ai/claude-code",
 	},

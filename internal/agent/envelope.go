@@ -205,6 +205,9 @@ func (d *jsonDecoder) end(o output) (envelope, error) {
 			}
 		}
 	}
+	if env.failed {
+		env.message = apiStatus(intAt(obj, def.APIStatusPath), env.message)
+	}
 	env.usage = types.Usage{
 		InputTokens:  intAt(obj, def.InputTokensPath),
 		OutputTokens: intAt(obj, def.OutputTokensPath),

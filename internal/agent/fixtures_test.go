@@ -47,6 +47,17 @@ func TestEnvelopeFixtures(t *testing.T) {
 		{cli: "claude", file: "truncated.json", wantErr: "stdout is exactly 65536 bytes: the CLI probably truncated it"},
 		{cli: "claude", file: "is_error.json", exit: 1, wantErr: "exited with status 1: API Error: 529",
 			usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0), CostUSD: ptr(0.0), DurationMS: ptr[int64](2100)}},
+		// Claude Code 2.1.197: API errors exit 1, subtype still "success",
+		// with api_error_status; the reason says the status (api_*.json are
+		// its output against a mock server).
+		{cli: "claude", file: "bad_key.json", exit: 1, wantErr: "exited with status 1: API error 401: Invalid API key · Please run /login",
+			usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0), CostUSD: ptr(0.0), DurationMS: ptr[int64](412)}},
+		{cli: "claude", file: "api_401.json", exit: 1, wantErr: "exited with status 1: API error 401: Failed to authenticate. API Error: 401 mock error 401",
+			usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0), CostUSD: ptr(0.0), DurationMS: ptr[int64](699)}},
+		{cli: "claude", file: "api_500.json", exit: 1, wantErr: "exited with status 1: API Error: 500 mock error 500. This is a server-side issue",
+			usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0), CostUSD: ptr(0.0), DurationMS: ptr[int64](630)}},
+		{cli: "claude", file: "bad_key.json", wantErr: "reported an error: API error 401: Invalid API key",
+			usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0), CostUSD: ptr(0.0), DurationMS: ptr[int64](412)}},
 
 		{cli: "amp", file: "ok.jsonl", want: answer,
 			usage: types.Usage{InputTokens: ptr[int64](4115), OutputTokens: ptr[int64](120), DurationMS: ptr[int64](8123)}},

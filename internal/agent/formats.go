@@ -143,3 +143,20 @@ func (d *aiderDecoder) end(o output) (envelope, error) {
 	}
 	return env, nil
 }
+
+// apiStatus puts the HTTP status of a failed API call before the CLI's
+// message ("API error 401: Invalid API key · Please run /login"), unless
+// the message starts with it already (claude's "API Error: 500 …").
+func apiStatus(status *int64, msg string) string {
+	if status == nil || *status == 0 {
+		return msg
+	}
+	prefix := "API error " + strconv.FormatInt(*status, 10)
+	if strings.HasPrefix(strings.ToLower(msg), strings.ToLower("API Error: "+strconv.FormatInt(*status, 10))) {
+		return msg
+	}
+	if msg == "" {
+		return prefix
+	}
+	return prefix + ": " + msg
+}
