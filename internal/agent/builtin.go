@@ -75,13 +75,19 @@ var builtins = map[string]Definition{
 		Name:   "gemini",
 		Binary: "gemini",
 		// Headless: tools that need approval are denied unless yolo; an
-		// untrusted folder is refused unless trusted (agent-clis.md §3).
+		// untrusted folder is refused, exit 55, unless trusted
+		// (agent-clis.md §3). 0.61.0 reads GEMINI_CLI_TRUST_WORKSPACE
+		// (GEMINI_TRUST_WORKSPACE does nothing); its --skip-trust only sets
+		// that variable, and as a flag would make every call of a gemini
+		// too old to know it fail on an unknown argument, where an unknown
+		// variable is ignored. A default: a user who exports "false" wants
+		// gemini's restricted mode, and gets it (and exit 55's hint).
 		Args:          []string{"-p", "{prompt}", "--output-format", "json", "--approval-mode", "yolo", "--model={model}"},
 		PromptVia:     PromptArg,
 		StdinFallback: true,
 		FallbackArgs:  []string{"--output-format", "json", "--approval-mode", "yolo", "--model={model}"},
 		Output:        OutputGemini,
-		Env:           map[string]string{"GEMINI_TRUST_WORKSPACE": "true"},
+		EnvDefaults:   map[string]string{"GEMINI_CLI_TRUST_WORKSPACE": "true"},
 		KeyVars:       []string{"GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_APPLICATION_CREDENTIALS"},
 		InstallHint:   "install Gemini CLI: npm install -g @google/gemini-cli",
 	},

@@ -255,21 +255,6 @@ func errorValue(v any) (failed bool, message string) {
 	return false, ""
 }
 
-// stderrMessage is the error a CLI wrote to stderr as a JSON object
-// (gemini does in JSON mode), read at errorPath; "" when there is none.
-func stderrMessage(stderr, errorPath string) string {
-	if errorPath == "" || !strings.Contains(stderr, "{") {
-		return ""
-	}
-	obj, err := decodeObject(stripANSI(stderr))
-	if err != nil {
-		return ""
-	}
-	v, _ := lookup(obj, errorPath)
-	_, msg := errorValue(v)
-	return msg
-}
-
 // ansi matches terminal escape sequences: CSI (colours, cursor, modes such
 // as "\x1b[?1004l"), OSC (titles, links), charset selection, and the
 // two-byte ones ("\x1b=", "\x1bM").

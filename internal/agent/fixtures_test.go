@@ -76,6 +76,17 @@ func TestEnvelopeFixtures(t *testing.T) {
 		{cli: "gemini", file: "error.json", stderr: "error.stderr", wantErr: "reported an error: Reached max session turns"},
 		{cli: "gemini", stderr: "auth.stderr", exit: 41,
 			wantErr: "exited with status 41 (authentication failed: set GEMINI_API_KEY, or log in by running gemini once): Please set an Auth method"},
+		// Gemini CLI 0.61.0 gives up on an API error after its own retries
+		// and exits with its HTTP status cut to a byte, its JSON error last
+		// on stderr after a stack trace (api_400.stderr is its output
+		// against a mock server; 429 and 500 differ in the status).
+		{cli: "gemini", stderr: "api_429.stderr", exit: 173,
+			wantErr: "exited with status 173 (rate limited (HTTP 429)): Resource has been exhausted (e.g. check quota)."},
+		{cli: "gemini", stderr: "api_500.stderr", exit: 244,
+			wantErr: "exited with status 244 (server error (HTTP 500)): An internal error has occurred."},
+		{cli: "gemini", stderr: "api_400.stderr", exit: 144,
+			wantErr: "exited with status 144 (bad request (HTTP 400)): Request contains an invalid argument."},
+		{cli: "gemini", exit: 55, wantErr: "exited with status 55 (the folder is not trusted)"},
 		{cli: "gemini", file: "truncated.json", wantErr: "printed no JSON envelope: unexpected EOF"},
 
 		{cli: "cursor", file: "ok.json", want: answer, usage: types.Usage{DurationMS: ptr[int64](5234)}},
