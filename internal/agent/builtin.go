@@ -61,11 +61,13 @@ var builtins = map[string]Definition{
 		// exec never asks for approval; the sandbox flag lets it write and
 		// run commands as the other built-ins do. Outside a git repository
 		// it refuses without --skip-git-repo-check (agent-clis.md §2).
-		Args: []string{"exec", "--json", "--color", "never", "--skip-git-repo-check",
+		// Without --ephemeral each call leaves a session file of some 33 KB,
+		// the whole prompt in it, under ~/.codex/sessions (seen with 0.169.0).
+		Args: []string{"exec", "--json", "--color", "never", "--skip-git-repo-check", "--ephemeral",
 			"--dangerously-bypass-approvals-and-sandbox", "--model={model}", "{prompt}"},
 		PromptVia:     PromptArg,
 		StdinFallback: true,
-		FallbackArgs: []string{"exec", "--json", "--color", "never", "--skip-git-repo-check",
+		FallbackArgs: []string{"exec", "--json", "--color", "never", "--skip-git-repo-check", "--ephemeral",
 			"--dangerously-bypass-approvals-and-sandbox", "--model={model}", "-"},
 		Output:      OutputCodex,
 		KeyVars:     []string{"CODEX_API_KEY", "OPENAI_API_KEY"},
