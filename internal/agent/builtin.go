@@ -148,8 +148,13 @@ var builtins = map[string]Definition{
 		// run quotes every argument that has a space before joining them
 		// into the message, so the prompt goes on stdin, read whole when
 		// no message is given. Without --auto, permission asks are
-		// rejected (agent-clis.md §8).
-		Args:        []string{"run", "--format", "json", "--auto", "--model={model}"},
+		// rejected (agent-clis.md §8). Without --title it asks the model
+		// for a title first, one more request per call (1.18.33 against a
+		// mock server: two requests, one with --title).
+		// OPENCODE_DISABLE_MODELS_FETCH is left to the user
+		// (readme/clis.md): with it, opencode knows only the models of the
+		// catalogue it was built with.
+		Args:        []string{"run", "--format", "json", "--auto", "--title", "dtree", "--model={model}"},
 		PromptVia:   PromptStdin,
 		Output:      OutputOpencode,
 		KeyVars:     []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "GEMINI_API_KEY"},

@@ -105,6 +105,14 @@ func TestEnvelopeFixtures(t *testing.T) {
 		{cli: "opencode", file: "error.jsonl", stderr: "error.stderr", wantErr: "reported an error: Rate limit exceeded: retry after 60s"},
 		{cli: "opencode", file: "truncated.jsonl", wantErr: "stdout ends in the middle of an event",
 			usage: types.Usage{InputTokens: ptr[int64](6500), OutputTokens: ptr[int64](100), CostUSD: ptr(0.0042)}},
+		// opencode 1.18.33 against a mock server: no done event after the
+		// last step_finish, and cost 0 for a model without a price, which
+		// is unknown, not free; an error event, then exit 1.
+		{cli: "opencode", file: "no_done.jsonl", want: answer,
+			usage: types.Usage{InputTokens: ptr[int64](13000), OutputTokens: ptr[int64](160), CostUSD: ptr(0.0063)}},
+		{cli: "opencode", file: "unpriced.jsonl", want: `{"completed": true, "comments": ["mock"]}`,
+			usage: types.Usage{InputTokens: ptr[int64](1200), OutputTokens: ptr[int64](34)}},
+		{cli: "opencode", file: "api_401.jsonl", exit: 1, wantErr: "exited with status 1: mock error 401"},
 
 		{cli: "aider", file: "ok.txt", want: "Aider v0.86.1",
 			usage: types.Usage{InputTokens: ptr[int64](5400), OutputTokens: ptr[int64](130), CostUSD: ptr(0.0163)}},

@@ -31,6 +31,7 @@ func TestRunStopsAfterFinalEvent(t *testing.T) {
 		wantStop   bool   // StoppedAfterAnswer
 	}{
 		{name: "opencode done", cli: "opencode", file: "ok.jsonl", wantStop: true},
+		{name: "opencode step_finish stop, no done", cli: "opencode", file: "no_done.jsonl", wantStop: true},
 		{name: "copilot result", cli: "copilot", file: "ok.jsonl", wantStop: true},
 		{name: "codex turn.completed", cli: "codex", file: "ok.jsonl", wantStop: true},
 		{name: "amp result", cli: "amp", file: "ok.jsonl", wantStop: true},

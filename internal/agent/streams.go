@@ -240,7 +240,14 @@ func (d *copilotDecoder) end(o output) (envelope, error) {
 // is a failure (opencode exits 1 after it, but the event says why). The
 // stream ends with a done event (newer builds), or a step_finish whose
 // reason is "stop" (the model has nothing more to do; the hang of
-// anomalyco/opencode #44901 comes after it).
+// anomalyco/opencode #44901 comes after it). Nothing waits for done:
+// 1.18.33 printed none, and exited just after its last step_finish.
+//
+// A step's cost is opencode's tokens times the price in its model
+// catalogue, and 0 for a model the catalogue has no price for, as for a
+// model that is free: its events do not tell the two apart. So a cost of
+// 0 is not counted: a call whose steps all cost 0 has an unknown cost
+// (null), never a cost of $0 that it may not have had.
 type opencodeDecoder struct {
 	events
 	answer  strings.Builder
@@ -282,7 +289,9 @@ func (d *opencodeDecoder) line(b []byte) {
 		t := ev.Part.Tokens
 		d.usage.InputTokens = add(d.usage.InputTokens, add(add(t.Input.count(), t.Cache.Read.count()), t.Cache.Write.count()))
 		d.usage.OutputTokens = add(d.usage.OutputTokens, add(t.Output.count(), t.Reasoning.count()))
-		d.usage.CostUSD = add(d.usage.CostUSD, ev.Part.Cost.money())
+		if c := ev.Part.Cost.money(); c != nil && *c > 0 {
+			d.usage.CostUSD = add(d.usage.CostUSD, c)
+		}
 		d.fin = d.fin || ev.Part.Reason == "stop"
 	case "done":
 		d.fin = true
