@@ -120,14 +120,21 @@ var builtins = map[string]Definition{
 		Name:   "copilot",
 		Binary: "copilot",
 		// --allow-all and --no-ask-user keep -p from stopping at a prompt
-		// (agent-clis.md §5). Stdin is ignored when -p has text.
-		Args:                []string{"-p", "{prompt}", "--output-format", "json", "--allow-all", "--no-ask-user", "--no-color", "--model={model}"},
-		PromptVia:           PromptArg,
-		FallbackArgs:        []string{"-p", filePrompt, "--output-format", "json", "--allow-all", "--no-ask-user", "--no-color", "--model={model}"},
-		PromptFileInWorkdir: true,
-		Output:              OutputCopilot,
-		KeyVars:             []string{"COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"},
-		InstallHint:         "install GitHub Copilot CLI: npm install -g @github/copilot",
+		// (agent-clis.md §5). Stdin is ignored when -p has text, but
+		// without -p, its stdout not a terminal, copilot 1.0.102 takes
+		// piped stdin as the prompt and runs it non-interactively: a 270 KB
+		// prompt reached the model whole. A prompt file would not do: its
+		// file tool refuses one of 200 KiB ("File too large to read at
+		// once").
+		Args:          []string{"-p", "{prompt}", "--output-format", "json", "--allow-all", "--no-ask-user", "--no-color", "--model={model}"},
+		PromptVia:     PromptArg,
+		StdinFallback: true,
+		FallbackArgs:  []string{"--output-format", "json", "--allow-all", "--no-ask-user", "--no-color", "--model={model}"},
+		Output:        OutputCopilot,
+		// COPILOT_PROVIDER_API_KEY: a provider of your own (BYOK), which
+		// needs no GitHub login.
+		KeyVars:     []string{"COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN", "COPILOT_PROVIDER_API_KEY"},
+		InstallHint: "install GitHub Copilot CLI: npm install -g @github/copilot",
 	},
 	"qodo": {
 		Name:   "qodo",

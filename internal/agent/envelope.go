@@ -90,7 +90,7 @@ var formats = map[string]format{
 	OutputCodex: {new: func(Definition) decoder { return &codexDecoder{} }, split: splitLines,
 		reports: []string{usageInput, usageOutput}},
 	OutputCopilot: {new: func(Definition) decoder { return &copilotDecoder{} }, split: splitLines,
-		reports: []string{usageOutput, usageDuration},
+		reports: []string{usageDuration},
 		silent:  "Copilot prints nothing and exits 0 when its login is stale: run copilot and /login, or set COPILOT_GITHUB_TOKEN"},
 	OutputOpencode: {new: func(Definition) decoder { return &opencodeDecoder{} }, split: splitLines,
 		reports: []string{usageInput, usageOutput, usageCost}},

@@ -174,11 +174,11 @@ func (d *codexDecoder) end(o output) (envelope, error) {
 
 // copilotDecoder reads copilot --output-format json: the answer is the
 // last assistant.message's content; a terminal "result" event carries the
-// session's usage, which has no input tokens and no cost.
+// session's duration. Copilot 1.0.102 reports no tokens and no cost: its
+// messages have no outputTokens, whatever its documentation says.
 type copilotDecoder struct {
 	events
 	answer  string
-	output  *int64
 	result  bool
 	ms      *int64
 	failure string
@@ -191,10 +191,9 @@ func (d *copilotDecoder) line(b []byte) {
 	var ev struct {
 		Type text `json:"type"`
 		Data struct {
-			Content      text    `json:"content"`
-			OutputTokens number  `json:"outputTokens"`
-			Message      message `json:"message"`
-			Usage        usage   `json:"usage"`
+			Content text    `json:"content"`
+			Message message `json:"message"`
+			Usage   usage   `json:"usage"`
 		} `json:"data"`
 		Usage   usage   `json:"usage"`
 		Message message `json:"message"`
@@ -208,7 +207,6 @@ func (d *copilotDecoder) line(b []byte) {
 		if strings.TrimSpace(string(ev.Data.Content)) != "" {
 			d.answer = string(ev.Data.Content)
 		}
-		d.output = add(d.output, ev.Data.OutputTokens.count())
 	case t == "result":
 		d.result, d.fin = true, true
 		if ms := ev.Usage.Session.count(); ms != nil {
@@ -222,7 +220,7 @@ func (d *copilotDecoder) line(b []byte) {
 }
 
 func (d *copilotDecoder) end(o output) (envelope, error) {
-	env := envelope{answer: stripANSI(d.answer), usage: types.Usage{OutputTokens: d.output, DurationMS: d.ms}}
+	env := envelope{answer: stripANSI(d.answer), usage: types.Usage{DurationMS: d.ms}}
 	if strings.TrimSpace(o.stdout) == "" {
 		return env, nil // no answer: Run says why Copilot may print nothing
 	}
