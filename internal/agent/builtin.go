@@ -182,6 +182,23 @@ var builtins = map[string]Definition{
 		KeyVars:     []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "DEEPSEEK_API_KEY", "OPENROUTER_API_KEY"},
 		InstallHint: "install aider: python -m pip install aider-install && aider-install",
 	},
+	"qwen": {
+		Name:   "qwen",
+		Binary: "qwen",
+		// Qwen Code 0.15.10: a positional prompt runs one-shot (-p is
+		// deprecated), --yolo approves every tool, -o json prints one
+		// array of events; with no prompt argument it reads the prompt
+		// from stdin (a 290 KB one arrived whole). --chat-recording=false
+		// keeps it from saving each call's chat, prompt included, under
+		// ~/.qwen/projects/.
+		Args:          []string{"-o", "json", "--yolo", "--chat-recording=false", "--model={model}", "{prompt}"},
+		PromptVia:     PromptArg,
+		StdinFallback: true,
+		FallbackArgs:  []string{"-o", "json", "--yolo", "--chat-recording=false", "--model={model}"},
+		Output:        OutputQwen,
+		KeyVars:       []string{"OPENAI_API_KEY", "DASHSCOPE_API_KEY", "BAILIAN_CODING_PLAN_API_KEY"},
+		InstallHint:   "install Qwen Code: npm install -g @qwen-code/qwen-code",
+	},
 	"amp": {
 		Name:   "amp",
 		Binary: "amp",
@@ -218,6 +235,7 @@ var builtinAliases = map[string][]string{
 	"copilot": {"copilot-cli", "github-copilot"},
 	"qodo":    {"qodo-gen", "qodo-command"},
 	"aider":   {"aider-chat"},
+	"qwen":    {"qwen-code"},
 }
 
 // builtinReports overrides what a built-in's output format can report,

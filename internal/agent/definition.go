@@ -29,6 +29,7 @@ const (
 	OutputCopilot    = "copilot-jsonl"  // copilot --output-format json events
 	OutputOpencode   = "opencode-jsonl" // opencode run --format json events
 	OutputAider      = "aider-text"     // aider's transcript, with its "Tokens:" and error lines
+	OutputQwen       = "qwen-json"      // qwen -o json: one array of events, ending in a "result"
 )
 
 // MaxArgPrompt is the longest prompt put in argv: Linux refuses one argv

@@ -98,6 +98,8 @@ var formats = map[string]format{
 		reports: []string{usageInput, usageOutput, usageDuration}, exits: geminiExits},
 	OutputAider: {new: func(Definition) decoder { return &aiderDecoder{} }, split: splitLines,
 		reports: []string{usageInput, usageOutput, usageCost}},
+	OutputQwen: {new: func(Definition) decoder { return &qwenDecoder{} }, split: splitObjects,
+		reports: []string{usageInput, usageOutput, usageDuration}},
 }
 
 // The usage figures, by their JSON names.
@@ -110,7 +112,7 @@ const (
 
 // OutputFormats returns the names Definition.Output may take.
 func OutputFormats() []string {
-	return []string{OutputText, OutputJSON, OutputStreamJSON, OutputCodex, OutputGemini, OutputCopilot, OutputOpencode, OutputAider}
+	return []string{OutputText, OutputJSON, OutputStreamJSON, OutputCodex, OutputGemini, OutputCopilot, OutputOpencode, OutputAider, OutputQwen}
 }
 
 func formatOf(def Definition) (format, error) {

@@ -38,6 +38,7 @@ func TestRunStopsAfterFinalEvent(t *testing.T) {
 		{name: "claude envelope", cli: "claude", file: "ok.json", wantStop: true},
 		{name: "cursor envelope", cli: "cursor", file: "ok.json", wantStop: true},
 		{name: "gemini envelope", cli: "gemini", file: "ok.json", wantStop: true},
+		{name: "qwen result", cli: "qwen", file: "ok.json", wantStop: true},
 		{name: "an error envelope is still the CLI's failure", cli: "claude", file: "is_error.json",
 			wantStop: true, wantErr: "reported an error: API Error: 529"},
 		{name: "SIGTERM ignored: SIGKILL after the grace", cli: "opencode", file: "ok.jsonl", ignoreTerm: true, wantStop: true},

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"errors"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -305,6 +306,62 @@ func (d *opencodeDecoder) end(o output) (envelope, error) {
 	}
 	if d.failure != "" {
 		env.failed, env.message = true, d.failure
+	}
+	return env, nil
+}
+
+// qwenDecoder reads qwen -o json (Qwen Code 0.15.10): one JSON array of
+// events, printed whole at the end, read element by element as the
+// objects splitter finds them. Its last "result" event has the answer,
+// is_error, the usage and the duration. Its usage.input_tokens already
+// counts the cached tokens (cache_read_input_tokens is part of it, not
+// beside it, unlike Claude Code's). In -o json an API error such as a 401
+// comes back with exit status 0 as a result that is not is_error, whose
+// text is "[API Error: 401 …]": that is a failure too.
+type qwenDecoder struct {
+	events
+	result *streamResult
+}
+
+// qwenAPIError is how Qwen Code words an API error as its result.
+var qwenAPIError = regexp.MustCompile(`^\[(API Error: [^\n]*)\]$`)
+
+func (d *qwenDecoder) line(b []byte) {
+	var ev struct {
+		Type text `json:"type"`
+		streamResult
+	}
+	if !d.decode(b, &ev) || ev.Type != "result" {
+		return
+	}
+	r := ev.streamResult
+	d.result, d.fin = &r, true
+}
+
+func (d *qwenDecoder) end(o output) (envelope, error) {
+	if err := d.check(o, "qwen JSON"); err != nil {
+		return envelope{}, err
+	}
+	r := d.result
+	if r == nil {
+		return envelope{}, errors.New("printed no result event: the output ended before the agent finished" + keptNote(o))
+	}
+	env := envelope{answer: stripANSI(string(r.Result))}
+	env.usage = types.Usage{InputTokens: r.Usage.Input.count(), OutputTokens: r.Usage.Output.count(), DurationMS: r.Duration.count()}
+	m := qwenAPIError.FindStringSubmatch(strings.TrimSpace(env.answer))
+	env.failed = r.IsError || r.Error != "" || m != nil
+	if r.Subtype != "" && r.Subtype != "success" {
+		env.failed, env.status = true, string(r.Subtype)
+	}
+	if env.failed {
+		switch {
+		case r.Error != "":
+			env.message = string(r.Error)
+		case m != nil:
+			env.message = firstLine(m[1])
+		default:
+			env.message = firstLine(env.answer)
+		}
 	}
 	return env, nil
 }
