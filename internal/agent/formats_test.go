@@ -29,6 +29,9 @@ func TestGeminiStderrError(t *testing.T) {
 		{name: "the API error alone", stderr: "noise\n" + `{"error":{"code":400,"message":"Request contains an invalid argument.","status":"INVALID_ARGUMENT"}}`,
 			want: "Request contains an invalid argument."},
 		{name: "an unbalanced brace before it", stderr: "expected { here\n" + envelope("500", `"boom {"`), want: "boom {"},
+		{name: "the API error pretty-printed after a trace",
+			stderr: trace + "{\n  \"error\": {\n    \"code\": 429,\n    \"message\": \"Quota exceeded for quota metric 'Generate Content API requests per minute'\",\n    \"status\": \"RESOURCE_EXHAUSTED\"\n  }\n}\n",
+			want:   "Quota exceeded for quota metric 'Generate Content API requests per minute'"},
 		{name: "an error string", stderr: `{"error": "quota exceeded"}`, want: "quota exceeded"},
 		{name: "cut off", stderr: "{\n  \"error\": {\n    \"message\": \"x\"", want: ""},
 	}
