@@ -23,14 +23,19 @@ var builtins = map[string]Definition{
 		Name:   "claude",
 		Binary: "claude",
 		// -p is one-shot print mode; JSON gives is_error and usage even when
-		// the exit code is 0 (agent-clis.md §1).
-		Args:          []string{"-p", "{prompt}", "--output-format", "json", "--dangerously-skip-permissions", "--model={model}"},
+		// the exit code is 0 (agent-clis.md §1). Without
+		// --no-session-persistence each call leaves its transcript, the
+		// whole prompt, in ~/.claude/projects/ (seen with 2.1.197).
+		Args:          []string{"-p", "{prompt}", "--output-format", "json", "--dangerously-skip-permissions", "--no-session-persistence", "--model={model}"},
 		PromptVia:     PromptArg,
 		StdinFallback: true,
-		FallbackArgs:  []string{"-p", "--output-format", "json", "--dangerously-skip-permissions", "--model={model}"},
+		FallbackArgs:  []string{"-p", "--output-format", "json", "--dangerously-skip-permissions", "--no-session-persistence", "--model={model}"},
 		Output:        OutputJSON,
 		AnswerPath:    "result",
 		ErrorPath:     "is_error",
+		// API errors exit 1 with is_error, subtype "success", and the
+		// API's status beside the message (2.1.197).
+		APIStatusPath: "api_error_status",
 		StatusPath:    "subtype",
 		StatusOK:      "success",
 		// Claude Code counts cache reads and writes apart from input_tokens.
@@ -39,7 +44,14 @@ var builtins = map[string]Definition{
 		CostPath:         "total_cost_usd",
 		DurationPath:     "duration_ms",
 		// Claude Code refuses to start inside another Claude Code session.
-		UnsetEnv:    []string{"CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT"},
+		UnsetEnv: []string{"CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT"},
+		// It retries a failed API call 10 times, about 3 silent minutes,
+		// before failing; dtree retries the node itself, with feedback and
+		// backoff, and fails a bad key at once. A value the user exports
+		// wins. CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC is left to the
+		// user (readme/clis.md): it also turns off the auto-updater and
+		// error reports, which are theirs to choose.
+		EnvDefaults: map[string]string{"CLAUDE_CODE_MAX_RETRIES": "1"},
 		KeyVars:     []string{"ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_AUTH_TOKEN"},
 		InstallHint: "install Claude Code: npm install -g @anthropic-ai/claude-code",
 	},
@@ -49,11 +61,13 @@ var builtins = map[string]Definition{
 		// exec never asks for approval; the sandbox flag lets it write and
 		// run commands as the other built-ins do. Outside a git repository
 		// it refuses without --skip-git-repo-check (agent-clis.md §2).
-		Args: []string{"exec", "--json", "--color", "never", "--skip-git-repo-check",
+		// Without --ephemeral each call leaves a session file of some 33 KB,
+		// the whole prompt in it, under ~/.codex/sessions (seen with 0.169.0).
+		Args: []string{"exec", "--json", "--color", "never", "--skip-git-repo-check", "--ephemeral",
 			"--dangerously-bypass-approvals-and-sandbox", "--model={model}", "{prompt}"},
 		PromptVia:     PromptArg,
 		StdinFallback: true,
-		FallbackArgs: []string{"exec", "--json", "--color", "never", "--skip-git-repo-check",
+		FallbackArgs: []string{"exec", "--json", "--color", "never", "--skip-git-repo-check", "--ephemeral",
 			"--dangerously-bypass-approvals-and-sandbox", "--model={model}", "-"},
 		Output:      OutputCodex,
 		KeyVars:     []string{"CODEX_API_KEY", "OPENAI_API_KEY"},
@@ -63,13 +77,19 @@ var builtins = map[string]Definition{
 		Name:   "gemini",
 		Binary: "gemini",
 		// Headless: tools that need approval are denied unless yolo; an
-		// untrusted folder is refused unless trusted (agent-clis.md §3).
+		// untrusted folder is refused, exit 55, unless trusted
+		// (agent-clis.md §3). 0.61.0 reads GEMINI_CLI_TRUST_WORKSPACE
+		// (GEMINI_TRUST_WORKSPACE does nothing); its --skip-trust only sets
+		// that variable, and as a flag would make every call of a gemini
+		// too old to know it fail on an unknown argument, where an unknown
+		// variable is ignored. A default: a user who exports "false" wants
+		// gemini's restricted mode, and gets it (and exit 55's hint).
 		Args:          []string{"-p", "{prompt}", "--output-format", "json", "--approval-mode", "yolo", "--model={model}"},
 		PromptVia:     PromptArg,
 		StdinFallback: true,
 		FallbackArgs:  []string{"--output-format", "json", "--approval-mode", "yolo", "--model={model}"},
 		Output:        OutputGemini,
-		Env:           map[string]string{"GEMINI_TRUST_WORKSPACE": "true"},
+		EnvDefaults:   map[string]string{"GEMINI_CLI_TRUST_WORKSPACE": "true"},
 		KeyVars:       []string{"GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_APPLICATION_CREDENTIALS"},
 		InstallHint:   "install Gemini CLI: npm install -g @google/gemini-cli",
 	},
@@ -100,14 +120,21 @@ var builtins = map[string]Definition{
 		Name:   "copilot",
 		Binary: "copilot",
 		// --allow-all and --no-ask-user keep -p from stopping at a prompt
-		// (agent-clis.md §5). Stdin is ignored when -p has text.
-		Args:                []string{"-p", "{prompt}", "--output-format", "json", "--allow-all", "--no-ask-user", "--no-color", "--model={model}"},
-		PromptVia:           PromptArg,
-		FallbackArgs:        []string{"-p", filePrompt, "--output-format", "json", "--allow-all", "--no-ask-user", "--no-color", "--model={model}"},
-		PromptFileInWorkdir: true,
-		Output:              OutputCopilot,
-		KeyVars:             []string{"COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN"},
-		InstallHint:         "install GitHub Copilot CLI: npm install -g @github/copilot",
+		// (agent-clis.md §5). Stdin is ignored when -p has text, but
+		// without -p, its stdout not a terminal, copilot 1.0.102 takes
+		// piped stdin as the prompt and runs it non-interactively: a 270 KB
+		// prompt reached the model whole. A prompt file would not do: its
+		// file tool refuses one of 200 KiB ("File too large to read at
+		// once").
+		Args:          []string{"-p", "{prompt}", "--output-format", "json", "--allow-all", "--no-ask-user", "--no-color", "--model={model}"},
+		PromptVia:     PromptArg,
+		StdinFallback: true,
+		FallbackArgs:  []string{"--output-format", "json", "--allow-all", "--no-ask-user", "--no-color", "--model={model}"},
+		Output:        OutputCopilot,
+		// COPILOT_PROVIDER_API_KEY: a provider of your own (BYOK), which
+		// needs no GitHub login.
+		KeyVars:     []string{"COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN", "COPILOT_PROVIDER_API_KEY"},
+		InstallHint: "install GitHub Copilot CLI: npm install -g @github/copilot",
 	},
 	"qodo": {
 		Name:   "qodo",
@@ -128,8 +155,13 @@ var builtins = map[string]Definition{
 		// run quotes every argument that has a space before joining them
 		// into the message, so the prompt goes on stdin, read whole when
 		// no message is given. Without --auto, permission asks are
-		// rejected (agent-clis.md §8).
-		Args:        []string{"run", "--format", "json", "--auto", "--model={model}"},
+		// rejected (agent-clis.md §8). Without --title it asks the model
+		// for a title first, one more request per call (1.18.33 against a
+		// mock server: two requests, one with --title).
+		// OPENCODE_DISABLE_MODELS_FETCH is left to the user
+		// (readme/clis.md): with it, opencode knows only the models of the
+		// catalogue it was built with.
+		Args:        []string{"run", "--format", "json", "--auto", "--title", "dtree", "--model={model}"},
 		PromptVia:   PromptStdin,
 		Output:      OutputOpencode,
 		KeyVars:     []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENROUTER_API_KEY", "GEMINI_API_KEY"},
@@ -149,6 +181,23 @@ var builtins = map[string]Definition{
 		Output:      OutputAider,
 		KeyVars:     []string{"ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "DEEPSEEK_API_KEY", "OPENROUTER_API_KEY"},
 		InstallHint: "install aider: python -m pip install aider-install && aider-install",
+	},
+	"qwen": {
+		Name:   "qwen",
+		Binary: "qwen",
+		// Qwen Code 0.15.10: a positional prompt runs one-shot (-p is
+		// deprecated), --yolo approves every tool, -o json prints one
+		// array of events; with no prompt argument it reads the prompt
+		// from stdin (a 290 KB one arrived whole). --chat-recording=false
+		// keeps it from saving each call's chat, prompt included, under
+		// ~/.qwen/projects/.
+		Args:          []string{"-o", "json", "--yolo", "--chat-recording=false", "--model={model}", "{prompt}"},
+		PromptVia:     PromptArg,
+		StdinFallback: true,
+		FallbackArgs:  []string{"-o", "json", "--yolo", "--chat-recording=false", "--model={model}"},
+		Output:        OutputQwen,
+		KeyVars:       []string{"OPENAI_API_KEY", "DASHSCOPE_API_KEY", "BAILIAN_CODING_PLAN_API_KEY"},
+		InstallHint:   "install Qwen Code: npm install -g @qwen-code/qwen-code",
 	},
 	"amp": {
 		Name:   "amp",
@@ -188,6 +237,7 @@ var builtinAliases = map[string][]string{
 	"copilot": {"copilot-cli", "github-copilot"},
 	"qodo":    {"qodo-gen", "qodo-command"},
 	"aider":   {"aider-chat"},
+	"qwen":    {"qwen-code"},
 }
 
 // builtinReports overrides what a built-in's output format can report,

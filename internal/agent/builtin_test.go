@@ -102,7 +102,7 @@ func TestRegistryEntries(t *testing.T) {
 		names[i] = e.Def.Name
 	}
 	assert.True(t, slices.IsSorted(names))
-	for _, want := range []string{"aider", "amp", "claude", "codex", "copilot", "cursor", "gemini", "mybot", "opencode", "qodo"} {
+	for _, want := range []string{"aider", "amp", "claude", "codex", "copilot", "cursor", "gemini", "mybot", "opencode", "qodo", "qwen"} {
 		assert.Contains(t, names, want)
 	}
 	for _, e := range entries {
@@ -172,4 +172,21 @@ func TestAiderCount(t *testing.T) {
 		assert.Equal(t, want, *got, in)
 	}
 	assert.Nil(t, aiderCount("k"))
+}
+
+// dtree clis says what each CLI's output reports: none claims a figure
+// the real CLI was not seen to print (copilot 1.0.102 prints no tokens).
+func TestBuiltinTraits(t *testing.T) {
+	t.Parallel()
+	entries := NewRegistry(nil).Entries()
+	got := map[string]Traits{}
+	for _, e := range entries {
+		got[e.Def.Name] = TraitsOf(e, func(string) string { return "" })
+	}
+	assert.Equal(t, []string{"duration_ms"}, got["copilot"].Usage)
+	assert.Equal(t, "stdin", got["copilot"].Long, "copilot's file tool refuses long prompt files")
+	assert.Equal(t, []string{"input_tokens", "output_tokens", "duration_ms"}, got["qwen"].Usage)
+	assert.Equal(t, "argv", got["qwen"].Prompt)
+	assert.Equal(t, "stdin", got["qwen"].Long)
+	assert.Equal(t, "--model={model}", got["qwen"].ModelFlag)
 }

@@ -45,7 +45,7 @@ func TestCustomJSONEvents(t *testing.T) {
 			if tt.def != nil {
 				def = tt.def(def)
 			}
-			file, err := filepath.Abs(filepath.Join("testdata", "envelopes", "qwen", tt.file))
+			file, err := filepath.Abs(filepath.Join("testdata", "envelopes", "qwen-custom", tt.file))
 			require.NoError(t, err)
 			res, err := agent.Run(t.Context(), agent.Call{Def: def, Prompt: "q", Dir: t.TempDir(),
 				Env: env("FAKE_MODE=print", "FAKE_STDOUT_FILE="+file), Timeout: 20 * time.Second})

@@ -29,6 +29,7 @@ const (
 	OutputCopilot    = "copilot-jsonl"  // copilot --output-format json events
 	OutputOpencode   = "opencode-jsonl" // opencode run --format json events
 	OutputAider      = "aider-text"     // aider's transcript, with its "Tokens:" and error lines
+	OutputQwen       = "qwen-json"      // qwen -o json: one array of events, ending in a "result"
 )
 
 // MaxArgPrompt is the longest prompt put in argv: Linux refuses one argv
@@ -76,6 +77,11 @@ type Definition struct {
 	// succeed ("subtype" = "success" for claude); a missing one is fine.
 	StatusPath string `yaml:"status_path" json:"status_path"`
 	StatusOK   string `yaml:"status_ok" json:"status_ok"`
+	// APIStatusPath names the HTTP status of the model API's answer when
+	// the CLI reports an API error (claude's api_error_status): the
+	// failure's message then starts with it ("API error 401: …"). Built-ins
+	// only.
+	APIStatusPath string `yaml:"-" json:"-"`
 	// Usage paths into the JSON output; empty when the CLI does not report.
 	// Paths joined by "+" are summed ("usage.input+usage.cached"): the
 	// figure is unknown only when none of them is there.
@@ -86,6 +92,11 @@ type Definition struct {
 	// Env is added to the child's environment; UnsetEnv is removed from it.
 	Env      map[string]string `yaml:"env" json:"env"`
 	UnsetEnv []string          `yaml:"unset_env" json:"unset_env"`
+	// EnvDefaults are added to the child's environment only where dtree's
+	// own environment does not set them: a built-in's choice that the user
+	// may override (claude's CLAUDE_CODE_MAX_RETRIES), where Env is what
+	// the CLI must get. Not settable under clis:, where env: says it all.
+	EnvDefaults map[string]string `yaml:"-" json:"-"`
 	// KeyVars are the environment variables holding its API key, any of
 	// which will do.
 	KeyVars     []string `yaml:"key_vars" json:"key_vars"`

@@ -91,7 +91,7 @@ var formats = map[string]format{
 	OutputCodex: {new: func(Definition) decoder { return &codexDecoder{} }, split: splitLines,
 		reports: []string{usageInput, usageOutput}},
 	OutputCopilot: {new: func(Definition) decoder { return &copilotDecoder{} }, split: splitLines,
-		reports: []string{usageOutput, usageDuration},
+		reports: []string{usageDuration},
 		silent:  "Copilot prints nothing and exits 0 when its login is stale: run copilot and /login, or set COPILOT_GITHUB_TOKEN"},
 	OutputOpencode: {new: func(Definition) decoder { return &opencodeDecoder{} }, split: splitLines,
 		reports: []string{usageInput, usageOutput, usageCost}},
@@ -99,6 +99,8 @@ var formats = map[string]format{
 		reports: []string{usageInput, usageOutput, usageDuration}, exits: geminiExits},
 	OutputAider: {new: func(Definition) decoder { return &aiderDecoder{} }, split: splitLines,
 		reports: []string{usageInput, usageOutput, usageCost}},
+	OutputQwen: {new: func(Definition) decoder { return &qwenDecoder{} }, split: splitObjects,
+		reports: []string{usageInput, usageOutput, usageDuration}},
 }
 
 // The usage figures, by their JSON names.
@@ -111,7 +113,7 @@ const (
 
 // OutputFormats returns the names Definition.Output may take.
 func OutputFormats() []string {
-	return []string{OutputText, OutputJSON, OutputStreamJSON, OutputCodex, OutputGemini, OutputCopilot, OutputOpencode, OutputAider}
+	return []string{OutputText, OutputJSON, OutputStreamJSON, OutputCodex, OutputGemini, OutputCopilot, OutputOpencode, OutputAider, OutputQwen}
 }
 
 func formatOf(def Definition) (format, error) {
@@ -225,6 +227,9 @@ func (d *jsonDecoder) end(o output) (envelope, error) {
 			}
 		}
 	}
+	if env.failed {
+		env.message = apiStatus(intAt(obj, def.APIStatusPath), env.message)
+	}
 	env.usage = types.Usage{
 		InputTokens:  intAt(obj, def.InputTokensPath),
 		OutputTokens: intAt(obj, def.OutputTokensPath),
@@ -279,21 +284,6 @@ func errorValue(v any) (failed bool, message string) {
 		return true, ""
 	}
 	return false, ""
-}
-
-// stderrMessage is the error a CLI wrote to stderr as a JSON object
-// (gemini does in JSON mode), read at errorPath; "" when there is none.
-func stderrMessage(stderr, errorPath string) string {
-	if errorPath == "" || !strings.Contains(stderr, "{") {
-		return ""
-	}
-	obj, err := decodeObject(stripANSI(stderr))
-	if err != nil {
-		return ""
-	}
-	v, _ := lookup(obj, errorPath)
-	_, msg := errorValue(v)
-	return msg
 }
 
 // ansi matches terminal escape sequences: CSI (colours, cursor, modes such

@@ -18,8 +18,8 @@ func FuzzDecoders(f *testing.F) {
 	}
 	f.Add("{\"type\":\"result\"}\n{", "{\"error\":{\"message\":\"x\"}}")
 	defs := []Definition{{Output: OutputText}, {Output: OutputJSON, AnswerPath: "result", ErrorPath: "is_error",
-		StatusPath: "subtype", StatusOK: "success", InputTokensPath: "a+b", CostPath: "c"}}
-	for _, name := range []string{OutputStreamJSON, OutputCodex, OutputGemini, OutputCopilot, OutputOpencode, OutputAider} {
+		StatusPath: "subtype", StatusOK: "success", APIStatusPath: "s", InputTokensPath: "a+b", CostPath: "c"}}
+	for _, name := range []string{OutputStreamJSON, OutputCodex, OutputGemini, OutputCopilot, OutputOpencode, OutputAider, OutputQwen} {
 		defs = append(defs, Definition{Output: name})
 	}
 	f.Fuzz(func(t *testing.T, stdout, stderr string) {

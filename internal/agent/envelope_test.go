@@ -166,6 +166,19 @@ func TestChildEnv(t *testing.T) {
 	assert.Equal(t, []string{"A=1", "EMPTY=", "NOEQUALS", "B=def", "NO_COLOR=1", "TERM=vt100"}, got)
 }
 
+// A definition's EnvDefaults are the CLI's unless dtree's environment
+// has its own value, which the user set and which wins (claude's
+// CLAUDE_CODE_MAX_RETRIES); Env wins over both.
+func TestChildEnvDefaults(t *testing.T) {
+	t.Parallel()
+	def := Definition{
+		EnvDefaults: map[string]string{"RETRIES": "1", "MINE": "1", "EMPTY": "1", "BOTH": "default"},
+		Env:         map[string]string{"BOTH": "env"},
+	}
+	got := childEnv([]string{"MINE=7", "EMPTY=", "RETRIES_X=3", "BOTH=user"}, def)
+	assert.Equal(t, []string{"MINE=7", "EMPTY=", "RETRIES_X=3", "BOTH=env", "NO_COLOR=1", "RETRIES=1", "TERM=dumb"}, got)
+}
+
 func TestMessageLines(t *testing.T) {
 	t.Parallel()
 	long := strings.Repeat("é", 400)

@@ -48,7 +48,16 @@ func TestEnvelopeFixtures(t *testing.T) {
 		{cli: "claude", file: "truncated.json", wantErr: "stdout is exactly 65536 bytes: the CLI probably truncated it"},
 		{cli: "claude", file: "is_error.json", exit: 1, wantErr: "exited with status 1: API Error: 529",
 			usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0), CostUSD: ptr(0.0), DurationMS: ptr[int64](2100)}},
-		{cli: "claude", file: "bad_key.json", exit: 1, wantErr: "exited with status 1: Invalid API key · Please run /login",
+		// Claude Code 2.1.197: API errors exit 1, subtype still "success",
+		// with api_error_status; the reason says the status (api_*.json are
+		// its output against a mock server).
+		{cli: "claude", file: "bad_key.json", exit: 1, wantErr: "exited with status 1: API error 401: Invalid API key · Please run /login",
+			permanent: agent.PermanentAuth, usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0), CostUSD: ptr(0.0), DurationMS: ptr[int64](412)}},
+		{cli: "claude", file: "api_401.json", exit: 1, wantErr: "exited with status 1: API error 401: Failed to authenticate. API Error: 401 mock error 401",
+			permanent: agent.PermanentAuth, usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0), CostUSD: ptr(0.0), DurationMS: ptr[int64](699)}},
+		{cli: "claude", file: "api_500.json", exit: 1, wantErr: "exited with status 1: API Error: 500 mock error 500. This is a server-side issue",
+			usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0), CostUSD: ptr(0.0), DurationMS: ptr[int64](630)}},
+		{cli: "claude", file: "bad_key.json", wantErr: "reported an error: API error 401: Invalid API key",
 			permanent: agent.PermanentAuth, usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0), CostUSD: ptr(0.0), DurationMS: ptr[int64](412)}},
 
 		{cli: "amp", file: "ok.jsonl", want: answer,
@@ -72,6 +81,16 @@ func TestEnvelopeFixtures(t *testing.T) {
 		{cli: "gemini", stderr: "auth.stderr", exit: 41,
 			wantErr:   "exited with status 41 (authentication failed: set GEMINI_API_KEY, or log in by running gemini once): Please set an Auth method",
 			permanent: agent.PermanentAuth},
+		// Gemini CLI 0.61.0 gives up on an API error after its own retries
+		// and exits with its HTTP status cut to a byte, its JSON error last
+		// on stderr after a stack trace (api_400.stderr is its output
+		// against a mock server; 429 and 500 differ in the status).
+		{cli: "gemini", stderr: "api_429.stderr", exit: 173,
+			wantErr: "exited with status 173 (rate limited (HTTP 429)): Resource has been exhausted (e.g. check quota)."},
+		{cli: "gemini", stderr: "api_500.stderr", exit: 244,
+			wantErr: "exited with status 244 (server error (HTTP 500)): An internal error has occurred."},
+		{cli: "gemini", stderr: "api_400.stderr", exit: 144,
+			wantErr: "exited with status 144 (bad request (HTTP 400)): Request contains an invalid argument."},
 		{cli: "gemini", exit: 55, wantErr: "exited with status 55 (the folder is not trusted)", permanent: agent.PermanentUntrusted},
 		{cli: "gemini", file: "truncated.json", wantErr: "printed no JSON envelope: unexpected EOF"},
 
@@ -80,18 +99,41 @@ func TestEnvelopeFixtures(t *testing.T) {
 		{cli: "cursor", file: "is_error.json", wantErr: "reported error: Usage limit reached", usage: types.Usage{DurationMS: ptr[int64](300)}},
 		{cli: "cursor", file: "truncated.json", wantErr: "printed no JSON envelope"},
 
-		{cli: "copilot", file: "ok.jsonl", want: answer, usage: types.Usage{OutputTokens: ptr[int64](125), DurationMS: ptr[int64](6200)}},
+		// ok.jsonl and session_error.jsonl are copilot 1.0.102's events
+		// against a mock provider (COPILOT_OFFLINE): no outputTokens.
+		{cli: "copilot", file: "ok.jsonl", want: answer, usage: types.Usage{DurationMS: ptr[int64](142)}},
+		{cli: "copilot", file: "session_error.jsonl", exit: 1, usage: types.Usage{DurationMS: ptr[int64](23298)},
+			wantErr: "exited with status 1: Could not connect to local model provider at http://127.0.0.1:9/v1."},
 		{cli: "copilot", file: "stale_login.jsonl", wantErr: "printed nothing and exited 0; Copilot prints nothing and exits 0 when its login is stale"},
 		{cli: "copilot", stderr: "no_auth.stderr", exit: 1, wantErr: "exited with status 1", permanent: agent.PermanentLogin},
 		{cli: "copilot", file: "error.jsonl", stderr: "error.stderr", wantErr: "reported an error: You have exceeded your rate limit"},
-		{cli: "copilot", file: "truncated.jsonl", wantErr: "stdout ends in the middle of an event",
-			usage: types.Usage{OutputTokens: ptr[int64](40)}},
+		{cli: "copilot", file: "truncated.jsonl", wantErr: "stdout ends in the middle of an event"},
 
 		{cli: "opencode", file: "ok.jsonl", want: answer,
 			usage: types.Usage{InputTokens: ptr[int64](13000), OutputTokens: ptr[int64](160), CostUSD: ptr(0.0063)}},
 		{cli: "opencode", file: "error.jsonl", stderr: "error.stderr", wantErr: "reported an error: Rate limit exceeded: retry after 60s"},
 		{cli: "opencode", file: "truncated.jsonl", wantErr: "stdout ends in the middle of an event",
 			usage: types.Usage{InputTokens: ptr[int64](6500), OutputTokens: ptr[int64](100), CostUSD: ptr(0.0042)}},
+		// opencode 1.18.33 against a mock server: no done event after the
+		// last step_finish, and cost 0 for a model without a price, which
+		// is unknown, not free; an error event, then exit 1.
+		{cli: "opencode", file: "no_done.jsonl", want: answer,
+			usage: types.Usage{InputTokens: ptr[int64](13000), OutputTokens: ptr[int64](160), CostUSD: ptr(0.0063)}},
+		{cli: "opencode", file: "unpriced.jsonl", want: `{"completed": true, "comments": ["mock"]}`,
+			usage: types.Usage{InputTokens: ptr[int64](1200), OutputTokens: ptr[int64](34)}},
+		{cli: "opencode", file: "api_401.jsonl", exit: 1, wantErr: "exited with status 1: mock error 401"},
+
+		// Qwen Code 0.15.10's -o json: one array of events (api_401.json is
+		// its output against a mock server). usage.input_tokens already
+		// counts the cached tokens: 18400, not 18400 + 17000.
+		{cli: "qwen", file: "ok.json", want: answer, usage: types.Usage{InputTokens: ptr[int64](18400), OutputTokens: ptr[int64](125), DurationMS: ptr[int64](6200)}},
+		{cli: "qwen", file: "api_401.json", wantErr: "reported an error: API Error: 401 mock error 401",
+			usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0), DurationMS: ptr[int64](111)}},
+		{cli: "qwen", file: "is_error.json", wantErr: "reported an error: Model stream ended with an error: Connection error.",
+			usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0), DurationMS: ptr[int64](111)}},
+		{cli: "qwen", file: "api_401.json", exit: 1, wantErr: "exited with status 1: API Error: 401 mock error 401",
+			usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0), DurationMS: ptr[int64](111)}},
+		{cli: "qwen", file: "truncated.json", wantErr: "printed no result event"},
 
 		{cli: "aider", file: "ok.txt", want: "Aider v0.86.1",
 			usage: types.Usage{InputTokens: ptr[int64](5400), OutputTokens: ptr[int64](130), CostUSD: ptr(0.0163)}},

@@ -9,7 +9,8 @@ import (
 	"github.com/dtree-dev/dtree/types"
 )
 
-// geminiExits are Gemini CLI's exit statuses (agent-clis.md §3).
+// geminiExits are Gemini CLI's exit statuses (agent-clis.md §3), and those
+// of the API errors it gives up on (geminiHTTP).
 var geminiExits = map[int]string{
 	41:  "authentication failed: set GEMINI_API_KEY, or log in by running gemini once",
 	42:  "the input was refused",
@@ -19,6 +20,31 @@ var geminiExits = map[int]string{
 	54:  "a tool failed",
 	55:  "the folder is not trusted",
 	130: "cancelled",
+}
+
+// geminiHTTP says what the model API's HTTP statuses mean. Gemini CLI
+// exits with the status of the API error it gave up on
+// (packages/cli/src/utils/errors.ts: process.exit(error.code)), which the
+// system cuts to a byte: 0.61.0 exited 173 on a 429, 244 on a 500 and 144
+// on a 400.
+var geminiHTTP = map[int]string{
+	400: "bad request",
+	401: "unauthorized",
+	403: "forbidden",
+	404: "not found",
+	429: "rate limited",
+	500: "server error",
+	503: "server unavailable",
+}
+
+func init() {
+	for code, what := range geminiHTTP {
+		geminiExits[code%256] = httpMeaning(code, what)
+	}
+}
+
+func httpMeaning(code int, what string) string {
+	return what + " (HTTP " + strconv.Itoa(code) + ")"
 }
 
 // geminiDecoder reads gemini --output-format json: the answer is
@@ -45,7 +71,7 @@ func (*geminiDecoder) end(o output) (envelope, error) {
 	text := stripANSI(o.stdout)
 	obj, err := decodeObject(text)
 	if err != nil {
-		return envelope{message: stderrMessage(o.stderr, "error")}, noEnvelope(err, text, o)
+		return envelope{message: geminiStderrError(o.stderr)}, noEnvelope(err, text, o)
 	}
 	var env envelope
 	if v, ok := lookup(obj, "response"); ok {
@@ -71,6 +97,81 @@ func (*geminiDecoder) end(o output) (envelope, error) {
 		env.usage.DurationMS = add(env.usage.DurationMS, intAt(stats, "api.totalLatencyMs"))
 	}
 	return env, nil
+}
+
+// geminiStderrError is the message of the error object gemini writes to
+// stderr in JSON mode, "" when there is none. Stack traces come before it,
+// with JSON and JavaScript objects in them ("_ApiError: {"error":…}",
+// "{ status: 429 }"), so it is the last balanced JSON object that has an
+// "error", found by scanning back from the end. Its message is often the
+// API's own error as JSON text, whose message and code are read in turn.
+// The exit status, which gemini takes from that code, says what a known
+// code means (geminiExits); another code is named in the message.
+func geminiStderrError(stderr string) string {
+	s := stripANSI(stderr)
+	for i := strings.LastIndexByte(s, '{'); i >= 0; i = strings.LastIndexByte(s[:i], '{') {
+		d := json.NewDecoder(strings.NewReader(s[i:]))
+		d.UseNumber()
+		var obj map[string]any
+		if d.Decode(&obj) != nil {
+			continue
+		}
+		e, ok := obj["error"]
+		if !ok {
+			continue
+		}
+		code, msg := geminiError(e)
+		what, known := geminiHTTP[code]
+		switch {
+		case msg == "" && code == 0:
+			continue
+		case msg == "" && known:
+			return httpMeaning(code, what)
+		case msg == "":
+			return "HTTP " + strconv.Itoa(code)
+		case code == 0 || known: // the exit status says what the code means
+			return msg
+		default:
+			return "HTTP " + strconv.Itoa(code) + ": " + msg
+		}
+	}
+	return ""
+}
+
+// geminiError reads an error as gemini prints it: {"type", "message",
+// "code"}, where the message may be the API's {"error": {"code",
+// "message", "status"}} as JSON text; or that API error itself.
+func geminiError(v any) (code int, msg string) {
+	e, ok := v.(map[string]any)
+	if !ok {
+		_, msg = errorValue(v)
+		return 0, msg
+	}
+	if n, ok := e["code"].(json.Number); ok {
+		// Only HTTP statuses: gemini's own errors carry its exit status
+		// here (41 for authentication).
+		if c, err := n.Int64(); err == nil && c >= 100 && c < 600 {
+			code = int(c)
+		}
+	}
+	msg, _ = e["message"].(string)
+	msg = strings.TrimSpace(msg)
+	if strings.HasPrefix(msg, "{") {
+		var inner map[string]any
+		d := json.NewDecoder(strings.NewReader(msg))
+		d.UseNumber()
+		if d.Decode(&inner) == nil {
+			if ie, ok := inner["error"]; ok {
+				if c, m := geminiError(ie); m != "" {
+					if code == 0 {
+						code = c
+					}
+					return code, m
+				}
+			}
+		}
+	}
+	return code, firstLine(msg)
 }
 
 // Aider's transcript lines that dtree reads (aider's base_coder.py and
@@ -143,4 +244,21 @@ func (d *aiderDecoder) end(o output) (envelope, error) {
 		env.failed, env.message = true, firstLine(d.errText)
 	}
 	return env, nil
+}
+
+// apiStatus puts the HTTP status of a failed API call before the CLI's
+// message ("API error 401: Invalid API key · Please run /login"), unless
+// the message starts with it already (claude's "API Error: 500 …").
+func apiStatus(status *int64, msg string) string {
+	if status == nil || *status == 0 {
+		return msg
+	}
+	prefix := "API error " + strconv.FormatInt(*status, 10)
+	if strings.HasPrefix(strings.ToLower(msg), strings.ToLower("API Error: "+strconv.FormatInt(*status, 10))) {
+		return msg
+	}
+	if msg == "" {
+		return prefix
+	}
+	return prefix + ": " + msg
 }

@@ -139,9 +139,16 @@ func hasPlaceholder(args []string, p string) bool {
 }
 
 // childEnv is base minus the definition's UnsetEnv, plus its Env, plus
-// what keeps CLIs from printing colour and terminal control codes.
+// what keeps CLIs from printing colour and terminal control codes, plus its
+// EnvDefaults that base does not set (even to "": a value the user set
+// empty is theirs too).
 func childEnv(base []string, def Definition) []string {
 	set := map[string]string{"NO_COLOR": "1", "TERM": "dumb"}
+	for k, v := range def.EnvDefaults {
+		if !slices.ContainsFunc(base, func(kv string) bool { return strings.HasPrefix(kv, k+"=") }) {
+			set[k] = v
+		}
+	}
 	for k, v := range def.Env {
 		set[k] = v
 	}

@@ -59,7 +59,7 @@ func TestNamesCanonical(t *testing.T) {
 
 func TestNamesList(t *testing.T) {
 	t.Parallel()
-	builtins := []string{"aider", "amp", "claude", "codex", "copilot", "cursor", "gemini", "opencode", "qodo", "replay"}
+	builtins := []string{"aider", "amp", "claude", "codex", "copilot", "cursor", "gemini", "opencode", "qodo", "qwen", "replay"}
 	with := func(extra ...string) []string {
 		out := append(slices.Clone(builtins), extra...)
 		slices.Sort(out)

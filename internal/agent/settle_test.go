@@ -32,12 +32,14 @@ func TestRunStopsAfterFinalEvent(t *testing.T) {
 		wantStop   bool   // StoppedAfterAnswer
 	}{
 		{name: "opencode done", cli: "opencode", file: "ok.jsonl", wantStop: true},
+		{name: "opencode step_finish stop, no done", cli: "opencode", file: "no_done.jsonl", wantStop: true},
 		{name: "copilot result", cli: "copilot", file: "ok.jsonl", wantStop: true},
 		{name: "codex turn.completed", cli: "codex", file: "ok.jsonl", wantStop: true},
 		{name: "amp result", cli: "amp", file: "ok.jsonl", wantStop: true},
 		{name: "claude envelope", cli: "claude", file: "ok.json", wantStop: true},
 		{name: "cursor envelope", cli: "cursor", file: "ok.json", wantStop: true},
 		{name: "gemini envelope", cli: "gemini", file: "ok.json", wantStop: true},
+		{name: "qwen result", cli: "qwen", file: "ok.json", wantStop: true},
 		{name: "an error envelope is still the CLI's failure", cli: "claude", file: "is_error.json",
 			wantStop: true, wantErr: "reported an error: API Error: 529"},
 		// Most CLIs catch SIGTERM and exit 0: the stop is still dtree's,

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"errors"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -174,11 +175,11 @@ func (d *codexDecoder) end(o output) (envelope, error) {
 
 // copilotDecoder reads copilot --output-format json: the answer is the
 // last assistant.message's content; a terminal "result" event carries the
-// session's usage, which has no input tokens and no cost.
+// session's duration. Copilot 1.0.102 reports no tokens and no cost: its
+// messages have no outputTokens, whatever its documentation says.
 type copilotDecoder struct {
 	events
 	answer  string
-	output  *int64
 	result  bool
 	ms      *int64
 	failure string
@@ -191,10 +192,9 @@ func (d *copilotDecoder) line(b []byte) {
 	var ev struct {
 		Type text `json:"type"`
 		Data struct {
-			Content      text    `json:"content"`
-			OutputTokens number  `json:"outputTokens"`
-			Message      message `json:"message"`
-			Usage        usage   `json:"usage"`
+			Content text    `json:"content"`
+			Message message `json:"message"`
+			Usage   usage   `json:"usage"`
 		} `json:"data"`
 		Usage   usage   `json:"usage"`
 		Message message `json:"message"`
@@ -208,7 +208,6 @@ func (d *copilotDecoder) line(b []byte) {
 		if strings.TrimSpace(string(ev.Data.Content)) != "" {
 			d.answer = string(ev.Data.Content)
 		}
-		d.output = add(d.output, ev.Data.OutputTokens.count())
 	case t == "result":
 		d.result, d.fin = true, true
 		if ms := ev.Usage.Session.count(); ms != nil {
@@ -222,7 +221,7 @@ func (d *copilotDecoder) line(b []byte) {
 }
 
 func (d *copilotDecoder) end(o output) (envelope, error) {
-	env := envelope{answer: stripANSI(d.answer), usage: types.Usage{OutputTokens: d.output, DurationMS: d.ms}}
+	env := envelope{answer: stripANSI(d.answer), usage: types.Usage{DurationMS: d.ms}}
 	if strings.TrimSpace(o.stdout) == "" {
 		return env, nil // no answer: Run says why Copilot may print nothing
 	}
@@ -240,7 +239,14 @@ func (d *copilotDecoder) end(o output) (envelope, error) {
 // is a failure (opencode exits 1 after it, but the event says why). The
 // stream ends with a done event (newer builds), or a step_finish whose
 // reason is "stop" (the model has nothing more to do; the hang of
-// anomalyco/opencode #44901 comes after it).
+// anomalyco/opencode #44901 comes after it). Nothing waits for done:
+// 1.18.33 printed none, and exited just after its last step_finish.
+//
+// A step's cost is opencode's tokens times the price in its model
+// catalogue, and 0 for a model the catalogue has no price for, as for a
+// model that is free: its events do not tell the two apart. So a cost of
+// 0 is not counted: a call whose steps all cost 0 has an unknown cost
+// (null), never a cost of $0 that it may not have had.
 type opencodeDecoder struct {
 	events
 	answer  strings.Builder
@@ -282,7 +288,9 @@ func (d *opencodeDecoder) line(b []byte) {
 		t := ev.Part.Tokens
 		d.usage.InputTokens = add(d.usage.InputTokens, add(add(t.Input.count(), t.Cache.Read.count()), t.Cache.Write.count()))
 		d.usage.OutputTokens = add(d.usage.OutputTokens, add(t.Output.count(), t.Reasoning.count()))
-		d.usage.CostUSD = add(d.usage.CostUSD, ev.Part.Cost.money())
+		if c := ev.Part.Cost.money(); c != nil && *c > 0 {
+			d.usage.CostUSD = add(d.usage.CostUSD, c)
+		}
 		d.fin = d.fin || ev.Part.Reason == "stop"
 	case "done":
 		d.fin = true
@@ -298,6 +306,62 @@ func (d *opencodeDecoder) end(o output) (envelope, error) {
 	}
 	if d.failure != "" {
 		env.failed, env.message = true, d.failure
+	}
+	return env, nil
+}
+
+// qwenDecoder reads qwen -o json (Qwen Code 0.15.10): one JSON array of
+// events, printed whole at the end, read element by element as the
+// objects splitter finds them. Its last "result" event has the answer,
+// is_error, the usage and the duration. Its usage.input_tokens already
+// counts the cached tokens (cache_read_input_tokens is part of it, not
+// beside it, unlike Claude Code's). In -o json an API error such as a 401
+// comes back with exit status 0 as a result that is not is_error, whose
+// text is "[API Error: 401 …]": that is a failure too.
+type qwenDecoder struct {
+	events
+	result *streamResult
+}
+
+// qwenAPIError is how Qwen Code words an API error as its result.
+var qwenAPIError = regexp.MustCompile(`^\[(API Error: [^\n]*)\]$`)
+
+func (d *qwenDecoder) line(b []byte) {
+	var ev struct {
+		Type text `json:"type"`
+		streamResult
+	}
+	if !d.decode(b, &ev) || ev.Type != "result" {
+		return
+	}
+	r := ev.streamResult
+	d.result, d.fin = &r, true
+}
+
+func (d *qwenDecoder) end(o output) (envelope, error) {
+	if err := d.check(o, "qwen JSON"); err != nil {
+		return envelope{}, err
+	}
+	r := d.result
+	if r == nil {
+		return envelope{}, errors.New("printed no result event: the output ended before the agent finished" + keptNote(o))
+	}
+	env := envelope{answer: stripANSI(string(r.Result))}
+	env.usage = types.Usage{InputTokens: r.Usage.Input.count(), OutputTokens: r.Usage.Output.count(), DurationMS: r.Duration.count()}
+	m := qwenAPIError.FindStringSubmatch(strings.TrimSpace(env.answer))
+	env.failed = r.IsError || r.Error != "" || m != nil
+	if r.Subtype != "" && r.Subtype != "success" {
+		env.failed, env.status = true, string(r.Subtype)
+	}
+	if env.failed {
+		switch {
+		case r.Error != "":
+			env.message = string(r.Error)
+		case m != nil:
+			env.message = firstLine(m[1])
+		default:
+			env.message = firstLine(env.answer)
+		}
 	}
 	return env, nil
 }

@@ -71,7 +71,7 @@ func TestCLIsJSON(t *testing.T) {
 		assert.False(t, dup, "%s listed twice", c.Name)
 		byName[c.Name] = c
 	}
-	for _, name := range []string{"aider", "amp", "claude", "codex", "copilot", "cursor", "gemini", "mine", "opencode", "qodo"} {
+	for _, name := range []string{"aider", "amp", "claude", "codex", "copilot", "cursor", "gemini", "mine", "opencode", "qodo", "qwen"} {
 		assert.Contains(t, byName, name)
 	}
 	assert.True(t, byName["codex"].KeySet)

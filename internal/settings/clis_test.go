@@ -72,7 +72,7 @@ func TestCustomCLIs(t *testing.T) {
 				c, ok := s.Names().Canonical("claude")
 				assert.True(t, ok)
 				assert.Equal(t, "claude", c)
-				assert.Equal(t, []string{"aider", "amp", "claude", "codex", "copilot", "cursor", "gemini", "opencode", "qodo", "replay"}, s.Names().List())
+				assert.Equal(t, []string{"aider", "amp", "claude", "codex", "copilot", "cursor", "gemini", "opencode", "qodo", "qwen", "replay"}, s.Names().List())
 			},
 		},
 		{
