@@ -128,11 +128,11 @@ func TestEnvelopeFixtures(t *testing.T) {
 		// counts the cached tokens: 18400, not 18400 + 17000.
 		{cli: "qwen", file: "ok.json", want: answer, usage: types.Usage{InputTokens: ptr[int64](18400), OutputTokens: ptr[int64](125), DurationMS: ptr[int64](6200)}},
 		{cli: "qwen", file: "api_401.json", wantErr: "reported an error: API Error: 401 mock error 401",
-			usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0), DurationMS: ptr[int64](111)}},
+			permanent: agent.PermanentAuth, usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0), DurationMS: ptr[int64](111)}},
 		{cli: "qwen", file: "is_error.json", wantErr: "reported an error: Model stream ended with an error: Connection error.",
 			usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0), DurationMS: ptr[int64](111)}},
 		{cli: "qwen", file: "api_401.json", exit: 1, wantErr: "exited with status 1: API Error: 401 mock error 401",
-			usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0), DurationMS: ptr[int64](111)}},
+			permanent: agent.PermanentAuth, usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0), DurationMS: ptr[int64](111)}},
 		{cli: "qwen", file: "truncated.json", wantErr: "printed no result event"},
 
 		{cli: "aider", file: "ok.txt", want: "Aider v0.86.1",

@@ -88,9 +88,13 @@ func (*geminiDecoder) end(o output) (envelope, error) {
 		if !ok {
 			continue
 		}
-		in := intAt(stats, "tokens.input") // newer builds; older ones say prompt
+		// prompt is the whole input, cached tokens included, as dtree
+		// counts input for every CLI; gemini 0.61.0's "input" leaves the
+		// cached ones out ({"input":5,"prompt":505,"cached":500} against
+		// a mock server), so it is read only where prompt is missing.
+		in := intAt(stats, "tokens.prompt")
 		if in == nil {
-			in = intAt(stats, "tokens.prompt")
+			in = intAt(stats, "tokens.input")
 		}
 		env.usage.InputTokens = add(env.usage.InputTokens, in)
 		env.usage.OutputTokens = add(env.usage.OutputTokens, intAt(stats, "tokens.candidates+tokens.thoughts"))

@@ -49,6 +49,10 @@ var permanentRules = map[string][]permanentRule{
 	"gemini": {
 		{exit: 55, kind: PermanentUntrusted,
 			hint: "trust the working directory: set GEMINI_CLI_TRUST_WORKSPACE=true in dtree's environment, or add the folder to gemini's trusted folders"},
+		// Gemini exits with the HTTP status it gave up on, cut to a byte:
+		// 145 is a 401 (formats.go, geminiExits).
+		{exit: 145, kind: PermanentAuth,
+			hint: "check GEMINI_API_KEY (or GOOGLE_API_KEY): the API refused it"},
 		{exit: 41, kind: PermanentAuth,
 			hint: "set GEMINI_API_KEY and security.auth.selectedType (gemini-api-key) in ~/.gemini/settings.json, or log in by running gemini once"},
 	},
@@ -79,7 +83,7 @@ const RootHint = "as root, claude runs unattended only with IS_SANDBOX=1: set it
 // commonPermanent are rules for every CLI, custom ones included: the
 // wording of HTTP 401 and 403 answers that model APIs and CLIs print.
 var commonPermanent = []permanentRule{
-	{pattern: regexp.MustCompile(`(?i)\b401\b.{0,40}unauthori[sz]ed|unauthori[sz]ed.{0,40}\b401\b|invalid[ _-]?(?:x-)?api[ _-]?key|incorrect api key|authentication[ _]error|api key not valid`),
+	{pattern: regexp.MustCompile(`(?i)\b401\b.{0,40}unauthori[sz]ed|unauthori[sz]ed.{0,40}\b401\b|invalid[ _-]?(?:x-)?api[ _-]?key|incorrect api key|authentication[ _]error|api key not valid|\bapi error:? 401\b`),
 		kind: PermanentAuth, hint: "check the CLI's API key or login: the same call will fail again"},
 }
 

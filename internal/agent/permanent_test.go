@@ -85,3 +85,26 @@ func TestRefusesRoot(t *testing.T) {
 		})
 	}
 }
+
+func TestClassifyMerged(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, cli, message string
+		exit               int
+		want               string
+	}{
+		// qwen 0.15.10 in -o json: a 401 comes back as the result text.
+		{"qwen's 401 result", "qwen", "[API Error: 401 mock error 401]", 0, PermanentAuth},
+		// gemini exits with the HTTP status mod 256: 401 is 145.
+		{"gemini 401 exit", "gemini", "", 145, PermanentAuth},
+		{"gemini 429 exit is retried", "gemini", "", 173, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got, _ := classify(tt.cli, tt.exit, tt.message, "", ""); got != tt.want {
+				t.Errorf("classify(%q, %d, %q) = %q, want %q", tt.cli, tt.exit, tt.message, got, tt.want)
+			}
+		})
+	}
+}
