@@ -1,6 +1,7 @@
 package mockllm
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -34,11 +35,16 @@ type Usage struct {
 }
 
 // Rule is one scripted answer. The first rule whose Match is in the
-// prompt (the text of the last user message; "" matches any), whose API
-// is empty or the request's, and that has uses left answers.
+// prompt (the text of the last user message; "" matches any), whose Body
+// is in the raw request body, whose API is empty or the request's, and
+// that has uses left answers.
 type Rule struct {
 	Match string `yaml:"match" json:"match"`
-	API   API    `yaml:"api" json:"api"`
+	// Body tells apart calls that carry the same prompt: gemini's model
+	// router sends the user's prompt with a response schema of its own
+	// ("complexity_score").
+	Body string `yaml:"body" json:"body"`
+	API  API    `yaml:"api" json:"api"`
 	// Reply is the assistant's text, with Usage as its usage.
 	Reply string `yaml:"reply" json:"reply"`
 	Usage Usage  `yaml:"usage" json:"usage"`
@@ -136,7 +142,7 @@ func (s *Server) Reset() {
 }
 
 // match picks the rule for a request and counts its use; -1 when none.
-func (s *Server) match(api API, prompt string) (Rule, int) {
+func (s *Server) match(api API, prompt string, body []byte) (Rule, int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, r := range s.rules {
@@ -146,7 +152,7 @@ func (s *Server) match(api API, prompt string) (Rule, int) {
 		if r.Times > 0 && s.used[i] >= r.Times {
 			continue
 		}
-		if !strings.Contains(prompt, r.Match) {
+		if !strings.Contains(prompt, r.Match) || !bytes.Contains(body, []byte(r.Body)) {
 			continue
 		}
 		s.used[i]++
@@ -206,7 +212,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec.Model, rec.Stream, rec.Prompt, rec.Parts = c.model, c.stream, c.prompt, c.parts
-	rule, i := s.match(c.api, c.prompt)
+	rule, i := s.match(c.api, c.prompt, body)
 	rec.Rule = i
 	switch {
 	case i < 0:

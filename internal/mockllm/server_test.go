@@ -298,6 +298,7 @@ func TestRulesInOrderWithTimesAndAPI(t *testing.T) {
 	t.Parallel()
 	s := start(t,
 		Rule{API: Chat, Reply: "chat only"},
+		Rule{Body: `"responseSchema"`, Reply: "router"},
 		Rule{Match: "task", Reply: "first", Times: 1},
 		Rule{Match: "task", Reply: "later"},
 	)
@@ -313,6 +314,12 @@ func TestRulesInOrderWithTimesAndAPI(t *testing.T) {
 	s.SetRules([]Rule{{Match: "task", Reply: "reset", Times: 1}})
 	assert.Equal(t, "reset", ask())
 	assert.Len(t, s.Requests(), 4)
+	s.SetRules([]Rule{{Body: `"responseSchema"`, Reply: "router"}, {Reply: "main"}})
+	resp := post(t, s.URL+"/v1beta/models/m:generateContent", `{"contents":[{"role":"user","parts":[{"text":"the task"}]}],"generationConfig":{"responseSchema":{}}}`)
+	var m map[string]any
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&m))
+	assert.Equal(t, "router", dig(m, "candidates", 0, "content", "parts", 0, "text"), "a rule's Body tells two calls with one prompt apart")
+	assert.Equal(t, "main", ask())
 }
 
 func TestHangUntilTheClientGoes(t *testing.T) {
