@@ -53,7 +53,7 @@ type cliCase struct {
 
 // cases are the CLIs under test, in the order they run.
 func cases() []cliCase {
-	return []cliCase{claudeCase(), codexCase(), geminiCase()}
+	return []cliCase{claudeCase(), codexCase(), geminiCase(), opencodeCase()}
 }
 
 // The conformance chart's texts (testdata/conformance/chart.yaml) and the
