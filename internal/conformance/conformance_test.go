@@ -26,6 +26,9 @@ type cliCase struct {
 	// environment variables that point it at the mock (url, no trailing
 	// slash) and keep it from calling anywhere else.
 	setup func(t *testing.T, home, url string) []string
+	// settings, when set, is written as dtree.yaml in the working
+	// directory: a CLI that is not built in is defined there (clis:).
+	settings string
 	// extraRules answer the model calls it makes besides the task (a
 	// title, a router), before the chart's rules; give them no usage, or
 	// set figures to say how the CLI counts them.
@@ -34,10 +37,11 @@ type cliCase struct {
 	// reply reported u: nil where the CLI does not report a figure. Nil
 	// means input and output as sent.
 	figures func(u mockllm.Usage) (in, out *int)
-	// promptPrefixed says the CLI puts text of its own before the prompt
-	// in the same message part (copilot's <current_datetime>): the prompt
-	// must then end that part, byte for byte, rather than be all of it.
-	promptPrefixed bool
+	// promptIn says whether a text part the model got carries the prompt
+	// dtree sent, byte for byte, for a CLI that adds text of its own to
+	// the same part (copilot's <current_datetime> line, qwen's trailing
+	// blank line). Nil means the part must be the prompt exactly.
+	promptIn func(part, prompt string) bool
 	// errors are the HTTP statuses to try, each with what the error dtree
 	// reports must contain: the CLI's own message for it.
 	errors map[int]string
@@ -57,7 +61,7 @@ type cliCase struct {
 
 // cases are the CLIs under test, in the order they run.
 func cases() []cliCase {
-	return []cliCase{claudeCase(), codexCase(), geminiCase(), opencodeCase(), copilotCase()}
+	return []cliCase{claudeCase(), codexCase(), geminiCase(), opencodeCase(), copilotCase(), qwenCase()}
 }
 
 // The conformance chart's texts (testdata/conformance/chart.yaml) and the
@@ -244,7 +248,14 @@ func testPrompts(t *testing.T, c cliCase) {
 				found := false
 				for _, q := range answered(e.mock.Requests()) {
 					for _, part := range q.Parts {
-						found = found || part == want || c.promptPrefixed && strings.HasSuffix(part, "\n"+want)
+						found = found || part == want || c.promptIn != nil && c.promptIn(part, want)
+					}
+				}
+				if !found {
+					for _, q := range e.mock.Requests() {
+						for i, part := range q.Parts {
+							t.Logf("request %s %s part %d: %d bytes, starts %.60q, ends %.60q", q.API, q.Path, i, len(part), part, part[max(0, len(part)-60):])
+						}
 					}
 				}
 				a.True(found, "no request carried the %d-byte prompt as a text part, byte for byte", len(want))

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/dtree-dev/dtree/internal/mockllm"
@@ -23,8 +24,11 @@ func copilotCase() cliCase {
 			}
 		},
 		// With its own provider (BYOK) its JSON has no token counts at all.
-		figures:        func(mockllm.Usage) (in, out *int) { return nil, nil },
-		promptPrefixed: true,
+		figures: func(mockllm.Usage) (in, out *int) { return nil, nil },
+		// It puts a <current_datetime> line before the prompt.
+		promptIn: func(part, prompt string) bool {
+			return strings.HasPrefix(part, "<current_datetime>") && strings.HasSuffix(part, "</current_datetime>\n\n"+prompt)
+		},
 		// A 401 gets a message of its own; it retries a 429 and a 500
 		// five times (~60 s and ~15 s) and then quotes the server.
 		errors: map[int]string{

@@ -96,6 +96,9 @@ func newEnv(t *testing.T, c cliCase) *env {
 		"LANG=C.UTF-8",
 	}
 	e.vars = append(e.vars, c.setup(t, home, mock.URL)...)
+	if c.settings != "" {
+		e.write("dtree.yaml", c.settings)
+	}
 	// The processes of this test carry its HOME: none may outlive it.
 	t.Cleanup(func() { e.assertNoProcessLeft(t) })
 	return e
