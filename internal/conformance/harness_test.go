@@ -225,13 +225,15 @@ func answered(reqs []mockllm.Request) []mockllm.Request {
 }
 
 // procsOf lists the live processes whose environment carries home
-// (HOME=home), with their command lines: the CLIs of one test and
-// everything they started. Zombies have no environment, and are not listed.
+// (HOME=home) or whose command line names a path under it, with their
+// command lines: the CLIs of one test and everything they started.
+// Zombies have neither, and are not listed.
 func procsOf(home string) []string {
 	if runtime.GOOS != "linux" {
 		return nil
 	}
-	needle := []byte("HOME=" + home + "\x00")
+	inEnv := []byte("HOME=" + home + "\x00")
+	inArgs := []byte(home + "/")
 	ents, _ := os.ReadDir("/proc")
 	var out []string
 	for _, ent := range ents {
@@ -239,11 +241,11 @@ func procsOf(home string) []string {
 		if err != nil || pid == os.Getpid() {
 			continue
 		}
-		environ, err := os.ReadFile(filepath.Join("/proc", ent.Name(), "environ"))
-		if err != nil || !bytes.Contains(environ, needle) {
+		environ, _ := os.ReadFile(filepath.Join("/proc", ent.Name(), "environ"))
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", ent.Name(), "cmdline"))
+		if !bytes.Contains(environ, inEnv) && !bytes.Contains(cmdline, inArgs) {
 			continue
 		}
-		cmdline, _ := os.ReadFile(filepath.Join("/proc", ent.Name(), "cmdline"))
 		out = append(out, fmt.Sprintf("%d %s", pid, strings.ReplaceAll(strings.TrimRight(string(cmdline), "\x00"), "\x00", " ")))
 	}
 	return out

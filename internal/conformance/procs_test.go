@@ -27,4 +27,13 @@ func TestProcsOfFindsAProcessByItsHome(t *testing.T) {
 	require.NoError(t, cmd.Process.Kill())
 	cmd.Wait()
 	assert.Empty(t, procsOf(home))
+
+	// A process that does not carry the HOME is found by a path under it
+	// in its command line.
+	other := exec.Command("sleep", "30")
+	other.Args[0] = home + "/sleep" // its argv[0], so its cmdline
+	other.Env = []string{"PATH=" + os.Getenv("PATH")}
+	require.NoError(t, other.Start())
+	t.Cleanup(func() { other.Process.Kill(); other.Wait() })
+	assert.Len(t, procsOf(home), 1)
 }
