@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/dtree-dev/dtree/internal/mockllm"
 	"github.com/dtree-dev/dtree/prompts"
@@ -331,5 +330,4 @@ func testTimeout(t *testing.T, c cliCase) {
 		a.Less(r.elapsed.Seconds(), 20.0, "dtree ended the call within its grace period")
 		a.Empty(left, "no process of the CLI outlives dtree")
 	})
-	require.NotNil(t, r.events)
 }
