@@ -41,7 +41,8 @@ func claudeCase() cliCase {
 			500: "API Error: 500 mock 500: scripted failure for dtree",
 			529: "API Error: 529 mock 529: scripted failure for dtree",
 		},
-		more: claudeChecks,
+		costReported: true,
+		more:         claudeChecks,
 		knownFailures: map[string]string{
 			"retries uncapped":        "dtree does not set CLAUDE_CODE_MAX_RETRIES, so on a 529 claude retries 10 times (~3 min) before dtree hears of it; being fixed in internal/agent/builtin.go",
 			"root without IS_SANDBOX": "as root claude refuses --dangerously-skip-permissions without IS_SANDBOX=1; dtree quotes its stderr but gives no hint naming IS_SANDBOX; being fixed in internal/agent",

@@ -41,6 +41,9 @@ type cliCase struct {
 	// the same part (copilot's <current_datetime> line, qwen's trailing
 	// blank line). Nil means the part must be the prompt exactly.
 	promptIn func(part, prompt string) bool
+	// costReported says the CLI reports a cost in USD (claude computes
+	// one from its own price list, whatever the server).
+	costReported bool
 	// errors are the HTTP statuses to try, each with what the error dtree
 	// reports must contain: the CLI's own message for it.
 	errors map[int]string
@@ -148,6 +151,11 @@ func testChart(t *testing.T, c cliCase) {
 		a.Equal("succeeded", r.summary.Status)
 		a.Equal([]string{"write", "check", "write", "check", "publish"}, r.summary.Path)
 		a.Len(r.calls(), 9, "work, failed validation, retry, validation, No, work, validation, Yes, publish")
+		for _, call := range r.calls() {
+			if a.NotEmpty(call.Argv) {
+				a.Equal(filepath.Join(os.Getenv(cliDirEnv), c.binary), call.Argv[0], "the real CLI ran")
+			}
+		}
 		var retry *mockllm.Request
 		for i, q := range reqs {
 			if q.Rule == len(c.extraRules)+2 {
@@ -197,6 +205,11 @@ func testChart(t *testing.T, c cliCase) {
 			a.Equal(sent, got, "each call's usage is what the mock sent for it")
 		}
 		a.Equal(figures(wantIn, wantOut), figures(r.summary.Usage.InputTokens, r.summary.Usage.OutputTokens), "the run's usage in --json")
+		if c.costReported {
+			if a.NotNil(r.summary.Usage.CostUSD, "the run's cost") {
+				a.Positive(*r.summary.Usage.CostUSD, "the run's cost")
+			}
+		}
 		end := r.events[len(r.events)-1]
 		if a.Equal("run_end", end.Event) {
 			a.Equal(figures(wantIn, wantOut), figures(end.Usage.InputTokens, end.Usage.OutputTokens), "the run's usage in events.jsonl")
