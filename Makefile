@@ -16,7 +16,7 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 .DEFAULT_GOAL := build
 
-.PHONY: build test race vet fmt-check lint tidy-check e2e golden fuzz bench clean
+.PHONY: build test race vet fmt-check lint tidy-check e2e golden fuzz bench conformance clean
 
 build:
 	$(GO) build -o bin/dtree ./cmd/dtree
@@ -74,6 +74,12 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzYAMLRoundTrip$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) ./internal/export
 	$(GO) test -run '^$$' -fuzz '^FuzzDecoders$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) ./internal/agent
 	$(GO) test -run '^$$' -fuzz '^FuzzParseAnswers$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) ./internal/replay
+
+# dtree against the real agent CLIs, installed from npm into a cache, with
+# a mock model server on 127.0.0.1 (.ci/conformance, readme/clis.md).
+# Skips, exit 0, when npm cannot install them.
+conformance:
+	bash .ci/conformance
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/...

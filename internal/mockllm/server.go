@@ -1,0 +1,373 @@
+package mockllm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+)
+
+// API names the wire protocol a request used.
+type API string
+
+const (
+	Anthropic API = "anthropic" // POST /v1/messages
+	Responses API = "responses" // POST /v1/responses
+	Chat      API = "chat"      // POST /v1/chat/completions
+	Gemini    API = "gemini"    // POST /v1beta/models/{model}:generateContent
+	Other     API = "other"     // anything else: HEAD /, model lists, unknown paths
+)
+
+// Usage is the token figures a reply reports. Input counts every input
+// token, cached ones included; each protocol splits it its own way
+// (Anthropic's input_tokens leaves the cache reads out, OpenAI's and
+// Google's include them), so a CLI that reports the whole input reports
+// Input.
+type Usage struct {
+	Input  int `yaml:"input" json:"input"`
+	Output int `yaml:"output" json:"output"`
+	Cached int `yaml:"cached" json:"cached"`
+}
+
+// Rule is one scripted answer. The first rule whose Match is in the
+// prompt (the text of the last user message; "" matches any), whose Body
+// is in the raw request body, whose API is empty or the request's, and
+// that has uses left answers.
+type Rule struct {
+	Match string `yaml:"match" json:"match"`
+	// Body tells apart calls that carry the same prompt: gemini's model
+	// router sends the user's prompt with a response schema of its own
+	// ("complexity_score").
+	Body string `yaml:"body" json:"body"`
+	API  API    `yaml:"api" json:"api"`
+	// Reply is the assistant's text, with Usage as its usage.
+	Reply string `yaml:"reply" json:"reply"`
+	Usage Usage  `yaml:"usage" json:"usage"`
+	// Status, when set, answers with this HTTP error instead, in the
+	// provider's error shape, with Message as its message.
+	Status  int    `yaml:"status" json:"status"`
+	Message string `yaml:"message" json:"message"`
+	// Hang sends nothing until the client goes away or the server closes.
+	Hang bool `yaml:"hang" json:"hang"`
+	// Times is how often the rule may answer; 0 is without limit.
+	Times int `yaml:"times" json:"times"`
+}
+
+// Request is what the server saw of one request and what it answered.
+type Request struct {
+	API    API    `json:"api"`
+	Method string `json:"method"`
+	Path   string `json:"path"` // with the query
+	Model  string `json:"model"`
+	Stream bool   `json:"stream"`
+	// Prompt is the text of the last user message as received: its text
+	// parts joined with newlines.
+	Prompt string `json:"prompt"`
+	// Parts are the text parts of that message, each as received: a CLI
+	// may send the user's prompt as one part among its own (claude puts a
+	// <system-reminder> part first).
+	Parts []string `json:"parts"`
+	Body  []byte   `json:"body"`
+	// Rule is the index of the rule that answered, -1 for none.
+	Rule   int   `json:"rule"`
+	Status int   `json:"status"`
+	Usage  Usage `json:"usage"` // what the reply reported; zero for errors
+}
+
+// Server is a running mock. It listens on 127.0.0.1 only.
+type Server struct {
+	URL string // http://127.0.0.1:PORT, no trailing slash
+
+	srv  *http.Server
+	ln   net.Listener
+	done chan struct{}
+
+	mu       sync.Mutex
+	rules    []Rule
+	used     []int
+	reqs     []Request
+	observer func(Request)
+}
+
+// Start listens on a free port of 127.0.0.1 and serves rules.
+func Start(rules []Rule) (*Server, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("mockllm: listen: %w", err)
+	}
+	s := &Server{URL: "http://" + ln.Addr().String(), ln: ln, done: make(chan struct{})}
+	s.SetRules(rules)
+	s.srv = &http.Server{Handler: s}
+	go s.srv.Serve(ln) //nolint:errcheck // ends with ErrServerClosed
+	return s, nil
+}
+
+// Close releases hanging requests and stops the server.
+func (s *Server) Close() error {
+	select {
+	case <-s.done:
+		return nil
+	default:
+	}
+	close(s.done)
+	return s.srv.Close()
+}
+
+// SetRules replaces the rules and resets their counts; the record of
+// requests is kept.
+func (s *Server) SetRules(rules []Rule) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.rules = append([]Rule(nil), rules...)
+	s.used = make([]int, len(rules))
+}
+
+// Requests returns a copy of every request so far, in arrival order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.reqs...)
+}
+
+// Reset forgets the requests recorded so far.
+func (s *Server) Reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reqs = nil
+}
+
+// match picks the rule for a request and counts its use; -1 when none.
+func (s *Server) match(api API, prompt string, body []byte) (Rule, int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, r := range s.rules {
+		if r.API != "" && r.API != api {
+			continue
+		}
+		if r.Times > 0 && s.used[i] >= r.Times {
+			continue
+		}
+		if !strings.Contains(prompt, r.Match) || !bytes.Contains(body, []byte(r.Body)) {
+			continue
+		}
+		s.used[i]++
+		return r, i
+	}
+	return Rule{}, -1
+}
+
+func (s *Server) record(r Request) {
+	s.mu.Lock()
+	s.reqs = append(s.reqs, r)
+	f := s.observer
+	s.mu.Unlock()
+	if f != nil {
+		f(r)
+	}
+}
+
+// Observe calls f with each request as it is recorded (before a hang).
+func (s *Server) Observe(f func(Request)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.observer = f
+}
+
+// call is one parsed model request, whatever its protocol.
+type call struct {
+	api    API
+	model  string
+	stream bool
+	prompt string
+	parts  []string
+}
+
+// protocol reads requests of one API and writes its answers.
+type protocol interface {
+	parse(r *http.Request, body []byte) (call, error)
+	reply(w http.ResponseWriter, c call, text string, u Usage)
+	fail(w http.ResponseWriter, status int, msg string)
+}
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	rec := Request{API: Other, Method: r.Method, Path: r.URL.RequestURI(), Body: body, Rule: -1}
+	p := route(r)
+	if p == nil {
+		rec.Status = other(w, r)
+		s.record(rec)
+		return
+	}
+	c, err := p.parse(r, body)
+	rec.API = c.api
+	if err != nil {
+		rec.Status = http.StatusBadRequest
+		s.record(rec)
+		p.fail(w, rec.Status, "mockllm: "+err.Error())
+		return
+	}
+	rec.Model, rec.Stream, rec.Prompt, rec.Parts = c.model, c.stream, c.prompt, c.parts
+	rule, i := s.match(c.api, c.prompt, body)
+	rec.Rule = i
+	switch {
+	case i < 0:
+		rec.Status = http.StatusInternalServerError
+		s.record(rec)
+		p.fail(w, rec.Status, fmt.Sprintf("mockllm: no rule matches this %s request; prompt: %q", c.api, clip(c.prompt, 300)))
+	case rule.Hang:
+		rec.Status = 0
+		s.record(rec)
+		s.hang(r.Context())
+	case rule.Status != 0:
+		rec.Status = rule.Status
+		s.record(rec)
+		p.fail(w, rule.Status, rule.Message)
+	default:
+		rec.Status, rec.Usage = http.StatusOK, rule.Usage
+		s.record(rec)
+		p.reply(w, c, rule.Reply, rule.Usage)
+	}
+}
+
+func (s *Server) hang(ctx context.Context) {
+	select {
+	case <-ctx.Done():
+	case <-s.done:
+	}
+}
+
+// route picks the protocol from the path; nil for the paths that are not
+// model calls.
+func route(r *http.Request) protocol {
+	if r.Method != http.MethodPost {
+		return nil
+	}
+	p := r.URL.Path
+	switch {
+	case strings.HasSuffix(p, "/messages/count_tokens"):
+		return nil
+	case strings.HasSuffix(p, "/messages"):
+		return anthropic{}
+	case strings.HasSuffix(p, "/responses"):
+		return responses{}
+	case strings.HasSuffix(p, "/chat/completions"):
+		return chat{}
+	case strings.Contains(p, "/models/") && (strings.HasSuffix(p, ":generateContent") || strings.HasSuffix(p, ":streamGenerateContent")):
+		return gemini{}
+	}
+	return nil
+}
+
+// other answers what is not a model call: HEAD /, token counts, model
+// lists; anything else is a 404 that names the path.
+func other(w http.ResponseWriter, r *http.Request) int {
+	p := r.URL.Path
+	switch {
+	case r.Method == http.MethodHead:
+		w.WriteHeader(http.StatusOK)
+		return http.StatusOK
+	case strings.HasSuffix(p, "/messages/count_tokens"):
+		return writeJSON(w, http.StatusOK, map[string]any{"input_tokens": 10})
+	case strings.HasSuffix(p, ":countTokens"):
+		return writeJSON(w, http.StatusOK, map[string]any{"totalTokens": 10})
+	case r.Method == http.MethodGet && strings.HasSuffix(p, "/models"):
+		return writeJSON(w, http.StatusOK, map[string]any{
+			"object": "list",
+			"data":   []map[string]any{{"id": "mock-model", "object": "model", "created": 0, "owned_by": "mockllm"}},
+			"models": []map[string]any{{"name": "models/mock-model", "displayName": "mock-model"}},
+		})
+	}
+	return writeJSON(w, http.StatusNotFound, map[string]any{"error": map[string]any{
+		"message": fmt.Sprintf("mockllm: no such endpoint: %s %s", r.Method, r.URL.RequestURI()), "type": "not_found_error"}})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) int {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v) //nolint:errcheck // the client may have gone
+	return status
+}
+
+// sse writes server-sent events: "event: NAME" lines when named, then one
+// data line each; flushed as they go.
+type sse struct {
+	w http.ResponseWriter
+}
+
+func startSSE(w http.ResponseWriter) sse {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	return sse{w}
+}
+
+func (e sse) send(name string, v any) {
+	if name != "" {
+		fmt.Fprintf(e.w, "event: %s\n", name)
+	}
+	data, _ := json.Marshal(v)
+	fmt.Fprintf(e.w, "data: %s\n\n", data)
+	if f, ok := e.w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (e sse) raw(line string) {
+	fmt.Fprintf(e.w, "data: %s\n\n", line)
+	if f, ok := e.w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// chunks splits a reply in a few deltas, as a model streams it.
+func chunks(text string) []string {
+	if text == "" {
+		return []string{""}
+	}
+	var out []string
+	r := []rune(text)
+	size := len(r)/3 + 1
+	for len(r) > 0 {
+		n := min(len(r), size)
+		out = append(out, string(r[:n]))
+		r = r[n:]
+	}
+	return out
+}
+
+// textOf reads the text of a message's content — a string, or an array of
+// parts with "text" (any "type" that carries text) — into the call's
+// prompt, its parts joined with newlines.
+func (c *call) textOf(content json.RawMessage) {
+	var s string
+	if json.Unmarshal(content, &s) == nil {
+		c.prompt, c.parts = s, []string{s}
+		return
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(content, &parts) != nil {
+		return
+	}
+	c.parts = nil
+	for _, p := range parts {
+		if p.Text != "" {
+			c.parts = append(c.parts, p.Text)
+		}
+	}
+	c.prompt = strings.Join(c.parts, "\n")
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
