@@ -424,6 +424,10 @@ func (b *builder) resolveEnd(l line, i int, entering bool, hops int) (string, in
 		return "", 0, dangling(fmt.Sprintf("is on %s, which is not a step", ref))
 	}
 	other := b.lines[-1-idx]
+	// Lines never cross pages (rule 15), not even through another line.
+	if other.page != l.page {
+		return "", 0, dangling(fmt.Sprintf("is on line %s on another page", ref))
+	}
 	if hops >= maxLineHops || other.id == l.id {
 		return "", 0, dangling(fmt.Sprintf("is on line %s, and the lines attached to each other never reach a shape", ref))
 	}

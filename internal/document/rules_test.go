@@ -755,6 +755,16 @@ var ruleCases = []ruleCase{
 		},
 	},
 	{
+		// Lines never cross pages, not even by ending on a line of
+		// another page (found by FuzzFromCSV).
+		file:     "11_line_to_line_other_page.csv",
+		errors:   []diagWant{d(cDanglingLine, "8").at(9)},
+		warnings: none,
+		pages:    []pageWant{pg("2", "Build", "3"), pg("4", "Release", "5")},
+		nodeIDs:  []string{"3", "5", "6"},
+		edges:    []edgeWant{e("7", "5", "6", "")},
+	},
+	{
 		file:   "11_line_to_line.json",
 		errors: none, warnings: none,
 		pages:   j1("start"),
