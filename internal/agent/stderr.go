@@ -13,9 +13,12 @@ var errorLine = regexp.MustCompile(`(?i)\b(?:error|errors|fatal|failed|failure|d
 
 // noiseLine matches stderr lines that never say what went wrong: codex's
 // note on every exec, gemini's on a cached login, node's deprecation
-// warnings and the frames of a stack trace.
+// warnings and the frames of a stack trace,
 var noiseLine = regexp.MustCompile(`^(?:Reading additional input from stdin\.*|Loaded cached credentials\.?` +
-	`|\(node:\d+\) |\(Use .node --trace-|at \S)`)
+	`|\(node:\d+\) |\(Use .node --trace-|at \S` +
+	// and the bare structure of a JSON object printed over several lines
+	// (qwen's "error": {), which says nothing by itself
+	`|[\[\]{}(),;]+$|"[^"]*":\s*[\[{]$)`)
 
 // hintLine matches the advice CLIs print under an error (copilot's
 // "• Run 'gh auth login' to authenticate"): quoted only when nothing

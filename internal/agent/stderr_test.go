@@ -31,6 +31,10 @@ func TestStderrLine(t *testing.T) {
 		{"no error words: the last line that is not noise", "something odd happened\nLoaded cached credentials.\n", "something odd happened"},
 		{"only a hint: the hint", "• Run 'qodo login' first\n", "• Run 'qodo login' first"},
 		{"escape codes removed", "\x1b[31mError: bad model\x1b[0m\n", "Error: bad model"},
+		{"a JSON error over several lines: its status, not its braces",
+			"{\n  \"error\": {\n    \"message\": \"Rate limited by the server\",\n    \"code\": 429\n  }\n}\n",
+			`"code": 429`},
+		{"JSON structure alone is noise", "  \"error\": {\n}\n", ""},
 		{"a port number is not a status", "listening on 127.0.0.1:4010\nbye\n", "bye"},
 		{"empty", "", ""},
 	}

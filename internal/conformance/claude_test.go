@@ -43,10 +43,6 @@ func claudeCase() cliCase {
 		},
 		costReported: true,
 		more:         claudeChecks,
-		knownFailures: map[string]string{
-			"retries uncapped":        "dtree does not set CLAUDE_CODE_MAX_RETRIES, so on a 529 claude retries 10 times (~3 min) before dtree hears of it; being fixed in internal/agent/builtin.go",
-			"root without IS_SANDBOX": "as root claude refuses --dangerously-skip-permissions without IS_SANDBOX=1; dtree quotes its stderr but gives no hint naming IS_SANDBOX; being fixed in internal/agent",
-		},
 	}
 }
 
@@ -73,10 +69,11 @@ func claudeChecks(t *testing.T, c cliCase) {
 		e.mock.SetRules(c.rules(mockllm.Rule{Match: "conformance", Reply: processReply("ran as root")}))
 		r := e.run("--retries", "0", e.write("chart.yaml", oneNode("Run as root (conformance root).")))
 		expect(t, c, "root without IS_SANDBOX", func(a *assert.Assertions) {
-			if r.exit != 0 {
-				a.Contains(r.stderr, "dtree: hint:", "a failure as root says what to do")
-				a.Contains(r.stderr, "IS_SANDBOX", "a failure as root names the variable")
-			}
+			// claude would refuse every call: dtree stops before the first.
+			a.Equal(2, r.exit)
+			a.Contains(r.stderr, "dtree: hint:", "a failure as root says what to do")
+			a.Contains(r.stderr, "IS_SANDBOX", "a failure as root names the variable")
+			a.Empty(e.mock.Requests(), "no call reached the model")
 		})
 	})
 }

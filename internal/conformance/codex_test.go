@@ -53,10 +53,6 @@ plugins = false
 		},
 		noise: []string{"Reading additional input from stdin..."},
 		more:  codexChecks,
-		knownFailures: map[string]string{
-			"stderr noise":     "dtree's reason ends with \"; stderr: Reading additional input from stdin...\", a line codex prints on every exec; being fixed in internal/agent",
-			"no session files": "codex writes a session file under $CODEX_HOME/sessions for every call; dtree does not pass --ephemeral; being fixed in internal/agent/builtin.go",
-		},
 	}
 }
 

@@ -36,9 +36,5 @@ func copilotCase() cliCase {
 			429: "Last error: 429 mock 429: scripted failure for dtree",
 			500: "Last error: 500 mock 500: scripted failure for dtree",
 		},
-		knownFailures: map[string]string{
-			"long prompt": "dtree writes a prompt over 100 KiB to a file and tells copilot to read it; copilot's file tool refuses a 200 KiB file (\"File too large to read at once\"), and the prompt never reaches the model as the user's message; internal/agent/builtin.go",
-			"dash prompt": "dtree sends a prompt starting with '-' through a file copilot must read with a tool, so it does not reach the model as the user's message (copilot 1.0.102 takes it whole as one argument --prompt=TEXT or -p=TEXT: checked by hand, the model got it byte for byte); internal/agent/builtin.go",
-		},
 	}
 }

@@ -35,8 +35,8 @@ func geminiCase() cliCase {
 			return []string{
 				"GOOGLE_GEMINI_BASE_URL=" + url,
 				"GEMINI_API_KEY=conformance-key",
-				// dtree's built-in sets GEMINI_TRUST_WORKSPACE, which gemini
-				// ignores (the "untrusted folder" check).
+				// As a user who trusted the folder would; the "untrusted
+				// folder" check removes it to see dtree set it.
 				"GEMINI_CLI_TRUST_WORKSPACE=true",
 			}
 		},
@@ -53,11 +53,6 @@ func geminiCase() cliCase {
 			500: "mock 500: scripted failure for dtree",
 		},
 		more: geminiChecks,
-		knownFailures: map[string]string{
-			"usage":            "dtree reads stats.models.*.tokens.input, which gemini 0.61 counts without the cached tokens (input = prompt - cached); claude's and codex's input_tokens include them, so gemini's should be tokens.prompt (or input + cached); internal/agent/formats.go",
-			"error 429":        "on a 429 gemini prints a JS object dump (\"cause: {… }\") before its JSON error on stderr; dtree's reason quotes that dump's last line, \"stderr: }\", not the error's message; internal/agent/formats.go",
-			"untrusted folder": "dtree's built-in sets GEMINI_TRUST_WORKSPACE, which gemini 0.61 ignores: without GEMINI_CLI_TRUST_WORKSPACE (or --skip-trust) it refuses the folder and exits 55; internal/agent/builtin.go",
-		},
 	}
 }
 

@@ -180,6 +180,9 @@ func (e *env) run(args ...string) result {
 		require.NoError(e.t, err)
 	}
 	e.t.Logf("dtree %s: exit %d in %s; stderr:\n%s", strings.Join(args, " "), r.exit, r.elapsed.Round(time.Millisecond), r.stderr)
+	if r.exit == 2 || r.exit == 3 {
+		return r // stopped before the run began: no summary, no events
+	}
 	require.NoError(e.t, json.Unmarshal(out.Bytes(), &r.summary), "dtree run --json printed: %s", r.stdout)
 	r.events = readEvents(e.t, filepath.Join(e.logs, "latest", "events.jsonl"))
 	return r

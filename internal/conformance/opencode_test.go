@@ -60,9 +60,6 @@ func opencodeCase() cliCase {
 		},
 		errorTimeout: "150s",
 		more:         opencodeChecks,
-		knownFailures: map[string]string{
-			"unpriced cost": "opencode reports cost 0 for a model without a price; dtree records 0 USD where the cost is unknown (null); internal/agent/streams.go",
-		},
 	}
 }
 
