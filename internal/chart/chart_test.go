@@ -23,19 +23,19 @@ const header = "Id,Name,Shape Library,Page ID,Contained By,Group,Line Source,Lin
 const twoPages = header + `
 1,Document,,,,,,,,,,Draft,Release,,,,
 2,Page,,,,,,,,,,,Build,,,,
-3,Terminator,Flowchart Shapes,2,,,,,,,,,Start,,,,
-4,Process,Flowchart Shapes,2,,,,,,,gemini; NoValidation,,Compile,,,,
-5,Process,Flowchart Shapes,2,,,,,,,,,Is it green?,,,codex,1
-6,Terminator,Flowchart Shapes,2,,,,,,,,,End,,,,
+3,Terminator,Flowchart Shapes/Containers,2,,,,,,,,,Start,,,,
+4,Process,Flowchart Shapes/Containers,2,,,,,,,gemini; NoValidation,,Compile,,,,
+5,Process,Flowchart Shapes/Containers,2,,,,,,,,,Is it green?,,,codex,1
+6,Terminator,Flowchart Shapes/Containers,2,,,,,,,,,End,,,,
 7,Line,,2,,,3,4,None,Arrow,,,,,,,
 8,Line,,2,,,4,5,None,Arrow,,,,,,,
 9,Line,,2,,,5,6,None,Arrow,,,yes,,,,
 10,Line,,2,,,5,4,None,Arrow,,,no,,,,
 11,Page,,,,,,,,,,,Deploy,,,,
-12,Process,Flowchart Shapes,11,,,,,,,,,Upload,,gpt,,
-13,Process,Flowchart Shapes,11,,,,,,,,,Announce,,,,
-14,Process,Flowchart Shapes,11,,,,,,,,,Orphan,,,,
-15,Process,Flowchart Shapes,11,,,,,,,,,Orphan's helper,,,,
+12,Process,Flowchart Shapes/Containers,11,,,,,,,,,Upload,,gpt,,
+13,Process,Flowchart Shapes/Containers,11,,,,,,,,,Announce,,,,
+14,Process,Flowchart Shapes/Containers,11,,,,,,,,,Orphan,,,,
+15,Process,Flowchart Shapes/Containers,11,,,,,,,,,Orphan's helper,,,,
 16,Line,,11,,,12,13,None,Arrow,,,,,,,
 17,Line,,11,,,14,15,None,Arrow,,,,,,,
 18,Line,,11,,,15,14,None,Arrow,,,,,,,`
@@ -112,16 +112,16 @@ func TestCheckGathersFindings(t *testing.T) {
 			name: "clean chart has empty, non-nil lists",
 			csv: header + `
 2,Page,,,,,,,,,,,Main,,,,
-3,Process,Flowchart Shapes,2,,,,,,,,,Only step,,,,`,
+3,Process,Flowchart Shapes/Containers,2,,,,,,,,,Only step,,,,`,
 		},
 		{
 			name: "import errors come first, then settings and lint",
 			csv: header + `
 2,Page,,,,,,,,,,,Main,,,,
-3,Terminator,Flowchart Shapes,2,,,,,,,,,Start,,,,
-4,Process,Flowchart Shapes,2,,,,,,,claude; codex,,Work,,,,
-5,Process,Flowchart Shapes,2,,,,,,,,,A,,,,
-6,Process,Flowchart Shapes,2,,,,,,,,,B,,,,
+3,Terminator,Flowchart Shapes/Containers,2,,,,,,,,,Start,,,,
+4,Process,Flowchart Shapes/Containers,2,,,,,,,claude; codex,,Work,,,,
+5,Process,Flowchart Shapes/Containers,2,,,,,,,,,A,,,,
+6,Process,Flowchart Shapes/Containers,2,,,,,,,,,B,,,,
 7,Line,,2,,,3,4,None,Arrow,,,,,,,
 8,Line,,2,,,3,5,None,Arrow,,,left,,,,
 9,Line,,2,,,4,6,None,Arrow,,,,,,,
@@ -132,7 +132,7 @@ func TestCheckGathersFindings(t *testing.T) {
 			name: "near-miss tag warns",
 			csv: header + `
 2,Page,,,,,,,,,,,Main,,,,
-3,Process,Flowchart Shapes,2,,,,,,,Geminii,,Work,,,,`,
+3,Process,Flowchart Shapes/Containers,2,,,,,,,Geminii,,Work,,,,`,
 			warns: []string{"unknown_cli_tag 3@2"},
 		},
 	}
@@ -363,8 +363,8 @@ func TestHintsSpeakTheChartsFormat(t *testing.T) {
 	diags := check(t, "csv", header+`
 1,Document,,,,,,,,,,Draft,D,,,,
 2,Page,,,,,,,,,,,P,,,,
-3,Decision,Flowchart Shapes,2,,,,,,,,,Ask,,,,
-4,Process,Flowchart Shapes,2,,,,,,,,,Do,,,,
+3,Decision,Flowchart Shapes/Containers,2,,,,,,,,,Ask,,,,
+4,Process,Flowchart Shapes/Containers,2,,,,,,,,,Do,,,,
 5,Line,,2,,,3,4,None,Arrow,,,,,,,`)
 	i := slices.IndexFunc(diags, func(d types.Diagnostic) bool { return d.Class == "decision_one_branch" })
 	require.GreaterOrEqual(t, i, 0, "%+v", diags)

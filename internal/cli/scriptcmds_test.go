@@ -58,7 +58,7 @@ func cmdBigChart(ts *testscript.TestScript, neg bool, args []string) {
 	t := strings.TrimSpace(text.String())
 	csvText := `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
 	chart := "Id,Name,Shape Library,Page ID,Contained By,Group,Line Source,Line Destination,Source Arrow,Destination Arrow,Tags,Status,Text Area 1,Comments\n" +
-		"1,Page,,,,,,,,,,,P,\n2,Process,Flowchart Shapes,1,,,,,,,NoValidation,," + csvText + ",\n"
+		"1,Page,,,,,,,,,,,P,\n2,Process,Flowchart Shapes/Containers,1,,,,,,,NoValidation,," + csvText + ",\n"
 	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(chart), 0o644))
 	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(t), 0o644))
 }

@@ -23,12 +23,17 @@ var csvColumns = []string{
 
 var textAreaHeader = regexp.MustCompile(`(?i)^text area \d+$`)
 
+// flowchartLibrary is the Shape Library Lucid's 2026 CSV export gives
+// every flowchart shape (lucid-formats.md §2); the CSV written here is
+// laid out as that export is.
+const flowchartLibrary = "Flowchart Shapes/Containers"
+
 // csvNames are the Lucid shape names and libraries for each kind.
 var csvNames = map[string][2]string{
-	types.KindTerminator: {"Terminator", "Flowchart Shapes"},
-	types.KindProcess:    {"Process", "Flowchart Shapes"},
-	types.KindDecision:   {"Decision", "Flowchart Shapes"},
-	types.KindSubprocess: {"Predefined process", "Flowchart Shapes"},
+	types.KindTerminator: {"Terminator", flowchartLibrary},
+	types.KindProcess:    {"Process", flowchartLibrary},
+	types.KindDecision:   {"Decision", flowchartLibrary},
+	types.KindSubprocess: {"Predefined process", flowchartLibrary},
 }
 
 // flowchartShapes are the shapes of Lucid's Flowchart Shapes library
@@ -58,7 +63,7 @@ func csvShape(n *types.Node) (name, library string) {
 	}
 	shape := strings.TrimSpace(n.Shape)
 	if s, ok := flowchartShapes[strings.ToLower(shape)]; ok {
-		return s, "Flowchart Shapes"
+		return s, flowchartLibrary
 	}
 	if shape == "" {
 		return "Rectangle", "Standard"
@@ -115,7 +120,7 @@ func CSV(w io.Writer, doc *types.Document) ([]string, error) {
 		start := ""
 		if starts[p.ID] {
 			start = newID()
-			row(map[string]string{"Id": start, "Name": "Terminator", "Shape Library": "Flowchart Shapes", "Page ID": pageID, "Text Area 1": "Start"})
+			row(map[string]string{"Id": start, "Name": "Terminator", "Shape Library": flowchartLibrary, "Page ID": pageID, "Text Area 1": "Start"})
 		}
 		for _, n := range nodes {
 			ids[n.ID] = newID()

@@ -200,14 +200,14 @@ func TestRoundTripIsStable(t *testing.T) {
 func TestCSVShapeLibraries(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ kind, shape, name, library string }{
-		{types.KindProcess, "Process", "Process", "Flowchart Shapes"},
-		{types.KindSubprocess, "PredefinedProcessBlock", "Predefined process", "Flowchart Shapes"},
-		{types.KindOther, "Data", "Data", "Flowchart Shapes"},
-		{types.KindOther, "manual input", "Manual input", "Flowchart Shapes"},
-		{types.KindOther, "Document", "Document", "Flowchart Shapes"},
-		{types.KindOther, "Database", "Database", "Flowchart Shapes"},
-		{types.KindOther, "Delay", "Delay", "Flowchart Shapes"},
-		{types.KindOther, "Display", "Display", "Flowchart Shapes"},
+		{types.KindProcess, "Process", "Process", "Flowchart Shapes/Containers"},
+		{types.KindSubprocess, "PredefinedProcessBlock", "Predefined process", "Flowchart Shapes/Containers"},
+		{types.KindOther, "Data", "Data", "Flowchart Shapes/Containers"},
+		{types.KindOther, "manual input", "Manual input", "Flowchart Shapes/Containers"},
+		{types.KindOther, "Document", "Document", "Flowchart Shapes/Containers"},
+		{types.KindOther, "Database", "Database", "Flowchart Shapes/Containers"},
+		{types.KindOther, "Delay", "Delay", "Flowchart Shapes/Containers"},
+		{types.KindOther, "Display", "Display", "Flowchart Shapes/Containers"},
 		{types.KindOther, "Text", "Text", "Standard"},
 		{types.KindOther, "BPMNActivity", "BPMNActivity", "Standard"},
 		{types.KindOther, "", "Rectangle", "Standard"},
@@ -228,7 +228,7 @@ func TestCSVShapeLibraries(t *testing.T) {
 
 // TestCSVKeepsShapeLibraries writes every clean CSV chart as CSV and
 // checks that each shape keeps its Name (case aside) and Shape Library:
-// a Data shape from Flowchart Shapes must not come back from Standard.
+// a Data shape from the flowchart library must not come back from Standard.
 func TestCSVKeepsShapeLibraries(t *testing.T) {
 	t.Parallel()
 	for name, doc := range cleanCharts(t) {
@@ -259,11 +259,11 @@ func TestCSVKeepsShapeLibraries(t *testing.T) {
 				}
 				assert.True(t, strings.EqualFold(o[0], w[0]), "%s node %s: name %q written as %q", name, n.ID, o[0], w[0])
 				// Lucid's 2026 export puts flowchart shapes in
-				// "Flowchart Shapes/Containers", older exports in
-				// "Flowchart Shapes", the name dtree writes: the same
-				// shapes either way.
-				if o[1] == "Flowchart Shapes/Containers" {
-					o[1] = "Flowchart Shapes"
+				// "Flowchart Shapes/Containers", the name dtree writes,
+				// older exports in "Flowchart Shapes": the same shapes
+				// either way.
+				if o[1] == "Flowchart Shapes" {
+					o[1] = "Flowchart Shapes/Containers"
 				}
 				assert.Equal(t, o[1], w[1], "%s node %s (%s): library", name, n.ID, o[0])
 			}

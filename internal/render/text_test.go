@@ -40,9 +40,9 @@ func nestedDecisions(n int) string {
 	b.WriteString(header)
 	end := 2 + n
 	for i := range n {
-		fmt.Fprintf(&b, "%d,Decision,Flowchart Shapes,1,,,,,,,,,Check %d,\n", 2+i, i)
+		fmt.Fprintf(&b, "%d,Decision,Flowchart Shapes/Containers,1,,,,,,,,,Check %d,\n", 2+i, i)
 	}
-	fmt.Fprintf(&b, "%d,Terminator,Flowchart Shapes,1,,,,,,,,,End,\n", end)
+	fmt.Fprintf(&b, "%d,Terminator,Flowchart Shapes/Containers,1,,,,,,,,,End,\n", end)
 	id := end + 1
 	for i := range n {
 		next := 3 + i
@@ -81,11 +81,11 @@ func TestFlowDeepNestingStaysNarrow(t *testing.T) {
 
 func TestFlowMergeAndLoop(t *testing.T) {
 	t.Parallel()
-	csv := header + `2,Terminator,Flowchart Shapes,1,,,,,,,,,Start,
-3,Process,Flowchart Shapes,1,,,,,,,,,Work,
-4,Decision,Flowchart Shapes,1,,,,,,,,,Done?,
-5,Terminator,Flowchart Shapes,1,,,,,,,,,End,
-6,Process,Flowchart Shapes,1,,,,,,,,,Tidy up,
+	csv := header + `2,Terminator,Flowchart Shapes/Containers,1,,,,,,,,,Start,
+3,Process,Flowchart Shapes/Containers,1,,,,,,,,,Work,
+4,Decision,Flowchart Shapes/Containers,1,,,,,,,,,Done?,
+5,Terminator,Flowchart Shapes/Containers,1,,,,,,,,,End,
+6,Process,Flowchart Shapes/Containers,1,,,,,,,,,Tidy up,
 10,Line,,1,,,2,3,None,Arrow,,,,
 11,Line,,1,,,3,4,None,Arrow,,,,
 12,Line,,1,,,4,3,None,Arrow,,,No,

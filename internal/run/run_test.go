@@ -20,10 +20,10 @@ import (
 
 const loopCSV = `Id,Name,Shape Library,Page ID,Contained By,Group,Line Source,Line Destination,Source Arrow,Destination Arrow,Tags,Status,Text Area 1,Comments,max_visits,retries
 1,Page,,,,,,,,,,,P,,,
-2,Terminator,Flowchart Shapes,1,,,,,,,,,Start,,,
-3,Process,Flowchart Shapes,1,,,,,,,,,Work,,3,1
-4,Decision,Flowchart Shapes,1,,,,,,,,,Done?,,,1
-5,Terminator,Flowchart Shapes,1,,,,,,,,,End,,,
+2,Terminator,Flowchart Shapes/Containers,1,,,,,,,,,Start,,,
+3,Process,Flowchart Shapes/Containers,1,,,,,,,,,Work,,3,1
+4,Decision,Flowchart Shapes/Containers,1,,,,,,,,,Done?,,,1
+5,Terminator,Flowchart Shapes/Containers,1,,,,,,,,,End,,,
 6,Line,,1,,,2,3,None,Arrow,,,,,,
 7,Line,,1,,,3,4,None,Arrow,,,,,,
 8,Line,,1,,,4,5,None,Arrow,,,Yes,,,

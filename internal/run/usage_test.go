@@ -21,8 +21,8 @@ import (
 // names no model.
 const usageCSV = `Id,Name,Shape Library,Page ID,Contained By,Group,Line Source,Line Destination,Source Arrow,Destination Arrow,Tags,Status,Text Area 1,Comments,model,validate_cli
 1,Page,,,,,,,,,,,P,,,
-2,Process,Flowchart Shapes,1,,,,,,,,,Work,,opus,other
-3,Process,Flowchart Shapes,1,,,,,,,NoValidation,,More,,,
+2,Process,Flowchart Shapes/Containers,1,,,,,,,,,Work,,opus,other
+3,Process,Flowchart Shapes/Containers,1,,,,,,,NoValidation,,More,,,
 4,Line,,1,,,2,3,None,Arrow,,,,,,`
 
 // Every call is counted into its node's visit and the run: figures the CLI

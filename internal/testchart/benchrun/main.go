@@ -43,7 +43,7 @@ func bench(runs, nodes int) error {
 	var csv strings.Builder
 	csv.WriteString("Id,Name,Shape Library,Page ID,Contained By,Group,Line Source,Line Destination,Source Arrow,Destination Arrow,Tags,Status,Text Area 1,Comments\n1,Page,,,,,,,,,,,P,\n")
 	for i := range nodes {
-		fmt.Fprintf(&csv, "%d,Process,Flowchart Shapes,1,,,,,,,NoValidation,,Step %d: summarise the change,\n", 2+i, i)
+		fmt.Fprintf(&csv, "%d,Process,Flowchart Shapes/Containers,1,,,,,,,NoValidation,,Step %d: summarise the change,\n", 2+i, i)
 	}
 	for i := range nodes - 1 {
 		fmt.Fprintf(&csv, "%d,Line,,1,,,%d,%d,None,Arrow,,,,\n", 2+nodes+i, 2+i, 3+i)
