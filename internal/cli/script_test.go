@@ -42,6 +42,11 @@ func TestScript(t *testing.T) {
 			env.Setenv("IS_SANDBOX", "1")
 			repo, err := filepath.Abs("../..")
 			env.Setenv("REPO", repo) // the repository, for its example charts
+			// A script that SIGKILLs dtree leaves its agent running (dtree
+			// cannot stop it then): whatever a fake agent recorded in a
+			// pids file of this script goes when the script ends.
+			work := env.WorkDir
+			env.Defer(func() { killRecorded(work) })
 			return err
 		},
 		// [root]: the tests run as root (in a container, say).

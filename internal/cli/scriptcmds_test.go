@@ -2,11 +2,14 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -78,6 +81,29 @@ func cmdPidsGone(ts *testscript.TestScript, neg bool, args []string) {
 		alive := err == nil && !isZombie(string(stat))
 		if alive != neg {
 			ts.Fatalf("process %s: alive %v", pid, alive)
+		}
+	}
+}
+
+// killRecorded kills every process listed in a pids* file under work
+// (fakeagent's FAKEAGENT_PIDS) that is still running with that file in
+// its environment, so that a pid the system has since reused is spared.
+func killRecorded(work string) {
+	files, _ := filepath.Glob(filepath.Join(work, "pids*"))
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			continue
+		}
+		for _, f := range strings.Fields(string(data)) {
+			pid, err := strconv.Atoi(f)
+			if err != nil {
+				continue
+			}
+			environ, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+			if err == nil && bytes.Contains(environ, []byte("FAKEAGENT_PIDS="+file+"\x00")) {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
 		}
 	}
 }
