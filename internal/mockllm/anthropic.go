@@ -10,6 +10,13 @@ import (
 type anthropic struct{}
 
 func (anthropic) parse(_ *http.Request, body []byte) (call, error) {
+	return parseMessages(Anthropic, "messages", body)
+}
+
+// parseMessages reads the request both the Messages API and Chat
+// Completions send: a model, a stream flag and a list of messages, the
+// prompt being the last user message.
+func parseMessages(api API, what string, body []byte) (call, error) {
 	var req struct {
 		Model    string `json:"model"`
 		Stream   bool   `json:"stream"`
@@ -18,9 +25,9 @@ func (anthropic) parse(_ *http.Request, body []byte) (call, error) {
 			Content json.RawMessage `json:"content"`
 		} `json:"messages"`
 	}
-	c := call{api: Anthropic}
+	c := call{api: api}
 	if err := json.Unmarshal(body, &req); err != nil {
-		return c, fmt.Errorf("messages request is not JSON: %w", err)
+		return c, fmt.Errorf("%s request is not JSON: %w", what, err)
 	}
 	c.model, c.stream = req.Model, req.Stream
 	for i := len(req.Messages) - 1; i >= 0; i-- {

@@ -99,26 +99,7 @@ func (responses) fail(w http.ResponseWriter, status int, msg string) { openaiFai
 type chat struct{}
 
 func (chat) parse(_ *http.Request, body []byte) (call, error) {
-	var req struct {
-		Model    string `json:"model"`
-		Stream   bool   `json:"stream"`
-		Messages []struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
-	}
-	c := call{api: Chat}
-	if err := json.Unmarshal(body, &req); err != nil {
-		return c, fmt.Errorf("chat request is not JSON: %w", err)
-	}
-	c.model, c.stream = req.Model, req.Stream
-	for i := len(req.Messages) - 1; i >= 0; i-- {
-		if req.Messages[i].Role == "user" {
-			c.textOf(req.Messages[i].Content)
-			break
-		}
-	}
-	return c, nil
+	return parseMessages(Chat, "chat", body)
 }
 
 func chatUsage(u Usage) map[string]any {
