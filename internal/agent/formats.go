@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dtree-dev/dtree/internal/response"
 	"github.com/dtree-dev/dtree/types"
 )
 
@@ -112,9 +113,11 @@ func (*geminiDecoder) end(o output) (envelope, error) {
 // The exit status, which gemini takes from that code, says what a known
 // code means (geminiExits); another code is named in the message.
 func geminiStderrError(stderr string) string {
-	s := stripANSI(stderr)
-	for i := strings.LastIndexByte(s, '{'); i >= 0; i = strings.LastIndexByte(s[:i], '{') {
-		d := json.NewDecoder(strings.NewReader(s[i:]))
+	// The objects in stderr, found in one linear pass, newest first:
+	// parsing from each '{' in turn is quadratic on a tail full of them.
+	objs := response.FindObjects(stderr)
+	for i := len(objs) - 1; i >= 0; i-- {
+		d := json.NewDecoder(strings.NewReader(objs[i]))
 		d.UseNumber()
 		var obj map[string]any
 		if d.Decode(&obj) != nil {
