@@ -61,27 +61,45 @@ func NewRunID(now time.Time) string {
 	return now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
 }
 
+// makeRunDir creates logDir/id and returns id. With no id given it draws
+// one with newID, and draws again when that directory already exists: runs
+// started in the same second (a CI matrix, a script's loop) share the
+// timestamp, and the random suffix alone can collide. A given id that exists
+// is an error, since that directory is another run's.
+func makeRunDir(logDir, id string, now time.Time, newID func(time.Time) string) (string, error) {
+	given := id != ""
+	for try := 0; ; try++ {
+		if !given {
+			id = newID(now)
+		}
+		err := os.Mkdir(filepath.Join(logDir, id), 0o755)
+		if err == nil {
+			return id, nil
+		}
+		if given || !errors.Is(err, fs.ErrExist) || try == 99 {
+			return "", fmt.Errorf("create run log directory: %w", err)
+		}
+	}
+}
+
 // Open creates the run's directory and files, and points latest at it.
 func Open(o Options) (*Log, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	if o.RunID == "" {
-		o.RunID = NewRunID(o.Now())
-	}
 	if o.Redactor == nil {
 		o.Redactor = NewRedactor(nil)
 	}
-	dir := filepath.Join(o.Dir, o.RunID)
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create log directory: %w", err)
 	}
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create run log directory: %w", err)
+	var err error
+	if o.RunID, err = makeRunDir(o.Dir, o.RunID, o.Now(), NewRunID); err != nil {
+		return nil, err
 	}
+	dir := filepath.Join(o.Dir, o.RunID)
 	l := &Log{RunID: o.RunID, Dir: dir, opts: o, redact: o.Redactor, now: o.Now}
 	l.idle = sync.NewCond(&l.smu)
-	var err error
 	if l.events, err = os.OpenFile(filepath.Join(dir, "events.jsonl"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
 		return nil, fmt.Errorf("create events log: %w", err)
 	}

@@ -14,15 +14,43 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestRunIDsAreDistinctAndSortByTime(t *testing.T) {
+func TestRunIDSortsByTime(t *testing.T) {
 	t.Parallel()
+	early := NewRunID(time.Date(2026, 11, 22, 3, 4, 5, 0, time.UTC))
+	late := NewRunID(time.Date(2026, 11, 22, 3, 4, 6, 0, time.FixedZone("x", 3600)))
+	assert.Regexp(t, `^20261122T030405Z-[0-9a-f]{6}$`, early)
+	assert.Regexp(t, `^20261122T020406Z-[0-9a-f]{6}$`, late, "ids are in UTC")
+}
+
+// Runs started in the same second share the timestamp, and a 24-bit suffix
+// collides about once in 30 batches of 1000: the second run must draw again,
+// not fail with "file exists".
+func TestRunDirDrawsAgainWhenTheIDIsTaken(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
 	now := time.Date(2026, 11, 22, 3, 4, 5, 0, time.UTC)
+	draws := []string{"a", "a", "a", "b"}
+	next := func(time.Time) string { id := draws[0]; draws = draws[1:]; return id }
+
+	id, err := makeRunDir(dir, "", now, next)
+	require.NoError(t, err)
+	assert.Equal(t, "a", id)
+	id, err = makeRunDir(dir, "", now, next)
+	require.NoError(t, err)
+	assert.Equal(t, "b", id, "a taken id is drawn again")
+	assert.Empty(t, draws)
+
+	_, err = makeRunDir(dir, "b", now, next)
+	assert.ErrorContains(t, err, "file exists", "a given id that exists is another run's")
+
+	// Many runs opened at once in one second all get their own directory.
 	seen := map[string]bool{}
-	for range 1000 {
-		id := NewRunID(now)
-		require.True(t, strings.HasPrefix(id, "20261122T030405Z-"), id)
-		require.False(t, seen[id], "run id %s twice", id)
-		seen[id] = true
+	for range 2000 {
+		l, err := Open(Options{Dir: dir, Now: func() time.Time { return now }})
+		require.NoError(t, err)
+		require.False(t, seen[l.RunID], "run id %s twice", l.RunID)
+		seen[l.RunID] = true
+		l.Close()
 	}
 }
 
