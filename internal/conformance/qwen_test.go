@@ -30,6 +30,9 @@ func qwenCase() cliCase {
 			401: "mock 401: scripted failure for dtree",
 			500: "mock 500: scripted failure for dtree",
 		},
+		// Its ~90 s of 500 retries took over 120 s on a loaded 2-core
+		// machine (load 10): room for that, spent only when it is slow.
+		errorTimeout: "300s",
 	}
 }
 
