@@ -63,7 +63,7 @@ func TestFlushOnAFullDiskLeavesWholeLines(t *testing.T) {
 		require.NoError(t, err)
 		require.NoError(t, l.Event("a", map[string]any{"n": "1"}))
 		require.NoError(t, l.Flush())
-		disk.Room = room // (no other goroutine writes to it)
+		disk.SetRoom(room)
 		for _, n := range []string{"2", "3", "4"} {
 			require.NoError(t, l.Event("a", map[string]any{"n": n}))
 		}
@@ -76,7 +76,7 @@ func TestFlushOnAFullDiskLeavesWholeLines(t *testing.T) {
 		assert.Equal(t, 4-len(got), l.Unwritten(), "room %d", room)
 
 		// Room again: the next Flush writes what was left out, in order.
-		disk.Room = 10_000
+		disk.SetRoom(10_000)
 		require.NoError(t, l.Event("a", map[string]any{"n": "5"}))
 		require.NoError(t, l.Flush())
 		assert.Equal(t, []string{"a1", "a2", "a3", "a4", "a5"}, jsonLines(t, events), "room %d", room)

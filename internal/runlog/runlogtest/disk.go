@@ -51,6 +51,13 @@ func (d *Disk) counts(name string) bool {
 	return false
 }
 
+// SetRoom sets the room free, while files may be written.
+func (d *Disk) SetRoom(n int64) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.Room = n
+}
+
 // Left is the room still free.
 func (d *Disk) Left() int64 {
 	d.mu.Lock()
