@@ -91,10 +91,13 @@ interrupted.`,
 }
 
 // runError carries a run's exit code through to exitCode; the run's own
-// messages were already printed.
+// messages were already printed. also are more error lines, hint the
+// hint's.
 type runError struct {
 	code int
 	err  error
+	also []string
+	hint string
 }
 
 func (e *runError) Error() string { return e.err.Error() }
@@ -193,11 +196,22 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 	}
 	if werr != nil {
 		masked := errors.New(redact.String(werr.Error()))
-		var nf *agent.NotFoundError
+		var (
+			nf    *agent.NotFoundError
+			wrote *runlog.WriteError
+		)
 		if errors.As(werr, &nf) {
 			return &runError{code: exitUsage, err: masked}
 		}
-		return &runError{code: sum.ExitCode, err: masked}
+		re := &runError{code: sum.ExitCode, err: masked}
+		if n := sum.EventsUnwritten; n > 0 {
+			re.also = append(re.also, fmt.Sprintf("%s could not take the run's last %s either, run_end among them",
+				sum.Logs.Events, types.Plural(n, "event")))
+		}
+		if errors.As(werr, &wrote) {
+			re.hint = fmt.Sprintf("free space on the disk of %s, or pass --log-dir (log_dir) a directory on another disk, then run the chart again", s.LogDir)
+		}
+		return re
 	}
 	return nil
 }
