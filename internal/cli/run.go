@@ -58,9 +58,9 @@ process result is validated by a second call and retried with the critique
 when it fails. Every step is logged as it happens under --log-dir.
 
 Exit status: 0 the run finished; 1 a node failed after its attempts; 2 a
-usage or settings error, or a CLI the chart needs is not installed; 3 the
-chart has errors; 4 a node's max_visits or --max-steps was reached; 130
-interrupted.`,
+usage or settings error, a CLI the chart needs is not installed, or the
+run's logs cannot be written (a full disk); 3 the chart has errors; 4 a
+node's max_visits or --max-steps was reached; 130 interrupted.`,
 		Args:        oneChart,
 		Annotations: map[string]string{gracefulInterrupt: "yes"},
 		RunE: func(cmd *cobra.Command, args []string) error {
