@@ -27,7 +27,7 @@ import (
 // with its logs on disk; each agent call prints out bytes of output, then
 // answers yes to everything. before, when set, runs first in each call,
 // with its number (from 1) and the run's directory.
-func fullRun(t *testing.T, disk *runlogtest.Disk, out int, before func(call int, dir string)) (*Summary, error, *runlog.Log, int) {
+func fullRun(t *testing.T, disk *runlogtest.Disk, out int, before func(call int, dir string)) (*Summary, *runlog.Log, int, error) {
 	t.Helper()
 	doc, err := document.FromCSV(strings.NewReader(loopCSV))
 	require.NoError(t, err)
@@ -64,7 +64,7 @@ func fullRun(t *testing.T, disk *runlogtest.Disk, out int, before func(call int,
 	sum, err := Walk(context.Background(), Options{Chart: c, Page: c.Doc.Pages[0], Start: c.Doc.Pages[0].Root,
 		Registry: reg, Runner: runner, Backoff: func(int) time.Duration { return 0 }, Log: log})
 	_ = log.Close()
-	return sum, err, log, int(calls.Load())
+	return sum, log, int(calls.Load()), err
 }
 
 // events reads events.jsonl, every line of which must be whole JSON.
@@ -112,7 +112,7 @@ func requireLogFailed(t *testing.T, sum *Summary, err error, file string) {
 func TestLongLogFullStopsTheRun(t *testing.T) {
 	t.Parallel()
 	disk := &runlogtest.Disk{Room: 500, Names: []string{"long.log"}}
-	sum, err, log, calls := fullRun(t, disk, 10_000, nil)
+	sum, log, calls, err := fullRun(t, disk, 10_000, nil)
 	requireLogFailed(t, sum, err, "long.log")
 	assert.Equal(t, 1, calls, "the call whose output did not fit is not made again")
 	require.Len(t, sum.Nodes, 1)
@@ -147,7 +147,7 @@ func TestLongLogFullStopsTheRun(t *testing.T) {
 func TestEventsFullStopsTheRun(t *testing.T) {
 	t.Parallel()
 	disk := &runlogtest.Disk{Room: 1 << 20, Names: []string{"events.jsonl"}}
-	sum, err, log, calls := fullRun(t, disk, 0, func(call int, dir string) {
+	sum, log, calls, err := fullRun(t, disk, 0, func(call int, dir string) {
 		if call == 1 {
 			disk.SetRoom(100) // part of the next write of events
 		}
@@ -166,7 +166,7 @@ func TestEventsFullStopsTheRun(t *testing.T) {
 func TestShortJSONFullStopsTheRun(t *testing.T) {
 	t.Parallel()
 	disk := &runlogtest.Disk{Room: 1 << 20, Names: []string{".short.json.tmp"}}
-	sum, err, log, calls := fullRun(t, disk, 0, func(call int, dir string) {
+	sum, log, calls, err := fullRun(t, disk, 0, func(call int, dir string) {
 		if call == 3 { // Done?, once Work's short.json is written
 			require.Eventually(t, func() bool {
 				_, err := os.Stat(filepath.Join(dir, "short.json"))
