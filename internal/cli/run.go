@@ -91,8 +91,8 @@ node's max_visits or --max-steps was reached; 130 interrupted.`,
 }
 
 // runError carries a run's exit code through to exitCode; the run's own
-// messages were already printed. also are more error lines, hint the
-// hint's.
+// messages were already printed. also holds more "dtree: error:" lines
+// and hint a hint, for a run stopped by its logs.
 type runError struct {
 	code int
 	err  error

@@ -50,7 +50,8 @@ func TestScript(t *testing.T) {
 			return err
 		},
 		// [root]: the tests run as root (in a container, say).
-		// [tmpfs]: they may mount a tmpfs, a disk to fill (tmpfs DIR SIZE).
+		// [tmpfs]: they may mount a tmpfs of 4 KiB pages, a disk to fill
+		// (tmpfs DIR SIZE).
 		Condition: func(cond string) (bool, error) {
 			switch cond {
 			case "root":
