@@ -77,6 +77,12 @@ type Result struct {
 	// Argv is the command line run, binary first, with the prompt
 	// replaced by "<prompt: N bytes>" so it can be logged.
 	Argv []string
+	// OutputError is the first write to Call.Output that failed (a full
+	// disk under long.log); nothing more went there. The output was still
+	// read to its end, and the call is judged on it, not on this: the
+	// agent did its work, and it is for the caller to say what a log it
+	// could not write means.
+	OutputError error
 }
 
 // ErrNotFound is matched (errors.Is) by every *NotFoundError.
@@ -312,6 +318,7 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	if stdout.split != nil {
 		stdout.split.close()
 	}
+	res.OutputError = out.err
 	reply, parseErr := dec.end(output{stdout: res.Stdout, total: res.StdoutBytes, truncated: res.Truncated, stderr: res.StderrTail})
 	res.Answer, res.Usage = reply.answer, reply.usage
 
@@ -369,8 +376,6 @@ func Run(ctx context.Context, c Call) (Result, error) {
 		return res, fail("printed nothing and exited 0; " + form.silent)
 	case strings.TrimSpace(res.Answer) == "":
 		return res, fail("gave an empty answer")
-	case out.err != nil:
-		return res, fmt.Errorf("write %s output: %w", def.Name, out.err)
 	}
 	return res, nil
 }

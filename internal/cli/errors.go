@@ -89,6 +89,11 @@ func (a *App) printError(err error) {
 		return
 	}
 	fmt.Fprintf(a.Err, "dtree: error: %v\n", err)
+	if ran != nil {
+		for _, line := range ran.also {
+			fmt.Fprintf(a.Err, "dtree: error: %s\n", line)
+		}
+	}
 	var (
 		usage      *UsageError
 		unreadable *document.UnreadableError
@@ -96,6 +101,8 @@ func (a *App) printError(err error) {
 	)
 	hint := ""
 	switch {
+	case ran != nil:
+		hint = ran.hint
 	case errors.As(err, &usage):
 		hint = usage.Hint
 		if hint == "" && usage.Cmd != "" {

@@ -126,6 +126,8 @@ func (p *progress) NodeFinished(r *run.NodeResult) {
 	switch {
 	case r.Status == run.StatusInterrupted:
 		p.printf("✗ %s %s interrupted (%s)\n", r.ID, types.Excerpt(r.Text, 60), took.Round(time.Millisecond))
+	case r.Status == run.StatusLogWriteFailed:
+		p.printf("✗ %s %s stopped: its log could not be written (%s)\n", r.ID, types.Excerpt(r.Text, 60), took.Round(time.Millisecond))
 	case r.Status != run.StatusSucceeded:
 		p.printf("✗ %s %s failed (%s)\n", r.ID, types.Excerpt(r.Text, 60), took.Round(time.Millisecond))
 	case r.Label != "":

@@ -58,9 +58,9 @@ process result is validated by a second call and retried with the critique
 when it fails. Every step is logged as it happens under --log-dir.
 
 Exit status: 0 the run finished; 1 a node failed after its attempts; 2 a
-usage or settings error, or a CLI the chart needs is not installed; 3 the
-chart has errors; 4 a node's max_visits or --max-steps was reached; 130
-interrupted.`,
+usage or settings error, a CLI the chart needs is not installed, or the
+run's logs cannot be written (a full disk); 3 the chart has errors; 4 a
+node's max_visits or --max-steps was reached; 130 interrupted.`,
 		Args:        oneChart,
 		Annotations: map[string]string{gracefulInterrupt: "yes"},
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -91,10 +91,13 @@ interrupted.`,
 }
 
 // runError carries a run's exit code through to exitCode; the run's own
-// messages were already printed.
+// messages were already printed. also holds more "dtree: error:" lines
+// and hint a hint, for a run stopped by its logs.
 type runError struct {
 	code int
 	err  error
+	also []string
+	hint string
 }
 
 func (e *runError) Error() string { return e.err.Error() }
@@ -193,11 +196,22 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 	}
 	if werr != nil {
 		masked := errors.New(redact.String(werr.Error()))
-		var nf *agent.NotFoundError
+		var (
+			nf    *agent.NotFoundError
+			wrote *runlog.WriteError
+		)
 		if errors.As(werr, &nf) {
 			return &runError{code: exitUsage, err: masked}
 		}
-		return &runError{code: sum.ExitCode, err: masked}
+		re := &runError{code: sum.ExitCode, err: masked}
+		if n := sum.EventsUnwritten; n > 0 {
+			re.also = append(re.also, fmt.Sprintf("%s could not take the run's last %s either, run_end among them",
+				sum.Logs.Events, types.Plural(n, "event")))
+		}
+		if errors.As(werr, &wrote) {
+			re.hint = fmt.Sprintf("free space on the disk of %s, or pass --log-dir (log_dir) a directory on another disk, then run the chart again", s.LogDir)
+		}
+		return re
 	}
 	return nil
 }

@@ -50,9 +50,14 @@ func TestScript(t *testing.T) {
 			return err
 		},
 		// [root]: the tests run as root (in a container, say).
+		// [tmpfs]: they may mount a tmpfs of 4 KiB pages, a disk to fill
+		// (tmpfs DIR SIZE).
 		Condition: func(cond string) (bool, error) {
-			if cond == "root" {
+			switch cond {
+			case "root":
 				return os.Geteuid() == 0, nil
+			case "tmpfs":
+				return canMountTmpfs(), nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
@@ -67,6 +72,8 @@ func TestScript(t *testing.T) {
 			"usage":       cmdUsage,
 			"stderrtail":  cmdStderrTail,
 			"svgcheck":    cmdSVGCheck,
+			"tmpfs":       cmdTmpfs,
+			"jsonl":       cmdJSONL,
 		},
 	})
 }

@@ -164,3 +164,21 @@ func cmdSameRun(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("%s: %s\n%s: %s", args[0], a, args[1], b)
 	}
 }
+
+// cmdJSONL: jsonl FILE — every line of FILE is whole JSON, the last ends
+// in a newline: the file is valid JSON Lines.
+func cmdJSONL(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: jsonl FILE")
+	}
+	b, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		ts.Fatalf("%s ends in a torn line: %q", args[0], b[max(0, len(b)-100):])
+	}
+	for i, line := range bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n")) {
+		if len(b) > 0 && !json.Valid(line) {
+			ts.Fatalf("%s line %d is not JSON: %q", args[0], i+1, line[:min(len(line), 200)])
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -49,6 +50,14 @@ func (w *walker) attempt(ctx context.Context, n *types.ProcessedNode, attempt in
 	r, err := w.call(ctx, n, attempt, def, prompt, "run", res)
 	if ctx.Err() != nil {
 		return outcome{err: ctx.Err()}
+	}
+	if lerr := w.logFailed(); lerr != nil {
+		// The run stops, but what the agent did is kept: its answer is in
+		// the node's result (and answers.yaml), for the summary.
+		if err == nil {
+			res.Response = parseResponse(decision, r.Answer)
+		}
+		return outcome{err: lerr}
 	}
 	if errors.Is(err, agent.ErrNotFound) {
 		return outcome{err: err}
@@ -126,6 +135,12 @@ func (w *walker) validate(ctx context.Context, n *types.ProcessedNode, attempt i
 		if ctx.Err() != nil {
 			return types.ValidationResponse{}, ctx.Err()
 		}
+		if lerr := w.logFailed(); lerr != nil {
+			if v, perr := response.ParseValidation(r.Answer); err == nil && perr == nil {
+				res.Validation = &v
+			}
+			return types.ValidationResponse{}, lerr
+		}
 		if errors.Is(err, agent.ErrNotFound) {
 			return types.ValidationResponse{}, err
 		}
@@ -146,7 +161,9 @@ func (w *walker) validate(ctx context.Context, n *types.ProcessedNode, attempt i
 		w.o.Progress.AttemptFailed(n, attempt, fmt.Sprintf("validation call %d of %d failed: %s", call, validationCalls, last))
 		w.event("validation_failed", map[string]any{"node": n.ID, "attempt": attempt, "call": call, "error": last})
 		if call < validationCalls {
-			w.flush()
+			if err := w.flush(); err != nil {
+				return types.ValidationResponse{}, err
+			}
 			if err := sleep(ctx, w.o.Backoff(call)); err != nil {
 				return types.ValidationResponse{}, err
 			}
@@ -157,7 +174,10 @@ func (w *walker) validate(ctx context.Context, n *types.ProcessedNode, attempt i
 }
 
 // call runs one agent call with the node's environment and timeout,
-// streaming its output to long.log, and records it.
+// streaming its output to long.log, and records it. When the logs cannot
+// be written (logFailed), it starts no agent: nothing is done that the
+// run's record would miss. A long.log that fails during the call ends
+// nothing: the output is still read, and the caller stops the run after.
 func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, def agent.Definition, prompt, purpose string, res *NodeResult) (agent.Result, error) {
 	runID := ""
 	if w.o.Log != nil {
@@ -172,14 +192,22 @@ func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, 
 		model = n.Model
 	}
 	c := agent.Call{Def: def, Prompt: prompt, Model: model, Dir: w.o.Workdir, Env: env, Timeout: n.Timeout}
-	w.flush()
+	if err := w.flush(); err != nil {
+		return agent.Result{}, err
+	}
+	var lw io.WriteCloser
 	if w.o.Log != nil {
-		lw := w.o.Log.Call(n.ID, def.Name, attempt, purpose)
-		defer lw.Close()
+		lw = w.o.Log.Call(n.ID, def.Name, attempt, purpose)
+		if err := w.logFailed(); err != nil {
+			return agent.Result{}, err
+		}
 		c.Output = lw
 	}
 	start := time.Now()
 	r, err := w.o.Runner(ctx, c)
+	if lw != nil {
+		_ = lw.Close() // its error is logFailed's
+	}
 	a := Attempt{N: attempt, Purpose: purpose, CLI: def.Name, ExitCode: r.ExitCode, TimedOut: r.TimedOut,
 		StoppedAfterAnswer: r.StoppedAfterAnswer, DurationMS: time.Since(start).Milliseconds(),
 		StdoutBytes: r.StdoutBytes, StderrBytes: r.StderrBytes, Usage: r.Usage, StderrTail: r.StderrTail}
@@ -208,6 +236,21 @@ func (w *walker) record(n *types.ProcessedNode, purpose, answer string, err erro
 		}
 	}
 	w.replies.Add(n.ID, n.Text, decision, purpose == "validate", answer, err, labels)
+}
+
+// parseResponse reads an answer into a node's response as attempt does,
+// nil when it cannot be read.
+func parseResponse(decision bool, answer string) any {
+	if decision {
+		if d, err := response.ParseDecision(answer); err == nil {
+			return d
+		}
+		return nil
+	}
+	if p, err := response.ParseProcess(answer); err == nil {
+		return p
+	}
+	return nil
 }
 
 func quoteAll(labels []string) string {

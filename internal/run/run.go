@@ -98,8 +98,9 @@ type walker struct {
 }
 
 // Walk runs the chart and returns its summary. The error is a
-// *NodeFailedError, a *LimitError, the context's error when interrupted, or
-// a setup failure; the summary is filled in every case.
+// *NodeFailedError, a *LimitError, a *runlog.WriteError when the logs could
+// not be written, the context's error when interrupted, or a setup failure;
+// the summary is filled in every case.
 func Walk(ctx context.Context, o Options) (*Summary, error) {
 	if o.MaxSteps <= 0 {
 		o.MaxSteps = DefaultMaxSteps
@@ -118,8 +119,7 @@ func Walk(ctx context.Context, o Options) (*Summary, error) {
 		"start":        o.Start, "workdir": o.Workdir, "max_steps": o.MaxSteps, "no_validate": o.NoValidate,
 		"settings": o.Settings,
 	})
-	err := w.walk(ctx)
-	w.finish(err)
+	err := w.finish(w.walk(ctx))
 	return w.sum, err
 }
 
@@ -170,6 +170,9 @@ func (w *walker) walk(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		if err := w.logFailed(); err != nil {
+			return err
+		}
 		if res.Next == "" {
 			w.event("end", map[string]any{"node": n.ID})
 			return nil
@@ -195,6 +198,30 @@ func (w *walker) runNode(ctx context.Context, n *types.ProcessedNode, visit int)
 	for i, e := range out {
 		labels[i] = e.Label
 	}
+	// stop ends the node on an error no retry is for: interrupted,
+	// validation broken, a CLI that cannot run, logs that cannot be
+	// written.
+	stop := func(err error) (*NodeResult, error) {
+		reason := err.Error()
+		ev := map[string]any{"node": n.ID, "visit": visit}
+		var (
+			failed *NodeFailedError
+			wrote  *runlog.WriteError
+		)
+		switch {
+		case ctx.Err() != nil:
+			res.Status, reason = StatusInterrupted, "interrupted"
+		case errors.As(err, &wrote):
+			// Not the node's failure: what its agent answered is kept.
+			res.Status = StatusLogWriteFailed
+			ev["response"], ev["validation"] = res.Response, res.Validation
+		case errors.As(err, &failed):
+			reason = failed.Last // the node is named by the event already
+		}
+		ev["status"], ev["error"], ev["usage"] = res.Status, reason, res.Usage
+		w.event("node_end", ev)
+		return res, err
+	}
 	var feedback []feedback
 	attempts := 1 + n.Retries
 	for attempt := 1; attempt <= attempts; attempt++ {
@@ -204,17 +231,8 @@ func (w *walker) runNode(ctx context.Context, n *types.ProcessedNode, visit int)
 			res.Retries++
 		}
 		outcome := w.attempt(ctx, n, attempt, cli, out, labels, feedback, res)
-		if outcome.err != nil { // interrupted, validation broken, or CLI cannot run: not retried
-			reason := outcome.err.Error()
-			var failed *NodeFailedError
-			if errors.As(outcome.err, &failed) {
-				reason = failed.Last // the node is named by the event already
-			}
-			if ctx.Err() != nil {
-				res.Status, reason = StatusInterrupted, "interrupted"
-			}
-			w.event("node_end", map[string]any{"node": n.ID, "visit": visit, "status": res.Status, "error": reason, "usage": res.Usage})
-			return res, outcome.err
+		if outcome.err != nil { // not retried
+			return stop(outcome.err)
 		}
 		if outcome.reason == "" {
 			res.Status = StatusSucceeded
@@ -232,7 +250,9 @@ func (w *walker) runNode(ctx context.Context, n *types.ProcessedNode, visit int)
 			w.event("retry", map[string]any{"node": n.ID, "attempt": attempt, "reason": outcome.reason, "attempts_left": attempts - attempt})
 		}
 		if outcome.agentError && attempt < attempts {
-			w.flush()
+			if err := w.flush(); err != nil {
+				return stop(err)
+			}
 			if err := sleep(ctx, w.o.Backoff(attempt)); err != nil {
 				return res, err
 			}
@@ -279,14 +299,26 @@ func (w *walker) event(kind string, fields map[string]any) {
 
 // flush writes the events so far to events.jsonl. It comes before every
 // agent call, wait and the run's end, so that a run killed while it waits
-// on any of them has every event up to it.
-func (w *walker) flush() {
+// on any of them has every event up to it. Its error is logFailed's.
+func (w *walker) flush() error {
 	if w.o.Log == nil {
-		return
+		return nil
 	}
-	if err := w.o.Log.Flush(); err != nil && w.sum.LogError == "" {
-		w.sum.LogError = err.Error()
+	_ = w.o.Log.Flush() // its error is the log's Err
+	return w.logFailed()
+}
+
+// logFailed is the first write of the run's logs that failed, a
+// *runlog.WriteError: events.jsonl, long.log or short.json. The run stops
+// at it, at the next agent call, wait or node at the latest: its record
+// would miss what came after, and the disk that refused the log will not
+// take the agents' work either. It is not the node's failure, and no
+// retry is made for it.
+func (w *walker) logFailed() error {
+	if w.o.Log == nil {
+		return nil
 	}
+	return w.o.Log.Err()
 }
 
 // queueShort has short.json rewritten with the run so far, in the
@@ -309,11 +341,50 @@ func (w *walker) saveShort(status string) {
 	}
 }
 
-// finish sets the run's outcome and writes the last events.
-func (w *walker) finish(err error) {
+// finish sets the run's outcome and writes the last events. A run that
+// got to its end with logs it could not write, or whose run_end or last
+// short.json cannot be written, ends log_write_failed all the same. It
+// returns the run's error.
+func (w *walker) finish(err error) error {
+	if err == nil && w.o.Log != nil {
+		err = w.o.Log.Wait() // the last node's short.json
+	}
+	w.outcome(err)
+	w.noteLogError()
+	w.event("run_end", map[string]any{"status": w.sum.Status, "exit_code": w.sum.ExitCode,
+		"error": w.sum.Error, "path": w.sum.Path, "steps": len(w.sum.Nodes), "usage": w.sum.Usage})
+	_ = w.flush() // the picture reads events.jsonl
+	if w.o.Log == nil || w.o.Log.Unwritten() == 0 {
+		w.drawPicture() // not of a run whose end is not on record
+	}
+	w.saveShort(w.sum.Status)
+	if lerr := w.logFailed(); err == nil && lerr != nil {
+		err = lerr
+		w.outcome(err)
+		w.saveShort(w.sum.Status)
+	}
+	w.noteLogError()
+	w.saveAnswers()
+	if w.o.Log != nil {
+		w.sum.EventsUnwritten = w.o.Log.Unwritten()
+	}
+	return err
+}
+
+// noteLogError makes the first write of the logs that failed the
+// summary's log_error, unless it has an earlier one.
+func (w *walker) noteLogError() {
+	if lerr := w.logFailed(); lerr != nil && w.sum.LogError == "" {
+		w.sum.LogError = lerr.Error()
+	}
+}
+
+// outcome sets the run's status, exit code and error for how it ended.
+func (w *walker) outcome(err error) {
 	var (
 		failed *NodeFailedError
 		limit  *LimitError
+		wrote  *runlog.WriteError
 	)
 	switch {
 	case err == nil:
@@ -325,6 +396,11 @@ func (w *walker) finish(err error) {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		w.sum.Status, w.sum.ExitCode = StatusInterrupted, 130
 		err = errors.New("interrupted")
+	case errors.As(err, &wrote):
+		// Exit 2, as for a log directory that cannot be created at the
+		// start (readme/exit-codes.md): the run's setting, not the chart
+		// or an agent, is what has to change.
+		w.sum.Status, w.sum.ExitCode = StatusLogWriteFailed, 2
 	default:
 		w.sum.Status, w.sum.ExitCode = StatusFailed, 2
 	}
@@ -333,12 +409,6 @@ func (w *walker) finish(err error) {
 	}
 	w.sum.Ended = time.Now().UTC()
 	w.sum.DurationMS = time.Since(w.started).Milliseconds()
-	w.event("run_end", map[string]any{"status": w.sum.Status, "exit_code": w.sum.ExitCode,
-		"error": w.sum.Error, "path": w.sum.Path, "steps": len(w.sum.Nodes), "usage": w.sum.Usage})
-	w.flush() // the picture reads events.jsonl
-	w.drawPicture()
-	w.saveShort(w.sum.Status)
-	w.saveAnswers()
 }
 
 // drawPicture has the run's picture drawn, after run_end, which it shows.

@@ -14,6 +14,9 @@ const (
 	StatusFailed      = "failed"
 	StatusLimit       = "limit_reached"
 	StatusInterrupted = "interrupted"
+	// StatusLogWriteFailed: the run stopped because its logs could not be
+	// written (a full disk); a node stopped by it has its response.
+	StatusLogWriteFailed = "log_write_failed"
 )
 
 // Summary is a run's outcome: what `dtree run --json` prints and, in part,
@@ -35,6 +38,9 @@ type Summary struct {
 	DurationMS    int64            `json:"duration_ms"`
 	Logs          Logs             `json:"logs"`
 	LogError      string           `json:"log_error,omitempty"`
+	// EventsUnwritten counts the events, run_end the last, that could not
+	// be written to events.jsonl.
+	EventsUnwritten int `json:"events_unwritten,omitempty"`
 	// DryRun marks a --dry-run: no agent ran, and there are no logs.
 	DryRun bool `json:"dry_run,omitempty"`
 

@@ -28,6 +28,9 @@ type Options struct {
 	Long     bool   // write long.log
 	Redactor *Redactor
 	Now      func() time.Time
+	// OpenFile opens the log's files, os.OpenFile when nil: tests give
+	// one on a disk that fills up.
+	OpenFile func(name string, flag int, perm os.FileMode) (File, error)
 }
 
 // Log is one run's log directory.
@@ -36,12 +39,18 @@ type Log struct {
 	Dir    string
 	opts   Options
 	mu     sync.Mutex
-	events *os.File
+	events File
+	// eventsSize is how long events.jsonl is: whole lines only.
+	eventsSize int64
 	// events not yet written (Event, Flush)
 	unwritten []byte
-	long      *os.File
+	long      File
 	redact    *Redactor
 	now       func() time.Time
+
+	// failed is the first write that failed, of any of the files (Err).
+	fmu    sync.Mutex
+	failed *WriteError
 
 	// The background writer of QueueShort: pending is the newest document
 	// not yet taken, in parts, writing says a writer goroutine is on it,
@@ -90,6 +99,9 @@ func Open(o Options) (*Log, error) {
 	if o.Redactor == nil {
 		o.Redactor = NewRedactor(nil)
 	}
+	if o.OpenFile == nil {
+		o.OpenFile = openFile
+	}
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create log directory: %w", err)
 	}
@@ -100,11 +112,11 @@ func Open(o Options) (*Log, error) {
 	dir := filepath.Join(o.Dir, o.RunID)
 	l := &Log{RunID: o.RunID, Dir: dir, opts: o, redact: o.Redactor, now: o.Now}
 	l.idle = sync.NewCond(&l.smu)
-	if l.events, err = os.OpenFile(filepath.Join(dir, "events.jsonl"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
+	if l.events, err = o.OpenFile(filepath.Join(dir, "events.jsonl"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
 		return nil, fmt.Errorf("create events log: %w", err)
 	}
 	if o.Long {
-		if l.long, err = os.OpenFile(filepath.Join(dir, "long.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
+		if l.long, err = o.OpenFile(filepath.Join(dir, "long.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
 			l.events.Close()
 			return nil, fmt.Errorf("create long log: %w", err)
 		}
@@ -155,7 +167,10 @@ func (l *Log) Event(kind string, fields map[string]any) error {
 	return nil
 }
 
-// Flush writes the events added since the last Flush to events.jsonl.
+// Flush writes the events added since the last Flush to events.jsonl. It
+// writes whole lines or none: when the disk takes only part of the write,
+// the file is cut back to the last whole line, and the events left out are
+// kept for the next Flush. The error is a *WriteError.
 func (l *Log) Flush() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -166,13 +181,25 @@ func (l *Log) flush() error {
 	if len(l.unwritten) == 0 {
 		return nil
 	}
-	_, err := l.events.Write(l.unwritten)
-	l.unwritten = l.unwritten[:0]
-	if err != nil {
-		return fmt.Errorf("write events log: %w", err)
+	n, err := l.events.Write(l.unwritten)
+	if err == nil {
+		l.eventsSize += int64(n)
+		l.unwritten = l.unwritten[:0]
+		return nil
 	}
-	return nil
+	n = max(0, min(n, len(l.unwritten)))
+	whole := bytes.LastIndexByte(l.unwritten[:n], '\n') + 1
+	if n > whole {
+		if terr := l.events.Truncate(l.eventsSize + int64(whole)); terr != nil {
+			err = fmt.Errorf("%w; and its last line, cut short, could not be removed: %w", err, terr)
+		}
+	}
+	l.eventsSize += int64(whole)
+	l.unwritten = l.unwritten[:copy(l.unwritten, l.unwritten[whole:])]
+	return l.fail(l.path("events.jsonl"), err)
 }
+
+func (l *Log) path(name string) string { return filepath.Join(l.Dir, name) }
 
 // ShortJSON rewrites short.json with an encoded document, given as parts
 // written one after the other, after any write QueueShort started, and
@@ -240,8 +267,14 @@ func (l *Log) waitShort() error {
 	return err
 }
 
+// writeShort replaces short.json; when the disk is full, the old one stays
+// (WriteAtomic) and the error is a *WriteError.
 func (l *Log) writeShort(parts [][]byte) error {
-	return WriteAtomic(filepath.Join(l.Dir, "short.json"), l.redact.Bytes(bytes.Join(parts, nil)), 0o644)
+	path := l.path("short.json")
+	if err := writeAtomic(l.opts.OpenFile, path, l.redact.Bytes(bytes.Join(parts, nil)), 0o644); err != nil {
+		return l.fail(path, err)
+	}
+	return nil
 }
 
 // WriteAtomic writes data to path through a temporary file beside it
@@ -249,14 +282,18 @@ func (l *Log) writeShort(parts [][]byte) error {
 // one step: a reader, or a run killed mid-write, sees the old file or the
 // new one, never half of one.
 func WriteAtomic(path string, data []byte, mode os.FileMode) error {
+	return writeAtomic(openFile, path, data, mode)
+}
+
+func writeAtomic(open func(string, int, os.FileMode) (File, error), path string, data []byte, mode os.FileMode) error {
 	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
 	// Always a fresh file, never one rewritten in place: after replace
 	// exchanges them, tmp is the old file, and a reader may still have it
 	// open. One left over from a crash is removed first.
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, mode)
+	f, err := open(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, mode)
 	if errors.Is(err, fs.ErrExist) {
 		_ = os.Remove(tmp)
-		f, err = os.OpenFile(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, mode)
+		f, err = open(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, mode)
 	}
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -283,62 +320,66 @@ func (l *Log) WriteFile(name string, b []byte) error {
 
 // Call starts one agent call's section of long.log and returns the writer
 // its stdout and stderr go to as they arrive; Close ends the section. With
-// long logs off it discards.
+// long logs off it discards. A write that fails, the header's included,
+// is a *WriteError, also from Err: the caller stops the run, but goes on
+// reading the agent's output, whose answer is not lost with the log.
 func (l *Log) Call(node, cli string, attempt int, purpose string) io.WriteCloser {
 	if l.long == nil {
 		return nopCloser{io.Discard}
 	}
 	header := fmt.Sprintf("\n===== node %s · %s · attempt %d · %s · %s =====\n",
 		node, purpose, attempt, cli, l.now().UTC().Format(time.RFC3339))
-	l.mu.Lock()
-	_, _ = l.long.WriteString(header)
-	l.mu.Unlock()
-	return &callWriter{l: l, r: l.redact.Stream()}
+	w := &callWriter{l: l, r: l.redact.Stream()}
+	_ = w.write([]byte(header))
+	return w
 }
 
 type callWriter struct {
-	l *Log
-	r *StreamRedactor
+	l   *Log
+	r   *StreamRedactor
+	err error // the first write that failed; nothing is written after it
 }
 
 func (w *callWriter) Write(p []byte) (int, error) {
-	out := w.r.Write(p)
-	if len(out) == 0 {
-		return len(p), nil
-	}
-	w.l.mu.Lock()
-	defer w.l.mu.Unlock()
-	if _, err := w.l.long.Write(out); err != nil {
+	if err := w.write(w.r.Write(p)); err != nil {
 		return 0, err
 	}
 	return len(p), nil
 }
 
-func (w *callWriter) Close() error {
-	out := w.r.Flush()
-	if len(out) == 0 {
-		return nil
+func (w *callWriter) write(out []byte) error {
+	if w.err != nil || len(out) == 0 {
+		return w.err
 	}
 	w.l.mu.Lock()
-	defer w.l.mu.Unlock()
 	_, err := w.l.long.Write(out)
-	return err
+	w.l.mu.Unlock()
+	if err != nil {
+		w.err = w.l.fail(w.l.path("long.log"), err)
+	}
+	return w.err
 }
+
+func (w *callWriter) Close() error { return w.write(w.r.Flush()) }
 
 type nopCloser struct{ io.Writer }
 
 func (nopCloser) Close() error { return nil }
 
 // Close writes the events not yet written, waits for queued short.json
-// writes and closes the log's files.
+// writes and closes the log's files. Its error is the first of those, or
+// else Err.
 func (l *Log) Close() error {
 	first := l.waitShort()
+	if first == nil {
+		first = l.Err()
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if err := l.flush(); err != nil && first == nil {
 		first = err
 	}
-	for _, f := range []*os.File{l.events, l.long} {
+	for _, f := range []File{l.events, l.long} {
 		if f != nil {
 			if err := f.Close(); err != nil && first == nil {
 				first = err

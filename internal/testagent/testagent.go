@@ -42,6 +42,9 @@ type Rule struct {
 	Sleep      string   `json:"sleep"`
 	SpawnChild bool     `json:"spawn_child"` // start a sleeping child first, pid to FAKEAGENT_PIDS
 	PrintBytes int64    `json:"print_bytes"` // write this many bytes of filler to stdout first
+	// PrintStderr writes this many bytes of filler to stderr, after the
+	// sleep.
+	PrintStderr int64 `json:"print_stderr"`
 }
 
 // Record is what the log says of one call.
@@ -82,12 +85,15 @@ func Main() int {
 		spawnChild()
 	}
 	if r.PrintBytes > 0 {
-		flood(r.PrintBytes)
+		flood(os.Stdout, r.PrintBytes)
 	}
 	if r.Sleep != "" {
 		if d, err := time.ParseDuration(r.Sleep); err == nil {
 			time.Sleep(d)
 		}
+	}
+	if r.PrintStderr > 0 {
+		flood(os.Stderr, r.PrintStderr)
 	}
 	fmt.Println(reply(r, purpose, prompt))
 	return r.Exit
@@ -222,11 +228,11 @@ func spawnChild() {
 	}
 }
 
-func flood(n int64) {
+func flood(w io.Writer, n int64) {
 	line := []byte(strings.Repeat("x", 1023) + "\n")
 	for n > 0 {
 		k := min(n, int64(len(line)))
-		if _, err := os.Stdout.Write(line[:k]); err != nil {
+		if _, err := w.Write(line[:k]); err != nil {
 			return
 		}
 		n -= k
