@@ -59,6 +59,7 @@ func TestScript(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"promptcheck": cmdPromptCheck,
 			"bigchart":    cmdBigChart,
+			"tokenchart":  cmdTokenChart,
 			"pidsgone":    cmdPidsGone,
 			"waitfile":    cmdWaitFile,
 			"samerun":     cmdSameRun,

@@ -66,6 +66,21 @@ func cmdBigChart(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(t), 0o644))
 }
 
+// cmdTokenChart: tokenchart CHART KIB — writes a YAML chart start → big
+// → end whose process node big has for text one unbroken token of KIB
+// KiB.
+func cmdTokenChart(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: tokenchart CHART KIB")
+	}
+	kib, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	chart := "nodes:\n  - {id: start, kind: start, text: Start, next: big}\n" +
+		"  - id: big\n    tags: [NoValidation]\n    next: end\n    text: " + strings.Repeat("x", kib<<10) + "\n" +
+		"  - {id: end, kind: end, text: End}\n"
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(chart), 0o644))
+}
+
 // cmdPidsGone: pidsgone FILE — every pid listed in FILE has exited (a
 // zombie counts: it runs nothing).
 func cmdPidsGone(ts *testscript.TestScript, neg bool, args []string) {

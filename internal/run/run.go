@@ -45,8 +45,10 @@ type Options struct {
 	// Picture, when set, draws the run once it has ended (run_end is in
 	// events.jsonl) and returns the file's path, "" when it drew none;
 	// short.json and the summary name it. A failure is the summary's
-	// log_error, never the run's.
-	Picture func() (string, error)
+	// log_error, never the run's. It must stop when its context ends: that
+	// is the run's, or, for a run already interrupted, one of at most
+	// PictureGrace (see drawPicture).
+	Picture func(ctx context.Context) (string, error)
 	// ReplayCommand is the command line that replays this run from its
 	// answers.yaml, with the flags that chose its path; answers.yaml says
 	// it in its header. Empty: dtree run CHART --answers FILE.
@@ -119,7 +121,7 @@ func Walk(ctx context.Context, o Options) (*Summary, error) {
 		"settings": o.Settings,
 	})
 	err := w.walk(ctx)
-	w.finish(err)
+	w.finish(ctx, err)
 	return w.sum, err
 }
 
@@ -310,7 +312,7 @@ func (w *walker) saveShort(status string) {
 }
 
 // finish sets the run's outcome and writes the last events.
-func (w *walker) finish(err error) {
+func (w *walker) finish(ctx context.Context, err error) {
 	var (
 		failed *NodeFailedError
 		limit  *LimitError
@@ -336,17 +338,30 @@ func (w *walker) finish(err error) {
 	w.event("run_end", map[string]any{"status": w.sum.Status, "exit_code": w.sum.ExitCode,
 		"error": w.sum.Error, "path": w.sum.Path, "steps": len(w.sum.Nodes), "usage": w.sum.Usage})
 	w.flush() // the picture reads events.jsonl
-	w.drawPicture()
+	w.drawPicture(ctx)
 	w.saveShort(w.sum.Status)
 	w.saveAnswers()
 }
 
+// PictureGrace bounds the drawing of an interrupted run's picture. The
+// drawing is linear in the chart and takes milliseconds, but once the
+// run's context has ended nothing else would stop it.
+const PictureGrace = 5 * time.Second
+
 // drawPicture has the run's picture drawn, after run_end, which it shows.
-func (w *walker) drawPicture() {
+// An interrupt while it draws stops it: the run ends without a picture,
+// and short.json still gets its final status. A run already interrupted
+// is drawn too, within PictureGrace.
+func (w *walker) drawPicture(ctx context.Context) {
 	if w.o.Picture == nil {
 		return
 	}
-	path, err := w.o.Picture()
+	if ctx.Err() != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), PictureGrace)
+		defer cancel()
+	}
+	path, err := w.o.Picture(ctx)
 	if err != nil {
 		if w.sum.LogError == "" {
 			w.sum.LogError = "draw the run: " + err.Error()
