@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/dtree-dev/dtree/internal/graph"
+	"github.com/dtree-dev/dtree/internal/response"
 	"github.com/dtree-dev/dtree/types"
 )
 
@@ -539,9 +540,12 @@ func (b *builder) checkEdges() {
 // checkBranches applies rule 14 to one node's outgoing edges.
 func (b *builder) checkBranches(node *types.Node, group []int32) {
 	edges := b.doc.Edges
-	var seen map[string]int32 // folded label -> edge, for large groups
+	var seen map[string]int32 // branchKey -> edge, for large groups
+	var keys []string         // branchKey of each edge, for small ones
 	if len(group) > pairwiseMax {
 		seen = make(map[string]int32, len(group))
+	} else {
+		keys = make([]string, len(group))
 	}
 	for k, i := range group {
 		e := &edges[i]
@@ -552,17 +556,21 @@ func (b *builder) checkBranches(node *types.Node, group []int32) {
 				node.Describe(), len(group), e.ID, b.describeRef(e.To))
 			continue
 		}
+		// Labels are compared as the answer matcher compares them, so
+		// "No" and "no." are the same label: an answer "no" would match
+		// both and pick neither.
+		key := branchKey(e.Label)
 		first := int32(-1)
 		if seen != nil {
-			key := foldLabel(e.Label)
 			if j, ok := seen[key]; ok {
 				first = j
 			} else {
 				seen[key] = i
 			}
 		} else {
-			for _, j := range group[:k] {
-				if edges[j].Label != "" && sameLabel(edges[j].Label, e.Label) {
+			keys[k] = key
+			for m, j := range group[:k] {
+				if edges[j].Label != "" && keys[m] == key {
 					first = j
 					break
 				}
@@ -570,10 +578,14 @@ func (b *builder) checkBranches(node *types.Node, group []int32) {
 		}
 		if first >= 0 {
 			fe := &edges[first]
+			labels := fmt.Sprintf("labelled %q", e.Label)
+			if !sameLabel(fe.Label, e.Label) {
+				labels = fmt.Sprintf("labelled %q and %q, which answers match alike (case, spaces, quotes and end punctuation aside),", fe.Label, e.Label)
+			}
 			b.errorf("duplicate_branch_label", []string{node.ID, fe.ID, e.ID}, e.Line,
 				"give each outgoing line of a decision a different label",
-				"%s has two branches labelled %q (lines %s and %s), so an answer cannot pick one",
-				node.Describe(), e.Label, fe.ID, e.ID)
+				"%s has two branches %s (lines %s and %s), so an answer cannot pick one",
+				node.Describe(), labels, fe.ID, e.ID)
 		}
 	}
 }
@@ -717,6 +729,17 @@ func sameLabel(a, c string) bool {
 		}
 		a, c = ra, rc
 	}
+}
+
+// branchKey is equal for two branch labels exactly when the answer
+// matcher cannot tell them apart (response.CleanLabel, then case-folded);
+// a label that cleans to nothing, which matches only exactly, keeps its
+// own words.
+func branchKey(label string) string {
+	if c := response.CleanLabel(label); c != "" {
+		return foldLabel(c)
+	}
+	return "\x00" + foldLabel(label)
 }
 
 // foldLabel is a key that is equal for two labels exactly when sameLabel
