@@ -578,14 +578,16 @@ func (b *builder) checkBranches(node *types.Node, group []int32) {
 		}
 		if first >= 0 {
 			fe := &edges[first]
+			why := "so an answer cannot pick one"
 			labels := fmt.Sprintf("labelled %q", e.Label)
 			if !sameLabel(fe.Label, e.Label) {
-				labels = fmt.Sprintf("labelled %q and %q, which answers match alike (case, spaces, quotes and end punctuation aside),", fe.Label, e.Label)
+				labels = fmt.Sprintf("labelled %q and %q", fe.Label, e.Label)
+				why = "which an answer cannot tell apart: case, spaces, quotes and the punctuation around a label are not compared"
 			}
 			b.errorf("duplicate_branch_label", []string{node.ID, fe.ID, e.ID}, e.Line,
 				"give each outgoing line of a decision a different label",
-				"%s has two branches %s (lines %s and %s), so an answer cannot pick one",
-				node.Describe(), labels, fe.ID, e.ID)
+				"%s has two branches %s (lines %s and %s), %s",
+				node.Describe(), labels, fe.ID, e.ID, why)
 		}
 	}
 }
