@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,4 +91,27 @@ func TestPictureOfInterruptedRun(t *testing.T) {
 	assert.WithinDuration(t, time.Now().Add(PictureGrace), deadline, PictureGrace)
 	assert.Equal(t, "graph.svg", sum.Logs.Graph)
 	assert.Contains(t, short, `"status":"interrupted"`)
+}
+
+// A reply longer than the tail dtree keeps says it was cut off, not that
+// the agent wrote no JSON.
+func TestReplyCutOff(t *testing.T) {
+	t.Parallel()
+	kept := strings.Repeat("log line\n", agent.MaxStdoutTail/9)
+	answer := func(_ context.Context, c agent.Call) (agent.Result, error) {
+		return agent.Result{Answer: kept, Stdout: kept, StdoutBytes: 3 << 20, Truncated: true}, nil
+	}
+	sum, _ := walkPicture(t, t.Context(), answer, nil)
+	assert.Equal(t, StatusFailed, sum.Status)
+	want := fmt.Sprintf("the reply was cut off: it had %d bytes and dtree keeps only its last %d (1 MiB), so what came before was not read: no JSON object in the reply",
+		3<<20, len(kept))
+	assert.Contains(t, sum.Error, want)
+
+	// not cut off: as before
+	answer = func(_ context.Context, c agent.Call) (agent.Result, error) {
+		return agent.Result{Answer: "no json", Stdout: "no json", StdoutBytes: 7}, nil
+	}
+	sum, _ = walkPicture(t, t.Context(), answer, nil)
+	assert.Contains(t, sum.Error, "no JSON object in the reply")
+	assert.NotContains(t, sum.Error, "cut off")
 }
