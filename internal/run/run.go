@@ -71,8 +71,12 @@ type NodeFailedError struct {
 	Last     string
 }
 
+// errorTextRunes bounds the node text an error quotes: the final error
+// line quoted a node's whole first line, 90 KB of it in one chart.
+const errorTextRunes = 60
+
 func (e *NodeFailedError) Error() string {
-	return fmt.Sprintf("node %s %q failed after %s: %s", e.Node, e.Text, types.Plural(e.Attempts, "attempt"), e.Last)
+	return fmt.Sprintf("node %s %q failed after %s: %s", e.Node, types.Excerpt(e.Text, errorTextRunes), types.Plural(e.Attempts, "attempt"), e.Last)
 }
 
 // LimitError is a run stopped by max_visits or --max-steps (exit 4).
@@ -85,9 +89,9 @@ type LimitError struct {
 
 func (e *LimitError) Error() string {
 	if e.Limit == "max_visits" {
-		return fmt.Sprintf("node %s %q reached its visit limit (max_visits %d): the run is looping", e.Node, e.Text, e.Value)
+		return fmt.Sprintf("node %s %q reached its visit limit (max_visits %d): the run is looping", e.Node, types.Excerpt(e.Text, errorTextRunes), e.Value)
 	}
-	return fmt.Sprintf("the run reached %d steps (--max-steps) at node %s %q", e.Value, e.Node, e.Text)
+	return fmt.Sprintf("the run reached %d steps (--max-steps) at node %s %q", e.Value, e.Node, types.Excerpt(e.Text, errorTextRunes))
 }
 
 // walker is one run in progress.
