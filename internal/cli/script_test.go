@@ -60,6 +60,7 @@ func TestScript(t *testing.T) {
 			"promptcheck": cmdPromptCheck,
 			"bigchart":    cmdBigChart,
 			"tokenchart":  cmdTokenChart,
+			"aliaschart":  cmdAliasChart,
 			"pidsgone":    cmdPidsGone,
 			"waitfile":    cmdWaitFile,
 			"samerun":     cmdSameRun,
