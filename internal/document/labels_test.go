@@ -88,3 +88,14 @@ func TestBranchLabelsCleanedAsAnswersAre(t *testing.T) {
 		}
 	}
 }
+
+// A message quotes the start of a long label, not all of it.
+func TestLongLabelsQuotedShort(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("yes ", 200) // YAML keys stop at 1024 characters
+	doc, err := document.FromYAML(strings.NewReader(decisionYAML([]string{long, strings.ToUpper(long) + "!"}, 0)))
+	require.NoError(t, err)
+	require.Len(t, doc.Errors, 1)
+	assert.Equal(t, "duplicate_branch_label", doc.Errors[0].Class, doc.Errors[0].Message[:min(300, len(doc.Errors[0].Message))])
+	assert.Less(t, len(doc.Errors[0].Message), 500)
+}
