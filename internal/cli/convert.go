@@ -109,6 +109,11 @@ func (a *App) convert(ctx context.Context, path string, o convertOptions) error 
 	for _, d := range dropped {
 		fmt.Fprintf(a.Err, "dtree: warning: %s\n", d)
 	}
+	if to == "csv" {
+		if w := export.FormulaWarning(c.Doc); w != "" {
+			fmt.Fprintf(a.Err, "dtree: warning: %s\n", w)
+		}
+	}
 	return nil
 }
 
