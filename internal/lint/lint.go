@@ -1,6 +1,7 @@
 // Package lint holds the chart checks of SPEC §2 that go beyond import:
-// terminators with branches, unreachable nodes, loops with no way out, and
-// Decision shapes with a single branch. The import rules live with the
+// terminators with branches, unreachable nodes, loops with no way out,
+// Decision shapes with a single branch, and NUL bytes no agent can be
+// given. The import rules live with the
 // importers; the checks of tags and metadata with nodeconf.
 package lint
 
