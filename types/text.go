@@ -7,16 +7,30 @@ import (
 )
 
 // Excerpt is the first line of text, cut at max runes; "…" marks what was
-// left out.
+// left out. It reads no further into text than it keeps, so a node text
+// of megabytes costs what a short one does.
 func Excerpt(text string, max int) string {
-	t, _, cut := strings.Cut(text, "\n")
-	if r := []rune(t); len(r) > max {
-		t, cut = string(r[:max]), true
+	n := 0
+	for i, r := range text {
+		if r == '\n' || n == max {
+			return text[:i] + "…"
+		}
+		n++
 	}
-	if cut {
-		t += "…"
+	return text
+}
+
+// Clip is text, line breaks and all, cut at max runes; "…" marks what was
+// left out. Like Excerpt it reads no further than it keeps.
+func Clip(text string, max int) string {
+	n := 0
+	for i := range text {
+		if n == max {
+			return text[:i] + "…"
+		}
+		n++
 	}
-	return t
+	return text
 }
 
 // Plural counts things: "1 node", "3 nodes".

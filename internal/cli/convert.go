@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -35,7 +36,7 @@ named on stderr. readme/convert.md describes each format.
 A chart with errors prints them on stderr and exits 3, as inspect does.`,
 		Args: oneChart,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.convert(args[0], o)
+			return a.convert(cmd.Context(), args[0], o)
 		},
 	}
 	o.register(cmd.Flags())
@@ -69,7 +70,7 @@ func outputFormat(flag, name, out string, allowed []string) (string, error) {
 	return f, nil
 }
 
-func (a *App) convert(path string, o convertOptions) error {
+func (a *App) convert(ctx context.Context, path string, o convertOptions) error {
 	to, err := outputFormat(o.to, "to", o.out, export.Formats)
 	if err != nil {
 		if strings.EqualFold(o.to, "svg") || (o.to == "" && strings.EqualFold(filepath.Ext(o.out), ".svg")) {
@@ -98,7 +99,7 @@ func (a *App) convert(path string, o convertOptions) error {
 		case "csv":
 			dropped, err = export.CSV(w, c.Doc)
 		default:
-			err = export.Picture(w, c.Doc, to, export.PictureOptions{})
+			err = export.Picture(ctx, w, c.Doc, to, export.PictureOptions{})
 		}
 		return err
 	})
@@ -107,6 +108,11 @@ func (a *App) convert(path string, o convertOptions) error {
 	}
 	for _, d := range dropped {
 		fmt.Fprintf(a.Err, "dtree: warning: %s\n", d)
+	}
+	if to == "csv" {
+		if w := export.FormulaWarning(c.Doc); w != "" {
+			fmt.Fprintf(a.Err, "dtree: warning: %s\n", w)
+		}
 	}
 	return nil
 }

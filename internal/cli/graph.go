@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -44,7 +45,7 @@ is drawn unless --page says otherwise. readme/graph.md has examples.
 A chart with errors prints them on stderr and exits 3, as inspect does.`,
 		Args: oneChart,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.graph(args[0], o)
+			return a.graph(cmd.Context(), args[0], o)
 		},
 	}
 	f := cmd.Flags()
@@ -59,7 +60,7 @@ A chart with errors prints them on stderr and exits 3, as inspect does.`,
 	return cmd
 }
 
-func (a *App) graph(path string, o graphOptions) error {
+func (a *App) graph(ctx context.Context, path string, o graphOptions) error {
 	format := o.format
 	if format == "" && o.out == "" {
 		format = "mermaid"
@@ -91,7 +92,7 @@ func (a *App) graph(path string, o graphOptions) error {
 		}
 	}
 	err = a.output(o.out, func(w io.Writer) error {
-		return export.Picture(w, c.Doc, format, export.PictureOptions{Page: page, Trace: trace})
+		return export.Picture(ctx, w, c.Doc, format, export.PictureOptions{Page: page, Trace: trace})
 	})
 	if err != nil {
 		return exportError(err, format)

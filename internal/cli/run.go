@@ -436,12 +436,12 @@ func settingsForLog(s *settings.Settings) map[string]string {
 // runPicture draws a run's graph.svg into its directory when it ends
 // (write_log_graph), but not for a page too large for SVG: that run has no
 // picture, which is not an error.
-func runPicture(on bool, dir string, doc *types.Document) func() (string, error) {
+func runPicture(on bool, dir string, doc *types.Document) func(context.Context) (string, error) {
 	if !on {
 		return nil
 	}
-	return func() (string, error) {
-		path, err := export.WriteRunPicture(dir, doc, "svg")
+	return func(ctx context.Context) (string, error) {
+		path, err := export.WriteRunPicture(ctx, dir, doc, "svg")
 		var large *export.TooLargeError
 		if errors.As(err, &large) {
 			return "", nil

@@ -64,6 +64,8 @@ func TestScript(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"promptcheck": cmdPromptCheck,
 			"bigchart":    cmdBigChart,
+			"tokenchart":  cmdTokenChart,
+			"aliaschart":  cmdAliasChart,
 			"pidsgone":    cmdPidsGone,
 			"waitfile":    cmdWaitFile,
 			"samerun":     cmdSameRun,

@@ -66,6 +66,41 @@ func cmdBigChart(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(t), 0o644))
 }
 
+// cmdTokenChart: tokenchart CHART KIB — writes a YAML chart start → big
+// → end whose process node big has for text one unbroken token of KIB
+// KiB.
+func cmdTokenChart(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: tokenchart CHART KIB")
+	}
+	kib, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	chart := "nodes:\n  - {id: start, kind: start, text: Start, next: big}\n" +
+		"  - id: big\n    tags: [NoValidation]\n    next: end\n    text: " + strings.Repeat("x", kib<<10) + "\n" +
+		"  - {id: end, kind: end, text: End}\n"
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(chart), 0o644))
+}
+
+// cmdAliasChart: aliaschart CHART KIB USES — writes a YAML chart whose
+// first node has a text of KIB KiB with an anchor, reused by USES more
+// nodes through an alias.
+func cmdAliasChart(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 {
+		ts.Fatalf("usage: aliaschart CHART KIB USES")
+	}
+	kib, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	uses, err := strconv.Atoi(args[2])
+	ts.Check(err)
+	var b strings.Builder
+	fmt.Fprintf(&b, "nodes:\n  - id: n0\n    text: &big %s\n    next: n1\n", strings.Repeat("x", kib<<10))
+	for i := 1; i <= uses; i++ {
+		fmt.Fprintf(&b, "  - {id: n%d, text: *big, next: n%d}\n", i, i+1)
+	}
+	fmt.Fprintf(&b, "  - {id: n%d, text: End}\n", uses+1)
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(b.String()), 0o644))
+}
+
 // cmdPidsGone: pidsgone FILE — every pid listed in FILE has exited (a
 // zombie counts: it runs nothing).
 func cmdPidsGone(ts *testscript.TestScript, neg bool, args []string) {

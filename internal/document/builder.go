@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/dtree-dev/dtree/internal/graph"
+	"github.com/dtree-dev/dtree/internal/response"
 	"github.com/dtree-dev/dtree/types"
 )
 
@@ -367,7 +368,7 @@ func (b *builder) buildEdges() {
 			b.warnf("multiple_line_labels", []string{l.id}, l.srcLn,
 				"keep one label on the line; dtree routes by the first",
 				"line %s %s has %d labels; %q is used, %s kept as extra labels",
-				l.id, b.between(l), len(extra)+1, label, quoteList(extra))
+				l.id, b.between(l), len(extra)+1, types.Excerpt(label, maxQuoted), quoteList(extra))
 		}
 		b.doc.Edges = append(b.doc.Edges, types.Edge{
 			ID: l.id, Page: l.page, From: from, To: to,
@@ -381,7 +382,19 @@ func (b *builder) buildEdges() {
 type endError struct {
 	class, msg, hint string
 	ids              []string
+	// via are the lines followed to reach the end at fault, the line
+	// whose message msg is last. resolveEnd says them once, capped, in
+	// the message of the line it started from: each line of a chain
+	// quoting the whole message of the next made lint print 658 MB for a
+	// 3.9 MB CSV of lines chained to lines.
+	via []string
 }
+
+// maxListed bounds the ids, labels and lines one message lists.
+const maxListed = 5
+
+// maxQuoted bounds the characters of a label or id one message quotes.
+const maxQuoted = 60
 
 // maxLineHops bounds line-to-line resolution, so lines attached to each other
 // in a ring cannot loop.
@@ -406,7 +419,7 @@ func (b *builder) resolveEnd(l line, i int, entering bool, hops int) (string, in
 	}
 	idx := int(l.at[i])
 	if l.at[i] == noItem {
-		return "", 0, dangling(fmt.Sprintf("names %q, which is not in the chart", ref))
+		return "", 0, dangling(fmt.Sprintf("names %q, which is not in the chart", types.Excerpt(ref, maxQuoted)))
 	}
 	if idx >= 0 {
 		switch {
@@ -441,10 +454,40 @@ func (b *builder) resolveEnd(l line, i int, entering bool, hops int) (string, in
 	}
 	id, at, err := b.resolveEnd(other, next, entering, hops+1)
 	if err != nil {
-		err.ids = append([]string{l.id}, err.ids...)
-		err.msg = fmt.Sprintf("line %s %s: its %s end is on line %s, which cannot be followed: %s", l.id, b.between(l), which, ref, err.msg)
+		err.via = append(err.via, ref) // innermost first; reversed below
+		if hops == 0 {
+			slices.Reverse(err.via)
+			// ids: this line, the lines followed (capped), and those the
+			// end at fault names.
+			ids := append([]string{l.id}, err.via[:min(len(err.via), maxListed)]...)
+			err.ids = append(ids, err.ids[1:]...)
+			on := ""
+			switch k := len(err.via); { // msg names the last; list those between ref and it
+			case k == 2:
+				on = "it leads on to "
+			case k > 2:
+				on = fmt.Sprintf("it leads on through %s to ", listIDs("line", err.via[1:k-1], maxListed))
+			}
+			err.msg = fmt.Sprintf("line %s %s: its %s end is on line %s, which cannot be followed: %s%s",
+				l.id, b.between(l), which, ref, on, err.msg)
+		}
 	}
 	return id, at, err
+}
+
+// listIDs names ids for a message: "line 7", "lines 7, 8 and 9", or the
+// first max and "and N more".
+func listIDs(what string, ids []string, max int) string {
+	switch len(ids) {
+	case 1:
+		return what + " " + ids[0]
+	case 0:
+		return "no " + what + "s"
+	}
+	if len(ids) <= max {
+		return fmt.Sprintf("%ss %s and %s", what, strings.Join(ids[:len(ids)-1], ", "), ids[len(ids)-1])
+	}
+	return fmt.Sprintf("%ss %s and %d more", what, strings.Join(ids[:max], ", "), len(ids)-max)
 }
 
 // pairwiseMax is the group size up to which edges are compared pairwise;
@@ -539,9 +582,12 @@ func (b *builder) checkEdges() {
 // checkBranches applies rule 14 to one node's outgoing edges.
 func (b *builder) checkBranches(node *types.Node, group []int32) {
 	edges := b.doc.Edges
-	var seen map[string]int32 // folded label -> edge, for large groups
+	var seen map[string]int32 // branchKey -> edge, for large groups
+	var keys []string         // branchKey of each edge, for small ones
 	if len(group) > pairwiseMax {
 		seen = make(map[string]int32, len(group))
+	} else {
+		keys = make([]string, len(group))
 	}
 	for k, i := range group {
 		e := &edges[i]
@@ -552,17 +598,21 @@ func (b *builder) checkBranches(node *types.Node, group []int32) {
 				node.Describe(), len(group), e.ID, b.describeRef(e.To))
 			continue
 		}
+		// Labels are compared as the answer matcher compares them, so
+		// "No" and "no." are the same label: an answer "no" would match
+		// both and pick neither.
+		key := branchKey(e.Label)
 		first := int32(-1)
 		if seen != nil {
-			key := foldLabel(e.Label)
 			if j, ok := seen[key]; ok {
 				first = j
 			} else {
 				seen[key] = i
 			}
 		} else {
-			for _, j := range group[:k] {
-				if edges[j].Label != "" && sameLabel(edges[j].Label, e.Label) {
+			keys[k] = key
+			for m, j := range group[:k] {
+				if edges[j].Label != "" && keys[m] == key {
 					first = j
 					break
 				}
@@ -570,10 +620,16 @@ func (b *builder) checkBranches(node *types.Node, group []int32) {
 		}
 		if first >= 0 {
 			fe := &edges[first]
+			why := "so an answer cannot pick one"
+			labels := fmt.Sprintf("labelled %q", types.Excerpt(e.Label, maxQuoted))
+			if !sameLabel(fe.Label, e.Label) {
+				labels = fmt.Sprintf("labelled %q and %q", types.Excerpt(fe.Label, maxQuoted), types.Excerpt(e.Label, maxQuoted))
+				why = "which an answer cannot tell apart: case, spaces, quotes and the punctuation around a label are not compared"
+			}
 			b.errorf("duplicate_branch_label", []string{node.ID, fe.ID, e.ID}, e.Line,
 				"give each outgoing line of a decision a different label",
-				"%s has two branches labelled %q (lines %s and %s), so an answer cannot pick one",
-				node.Describe(), e.Label, fe.ID, e.ID)
+				"%s has two branches %s (lines %s and %s), %s",
+				node.Describe(), labels, fe.ID, e.ID, why)
 		}
 	}
 }
@@ -664,7 +720,7 @@ func (b *builder) describeRef(id string) string {
 	if id == "" {
 		return "nothing"
 	}
-	return id
+	return types.Excerpt(id, maxQuoted)
 }
 
 func (b *builder) describeIDs(ids []string, max int) string {
@@ -692,10 +748,16 @@ func describeHolder(n *types.Node) string {
 	return fmt.Sprintf("the %s %s", n.Shape, n.Describe())
 }
 
+// quoteList quotes the first maxListed of s, each cut at maxQuoted
+// characters, and counts the rest.
 func quoteList(s []string) string {
-	q := make([]string, len(s))
+	q := make([]string, 0, min(len(s), maxListed)+1)
 	for i, v := range s {
-		q[i] = fmt.Sprintf("%q", v)
+		if i == maxListed {
+			q = append(q, fmt.Sprintf("and %d more", len(s)-maxListed))
+			break
+		}
+		q = append(q, fmt.Sprintf("%q", types.Excerpt(v, maxQuoted)))
 	}
 	return strings.Join(q, ", ")
 }
@@ -717,6 +779,17 @@ func sameLabel(a, c string) bool {
 		}
 		a, c = ra, rc
 	}
+}
+
+// branchKey is equal for two branch labels exactly when the answer
+// matcher cannot tell them apart (response.CleanLabel, then case-folded);
+// a label that cleans to nothing, which matches only exactly, keeps its
+// own words.
+func branchKey(label string) string {
+	if c := response.CleanLabel(label); c != "" {
+		return foldLabel(c)
+	}
+	return "\x00" + foldLabel(label)
 }
 
 // foldLabel is a key that is equal for two labels exactly when sameLabel

@@ -156,6 +156,14 @@ func (y *yamlReader) read(data []byte) {
 		y.syntaxError(err)
 		return
 	}
+	// Before anything is read through them: an alias is free in the
+	// file and costs its anchor's whole value each time it is followed.
+	if err := yamlread.CheckAliases(&doc, yamlread.MaxAliasBytes); err != nil {
+		var ae *yamlread.AliasError
+		errors.As(err, &ae)
+		y.malformed(ae.Line, "%v", err)
+		return
+	}
 	top := doc.Content[0]
 	if top.Kind == yaml.ScalarNode && top.Tag == "!!null" {
 		y.b.errorf("empty_chart", nil, 0, yamlHints["empty_chart"], "the file is empty")

@@ -44,7 +44,7 @@ func BenchmarkSVG(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if err := export.SVG(io.Discard, doc, export.PictureOptions{Page: doc.Pages[0].ID}); err != nil {
+		if err := export.SVG(b.Context(), io.Discard, doc, export.PictureOptions{Page: doc.Pages[0].ID}); err != nil {
 			b.Fatal(err)
 		}
 	}

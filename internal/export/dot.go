@@ -2,6 +2,7 @@ package export
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -20,11 +21,11 @@ var dotShapes = map[string]string{
 
 // DOT writes doc as a Graphviz digraph. Nodes are named n0, n1, …; every
 // string is quoted, with backslashes, quotes and line breaks escaped, so
-// no text can end a label or add an attribute. The node's id and full text
-// are its tooltip. Pages are clusters when there are several. A trace
-// marks the run as Mermaid does.
-func DOT(w io.Writer, doc *types.Document, o PictureOptions) error {
-	p, err := newPicture(doc, o)
+// no text can end a label or add an attribute. The node's id and text (up
+// to maxTooltip characters) are its tooltip. Pages are clusters when there are several. A trace
+// marks the run as Mermaid does. It stops with ctx's error when ctx ends.
+func DOT(ctx context.Context, w io.Writer, doc *types.Document, o PictureOptions) error {
+	p, err := newPicture(ctx, doc, o)
 	if err != nil {
 		return err
 	}
@@ -43,6 +44,9 @@ func DOT(w io.Writer, doc *types.Document, o PictureOptions) error {
 			indent = "    "
 		}
 		for _, nd := range pg.nodes {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			label := strings.Join(nd.lines, "\n")
 			if nd.note != "" {
 				label += "\n" + nd.note

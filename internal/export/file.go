@@ -2,6 +2,7 @@ package export
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -46,15 +47,17 @@ func WriteFile(path string, write func(io.Writer) error) error {
 // pictureFiles are the names WriteRunPicture gives a run's picture.
 var pictureFiles = map[string]string{"svg": "graph.svg", "mermaid": "graph.mmd", "dot": "graph.dot"}
 
-// Picture writes doc as a picture in format: mermaid, dot or svg.
-func Picture(w io.Writer, doc *types.Document, format string, o PictureOptions) error {
+// Picture writes doc as a picture in format: mermaid, dot or svg. Its time
+// grows linearly with the chart (see wrap); it stops with ctx's error when
+// ctx ends.
+func Picture(ctx context.Context, w io.Writer, doc *types.Document, format string, o PictureOptions) error {
 	switch format {
 	case "mermaid":
-		return Mermaid(w, doc, o)
+		return Mermaid(ctx, w, doc, o)
 	case "dot":
-		return DOT(w, doc, o)
+		return DOT(ctx, w, doc, o)
 	case "svg":
-		return SVG(w, doc, o)
+		return SVG(ctx, w, doc, o)
 	}
 	return fmt.Errorf("unknown picture format %q", format)
 }
@@ -63,8 +66,9 @@ func Picture(w io.Writer, doc *types.Document, format string, o PictureOptions) 
 // the page it ran, the nodes it entered, the edges it took, its retries
 // and where it stopped — into runDir as graph.svg, graph.mmd or graph.dot
 // (format svg, mermaid or dot), and returns the file's path. It reads the
-// run's events.jsonl, so call it once the run has ended.
-func WriteRunPicture(runDir string, doc *types.Document, format string) (string, error) {
+// run's events.jsonl, so call it once the run has ended. When ctx ends
+// it stops, and writes nothing.
+func WriteRunPicture(ctx context.Context, runDir string, doc *types.Document, format string) (string, error) {
 	name, ok := pictureFiles[format]
 	if !ok {
 		return "", fmt.Errorf("unknown picture format %q", format)
@@ -80,7 +84,7 @@ func WriteRunPicture(runDir string, doc *types.Document, format string) (string,
 		}
 	}
 	path := filepath.Join(runDir, name)
-	if err := WriteFile(path, func(w io.Writer) error { return Picture(w, doc, format, o) }); err != nil {
+	if err := WriteFile(path, func(w io.Writer) error { return Picture(ctx, w, doc, format, o) }); err != nil {
 		return "", fmt.Errorf("write %s: %w", path, err)
 	}
 	return path, nil

@@ -55,7 +55,7 @@ func FuzzTraceFrom(f *testing.F) {
 		}
 		for _, format := range export.PictureFormats {
 			for _, page := range []string{"", tr.Page} {
-				err := export.Picture(io.Discard, doc, format, export.PictureOptions{Page: page, Trace: tr})
+				err := export.Picture(t.Context(), io.Discard, doc, format, export.PictureOptions{Page: page, Trace: tr})
 				if err != nil && page == "" {
 					t.Fatalf("%s of every page: %v", format, err)
 				}

@@ -2,6 +2,7 @@ package export
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -41,9 +42,10 @@ const (
 // Mermaid entity code (#34; for "), so no text can close a label, start an
 // edge or a directive. Pages are subgraphs when there are several. With a
 // trace, visited nodes and taken edges are green, the node the run
-// stopped at red (orange for a limit), with visit and retry counts.
-func Mermaid(w io.Writer, doc *types.Document, o PictureOptions) error {
-	p, err := newPicture(doc, o)
+// stopped at red (orange for a limit), with visit and retry counts. It
+// stops with ctx's error when ctx ends.
+func Mermaid(ctx context.Context, w io.Writer, doc *types.Document, o PictureOptions) error {
+	p, err := newPicture(ctx, doc, o)
 	if err != nil {
 		return err
 	}
@@ -62,6 +64,9 @@ func Mermaid(w io.Writer, doc *types.Document, o PictureOptions) error {
 			indent = "    "
 		}
 		for _, nd := range pg.nodes {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			s := mermaidShapes[nd.kind]
 			label := strings.Join(mapStrings(nd.lines, mermaidText), "<br/>")
 			if nd.note != "" {
@@ -127,7 +132,7 @@ func pageName(pg picPage) string {
 	if pg.title != "" {
 		return pg.title
 	}
-	return "page " + pg.id
+	return "page " + types.Clip(pg.id, maxLabel)
 }
 
 // mermaidText escapes text for a quoted Mermaid label: letters, digits,

@@ -1,8 +1,10 @@
 package export
 
 import (
+	"context"
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/dtree-dev/dtree/types"
@@ -43,7 +45,7 @@ type picNode struct {
 	n       int // number across the document: n0, n1, …
 	id      string
 	kind    string
-	text    string   // the whole text
+	text    string   // the text, up to maxTooltip characters
 	lines   []string // the text wrapped for a box
 	note    string   // visits, retries, failure: "" without a run
 	state   string
@@ -58,20 +60,27 @@ type picEdge struct {
 }
 
 // Text wrapping for boxes: lines of at most wrapWidth characters, at most
-// wrapLines of them.
+// wrapLines of them. A tooltip (SVG's <title>, DOT's tooltip) holds a
+// node's text up to maxTooltip characters; titles and edge labels, drawn
+// on one line, are cut at maxLabel. So a picture's size, and the time it
+// takes, grows with the chart's nodes and lines, never with a text's
+// length past these.
 const (
-	wrapWidth = 28
-	wrapLines = 5
+	wrapWidth  = 28
+	wrapLines  = 5
+	maxTooltip = 2000
+	maxLabel   = 200
 )
 
-// newPicture gathers what a picture of doc shows.
-func newPicture(doc *types.Document, o PictureOptions) (*picture, error) {
-	p := &picture{title: doc.Title, run: o.Trace != nil}
+// newPicture gathers what a picture of doc shows. It stops with ctx's
+// error when ctx ends.
+func newPicture(ctx context.Context, doc *types.Document, o PictureOptions) (*picture, error) {
+	p := &picture{title: types.Clip(doc.Title, maxLabel), run: o.Trace != nil}
 	byPage := map[string]int{}
 	for _, pg := range doc.Pages {
 		if o.Page == "" || o.Page == pg.ID {
 			byPage[pg.ID] = len(p.pages)
-			p.pages = append(p.pages, picPage{id: pg.ID, title: pg.Title})
+			p.pages = append(p.pages, picPage{id: pg.ID, title: types.Clip(pg.Title, maxLabel)})
 		}
 	}
 	if len(p.pages) == 0 {
@@ -80,6 +89,9 @@ func newPicture(doc *types.Document, o PictureOptions) (*picture, error) {
 	where := make(map[string][2]int, len(doc.Nodes)) // id -> page, index
 	count := 0
 	for i := range doc.Nodes {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		nd := &doc.Nodes[i]
 		k, ok := byPage[nd.Page]
 		if !ok {
@@ -87,7 +99,7 @@ func newPicture(doc *types.Document, o PictureOptions) (*picture, error) {
 		}
 		pg := &p.pages[k]
 		where[nd.ID] = [2]int{k, len(pg.nodes)}
-		pg.nodes = append(pg.nodes, picNode{n: count, id: nd.ID, kind: nd.Kind, text: nd.Text, lines: wrap(nd.Text, wrapWidth, wrapLines)})
+		pg.nodes = append(pg.nodes, picNode{n: count, id: nd.ID, kind: nd.Kind, text: types.Clip(nd.Text, maxTooltip), lines: wrap(nd.Text, wrapWidth, wrapLines)})
 		count++
 	}
 	for _, e := range doc.Edges {
@@ -176,51 +188,62 @@ func note(nd *picNode) string {
 // edgeLabel is the label drawn on an edge: its own, and how often the run
 // took it when more than once.
 func (e picEdge) edgeLabel() string {
+	label := types.Clip(e.label, maxLabel)
 	if e.taken > 1 {
-		if e.label == "" {
+		if label == "" {
 			return fmt.Sprintf("×%d", e.taken)
 		}
-		return fmt.Sprintf("%s ×%d", e.label, e.taken)
+		return fmt.Sprintf("%s ×%d", label, e.taken)
 	}
-	return e.label
+	return label
 }
 
 // wrap breaks text into lines of at most width characters at spaces
 // (a longer word is cut), keeping the text's own line breaks, and keeps
 // at most max lines, the last ending in … when text was left out.
+//
+// It reads text once, a rune at a time, and stops as soon as it has more
+// lines than it keeps, so a node text of megabytes, even one unbroken
+// token, costs what its first few boxes' worth does: cutting a long word
+// by re-slicing its rest was quadratic and hung a run's last picture.
 func wrap(text string, width, max int) []string {
-	var out []string
-	cut := false
-	for _, para := range strings.Split(oneLineBreaks(text), "\n") {
-		line := ""
-		for _, word := range strings.Fields(para) {
-			for utf8.RuneCountInString(word) > width {
-				if line != "" {
-					out = append(out, line)
-					line = ""
+	w := wrapper{width: width, max: max}
+	invalid := false // the last byte was invalid UTF-8: one U+FFFD for a run of them
+	for i, r := range text {
+		if r == utf8.RuneError {
+			if _, size := utf8.DecodeRuneInString(text[i:]); size == 1 {
+				if invalid {
+					continue
 				}
-				r := []rune(word)
-				out = append(out, string(r[:width]))
-				word = string(r[width:])
-			}
-			switch {
-			case line == "":
-				line = word
-			case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) <= width:
-				line += " " + word
-			default:
-				out = append(out, line)
-				line = word
+				invalid = true
+				w.rune('\uFFFD')
+				if w.full() {
+					break
+				}
+				continue
 			}
 		}
-		out = append(out, line)
-		if len(out) > max {
-			cut = true
+		invalid = false
+		switch {
+		case r == '\n':
+			w.endWord()
+			w.emit()
+		case r < 0x20 || r == 0x7f || unicode.IsSpace(r):
+			w.endWord()
+		default:
+			w.rune(r)
+		}
+		if w.full() {
 			break
 		}
 	}
+	if !w.full() {
+		w.endWord()
+		w.emit()
+	}
+	out, cut := w.out, w.full()
 	if len(out) > max {
-		out, cut = out[:max], true
+		out = out[:max]
 	}
 	for len(out) > 1 && out[len(out)-1] == "" {
 		out = out[:len(out)-1]
@@ -235,17 +258,48 @@ func wrap(text string, width, max int) []string {
 	return out
 }
 
-// oneLineBreaks keeps line breaks and turns every other control character
-// into a space.
-func oneLineBreaks(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	return strings.Map(func(r rune) rune {
-		if r == '\n' {
-			return r
+// wrapper is wrap's state: the lines so far, the line being filled and
+// the word being read, with their lengths in runes.
+type wrapper struct {
+	width, max int
+	out        []string
+	line       []rune
+	word       []rune
+}
+
+// full reports whether more lines were made than are kept.
+func (w *wrapper) full() bool { return len(w.out) > w.max }
+
+// rune adds r to the word; a word as long as a line becomes one.
+func (w *wrapper) rune(r rune) {
+	if len(w.word) == w.width {
+		if len(w.line) > 0 {
+			w.emit()
 		}
-		if r < 0x20 || r == 0x7f {
-			return ' '
-		}
-		return r
-	}, s)
+		w.out = append(w.out, string(w.word))
+		w.word = w.word[:0]
+	}
+	w.word = append(w.word, r)
+}
+
+// endWord puts the word read on the line, or on a new one when it does
+// not fit.
+func (w *wrapper) endWord() {
+	if len(w.word) == 0 {
+		return
+	}
+	if len(w.line) > 0 && len(w.line)+1+len(w.word) > w.width {
+		w.emit()
+	}
+	if len(w.line) > 0 {
+		w.line = append(w.line, ' ')
+	}
+	w.line = append(w.line, w.word...)
+	w.word = w.word[:0]
+}
+
+// emit ends the line, empty or not.
+func (w *wrapper) emit() {
+	w.out = append(w.out, string(w.line))
+	w.line = w.line[:0]
 }

@@ -65,7 +65,7 @@ var (
 func TestMermaidEscapesHostileText(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
-	require.NoError(t, export.Mermaid(&buf, hostileDoc(), export.PictureOptions{}))
+	require.NoError(t, export.Mermaid(t.Context(), &buf, hostileDoc(), export.PictureOptions{}))
 	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
 	require.Equal(t, "---", lines[0])
 	var title string
@@ -99,7 +99,7 @@ func TestDOTEscapesHostileText(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
 	doc := hostileDoc()
-	require.NoError(t, export.DOT(&buf, doc, export.PictureOptions{}))
+	require.NoError(t, export.DOT(t.Context(), &buf, doc, export.PictureOptions{}))
 	skeleton := quoted.ReplaceAllString(buf.String(), "Q")
 	assert.NotContains(t, skeleton, `"`, "an unbalanced quote")
 	statement := regexp.MustCompile(`^(digraph chart \{|\}|  graph \[.*\];|  node \[.*\];|  edge \[.*\];|  n\d+ \[label=Q, tooltip=Q, [a-z=, Q0-9]*\];|  n\d+ -> n\d+( \[label=Q\])?;)$`)
@@ -168,7 +168,7 @@ func TestSVGEscapesHostileText(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
 	doc := hostileDoc()
-	require.NoError(t, export.SVG(&buf, doc, export.PictureOptions{}))
+	require.NoError(t, export.SVG(t.Context(), &buf, doc, export.PictureOptions{}))
 	nodes := svgNodes(t, buf.Bytes())
 	require.Len(t, nodes, len(doc.Nodes))
 	for _, n := range doc.Nodes {
@@ -183,7 +183,7 @@ func TestSVGHoldsEveryNode(t *testing.T) {
 	t.Parallel()
 	for name, doc := range cleanCharts(t) {
 		var buf bytes.Buffer
-		require.NoError(t, export.SVG(&buf, doc, export.PictureOptions{}), name)
+		require.NoError(t, export.SVG(t.Context(), &buf, doc, export.PictureOptions{}), name)
 		nodes := svgNodes(t, buf.Bytes())
 		assert.Len(t, nodes, len(doc.Nodes), name)
 		for _, n := range doc.Nodes {
@@ -218,12 +218,12 @@ func TestSVGRefusesHugeCharts(t *testing.T) {
 	for i := range export.MaxSVGNodes + 1 {
 		doc.Nodes = append(doc.Nodes, types.Node{ID: string(rune(0x4e00 + i)), Page: "1", Kind: types.KindProcess})
 	}
-	err := export.SVG(io.Discard, doc, export.PictureOptions{})
+	err := export.SVG(t.Context(), io.Discard, doc, export.PictureOptions{})
 	var big *export.TooLargeError
 	require.ErrorAs(t, err, &big)
 	assert.Equal(t, export.MaxSVGNodes+1, big.Nodes)
 	// one page of it is drawn
-	require.NoError(t, export.Mermaid(io.Discard, doc, export.PictureOptions{}))
+	require.NoError(t, export.Mermaid(t.Context(), io.Discard, doc, export.PictureOptions{}))
 }
 
 func TestWriteRunPicture(t *testing.T) {
@@ -233,16 +233,16 @@ func TestWriteRunPicture(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "events.jsonl"), []byte(failedRun), 0o644))
 	for format, name := range map[string]string{"svg": "graph.svg", "mermaid": "graph.mmd", "dot": "graph.dot"} {
-		path, err := export.WriteRunPicture(dir, doc, format)
+		path, err := export.WriteRunPicture(t.Context(), dir, doc, format)
 		require.NoError(t, err)
 		assert.Equal(t, filepath.Join(dir, name), path)
 		data, err := os.ReadFile(path)
 		require.NoError(t, err)
 		assert.Contains(t, string(data), "failed at 8")
 	}
-	_, err = export.WriteRunPicture(t.TempDir(), doc, "svg")
+	_, err = export.WriteRunPicture(t.Context(), t.TempDir(), doc, "svg")
 	assert.Error(t, err, "no events.jsonl")
-	_, err = export.WriteRunPicture(dir, doc, "png")
+	_, err = export.WriteRunPicture(t.Context(), dir, doc, "png")
 	assert.Error(t, err)
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {

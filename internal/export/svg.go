@@ -2,6 +2,7 @@ package export
 
 import (
 	"bufio"
+	"context"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -67,9 +68,10 @@ func box(nd picNode) svgBox {
 // with no outside program: boxes for steps, diamonds for decisions,
 // rounded boxes for terminators, edges as polylines with their labels.
 // All text is XML-escaped. A trace marks the run as Mermaid does. A chart
-// with more than MaxSVGNodes nodes is a *TooLargeError.
-func SVG(w io.Writer, doc *types.Document, o PictureOptions) error {
-	p, err := newPicture(doc, o)
+// with more than MaxSVGNodes nodes is a *TooLargeError. It stops with
+// ctx's error when ctx ends.
+func SVG(ctx context.Context, w io.Writer, doc *types.Document, o PictureOptions) error {
+	p, err := newPicture(ctx, doc, o)
 	if err != nil {
 		return err
 	}
@@ -104,6 +106,9 @@ func SVG(w io.Writer, doc *types.Document, o PictureOptions) error {
 		if len(p.pages) > 1 {
 			top += headH
 		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		l := layout.Layered(g, layout.DefaultOptions())
 		laid[k] = laidPage{boxes: boxes, l: l, top: top}
 		top += l.Height
@@ -137,6 +142,9 @@ func SVG(w io.Writer, doc *types.Document, o PictureOptions) error {
 			svgEdge(bw, e, lp.l.Edges[i], lp.boxes[e.from], lp.boxes[e.to], pg.nodes[e.from].kind, pg.nodes[e.to].kind, nth, p.run)
 		}
 		for i, nd := range pg.nodes {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			svgNode(bw, nd, lp.boxes[i], lp.l.Nodes[i], p.run)
 		}
 		bw.WriteString("</g>\n")

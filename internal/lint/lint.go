@@ -1,11 +1,14 @@
 // Package lint holds the chart checks of SPEC §2 that go beyond import:
-// terminators with branches, unreachable nodes, loops with no way out, and
-// Decision shapes with a single branch. The import rules live with the
+// terminators with branches, unreachable nodes, loops with no way out,
+// Decision shapes with a single branch, and NUL bytes no agent can be
+// given. The import rules live with the
 // importers; the checks of tags and metadata with nodeconf.
 package lint
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/dtree-dev/dtree/internal/graph"
@@ -15,8 +18,61 @@ import (
 // Check returns the graph errors and warnings of every page.
 func Check(g *graph.Graph) (errs, warns []types.Diagnostic) {
 	errs, warns = terminators(g)
+	errs = append(errs, nulBytes(g)...)
 	return errs, append(warns, warnings(g)...)
 }
+
+// nulBytes finds NUL bytes in what a node hands its agent: the text and
+// the labels of its lines go into the prompt, which may be a command-line
+// argument, and the id, tags and custom data into arguments and the
+// environment. The kernel takes neither with a NUL in it, so every attempt
+// of the node would fail with "fork/exec: invalid argument". No other
+// character is refused there: tabs, escapes and the rest pass as they are.
+func nulBytes(g *graph.Graph) []types.Diagnostic {
+	var out []types.Diagnostic
+	var labels map[string]string // node -> its first line whose label has a NUL
+	for _, e := range g.Doc.Edges {
+		if hasNUL(e.Label) {
+			if labels == nil {
+				labels = map[string]string{}
+			}
+			if _, ok := labels[e.From]; !ok {
+				labels[e.From] = e.ID
+			}
+		}
+	}
+	for i := range g.Doc.Nodes {
+		n := &g.Doc.Nodes[i]
+		where := ""
+		switch {
+		case strings.IndexByte(n.Text, 0) >= 0:
+			where = "its text"
+		case strings.IndexByte(n.ID, 0) >= 0:
+			where = "its id"
+		case slices.ContainsFunc(n.Tags, hasNUL):
+			where = "a tag"
+		}
+		for _, k := range slices.Sorted(maps.Keys(n.Metadata)) {
+			if where == "" && (hasNUL(k) || hasNUL(n.Metadata[k])) {
+				where = fmt.Sprintf("custom data %q", k)
+			}
+		}
+		if e, ok := labels[n.ID]; ok && where == "" {
+			where = "the label of its line " + e
+		}
+		if where == "" {
+			continue
+		}
+		out = append(out, types.Diagnostic{
+			Class: "nul_in_text", ID: n.ID, IDs: []string{n.ID}, Page: n.Page, Line: n.Line,
+			Message: fmt.Sprintf("node %s has a NUL byte (\\0) in %s; no agent can be started with it, so every attempt would fail", n.Describe(), where),
+			Hint:    "delete the invisible character (it often comes with text pasted from a PDF or a binary file)",
+		})
+	}
+	return out
+}
+
+func hasNUL(s string) bool { return strings.IndexByte(s, 0) >= 0 }
 
 // terminators checks the Start and End shapes. A run starts after the
 // page's root terminator, so it cannot branch there; it ends at any other

@@ -271,3 +271,53 @@ func TestCheckFindingsPointAtTheNode(t *testing.T) {
 		assert.NotEmpty(t, d.Hint, d.Class)
 	}
 }
+
+// A NUL byte in anything a node hands its agent is an error naming the
+// node: it passed lint, then every attempt failed with "fork/exec:
+// invalid argument". Other control characters pass.
+func TestNULInText(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		edit func(doc *types.Document)
+		want string // the error's message, in part; "" for none
+	}{
+		{"text", func(d *types.Document) { d.Nodes[1].Text = "run\x00it" }, `node a "run\x00it" has a NUL byte (\0) in its text`},
+		{"id", func(d *types.Document) { d.Nodes[1].ID = "a\x00" }, "in its id"},
+		{"tag", func(d *types.Document) { d.Nodes[1].Tags = []string{"ok", "x\x00"} }, "in a tag"},
+		{"metadata", func(d *types.Document) { d.Nodes[1].Metadata = types.Metadata{"model": "m\x00"} }, `in custom data "model"`},
+		{"label", func(d *types.Document) { d.Edges[2].Label = "Ye\x00s" }, "in the label of its line e3"},
+		{"other controls pass", func(d *types.Document) { d.Nodes[1].Text = "tab\tbell\aesc\x1b[0m del\x7f" }, ""},
+	}
+	for _, tt := range tests {
+		doc := chart(t, "S:t a q:d E:t", "S->a", "a->q", "q->E:Yes", "q->a:No")
+		tt.edit(doc)
+		for i := range doc.Edges { // an id edited above
+			if doc.Edges[i].To == "a" && doc.Nodes[1].ID != "a" {
+				doc.Edges[i].To = doc.Nodes[1].ID
+			}
+			if doc.Edges[i].From == "a" && doc.Nodes[1].ID != "a" {
+				doc.Edges[i].From = doc.Nodes[1].ID
+			}
+		}
+		errs, _ := lint.Check(graph.New(doc))
+		var nul []types.Diagnostic
+		for _, d := range errs {
+			if d.Class == "nul_in_text" {
+				nul = append(nul, d)
+			}
+		}
+		if tt.want == "" {
+			assert.Empty(t, nul, tt.name)
+			continue
+		}
+		require.Len(t, nul, 1, tt.name)
+		want := doc.Nodes[1].ID
+		if tt.name == "label" {
+			want = "q"
+		}
+		assert.Equal(t, []string{want}, nul[0].IDs, tt.name)
+		assert.Contains(t, nul[0].Message, tt.want, tt.name)
+		assert.NotEmpty(t, nul[0].Hint, tt.name)
+	}
+}

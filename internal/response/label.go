@@ -35,13 +35,13 @@ func MatchLabel(answer string, labels []string) (label string, ok bool) {
 			return l, true
 		}
 	}
-	a := clean(answer)
+	a := CleanLabel(answer)
 	if a == "" {
 		return "", false
 	}
 	best, bestLen, ambiguous := "", 0, false
 	for _, l := range labels {
-		c := clean(l)
+		c := CleanLabel(l)
 		if c == "" || !strings.HasPrefix(a, c) || !wordEnd(a[len(c):]) {
 			continue
 		}
@@ -58,8 +58,12 @@ func MatchLabel(answer string, labels []string) (label string, ok bool) {
 	return best, true
 }
 
-// clean is the text MatchLabel compares.
-func clean(s string) string {
+// CleanLabel is the text MatchLabel compares: trimmed of whitespace,
+// quotes and surrounding punctuation, internal whitespace collapsed,
+// lower-cased. Two labels of one decision that clean to the same text make
+// every answer naming them ambiguous, so the chart importer checks a
+// node's branches with this same function (duplicate_branch_label).
+func CleanLabel(s string) string {
 	s = strings.TrimFunc(s, func(r rune) bool {
 		return unicode.IsSpace(r) || strings.ContainsRune("'\"`“”‘’«»„.,!?:;()[]*_", r)
 	})

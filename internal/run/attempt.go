@@ -72,7 +72,7 @@ func (w *walker) attempt(ctx context.Context, n *types.ProcessedNode, attempt in
 	if decision {
 		d, err := response.ParseDecision(r.Answer)
 		if err != nil {
-			return outcome{reason: fmt.Sprintf("%v. Answer with one of: %s.", err, quoteAll(labels))}
+			return outcome{reason: fmt.Sprintf("%s. Answer with one of: %s.", replyError(err, r), quoteAll(labels))}
 		}
 		res.Response = d
 		label, ok := response.MatchLabel(d.Answer, labels)
@@ -88,7 +88,7 @@ func (w *walker) attempt(ctx context.Context, n *types.ProcessedNode, attempt in
 	}
 	p, err := response.ParseProcess(r.Answer)
 	if err != nil {
-		return outcome{reason: err.Error()}
+		return outcome{reason: replyError(err, r)}
 	}
 	res.Response = p
 	if !p.Completed {
@@ -154,7 +154,7 @@ func (w *walker) validate(ctx context.Context, n *types.ProcessedNode, attempt i
 				w.event("validation", map[string]any{"node": n.ID, "attempt": attempt, "validation": v})
 				return v, nil
 			}
-			err = perr
+			err = errors.New(replyError(perr, r))
 			res.Attempts[len(res.Attempts)-1].Error = perr.Error()
 		}
 		last = err.Error()
@@ -171,6 +171,18 @@ func (w *walker) validate(ctx context.Context, n *types.ProcessedNode, attempt i
 	}
 	return types.ValidationResponse{}, &NodeFailedError{Node: n.ID, Text: firstLine(n.Text), Attempts: attempt,
 		Last: fmt.Sprintf("validation with %s failed %d times: %s", def.Name, validationCalls, last)}
+}
+
+// replyError is why a reply could not be read. When the reply was longer
+// than the tail dtree keeps (agent.MaxStdoutTail), its beginning is lost,
+// and with it, often, the JSON object: saying only "no JSON object in the
+// reply" blamed an agent that had written one.
+func replyError(err error, r agent.Result) string {
+	if !r.Truncated {
+		return err.Error()
+	}
+	return fmt.Sprintf("the reply was cut off: it had %d bytes and dtree keeps only its last %d (%d MiB), so what came before was not read: %v. Keep the reply under %d MiB, its JSON object at the end",
+		r.StdoutBytes, len(r.Stdout), agent.MaxStdoutTail>>20, err, agent.MaxStdoutTail>>20)
 }
 
 // call runs one agent call with the node's environment and timeout,

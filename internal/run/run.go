@@ -45,8 +45,10 @@ type Options struct {
 	// Picture, when set, draws the run once it has ended (run_end is in
 	// events.jsonl) and returns the file's path, "" when it drew none;
 	// short.json and the summary name it. A failure is the summary's
-	// log_error, never the run's.
-	Picture func() (string, error)
+	// log_error, never the run's. It must stop when its context ends: that
+	// is the run's, or, for a run already interrupted, one of at most
+	// PictureGrace (see drawPicture).
+	Picture func(ctx context.Context) (string, error)
 	// ReplayCommand is the command line that replays this run from its
 	// answers.yaml, with the flags that chose its path; answers.yaml says
 	// it in its header. Empty: dtree run CHART --answers FILE.
@@ -69,8 +71,12 @@ type NodeFailedError struct {
 	Last     string
 }
 
+// errorTextRunes bounds the node text an error quotes: the final error
+// line quoted a node's whole first line, 90 KB of it in one chart.
+const errorTextRunes = 60
+
 func (e *NodeFailedError) Error() string {
-	return fmt.Sprintf("node %s %q failed after %s: %s", e.Node, e.Text, types.Plural(e.Attempts, "attempt"), e.Last)
+	return fmt.Sprintf("node %s %q failed after %s: %s", e.Node, types.Excerpt(e.Text, errorTextRunes), types.Plural(e.Attempts, "attempt"), e.Last)
 }
 
 // LimitError is a run stopped by max_visits or --max-steps (exit 4).
@@ -83,9 +89,9 @@ type LimitError struct {
 
 func (e *LimitError) Error() string {
 	if e.Limit == "max_visits" {
-		return fmt.Sprintf("node %s %q reached its visit limit (max_visits %d): the run is looping", e.Node, e.Text, e.Value)
+		return fmt.Sprintf("node %s %q reached its visit limit (max_visits %d): the run is looping", e.Node, types.Excerpt(e.Text, errorTextRunes), e.Value)
 	}
-	return fmt.Sprintf("the run reached %d steps (--max-steps) at node %s %q", e.Value, e.Node, e.Text)
+	return fmt.Sprintf("the run reached %d steps (--max-steps) at node %s %q", e.Value, e.Node, types.Excerpt(e.Text, errorTextRunes))
 }
 
 // walker is one run in progress.
@@ -119,7 +125,7 @@ func Walk(ctx context.Context, o Options) (*Summary, error) {
 		"start":        o.Start, "workdir": o.Workdir, "max_steps": o.MaxSteps, "no_validate": o.NoValidate,
 		"settings": o.Settings,
 	})
-	err := w.finish(w.walk(ctx))
+	err := w.finish(ctx, w.walk(ctx))
 	return w.sum, err
 }
 
@@ -345,7 +351,7 @@ func (w *walker) saveShort(status string) {
 // got to its end with logs it could not write, or whose run_end or last
 // short.json cannot be written, ends log_write_failed all the same. It
 // returns the run's error.
-func (w *walker) finish(err error) error {
+func (w *walker) finish(ctx context.Context, err error) error {
 	if err == nil && w.o.Log != nil {
 		err = w.o.Log.Wait() // the last node's short.json
 	}
@@ -355,7 +361,7 @@ func (w *walker) finish(err error) error {
 		"error": w.sum.Error, "path": w.sum.Path, "steps": len(w.sum.Nodes), "usage": w.sum.Usage})
 	_ = w.flush() // the picture reads events.jsonl
 	if w.o.Log == nil || w.o.Log.Unwritten() == 0 {
-		w.drawPicture() // not of a run whose end is not on record
+		w.drawPicture(ctx) // not of a run whose end is not on record
 	}
 	w.saveShort(w.sum.Status)
 	if lerr := w.logFailed(); err == nil && lerr != nil {
@@ -411,12 +417,25 @@ func (w *walker) outcome(err error) {
 	w.sum.DurationMS = time.Since(w.started).Milliseconds()
 }
 
+// PictureGrace bounds the drawing of an interrupted run's picture. The
+// drawing is linear in the chart and takes milliseconds, but once the
+// run's context has ended nothing else would stop it.
+const PictureGrace = 5 * time.Second
+
 // drawPicture has the run's picture drawn, after run_end, which it shows.
-func (w *walker) drawPicture() {
+// An interrupt while it draws stops it: the run ends without a picture,
+// and short.json still gets its final status. A run already interrupted
+// is drawn too, within PictureGrace.
+func (w *walker) drawPicture(ctx context.Context) {
 	if w.o.Picture == nil {
 		return
 	}
-	path, err := w.o.Picture()
+	if ctx.Err() != nil {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), PictureGrace)
+		defer cancel()
+	}
+	path, err := w.o.Picture(ctx)
 	if err != nil {
 		if w.sum.LogError == "" {
 			w.sum.LogError = "draw the run: " + err.Error()

@@ -1,7 +1,10 @@
 package yamlread_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -53,4 +56,45 @@ func TestResolveAndDescribe(t *testing.T) {
 		got[m.Content[i].Value] = yamlread.Describe(yamlread.Resolve(m.Content[i+1]))
 	}
 	assert.Equal(t, map[string]string{"a": "a list", "b": "a list", "c": "empty", "d": "a mapping", "e": `"hello"`}, got)
+}
+
+func TestCheckAliases(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("x", 1<<20)
+	var reuse strings.Builder
+	reuse.WriteString("a: &t " + big + "\nb:\n")
+	for range 300 {
+		reuse.WriteString("  - *t\n")
+	}
+	// billion laughs: each level ten aliases of the one before
+	laughs := "l0: &l0 [lol]\n"
+	for i := 1; i <= 12; i++ {
+		laughs += fmt.Sprintf("l%d: &l%d [*l%[3]d, *l%[3]d, *l%[3]d, *l%[3]d, *l%[3]d, *l%[3]d, *l%[3]d, *l%[3]d, *l%[3]d, *l%[3]d]\n", i, i, i-1)
+	}
+	tests := []struct {
+		name string
+		in   string
+		line int // of the alias refused; 0 for none
+	}{
+		{"no aliases", "a: " + big + "\n", 0},
+		{"a few small aliases", "d: &d {cli: claude, retries: 2}\nn:\n  - *d\n  - *d\n  - *d\n", 0},
+		{"a 1 MB text used ten times", strings.Replace(reuse.String(), strings.Repeat("  - *t\n", 290), "", 1), 0},
+		{"a 1 MB text used 300 times", reuse.String(), 3 + 15}, // the 16th alias passes 16 MiB
+		{"billion laughs", laughs, 7},                          // l6, whose aliases add 3.5 MiB each
+	}
+	for _, tt := range tests {
+		var doc yaml.Node
+		require.NoError(t, yaml.Unmarshal([]byte(tt.in), &doc), tt.name)
+		start := time.Now()
+		err := yamlread.CheckAliases(&doc, yamlread.MaxAliasBytes)
+		assert.Less(t, time.Since(start), time.Second, tt.name)
+		if tt.line == 0 {
+			assert.NoError(t, err, tt.name)
+			continue
+		}
+		var ae *yamlread.AliasError
+		require.ErrorAs(t, err, &ae, tt.name)
+		assert.Equal(t, tt.line, ae.Line, tt.name)
+		assert.Contains(t, err.Error(), "aliases would add more than 16 MiB to the file once followed", tt.name)
+	}
 }
