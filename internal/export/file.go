@@ -63,8 +63,9 @@ func Picture(w io.Writer, doc *types.Document, format string, o PictureOptions) 
 // the page it ran, the nodes it entered, the edges it took, its retries
 // and where it stopped — into runDir as graph.svg, graph.mmd or graph.dot
 // (format svg, mermaid or dot), and returns the file's path. It reads the
-// run's events.jsonl, so call it once the run has ended.
-func WriteRunPicture(runDir string, doc *types.Document, format string) (string, error) {
+// run's events.jsonl, so call it once the run has ended. mask, when not
+// nil, masks the secrets in its texts (PictureOptions.Mask).
+func WriteRunPicture(runDir string, doc *types.Document, format string, mask func(string) string) (string, error) {
 	name, ok := pictureFiles[format]
 	if !ok {
 		return "", fmt.Errorf("unknown picture format %q", format)
@@ -73,7 +74,7 @@ func WriteRunPicture(runDir string, doc *types.Document, format string) (string,
 	if err != nil {
 		return "", fmt.Errorf("read run: %w", err)
 	}
-	o := PictureOptions{Trace: t}
+	o := PictureOptions{Trace: t, Mask: mask}
 	for _, p := range doc.Pages {
 		if p.ID == t.Page {
 			o.Page = p.ID

@@ -14,6 +14,9 @@ type PictureOptions struct {
 	Page string
 	// Trace marks the path a run took; nil draws the chart alone.
 	Trace *Trace
+	// Mask, when not nil, masks secrets in every text the picture shows,
+	// before it is wrapped and escaped (a run's graph.svg).
+	Mask func(string) string
 }
 
 // picture is a chart laid out for drawing, the same for every format:
@@ -66,12 +69,16 @@ const (
 
 // newPicture gathers what a picture of doc shows.
 func newPicture(doc *types.Document, o PictureOptions) (*picture, error) {
-	p := &picture{title: doc.Title, run: o.Trace != nil}
+	mask := o.Mask
+	if mask == nil {
+		mask = func(s string) string { return s }
+	}
+	p := &picture{title: mask(doc.Title), run: o.Trace != nil}
 	byPage := map[string]int{}
 	for _, pg := range doc.Pages {
 		if o.Page == "" || o.Page == pg.ID {
 			byPage[pg.ID] = len(p.pages)
-			p.pages = append(p.pages, picPage{id: pg.ID, title: pg.Title})
+			p.pages = append(p.pages, picPage{id: mask(pg.ID), title: mask(pg.Title)})
 		}
 	}
 	if len(p.pages) == 0 {
@@ -87,7 +94,8 @@ func newPicture(doc *types.Document, o PictureOptions) (*picture, error) {
 		}
 		pg := &p.pages[k]
 		where[nd.ID] = [2]int{k, len(pg.nodes)}
-		pg.nodes = append(pg.nodes, picNode{n: count, id: nd.ID, kind: nd.Kind, text: nd.Text, lines: wrap(nd.Text, wrapWidth, wrapLines)})
+		text := mask(nd.Text)
+		pg.nodes = append(pg.nodes, picNode{n: count, id: mask(nd.ID), kind: nd.Kind, text: text, lines: wrap(text, wrapWidth, wrapLines)})
 		count++
 	}
 	for _, e := range doc.Edges {
@@ -95,11 +103,12 @@ func newPicture(doc *types.Document, o PictureOptions) (*picture, error) {
 		t, okt := where[e.To]
 		if okf && okt && f[0] == t[0] {
 			pg := &p.pages[f[0]]
-			pg.edges = append(pg.edges, picEdge{from: f[1], to: t[1], label: e.Label})
+			pg.edges = append(pg.edges, picEdge{from: f[1], to: t[1], label: mask(e.Label)})
 		}
 	}
 	if o.Trace != nil {
 		p.mark(o.Trace, where)
+		p.caption = mask(p.caption)
 	}
 	return p, nil
 }
