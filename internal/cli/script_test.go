@@ -67,6 +67,8 @@ func TestScript(t *testing.T) {
 			"usage":       cmdUsage,
 			"stderrtail":  cmdStderrTail,
 			"svgcheck":    cmdSVGCheck,
+			"masked":      cmdMasked,
+			"jsonok":      cmdJSONOK,
 		},
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -16,8 +17,9 @@ const minSecret = 4
 // environment variables whose names end in _KEY, _TOKEN or _SECRET
 // (SPEC §6) that are at least minSecret bytes long and not only
 // whitespace. Each is masked in every form dtree may write it in: as it
-// is, JSON-escaped (with and without encoding/json's HTML escapes) in text,
-// and inside JSON strings those forms escaped once more. Bytes is for text
+// is, JSON-escaped (with and without encoding/json's HTML escapes) and
+// Go-quoted (%q in messages) in text, and inside JSON strings those forms
+// escaped once more. Bytes is for text
 // (agent output, stderr), JSON for documents dtree encoded; YAML and SVG
 // are masked through String before they are encoded (readme/logs.md).
 type Redactor struct {
@@ -36,7 +38,8 @@ func NewRedactor(env []string) *Redactor {
 		if !ok || !isSecretName(name) || len(value) < minSecret || strings.TrimSpace(value) == "" {
 			continue
 		}
-		forms := []string{value, jsonEscape(value, false), jsonEscape(value, true)}
+		q := strconv.Quote(value) // messages quote texts with %q
+		forms := []string{value, jsonEscape(value, false), jsonEscape(value, true), q[1 : len(q)-1]}
 		for _, f := range forms {
 			text = append(text, []byte(f))
 			inJSON = append(inJSON, []byte(jsonEscape(f, false)), []byte(jsonEscape(f, true)))

@@ -102,6 +102,12 @@ func everyEncodedForm(t *testing.T, r *Redactor, secret string) {
 			assert.Contains(t, v.Comments[0], "used ", text)
 		}
 	}
+	// Quoted as Go quotes it (%q in messages), which differs from JSON for
+	// control characters.
+	q := NewRedactor([]string{"X_KEY=tab\there\x01x"})
+	assert.Equal(t, `node "***" failed`, q.String(fmt.Sprintf("node %q failed", "tab\there\x01x")))
+	assert.Equal(t, `{"m":"node \"***\" failed"}`, string(q.JSON([]byte(fmt.Sprintf(`{"m":%q}`, fmt.Sprintf("node %q failed", "tab\there\x01x"))))))
+
 	// The cut-off start of a secret, as an excerpt shows it.
 	assert.Equal(t, `node "***…"`, r.String(`node "a"b<c>…"`))
 	assert.Equal(t, `node "ab…"`, r.String(`node "ab…"`), "shorter than a secret can be")
