@@ -12,10 +12,14 @@ import (
 // the strings that start with them. Masking 50 secrets in 10 MB is one
 // pass, not 50 (TestRedactorIsLinear).
 type matcher struct {
-	pats    [][]byte         // distinct, longest first
-	byHead  map[uint32][]int // indexes in pats by their first four bytes
-	filter  []uint64         // a bit per headHash of those
-	heads   [][]byte         // the distinct first four bytes
+	pats   [][]byte         // distinct, longest first
+	byHead map[uint32][]int // indexes in pats by their first four bytes
+	filter []uint64         // a bit per headHash of those
+	heads  [][]byte         // the distinct first four bytes
+	// ends finds the end of a string cut off at its start, after "…":
+	// by the first four bytes of each of its ends at least minSecret
+	// long, the string and where that end starts in it.
+	ends    map[uint32][][2]int
 	longest int
 }
 
@@ -53,6 +57,13 @@ func newMatcher(pats [][]byte) matcher {
 		m.filter[x>>6] |= 1 << (x & 63)
 		m.longest = max(m.longest, len(p))
 	}
+	m.ends = map[uint32][][2]int{}
+	for i, p := range m.pats {
+		for off := 1; off+minSecret <= len(p); off++ {
+			h := binary.LittleEndian.Uint32(p[off:])
+			m.ends[h] = append(m.ends[h], [2]int{i, off})
+		}
+	}
 	return m
 }
 
@@ -73,7 +84,7 @@ func (m *matcher) mayContain(b []byte) bool {
 			return true
 		}
 	}
-	return false
+	return bytes.Contains(b, ellipsis) // and the end of a secret after it
 }
 
 // span is a part of a text to mask, [start, end).
@@ -82,10 +93,60 @@ type span struct{ start, end int }
 // scan appends to spans every match that starts in b[lo:hi] (it may run on
 // to the end of b), merging those that overlap, so that two secrets
 // sharing bytes go as one. At each position it takes the longest match:
-// a whole string, or a start of one at least minSecret long cut off by
-// "…". With escaped, b[lo:hi] is the inside of a JSON string, and matches
+// a whole string, a start of one at least minSecret long cut off by "…",
+// or after "…" an end of one at least minSecret long. With escaped, b[lo:hi] is the inside of a JSON string, and matches
 // start only where no escape sequence (\" or \u003c) continues.
 func (m *matcher) scan(b []byte, lo, hi int, escaped bool, spans []span) []span {
+	n := len(spans)
+	spans = m.scanStarts(b, lo, hi, escaped, spans)
+	// The end of a string after "…", as a text cut at its start shows it.
+	var ends []span
+	for i := lo; i < hi; {
+		k := bytes.Index(b[i:hi], ellipsis)
+		if k < 0 {
+			break
+		}
+		s := i + k + len(ellipsis)
+		if s+minSecret <= len(b) {
+			best := 0
+			for _, e := range m.ends[binary.LittleEndian.Uint32(b[s:])] {
+				if end := m.pats[e[0]][e[1]:]; len(end) > best && bytes.HasPrefix(b[s:], end) {
+					best = len(end)
+				}
+			}
+			if best > 0 {
+				ends = append(ends, span{s, s + best})
+			}
+		}
+		i = s
+	}
+	if len(ends) == 0 {
+		return spans
+	}
+	return append(spans[:n], mergeSpans(spans[n:], ends)...)
+}
+
+// mergeSpans merges two lists of spans in order into one, joining those
+// that overlap.
+func mergeSpans(a, b []span) []span {
+	out := make([]span, 0, len(a)+len(b))
+	for len(a) > 0 || len(b) > 0 {
+		var s span
+		if len(b) == 0 || len(a) > 0 && a[0].start <= b[0].start {
+			s, a = a[0], a[1:]
+		} else {
+			s, b = b[0], b[1:]
+		}
+		if k := len(out); k > 0 && s.start < out[k-1].end {
+			out[k-1].end = max(out[k-1].end, s.end)
+		} else {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (m *matcher) scanStarts(b []byte, lo, hi int, escaped bool, spans []span) []span {
 	last := min(hi, len(b)-minSecret+1)
 	add := func(i int) {
 		h := binary.LittleEndian.Uint32(b[i:])
