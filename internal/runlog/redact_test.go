@@ -159,7 +159,7 @@ func TestRedactorIsLinear(t *testing.T) {
 	assert.Less(t, took, 3*time.Second)
 	assert.Equal(t, bytes.Count(big, []byte("sk-3-<00005ccd>")), bytes.Count(text, []byte("and more *** done")))
 	assert.Equal(t, bytes.Count(big, []byte("\n")), bytes.Count(js, []byte("and more *** done\"}\n")))
-	t.Logf("masked 2 x %d MB with %d secrets in %v", len(big)>>20, len(env), took)
+	t.Logf("masked 2 x %d KB with %d secrets in %v", len(big)>>10, len(env), took)
 }
 
 func TestStreamRedactorCatchesSplitForms(t *testing.T) {
