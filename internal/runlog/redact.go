@@ -99,10 +99,11 @@ func (r *Redactor) String(s string) string {
 }
 
 // JSON returns the JSON document b with every secret replaced inside its
-// string values, as encoding/json escaped it. Object keys, numbers, true,
-// false, null and the document's punctuation are never touched, so the
-// result parses as b did; a string that is a whole RFC 3339 timestamp is
-// left alone too ("2026" is no secret to hide in a time).
+// string values, as encoding/json escaped it. Object keys (in what dtree
+// writes, names it chose), numbers, true, false, null and the document's
+// punctuation are never touched, so the result parses as b did; a string
+// that is a whole RFC 3339 timestamp is left alone too ("2026" is no
+// secret to hide in a time).
 func (r *Redactor) JSON(b []byte) []byte {
 	if !r.json.mayContain(b) {
 		return b
