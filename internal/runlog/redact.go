@@ -10,7 +10,8 @@ import (
 )
 
 // minSecret is the shortest value treated as a secret: replacing "1" or
-// "on" everywhere would wreck the logs and hide nothing.
+// "on" everywhere would wreck the logs and hide nothing. The matcher
+// finds secrets by their first four bytes, so it is at least 4.
 const minSecret = 4
 
 // Redactor replaces secret values with ***. The secrets are the values of
