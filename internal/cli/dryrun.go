@@ -76,10 +76,14 @@ func (d *dryRun) Call(_ context.Context, c agent.Call) (agent.Result, error) {
 // dryProcessAnswer is what every process node answers in a dry run.
 const dryProcessAnswer = `{"completed": true}`
 
+// printPrompt prints the prompt indented, in one write, so that stderr's
+// masking sees a secret that spans its lines whole.
 func (d *dryRun) printPrompt(prompt string) {
+	var b strings.Builder
 	for _, line := range strings.Split(prompt, "\n") {
-		fmt.Fprintf(d.w, "    %s\n", line)
+		b.WriteString("    " + line + "\n")
 	}
+	io.WriteString(d.w, b.String())
 }
 
 // NodeStarted and the rest make dryRun the run's progress too. A dry run's

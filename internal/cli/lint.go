@@ -49,13 +49,15 @@ func (a *App) lint(path string, o lintOptions) error {
 		return err
 	}
 	src := c.Doc.Source
+	// The findings quote the chart, where a secret may stand.
 	if o.json {
-		if err := writeJSON(a.Out, lintReport{FormatVersion: types.FormatVersion, Source: src, Errors: c.Errors, Warnings: c.Warnings}); err != nil {
+		if err := writeJSON(a.maskedOut(true), lintReport{FormatVersion: types.FormatVersion, Source: src, Errors: c.Errors, Warnings: c.Warnings}); err != nil {
 			return err
 		}
 	} else {
-		printDiagnostics(a.Out, src, "error", c.Errors)
-		printDiagnostics(a.Out, src, "warning", c.Warnings)
+		out := a.maskedOut(false)
+		printDiagnostics(out, src, "error", c.Errors)
+		printDiagnostics(out, src, "warning", c.Warnings)
 		fmt.Fprintf(a.Err, "%s: %s, %s (%s, %s)\n", src, types.Plural(len(c.Errors), "error"), types.Plural(len(c.Warnings), "warning"),
 			types.Plural(len(c.Doc.Nodes), "node"), types.Plural(len(c.Doc.Pages), "page"))
 	}

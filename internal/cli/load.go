@@ -29,7 +29,11 @@ func (f *chartFlags) register(fs *pflag.FlagSet) {
 // settings loads the settings (readme/settings.md): the defaults nodes fall
 // back to and the custom CLIs a chart may name.
 func (a *App) settings(config string) (*settings.Settings, error) {
-	return settings.Load(settings.LoadOptions{ConfigFile: config, Getenv: a.Getenv})
+	s, err := settings.Load(settings.LoadOptions{ConfigFile: config, Getenv: a.Getenv})
+	if err == nil {
+		a.maskSettings(s)
+	}
+	return s, err
 }
 
 // load reads and checks a chart with the settings' defaults and CLIs.

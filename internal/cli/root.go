@@ -11,9 +11,12 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/dtree-dev/dtree/internal/runlog"
 )
 
 // App is what every command needs from the outside world. Main builds the
@@ -24,6 +27,12 @@ type App struct {
 	Err io.Writer // progress, warnings, errors, hints
 	// Getenv reads the environment (settings' DTREE_* variables).
 	Getenv func(string) string
+	// Environ is the environment whose secrets are masked (mask.go);
+	// nil means os.Environ.
+	Environ func() []string
+
+	// mask masks the secrets in what the command writes (mask.go).
+	mask atomic.Pointer[runlog.Redactor]
 
 	// started is set once a command's own code runs; an error before that
 	// is cobra rejecting the command line.
@@ -55,6 +64,10 @@ const gracefulInterrupt = "graceful-interrupt"
 
 // Run executes one command line and returns its exit code.
 func (a *App) Run(ctx context.Context, args []string) int {
+	// Everything on stderr is masked: warnings quote the chart, errors
+	// the agents and the settings.
+	a.Err = a.masked(a.Err, false)
+	a.mask.Store(nil)
 	root := a.newRoot()
 	root.SetArgs(args)
 	graceful := false

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -147,21 +146,14 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 		return a.dryRun(ctx, c, page, start, reg, workdir, o)
 	}
 	env := os.Environ()
-	// Secrets are masked wherever dtree writes (SPEC §6): the logs, the
-	// progress and errors on stderr, the --json summary. Custom CLIs' env:
-	// values count too.
-	secretEnv := slices.Clone(env)
-	for _, d := range s.CLIs {
-		for k, v := range d.Env {
-			secretEnv = append(secretEnv, k+"="+v)
-		}
-	}
-	redact := runlog.NewRedactor(secretEnv)
-	log, err := runlog.Open(runlog.Options{Dir: s.LogDir, Short: s.WriteLogShort, Long: s.WriteLogLong, Redactor: redact})
+	// Secrets are masked wherever dtree writes (SPEC §6, mask.go): the
+	// logs, stderr, the --json summary, answers.yaml and graph.svg.
+	log, err := runlog.Open(runlog.Options{Dir: s.LogDir, Short: s.WriteLogShort, Long: s.WriteLogLong, Redactor: a.redactor()})
 	if err != nil {
 		return &UsageError{Err: fmt.Errorf("open run log in %s: %w", s.LogDir, err), Hint: "pass --log-dir with a directory dtree can write, or set log_dir"}
 	}
 	defer log.Close()
+	a.exceptRun(log.Redactor())
 	if answers != nil {
 		path := filepath.Join(log.Dir, ".replay-plan.json")
 		if err := replay.WritePlan(path, answers); err != nil {
@@ -170,14 +162,14 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 		env = append(env, replay.EnvPlan+"="+path)
 	}
 
-	stderr := redactingWriter{w: a.Err, r: redact}
+	stderr := a.Err
 	p := newProgress(stderr, o.quiet, o.verbose, isTerminal(a.Err, a.Getenv))
 	sum, werr := run.Walk(ctx, run.Options{
 		Chart: c, Page: page, Start: start, Registry: reg, Runner: agent.Run,
 		Workdir: workdir, Env: env, MaxSteps: o.maxSteps, NoValidate: o.noValidate,
 		Log: log, Progress: p, Backoff: wait, Settings: settingsForLog(s), Model: o.model,
 		ReplayCommand: replayCommand(path, fs, filepath.Join(log.Dir, "answers.yaml")),
-		Picture:       runPicture(s.WriteLogGraph, log.Dir, c.Doc),
+		Picture:       runPicture(s.WriteLogGraph, log.Dir, c.Doc, log.Redactor().String),
 	})
 	if answers != nil && sum.Status == run.StatusSucceeded {
 		warnUnused(stderr, filepath.Join(log.Dir, ".replay-plan.json"), answers)
@@ -190,20 +182,19 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 	}
 	p.finished(sum)
 	if o.json {
-		if err := writeJSON(redactingWriter{w: a.Out, r: redact}, sum); err != nil {
+		if err := writeJSON(a.maskedOut(true), sum); err != nil {
 			return err
 		}
 	}
 	if werr != nil {
-		masked := errors.New(redact.String(werr.Error()))
 		var (
 			nf    *agent.NotFoundError
 			wrote *runlog.WriteError
 		)
 		if errors.As(werr, &nf) {
-			return &runError{code: exitUsage, err: masked}
+			return &runError{code: exitUsage, err: werr}
 		}
-		re := &runError{code: sum.ExitCode, err: masked}
+		re := &runError{code: sum.ExitCode, err: werr}
 		if n := sum.EventsUnwritten; n > 0 {
 			re.also = append(re.also, fmt.Sprintf("%s could not take the run's last %s either, run_end among them",
 				sum.Logs.Events, types.Plural(n, "event")))
@@ -214,19 +205,6 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 		return re
 	}
 	return nil
-}
-
-// redactingWriter masks secrets in whole writes (lines, JSON documents).
-type redactingWriter struct {
-	w io.Writer
-	r *runlog.Redactor
-}
-
-func (rw redactingWriter) Write(p []byte) (int, error) {
-	if _, err := rw.w.Write(rw.r.Bytes(slices.Clone(p))); err != nil {
-		return 0, err
-	}
-	return len(p), nil
 }
 
 // runSettings loads the settings and lays the flags over them.
@@ -436,12 +414,12 @@ func settingsForLog(s *settings.Settings) map[string]string {
 // runPicture draws a run's graph.svg into its directory when it ends
 // (write_log_graph), but not for a page too large for SVG: that run has no
 // picture, which is not an error.
-func runPicture(on bool, dir string, doc *types.Document) func(context.Context) (string, error) {
+func runPicture(on bool, dir string, doc *types.Document, mask func(string) string) func(context.Context) (string, error) {
 	if !on {
 		return nil
 	}
 	return func(ctx context.Context) (string, error) {
-		path, err := export.WriteRunPicture(ctx, dir, doc, "svg")
+		path, err := export.WriteRunPicture(ctx, dir, doc, "svg", mask)
 		var large *export.TooLargeError
 		if errors.As(err, &large) {
 			return "", nil
@@ -467,7 +445,7 @@ func (a *App) dryRun(ctx context.Context, c *chart.Chart, page types.Page, start
 	d.finished(sum)
 	sum.DryRun = true
 	if o.json {
-		if err := writeJSON(a.Out, sum); err != nil {
+		if err := writeJSON(a.maskedOut(true), sum); err != nil {
 			return err
 		}
 	}

@@ -76,6 +76,8 @@ func TestScript(t *testing.T) {
 			"svgcheck":    cmdSVGCheck,
 			"tmpfs":       cmdTmpfs,
 			"jsonl":       cmdJSONL,
+			"masked":      cmdMasked,
+			"jsonok":      cmdJSONOK,
 		},
 	})
 }

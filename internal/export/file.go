@@ -67,8 +67,9 @@ func Picture(ctx context.Context, w io.Writer, doc *types.Document, format strin
 // and where it stopped — into runDir as graph.svg, graph.mmd or graph.dot
 // (format svg, mermaid or dot), and returns the file's path. It reads the
 // run's events.jsonl, so call it once the run has ended. When ctx ends
-// it stops, and writes nothing.
-func WriteRunPicture(ctx context.Context, runDir string, doc *types.Document, format string) (string, error) {
+// it stops, and writes nothing. mask, when not nil, masks the secrets in
+// its texts (PictureOptions.Mask).
+func WriteRunPicture(ctx context.Context, runDir string, doc *types.Document, format string, mask func(string) string) (string, error) {
 	name, ok := pictureFiles[format]
 	if !ok {
 		return "", fmt.Errorf("unknown picture format %q", format)
@@ -77,7 +78,7 @@ func WriteRunPicture(ctx context.Context, runDir string, doc *types.Document, fo
 	if err != nil {
 		return "", fmt.Errorf("read run: %w", err)
 	}
-	o := PictureOptions{Trace: t}
+	o := PictureOptions{Trace: t, Mask: mask}
 	for _, p := range doc.Pages {
 		if p.ID == t.Page {
 			o.Page = p.ID

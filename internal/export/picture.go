@@ -16,6 +16,9 @@ type PictureOptions struct {
 	Page string
 	// Trace marks the path a run took; nil draws the chart alone.
 	Trace *Trace
+	// Mask, when not nil, masks secrets in every text the picture shows,
+	// before it is wrapped and escaped (a run's graph.svg).
+	Mask func(string) string
 }
 
 // picture is a chart laid out for drawing, the same for every format:
@@ -73,14 +76,19 @@ const (
 )
 
 // newPicture gathers what a picture of doc shows. It stops with ctx's
-// error when ctx ends.
+// error when ctx ends. Texts are masked whole, before they are cut, so a
+// cut cannot leave part of a secret unmasked.
 func newPicture(ctx context.Context, doc *types.Document, o PictureOptions) (*picture, error) {
-	p := &picture{title: types.Clip(doc.Title, maxLabel), run: o.Trace != nil}
+	mask := o.Mask
+	if mask == nil {
+		mask = func(s string) string { return s }
+	}
+	p := &picture{title: types.Clip(mask(doc.Title), maxLabel), run: o.Trace != nil}
 	byPage := map[string]int{}
 	for _, pg := range doc.Pages {
 		if o.Page == "" || o.Page == pg.ID {
 			byPage[pg.ID] = len(p.pages)
-			p.pages = append(p.pages, picPage{id: pg.ID, title: types.Clip(pg.Title, maxLabel)})
+			p.pages = append(p.pages, picPage{id: mask(pg.ID), title: types.Clip(mask(pg.Title), maxLabel)})
 		}
 	}
 	if len(p.pages) == 0 {
@@ -99,7 +107,8 @@ func newPicture(ctx context.Context, doc *types.Document, o PictureOptions) (*pi
 		}
 		pg := &p.pages[k]
 		where[nd.ID] = [2]int{k, len(pg.nodes)}
-		pg.nodes = append(pg.nodes, picNode{n: count, id: nd.ID, kind: nd.Kind, text: types.Clip(nd.Text, maxTooltip), lines: wrap(nd.Text, wrapWidth, wrapLines)})
+		text := mask(nd.Text)
+		pg.nodes = append(pg.nodes, picNode{n: count, id: mask(nd.ID), kind: nd.Kind, text: types.Clip(text, maxTooltip), lines: wrap(text, wrapWidth, wrapLines)})
 		count++
 	}
 	for _, e := range doc.Edges {
@@ -107,11 +116,12 @@ func newPicture(ctx context.Context, doc *types.Document, o PictureOptions) (*pi
 		t, okt := where[e.To]
 		if okf && okt && f[0] == t[0] {
 			pg := &p.pages[f[0]]
-			pg.edges = append(pg.edges, picEdge{from: f[1], to: t[1], label: e.Label})
+			pg.edges = append(pg.edges, picEdge{from: f[1], to: t[1], label: mask(e.Label)})
 		}
 	}
 	if o.Trace != nil {
 		p.mark(o.Trace, where)
+		p.caption = mask(p.caption)
 	}
 	return p, nil
 }

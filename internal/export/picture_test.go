@@ -233,16 +233,16 @@ func TestWriteRunPicture(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "events.jsonl"), []byte(failedRun), 0o644))
 	for format, name := range map[string]string{"svg": "graph.svg", "mermaid": "graph.mmd", "dot": "graph.dot"} {
-		path, err := export.WriteRunPicture(t.Context(), dir, doc, format)
+		path, err := export.WriteRunPicture(t.Context(), dir, doc, format, nil)
 		require.NoError(t, err)
 		assert.Equal(t, filepath.Join(dir, name), path)
 		data, err := os.ReadFile(path)
 		require.NoError(t, err)
 		assert.Contains(t, string(data), "failed at 8")
 	}
-	_, err = export.WriteRunPicture(t.Context(), t.TempDir(), doc, "svg")
+	_, err = export.WriteRunPicture(t.Context(), t.TempDir(), doc, "svg", nil)
 	assert.Error(t, err, "no events.jsonl")
-	_, err = export.WriteRunPicture(t.Context(), dir, doc, "png")
+	_, err = export.WriteRunPicture(t.Context(), dir, doc, "png", nil)
 	assert.Error(t, err)
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {

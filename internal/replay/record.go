@@ -141,15 +141,22 @@ func compact(v any) string {
 
 // YAML is the recorded answers file: one entry per node in the order the
 // run first reached it, keyed by id with the node's text as a comment.
-func (r *Recorder) YAML(header string) ([]byte, error) {
+// mask, when not nil, masks secrets in every text before it is encoded
+// (YAML quotes, escapes and folds them; masking the file after would miss
+// those forms and could break its syntax).
+func (r *Recorder) YAML(header string, mask func(string) string) ([]byte, error) {
+	if mask == nil {
+		mask = func(s string) string { return s }
+	}
+	header = mask(header)
 	root := &yaml.Node{Kind: yaml.MappingNode}
 	for _, id := range r.order {
 		n := r.nodes[id]
-		key := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: id, Style: yaml.DoubleQuotedStyle,
-			LineComment: types.Excerpt(strings.TrimSpace(n.text), 70)}
+		key := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: mask(id), Style: yaml.DoubleQuotedStyle,
+			LineComment: types.Excerpt(mask(strings.TrimSpace(n.text)), 70)}
 		list := &yaml.Node{Kind: yaml.SequenceNode}
 		for _, c := range n.calls {
-			reply := ReplyFor(c.decision, c.validation, c.answer, c.err, c.labels)
+			reply := mask(ReplyFor(c.decision, c.validation, c.answer, c.err, c.labels))
 			list.Content = append(list.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: reply})
 		}
 		root.Content = append(root.Content, key, list)

@@ -210,7 +210,7 @@ func TestRecorderYAMLParsesBack(t *testing.T) {
 	r.Add("2", "Run the tests\nall of them", false, true, `{"fully_completed": true}`, nil, nil)
 	r.Add("3", "Did they pass?", true, false, `{"answer": "yes"}`, nil, []string{"Yes", "No"})
 	r.Add("4", "Odd: text # with hash", false, false, "line one\n  line two: \"quoted\"", nil, nil)
-	b, err := r.YAML("Recorded by a test.\nSecond line.")
+	b, err := r.YAML("Recorded by a test.\nSecond line.", nil)
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(string(b), "# Recorded by a test.\n# Second line.\n"), string(b))
 	assert.Contains(t, string(b), `"2": # Run the tests…`)
@@ -227,7 +227,7 @@ func TestRecorderYAMLParsesBack(t *testing.T) {
 	assert.Equal(t, [][]string{{"2", "ok", "ok"}, {"3", "No", "Yes"}, {"4", "raw: line one\n  line two: \"quoted\""}}, got)
 	assert.Equal(t, 5, r.Len())
 
-	empty, err := (&Recorder{}).YAML("nothing")
+	empty, err := (&Recorder{}).YAML("nothing", nil)
 	require.NoError(t, err)
 	a, err = Parse("answers.yaml", empty)
 	require.NoError(t, err)

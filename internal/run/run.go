@@ -458,7 +458,7 @@ func (w *walker) saveAnswers() {
 	}
 	header := fmt.Sprintf("Answers recorded by dtree run %s (%s) of %s.\nTake the same path again without an agent:\n  %s",
 		w.o.Log.RunID, w.sum.Status, w.o.Chart.Doc.Source, replay)
-	b, err := w.replies.YAML(header)
+	b, err := w.replies.YAML(header, w.o.Log.Redactor().String)
 	if err == nil {
 		err = w.o.Log.WriteFile("answers.yaml", b)
 	}

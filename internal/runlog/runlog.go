@@ -2,7 +2,8 @@
 // directory per run with events.jsonl (an event per line, written at once),
 // short.json (rewritten atomically after every node) and long.log (every
 // agent call's output, streamed), and a latest link to the newest run.
-// Secrets from the environment are replaced by *** in all of them.
+// Secrets from the environment are replaced by *** in all of them
+// (Redactor).
 package runlog
 
 import (
@@ -110,7 +111,7 @@ func Open(o Options) (*Log, error) {
 		return nil, err
 	}
 	dir := filepath.Join(o.Dir, o.RunID)
-	l := &Log{RunID: o.RunID, Dir: dir, opts: o, redact: o.Redactor, now: o.Now}
+	l := &Log{RunID: o.RunID, Dir: dir, opts: o, redact: o.Redactor.Except(o.RunID), now: o.Now}
 	l.idle = sync.NewCond(&l.smu)
 	if l.events, err = o.OpenFile(filepath.Join(dir, "events.jsonl"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
 		return nil, fmt.Errorf("create events log: %w", err)
@@ -142,11 +143,18 @@ func pointLatest(logDir, runID string) error {
 	return nil
 }
 
+// Redactor is the run's secret masking, for what the run writes beside
+// the logs (answers.yaml, graph.svg, the --json summary, stderr): the
+// environment's secrets, except inside the run's id.
+func (l *Log) Redactor() *Redactor { return l.redact }
+
 // Event adds one event to events.jsonl. Each line is {"time", "event",
 // then the fields in name order}. Events are kept until Flush, which the
 // run calls before it starts an agent, waits or ends: whatever may take
 // long starts with every event before it on disk, and the few events
-// between two agent calls cost one write, not one each.
+// between two agent calls cost one write, not one each. Secrets are masked
+// in the fields' string values; the time and the event's name are
+// dtree's own.
 func (l *Log) Event(kind string, fields map[string]any) error {
 	head, _ := json.Marshal(struct {
 		Time  string `json:"time"`
@@ -158,9 +166,8 @@ func (l *Log) Event(kind string, fields map[string]any) error {
 		if err != nil {
 			return fmt.Errorf("encode %s event: %w", kind, err)
 		}
-		b = append(append(head[:len(head)-1], ','), rest[1:]...)
+		b = append(append(head[:len(head)-1], ','), l.redact.JSON(rest)[1:]...)
 	}
-	b = l.redact.Bytes(b)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.unwritten = append(append(l.unwritten, b...), '\n')
@@ -271,7 +278,7 @@ func (l *Log) waitShort() error {
 // (WriteAtomic) and the error is a *WriteError.
 func (l *Log) writeShort(parts [][]byte) error {
 	path := l.path("short.json")
-	if err := writeAtomic(l.opts.OpenFile, path, l.redact.Bytes(bytes.Join(parts, nil)), 0o644); err != nil {
+	if err := writeAtomic(l.opts.OpenFile, path, l.redact.JSON(bytes.Join(parts, nil)), 0o644); err != nil {
 		return l.fail(path, err)
 	}
 	return nil
@@ -313,7 +320,9 @@ func writeAtomic(open func(string, int, os.FileMode) (File, error), path string,
 }
 
 // WriteFile writes a file of the run's directory atomically, its secrets
-// masked.
+// masked as text. The caller masks an encoded file's values before
+// encoding them (Redactor.String), since text masking sees neither their
+// encoded forms nor the format's syntax; this is the last net.
 func (l *Log) WriteFile(name string, b []byte) error {
 	return WriteAtomic(filepath.Join(l.Dir, name), l.redact.Bytes(b), 0o644)
 }
@@ -328,7 +337,7 @@ func (l *Log) Call(node, cli string, attempt int, purpose string) io.WriteCloser
 		return nopCloser{io.Discard}
 	}
 	header := fmt.Sprintf("\n===== node %s · %s · attempt %d · %s · %s =====\n",
-		node, purpose, attempt, cli, l.now().UTC().Format(time.RFC3339))
+		l.redact.String(node), purpose, attempt, l.redact.String(cli), l.now().UTC().Format(time.RFC3339))
 	w := &callWriter{l: l, r: l.redact.Stream()}
 	_ = w.write([]byte(header))
 	return w

@@ -191,3 +191,31 @@ func TestQueuedShortErrorComesBack(t *testing.T) {
 	l.QueueShort([]byte(`{}`))
 	assert.Error(t, l.Close(), "the failed background write is reported")
 }
+
+// Secrets that are also dtree's own words leave events.jsonl and short.json
+// parseable, with their event names, times and run id whole.
+func TestLogMasksValuesNotItsOwnWords(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 24, 20, 45, 9, 0, time.UTC)
+	r := NewRedactor([]string{"A_KEY=node", "B_KEY=2026", "C_KEY=true", "D_KEY=null"})
+	l, err := Open(Options{Dir: t.TempDir(), Short: true, Redactor: r, Now: func() time.Time { return now }})
+	require.NoError(t, err)
+	require.NoError(t, l.Event("node_start", map[string]any{"node": "3", "run_id": l.RunID, "text": "node 2026 true null",
+		"ok": true, "none": nil}))
+	require.NoError(t, l.ShortJSON([]byte(`{"run_id":"`+l.RunID+`","events":"logs/`+l.RunID+`/events.jsonl","completed":true,"null":null,"node":"node"}`)))
+	require.NoError(t, l.Close())
+
+	lines := readLines(t, filepath.Join(l.Dir, "events.jsonl"))
+	require.Len(t, lines, 1)
+	var ev map[string]any
+	require.NoError(t, json.Unmarshal([]byte(lines[0]), &ev), lines[0])
+	assert.Equal(t, map[string]any{"time": "2026-11-24T20:45:09Z", "event": "node_start", "node": "3", "run_id": l.RunID,
+		"text": "*** *** *** ***", "ok": true, "none": nil}, ev)
+
+	short, err := os.ReadFile(filepath.Join(l.Dir, "short.json"))
+	require.NoError(t, err)
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(short, &doc), string(short))
+	assert.Equal(t, map[string]any{"run_id": l.RunID, "events": "logs/" + l.RunID + "/events.jsonl", "completed": true,
+		"null": nil, "node": "***"}, doc)
+}

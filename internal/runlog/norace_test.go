@@ -1,0 +1,5 @@
+//go:build !race
+
+package runlog
+
+const raceEnabled = false
