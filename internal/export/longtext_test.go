@@ -118,7 +118,7 @@ func TestPictureStopsWhenCancelled(t *testing.T) {
 	}
 	dir := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "events.jsonl"), []byte(failedRun), 0o644))
-	_, err := export.WriteRunPicture(ctx, dir, doc, "svg")
+	_, err := export.WriteRunPicture(ctx, dir, doc, "svg", nil)
 	require.ErrorIs(t, err, context.Canceled)
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
