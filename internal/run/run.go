@@ -474,11 +474,16 @@ func (w *walker) saveAnswers() {
 func firstLine(s string) string {
 	for i, r := range s {
 		if r == '\n' {
-			return s[:i]
+			return types.Clip(s[:i], maxName)
 		}
 	}
-	return s
+	return types.Clip(s, maxName)
 }
+
+// maxName bounds a node's name, its text's first line, where the logs and
+// errors carry it: short.json rewrites every node's name after each node,
+// and an 8 MiB one-line prompt would make that file megabytes.
+const maxName = 200
 
 type nopProgress struct{}
 
