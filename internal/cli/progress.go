@@ -29,17 +29,37 @@ type progress struct {
 	current   string
 	currentAt time.Time
 	stop      chan struct{}
+	// node names the node that runs, for an interrupt's message.
+	node string
 }
 
 // clearLine returns to the start of the line and erases it.
 const clearLine = "\r\x1b[2K"
 
 func newProgress(w io.Writer, quiet, verbose, live bool) *progress {
-	p := &progress{w: w, quiet: quiet, verbose: verbose, live: live && !quiet, started: time.Now(), stop: make(chan struct{})}
+	p := &progress{w: &untilError{w: w}, quiet: quiet, verbose: verbose, live: live && !quiet, started: time.Now(), stop: make(chan struct{})}
 	if p.live {
 		go p.tick(time.Second)
 	}
 	return p
+}
+
+// untilError writes to w until a write fails, then drops everything: a
+// closed stderr (dtree run … 2>&1 | head -1) ends the progress, not the
+// run.
+type untilError struct {
+	w   io.Writer
+	err error
+}
+
+func (u *untilError) Write(b []byte) (int, error) {
+	if u.err != nil {
+		return len(b), nil
+	}
+	if _, err := u.w.Write(b); err != nil {
+		u.err = err
+	}
+	return len(b), nil
 }
 
 // isTerminal reports whether w is a terminal that can take a live line.
@@ -90,6 +110,9 @@ func (p *progress) NodeStarted(n *types.ProcessedNode, visit int) {
 		again = fmt.Sprintf(" (visit %d)", visit)
 	}
 	line := fmt.Sprintf("→ %s %s [%s, %s]%s", n.ID, types.Excerpt(n.Text, 60), n.Role, n.CLI, again)
+	p.mu.Lock()
+	p.node = fmt.Sprintf("node %s %q", n.ID, types.Excerpt(n.Text, 60))
+	p.mu.Unlock()
 	if !p.live {
 		p.printf("%s\n", line)
 		return
@@ -116,6 +139,9 @@ func (p *progress) AttemptFailed(n *types.ProcessedNode, attempt int, reason str
 }
 
 func (p *progress) NodeFinished(r *run.NodeResult) {
+	p.mu.Lock()
+	p.node = ""
+	p.mu.Unlock()
 	if p.live {
 		p.mu.Lock()
 		fmt.Fprint(p.w, clearLine)
@@ -133,6 +159,13 @@ func (p *progress) NodeFinished(r *run.NodeResult) {
 	default:
 		p.printf("✓ %s %s (%s)\n", r.ID, types.Excerpt(r.Text, 60), took.Round(time.Millisecond))
 	}
+}
+
+// doing names the node that runs, or "" between nodes.
+func (p *progress) doing() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.node
 }
 
 func (p *progress) finished(s *run.Summary) {
