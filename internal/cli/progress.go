@@ -161,6 +161,18 @@ func (p *progress) NodeFinished(r *run.NodeResult) {
 	}
 }
 
+// notice prints a line above the live line even with --quiet: the answer
+// to something the user did (an interrupt).
+func (p *progress) notice(line string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.live && p.current != "" {
+		fmt.Fprint(p.w, clearLine)
+	}
+	fmt.Fprintln(p.w, line)
+	p.drawLive()
+}
+
 // doing names the node that runs, or "" between nodes.
 func (p *progress) doing() string {
 	p.mu.Lock()

@@ -190,8 +190,8 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 
 	stderr := redactingWriter{w: a.Err, r: redact}
 	p := newProgress(stderr, o.quiet, o.verbose, isTerminal(a.Err, a.Getenv))
-	a.interrupts.setDoing(func() string { return redact.String(p.doing()) })
-	defer a.interrupts.setDoing(nil)
+	a.interrupts.setDoing(func() string { return redact.String(p.doing()) }, p.notice)
+	defer a.interrupts.setDoing(nil, nil)
 	sum, werr := run.Walk(ctx, run.Options{
 		Chart: c, Page: page, Start: start, Registry: reg, Runner: runner,
 		Workdir: workdir, Env: env, MaxSteps: o.maxSteps, NoValidate: o.noValidate,

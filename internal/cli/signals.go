@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/dtree-dev/dtree/internal/procs"
 )
@@ -25,6 +26,10 @@ type interrupts struct {
 	mu    sync.Mutex
 	n     int
 	doing func() string // what the run is doing ("node 2 \"Fix it\""); nil outside a run
+	say   func(string)  // prints a line among the run's progress; nil: to err
+	// lines are printed by a goroutine of their own: a stderr that blocks
+	// (a paused terminal) must not hold up a stop, nor the next signal.
+	lines chan func()
 }
 
 // stopSignals are the signals that interrupt dtree: Ctrl-C, kill, and a
@@ -42,7 +47,16 @@ func (in *interrupts) watch() (stop func()) {
 	pipe := make(chan os.Signal, 1)
 	signal.Notify(pipe, syscall.SIGPIPE)
 	done := make(chan struct{})
+	in.lines = make(chan func(), 4)
+	printed := make(chan struct{})
 	go func() {
+		defer close(printed)
+		for f := range in.lines {
+			f()
+		}
+	}()
+	var handling sync.WaitGroup
+	handling.Go(func() {
 		for {
 			select {
 			case sig := <-sigs:
@@ -51,20 +65,28 @@ func (in *interrupts) watch() (stop func()) {
 				return
 			}
 		}
-	}()
+	})
 	return func() {
 		signal.Stop(sigs)
 		close(done)
+		handling.Wait()
+		// The lines said before dtree exits, unless stderr is stuck.
+		close(in.lines)
+		select {
+		case <-printed:
+		case <-time.After(time.Second):
+		}
 	}
 }
 
-// setDoing tells the handler what a run is doing, for the first message.
-func (in *interrupts) setDoing(f func() string) {
+// setDoing tells the handler what a run is doing, for the first message,
+// and how to print among its progress (above a live line).
+func (in *interrupts) setDoing(doing func() string, say func(string)) {
 	if in == nil {
 		return
 	}
 	in.mu.Lock()
-	in.doing = f
+	in.doing, in.say = doing, say
 	in.mu.Unlock()
 }
 
@@ -72,24 +94,40 @@ func (in *interrupts) setDoing(f func() string) {
 func (in *interrupts) signal(sig os.Signal) {
 	in.mu.Lock()
 	in.n++
-	n, doing := in.n, in.doing
+	n, doing, say := in.n, in.doing, in.say
 	in.mu.Unlock()
+	if say == nil {
+		say = func(line string) { fmt.Fprintln(in.err, line) }
+	}
+	if lines := in.lines; lines != nil {
+		direct := say
+		say = func(line string) {
+			select {
+			case lines <- func() { direct(line) }:
+			default: // stderr is stuck: the words go, the stop does not
+			}
+		}
+	}
 	name := signalName(sig)
 	if n == 1 {
+		msg := ""
 		if doing != nil {
 			again := "press Ctrl-C again to kill it at once"
 			if sig != os.Interrupt {
 				again = "signal again to kill it at once"
 			}
-			fmt.Fprintf(in.err, "dtree: interrupted (%s): stopping %s; %s\n", name, in.what(doing()), again)
+			msg = fmt.Sprintf("dtree: interrupted (%s): stopping %s; %s", name, in.what(doing()), again)
 		}
 		in.cancel()
+		if msg != "" {
+			say(msg)
+		}
 		return
 	}
-	if doing != nil {
-		fmt.Fprintf(in.err, "dtree: interrupted again (%s): killing every process of the run now\n", name)
-	}
 	in.procs.Force()
+	if doing != nil {
+		say(fmt.Sprintf("dtree: interrupted again (%s): killing every process of the run now", name))
+	}
 }
 
 // what names what a stop ends: the run's step and the processes it runs.

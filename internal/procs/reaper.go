@@ -142,6 +142,6 @@ func (r *Reaper) end(all bool) {
 				termed[p.Pid] = true
 			}
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(25 * time.Millisecond)
 	}
 }
