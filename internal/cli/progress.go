@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/term"
@@ -29,8 +30,9 @@ type progress struct {
 	current   string
 	currentAt time.Time
 	stop      chan struct{}
-	// node names the node that runs, for an interrupt's message.
-	node string
+	// node names the node that runs, for an interrupt's message; apart
+	// from mu, which a write to a stuck stderr may hold.
+	node atomic.Pointer[string]
 }
 
 // clearLine returns to the start of the line and erases it.
@@ -110,9 +112,8 @@ func (p *progress) NodeStarted(n *types.ProcessedNode, visit int) {
 		again = fmt.Sprintf(" (visit %d)", visit)
 	}
 	line := fmt.Sprintf("→ %s %s [%s, %s]%s", n.ID, types.Excerpt(n.Text, 60), n.Role, n.CLI, again)
-	p.mu.Lock()
-	p.node = fmt.Sprintf("node %s %q", n.ID, types.Excerpt(n.Text, 60))
-	p.mu.Unlock()
+	node := fmt.Sprintf("node %s %q", n.ID, types.Excerpt(n.Text, 60))
+	p.node.Store(&node)
 	if !p.live {
 		p.printf("%s\n", line)
 		return
@@ -139,9 +140,7 @@ func (p *progress) AttemptFailed(n *types.ProcessedNode, attempt int, reason str
 }
 
 func (p *progress) NodeFinished(r *run.NodeResult) {
-	p.mu.Lock()
-	p.node = ""
-	p.mu.Unlock()
+	p.node.Store(nil)
 	if p.live {
 		p.mu.Lock()
 		fmt.Fprint(p.w, clearLine)
@@ -175,9 +174,10 @@ func (p *progress) notice(line string) {
 
 // doing names the node that runs, or "" between nodes.
 func (p *progress) doing() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.node
+	if n := p.node.Load(); n != nil {
+		return *n
+	}
+	return ""
 }
 
 func (p *progress) finished(s *run.Summary) {
