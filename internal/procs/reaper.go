@@ -62,12 +62,12 @@ func (r *Reaper) StepEnded(keep bool) {
 		return
 	}
 	if keep {
+		left := reapZombies(r.self, nil)
 		r.mu.Lock()
-		for _, p := range descendants(r.self, nil) {
+		for _, p := range left {
 			r.kept[p.Pid] = p.Start
 		}
 		r.mu.Unlock()
-		reapZombies(r.self)
 		return
 	}
 	r.end(false)
@@ -130,8 +130,7 @@ func (r *Reaper) end(all bool) {
 	deadline := time.Now().Add(r.grace)
 	termed := map[int]bool{}
 	for giveUp := deadline.Add(2 * time.Second); time.Now().Before(giveUp); {
-		reapZombies(r.self)
-		left := descendants(r.self, kept)
+		left := reapZombies(r.self, kept)
 		if len(left) == 0 {
 			return
 		}

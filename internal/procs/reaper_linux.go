@@ -67,8 +67,13 @@ func all() []stat {
 // descendants lists root's live descendants, not descending into a kept
 // process (pid and start time in kept): what it started is kept with it.
 func descendants(root int, kept map[int]uint64) []Proc {
+	return below(all(), root, kept)
+}
+
+// below is descendants of a snapshot of /proc.
+func below(list []stat, root int, kept map[int]uint64) []Proc {
 	children := map[int][]stat{}
-	for _, st := range all() {
+	for _, st := range list {
 		children[st.PPid] = append(children[st.PPid], st)
 	}
 	var out []Proc
@@ -110,16 +115,19 @@ func argv0(pid int, comm string) string {
 	return a
 }
 
-// reapZombies waits for each of root's children that has exited. Only
-// zombies are waited for, each by its pid: a live child (the agent that
-// os/exec is waiting for) is never touched.
-func reapZombies(root int) {
-	for _, st := range all() {
+// reapZombies waits for each of root's children that has exited, and
+// returns root's live descendants as descendants would (one read of /proc
+// for both). Only zombies are waited for, each by its pid: a live child
+// (the agent that os/exec is waiting for) is never touched.
+func reapZombies(root int, kept map[int]uint64) []Proc {
+	list := all()
+	for _, st := range list {
 		if st.PPid == root && st.zombie {
 			var ws unix.WaitStatus
 			_, _ = unix.Wait4(st.Pid, &ws, unix.WNOHANG, nil)
 		}
 	}
+	return below(list, root, kept)
 }
 
 func kill(pid int, hard bool) {

@@ -13,6 +13,6 @@ func setSubreaper() error { return errors.ErrUnsupported }
 
 func descendants(int, map[int]uint64) []Proc { return nil }
 
-func reapZombies(int) {}
+func reapZombies(int, map[int]uint64) []Proc { return nil }
 
 func kill(int, bool) {}
