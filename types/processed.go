@@ -56,6 +56,10 @@ type Settings struct {
 	// own flag on calls made with the node's CLI; empty means the run's
 	// --model, or the CLI's default.
 	Model string `json:"model,omitempty"`
+	// KeepRunning (metadata keep_running) lets what the node's agent
+	// calls start run on until the run ends (a server for later steps);
+	// otherwise it is ended when each call ends (SPEC §10).
+	KeepRunning bool `json:"keep_running,omitempty"`
 }
 
 // NormalizedDocument is what `dtree inspect --json` prints: the document with

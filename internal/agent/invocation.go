@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -66,7 +67,8 @@ func prepare(def Definition, prompt, model, workdir string) (invocation, error) 
 		if def.PromptFileInWorkdir {
 			// Hidden, and named by its absolute path, which a CLI
 			// confined to its workspace can check is inside.
-			dir, pattern = workdir, ".dtree-prompt-*.txt"
+			// The pid says whose it is (RemoveStalePromptFiles).
+			dir, pattern = workdir, fmt.Sprintf("%s%d-*.txt", promptFilePrefix, os.Getpid())
 			if dir == "" {
 				dir = "."
 			}
@@ -169,4 +171,28 @@ func childEnv(base []string, def Definition) []string {
 		env = append(env, k+"="+set[k])
 	}
 	return env
+}
+
+// promptFilePrefix starts the name of a prompt file in the workdir:
+// ".dtree-prompt-PID-RANDOM.txt", PID the dtree that wrote it.
+const promptFilePrefix = ".dtree-prompt-"
+
+// RemoveStalePromptFiles removes the prompt files that a dtree killed
+// during an agent call left in dir: those whose dtree is no longer
+// running. Call it before this dtree writes any. A file of a dtree still running (another run in the same
+// directory) is left alone. It returns the names removed.
+func RemoveStalePromptFiles(dir string) []string {
+	files, _ := filepath.Glob(filepath.Join(dir, promptFilePrefix+"*.txt"))
+	var removed []string
+	for _, f := range files {
+		rest := strings.TrimPrefix(filepath.Base(f), promptFilePrefix)
+		pidText, _, _ := strings.Cut(rest, "-")
+		if pid, err := strconv.Atoi(pidText); err == nil && pid != os.Getpid() && processAlive(pid) {
+			continue
+		}
+		if os.Remove(f) == nil {
+			removed = append(removed, filepath.Base(f))
+		}
+	}
+	return removed
 }

@@ -51,6 +51,9 @@ type Call struct {
 	// Settle is how long the agent may run on after its final event;
 	// 0 means DefaultSettle.
 	Settle time.Duration
+	// KeepRunning says what the call leaves running is to be kept until
+	// the run ends (the node's keep_running); the caller's reaper reads it.
+	KeepRunning bool
 	// Output receives stdout and stderr as they arrive (the long log); nil
 	// discards them. Writes come one at a time, never concurrently.
 	Output io.Writer
@@ -266,7 +269,9 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	cmd.WaitDelay = grace
 
 	start := time.Now()
+	unlock := lockThread()
 	if err := cmd.Start(); err != nil {
+		unlock()
 		return res, fmt.Errorf("start %s: %w", def.Name, err)
 	}
 	exited := make(chan struct{})
@@ -286,6 +291,7 @@ func Run(ctx context.Context, c Call) (Result, error) {
 		}
 	})
 	waitErr := cmd.Wait()
+	unlock()
 	close(exited)
 	settling.Wait()
 	res.Duration = time.Since(start)

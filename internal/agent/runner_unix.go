@@ -13,9 +13,11 @@ import (
 )
 
 // setProcessGroup puts the agent in a process group of its own, so that a
-// timeout reaches everything it started.
+// timeout reaches everything it started, and on Linux ties it to dtree's
+// life (parentDeath).
 func setProcessGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	parentDeath(cmd.SysProcAttr)
 }
 
 // terminate asks the agent's whole group to stop (cmd.Cancel).
@@ -74,4 +76,11 @@ func groupAlive(pgid int) bool {
 // killGroup sends SIGKILL to the group led by pid; an empty group is fine.
 func killGroup(pid int) {
 	_ = syscall.Kill(-pid, syscall.SIGKILL)
+}
+
+// processAlive reports whether a process with this pid exists (a zombie,
+// or one of another user, counts).
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
 }

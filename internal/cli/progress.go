@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/term"
@@ -29,17 +30,38 @@ type progress struct {
 	current   string
 	currentAt time.Time
 	stop      chan struct{}
+	// node names the node that runs, for an interrupt's message; apart
+	// from mu, which a write to a stuck stderr may hold.
+	node atomic.Pointer[string]
 }
 
 // clearLine returns to the start of the line and erases it.
 const clearLine = "\r\x1b[2K"
 
 func newProgress(w io.Writer, quiet, verbose, live bool) *progress {
-	p := &progress{w: w, quiet: quiet, verbose: verbose, live: live && !quiet, started: time.Now(), stop: make(chan struct{})}
+	p := &progress{w: &untilError{w: w}, quiet: quiet, verbose: verbose, live: live && !quiet, started: time.Now(), stop: make(chan struct{})}
 	if p.live {
 		go p.tick(time.Second)
 	}
 	return p
+}
+
+// untilError writes to w until a write fails, then drops everything: a
+// closed stderr (dtree run … 2>&1 | head -1) ends the progress, not the
+// run.
+type untilError struct {
+	w   io.Writer
+	err error
+}
+
+func (u *untilError) Write(b []byte) (int, error) {
+	if u.err != nil {
+		return len(b), nil
+	}
+	if _, err := u.w.Write(b); err != nil {
+		u.err = err
+	}
+	return len(b), nil
 }
 
 // isTerminal reports whether w is a terminal that can take a live line.
@@ -90,6 +112,8 @@ func (p *progress) NodeStarted(n *types.ProcessedNode, visit int) {
 		again = fmt.Sprintf(" (visit %d)", visit)
 	}
 	line := fmt.Sprintf("→ %s %s [%s, %s]%s", n.ID, types.Excerpt(n.Text, 60), n.Role, n.CLI, again)
+	node := fmt.Sprintf("node %s %q", n.ID, types.Excerpt(n.Text, 60))
+	p.node.Store(&node)
 	if !p.live {
 		p.printf("%s\n", line)
 		return
@@ -116,6 +140,7 @@ func (p *progress) AttemptFailed(n *types.ProcessedNode, attempt int, reason str
 }
 
 func (p *progress) NodeFinished(r *run.NodeResult) {
+	p.node.Store(nil)
 	if p.live {
 		p.mu.Lock()
 		fmt.Fprint(p.w, clearLine)
@@ -135,6 +160,26 @@ func (p *progress) NodeFinished(r *run.NodeResult) {
 	default:
 		p.printf("✓ %s %s (%s)\n", r.ID, types.Excerpt(r.Text, 60), took.Round(time.Millisecond))
 	}
+}
+
+// notice prints a line above the live line even with --quiet: the answer
+// to something the user did (an interrupt).
+func (p *progress) notice(line string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.live && p.current != "" {
+		fmt.Fprint(p.w, clearLine)
+	}
+	fmt.Fprintln(p.w, line)
+	p.drawLive()
+}
+
+// doing names the node that runs, or "" between nodes.
+func (p *progress) doing() string {
+	if n := p.node.Load(); n != nil {
+		return *n
+	}
+	return ""
 }
 
 func (p *progress) finished(s *run.Summary) {

@@ -9,13 +9,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime/debug"
 	"sync/atomic"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
+	"github.com/dtree-dev/dtree/internal/procs"
 	"github.com/dtree-dev/dtree/internal/runlog"
 )
 
@@ -34,6 +33,14 @@ type App struct {
 	// mask masks the secrets in what the command writes (mask.go).
 	mask atomic.Pointer[runlog.Redactor]
 
+	// Procs ends what a run's agents leave running (SPEC §10); nil in
+	// tests that run commands in process, where the test binary's other
+	// children are not the run's.
+	Procs *procs.Reaper
+
+	// interrupts is the signal handler Main installs; nil in tests.
+	interrupts *interrupts
+
 	// started is set once a command's own code runs; an error before that
 	// is cobra rejecting the command line.
 	started bool
@@ -51,9 +58,13 @@ func Main() int {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(gcPercent)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	reaper := procs.New(0)
+	in := &interrupts{err: os.Stderr, cancel: cancel, procs: reaper}
+	stop := in.watch()
 	defer stop()
-	app := &App{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Getenv: os.Getenv}
+	app := &App{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Getenv: os.Getenv, Procs: reaper, interrupts: in}
 	return app.Run(ctx, os.Args[1:])
 }
 

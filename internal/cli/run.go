@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -108,7 +109,11 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 		return err
 	}
 	reg := agent.NewRegistry(s.CLIs)
-	c, err := chart.Load(path, a.In, chart.Options{Format: o.format, Defaults: s.Defaults(), Names: reg.Names()})
+	// A chart on stdin may never come: an interrupt ends the wait.
+	c, err := chart.Load(path, ctxReader{ctx: ctx, r: a.In}, chart.Options{Format: o.format, Defaults: s.Defaults(), Names: reg.Names()})
+	if err != nil && ctx.Err() != nil {
+		return &runError{code: exitInterrupted, err: ctx.Err()}
+	}
 	if err != nil {
 		return err
 	}
@@ -145,6 +150,11 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 	if o.dryRun {
 		return a.dryRun(ctx, c, page, start, reg, workdir, o)
 	}
+	for _, f := range agent.RemoveStalePromptFiles(workdir) {
+		if !o.quiet {
+			fmt.Fprintf(a.Err, "dtree: removed %s, the prompt file of a dtree that was killed\n", f)
+		}
+	}
 	env := os.Environ()
 	// Secrets are masked wherever dtree writes (SPEC §6, mask.go): the
 	// logs, stderr, the --json summary, answers.yaml and graph.svg.
@@ -162,10 +172,24 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 		env = append(env, replay.EnvPlan+"="+path)
 	}
 
+	// Every process the agents start is ended when its step ends, and
+	// all of them when the run does, however it ends (SPEC §10).
+	if err := a.Procs.Subreap(); err != nil {
+		fmt.Fprintf(a.Err, "dtree: warning: cannot become the reaper of the agents' processes (%v): what an agent leaves outside its process group is not stopped\n", err)
+	}
+	defer a.Procs.EndAll()
+	runner := func(ctx context.Context, c agent.Call) (agent.Result, error) {
+		r, err := agent.Run(ctx, c)
+		a.Procs.StepEnded(c.KeepRunning)
+		return r, err
+	}
+
 	stderr := a.Err
 	p := newProgress(stderr, o.quiet, o.verbose, isTerminal(a.Err, a.Getenv))
+	a.interrupts.setDoing(func() string { return a.redactor().String(p.doing()) }, p.notice)
+	defer a.interrupts.setDoing(nil, nil)
 	sum, werr := run.Walk(ctx, run.Options{
-		Chart: c, Page: page, Start: start, Registry: reg, Runner: agent.Run,
+		Chart: c, Page: page, Start: start, Registry: reg, Runner: runner,
 		Workdir: workdir, Env: env, MaxSteps: o.maxSteps, NoValidate: o.noValidate,
 		Log: log, Progress: p, Backoff: wait, Settings: settingsForLog(s), Model: o.model,
 		ReplayCommand: replayCommand(path, fs, filepath.Join(log.Dir, "answers.yaml")),
@@ -205,6 +229,36 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 		return re
 	}
 	return nil
+}
+
+// ctxReader is a reader that gives up when ctx ends, even while a Read
+// blocks (a chart piped from a process that hangs); the blocked Read is
+// left to end with the process.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	type result struct {
+		n   int
+		err error
+	}
+	buf := make([]byte, len(p)) // not p: the Read may outlive this call
+	done := make(chan result, 1)
+	go func() {
+		n, err := c.r.Read(buf)
+		done <- result{n, err}
+	}()
+	select {
+	case r := <-done:
+		return copy(p, buf[:r.n]), r.err
+	case <-c.ctx.Done():
+		return 0, c.ctx.Err()
+	}
 }
 
 // runSettings loads the settings and lays the flags over them.

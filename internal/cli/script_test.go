@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -17,11 +18,14 @@ import (
 )
 
 // TestMain lets the test binary act as dtree, and as the helper programs the
-// scripts use, when testscript runs it under those names.
+// scripts use, when testscript runs it under those names. After the tests
+// it fails the run if any of those programs is still running (SPEC §10:
+// nothing left behind).
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(nothingLeft{m}, map[string]func(){
 		"dtree":       func() { os.Exit(Main()) },
 		"expect-exit": expectExit,
+		"pipeclose":   pipeClose,
 		"fakeagent":   func() { os.Exit(testagent.Main()) },
 		"fakecli":     func() { os.Exit(testagent.CLIMain()) },
 	})
@@ -42,11 +46,7 @@ func TestScript(t *testing.T) {
 			env.Setenv("IS_SANDBOX", "1")
 			repo, err := filepath.Abs("../..")
 			env.Setenv("REPO", repo) // the repository, for its example charts
-			// A script that SIGKILLs dtree leaves its agent running (dtree
-			// cannot stop it then): whatever a fake agent recorded in a
-			// pids file of this script goes when the script ends.
-			work := env.WorkDir
-			env.Defer(func() { killRecorded(work) })
+			env.Values["clock"] = new(time.Time)
 			return err
 		},
 		// [root]: the tests run as root (in a container, say).
@@ -67,6 +67,9 @@ func TestScript(t *testing.T) {
 			"tokenchart":  cmdTokenChart,
 			"aliaschart":  cmdAliasChart,
 			"pidsgone":    cmdPidsGone,
+			"sendsig":     cmdSendSig,
+			"clock":       cmdClock,
+			"pause":       cmdPause,
 			"waitfile":    cmdWaitFile,
 			"samerun":     cmdSameRun,
 			"fakebin":     cmdFakeBin,

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -101,45 +100,88 @@ func cmdAliasChart(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(b.String()), 0o644))
 }
 
-// cmdPidsGone: pidsgone FILE — every pid listed in FILE has exited (a
-// zombie counts: it runs nothing).
+// cmdPidsGone: pidsgone [-wait SECONDS] FILE — every pid listed in FILE
+// has exited (a zombie counts: it runs nothing); with -wait, within that
+// time. Negated: some are still running.
 func cmdPidsGone(ts *testscript.TestScript, neg bool, args []string) {
+	wait := time.Duration(0)
+	if len(args) == 3 && args[0] == "-wait" {
+		n, err := strconv.Atoi(args[1])
+		ts.Check(err)
+		wait, args = time.Duration(n)*time.Second, args[2:]
+	}
 	if len(args) != 1 {
-		ts.Fatalf("usage: pidsgone FILE")
+		ts.Fatalf("usage: pidsgone [-wait SECONDS] FILE")
 	}
 	pids := strings.Fields(ts.ReadFile(args[0]))
 	if len(pids) == 0 {
 		ts.Fatalf("no pids in %s", args[0])
 	}
-	for _, pid := range pids {
-		stat, err := os.ReadFile("/proc/" + pid + "/stat")
-		alive := err == nil && !isZombie(string(stat))
-		if alive != neg {
-			ts.Fatalf("process %s: alive %v", pid, alive)
+	for deadline := time.Now().Add(wait); ; time.Sleep(20 * time.Millisecond) {
+		var alive []string
+		for _, pid := range pids {
+			if pidAlive(pid) {
+				alive = append(alive, pid)
+			}
+		}
+		if (len(alive) == 0) != neg {
+			return
+		}
+		if !time.Now().Before(deadline) {
+			ts.Fatalf("of the processes in %s, %d are running: %v", args[0], len(alive), alive)
 		}
 	}
 }
 
-// killRecorded kills every process listed in a pids* file under work
-// (fakeagent's FAKEAGENT_PIDS) that is still running with that file in
-// its environment, so that a pid the system has since reused is spared.
-func killRecorded(work string) {
-	files, _ := filepath.Glob(filepath.Join(work, "pids*"))
-	for _, file := range files {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			continue
+// cmdPause: pause DURATION — waits, so that a process has handled a
+// signal before the next.
+func cmdPause(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: pause DURATION")
+	}
+	d, err := time.ParseDuration(args[0])
+	ts.Check(err)
+	time.Sleep(d)
+}
+
+// pidAlive reports whether a process runs (a zombie runs nothing).
+func pidAlive(pid string) bool {
+	stat, err := os.ReadFile("/proc/" + pid + "/stat")
+	return err == nil && !isZombie(string(stat))
+}
+
+// cmdSendSig: sendsig HUP|TERM|INT FILE — sends the signal to the pid in
+// FILE (fakeagent's FAKEAGENT_PARENT: dtree). testscript's kill sends
+// only INT and KILL.
+func cmdSendSig(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: sendsig HUP|TERM|INT FILE")
+	}
+	sig, ok := map[string]syscall.Signal{"HUP": syscall.SIGHUP, "TERM": syscall.SIGTERM, "INT": syscall.SIGINT}[args[0]]
+	if !ok {
+		ts.Fatalf("sendsig: unknown signal %s", args[0])
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(ts.ReadFile(args[1])))
+	ts.Check(err)
+	ts.Check(syscall.Kill(pid, sig))
+}
+
+// cmdClock: clock start | clock under SECONDS — how long since clock
+// start is under SECONDS.
+func cmdClock(ts *testscript.TestScript, neg bool, args []string) {
+	start := ts.Value("clock").(*time.Time)
+	switch {
+	case len(args) == 1 && args[0] == "start":
+		*start = time.Now()
+	case len(args) == 2 && args[0] == "under":
+		n, err := strconv.ParseFloat(args[1], 64)
+		ts.Check(err)
+		took := time.Since(*start)
+		if (took < time.Duration(n*float64(time.Second))) == neg {
+			ts.Fatalf("%s since clock start; under %ss: %v", took.Round(time.Millisecond), args[1], !neg)
 		}
-		for _, f := range strings.Fields(string(data)) {
-			pid, err := strconv.Atoi(f)
-			if err != nil {
-				continue
-			}
-			environ, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
-			if err == nil && bytes.Contains(environ, []byte("FAKEAGENT_PIDS="+file+"\x00")) {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
-			}
-		}
+	default:
+		ts.Fatalf("usage: clock start | clock under SECONDS")
 	}
 }
 

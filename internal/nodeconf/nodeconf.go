@@ -34,6 +34,7 @@ const (
 	keyMaxVisits      = "maxvisits"
 	keyValidate       = "validate"
 	keyModel          = "model"
+	keyKeepRunning    = "keeprunning"
 )
 
 // Normalize folds a tag or metadata key for matching (types.FoldName).
@@ -161,6 +162,14 @@ func Resolve(n *types.Node, role string, d types.Defaults, names CLINames) (type
 		} else {
 			bad("bad_metadata", "set validate to true or false",
 				"%s is %q, not true or false", keys[keyValidate], v)
+		}
+	}
+	if v, ok := meta[keyKeepRunning]; ok {
+		if b, ok := parseBool(v); ok {
+			p.KeepRunning = b
+		} else {
+			bad("bad_metadata", "set keep_running to true or false",
+				"%s is %q, not true or false", keys[keyKeepRunning], v)
 		}
 	}
 	p.ValidatePrompt = meta[keyValidatePrompt]

@@ -342,6 +342,36 @@ func TestNormalize(t *testing.T) {
 	}
 }
 
+func TestResolveKeepRunning(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		node    *types.Node
+		want    bool
+		wantBad bool
+	}{
+		{name: "unset", node: node(nil), want: false},
+		{name: "true", node: node(nil, "keep_running=true"), want: true},
+		{name: "camelCase yes", node: node(nil, "keepRunning=yes"), want: true},
+		{name: "false", node: node(nil, "keep_running=false"), want: false},
+		{name: "not a bool", node: node(nil, "keep_running=forever"), wantBad: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p, f := nodeconf.Resolve(tt.node, types.RoleProcess, types.BuiltinDefaults(), names)
+			assert.Equal(t, tt.want, p.KeepRunning)
+			if tt.wantBad {
+				require.Len(t, f.Errors, 1)
+				assert.Equal(t, "bad_metadata", f.Errors[0].Class)
+				assert.Contains(t, f.Errors[0].Message, "keep_running")
+			} else {
+				assert.Empty(t, f.Errors)
+			}
+		})
+	}
+}
+
 func TestResolveModel(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

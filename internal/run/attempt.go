@@ -203,7 +203,7 @@ func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, 
 	if n.Model != "" && def.Name == n.CLI {
 		model = n.Model
 	}
-	c := agent.Call{Def: def, Prompt: prompt, Model: model, Dir: w.o.Workdir, Env: env, Timeout: n.Timeout}
+	c := agent.Call{Def: def, Prompt: prompt, Model: model, Dir: w.o.Workdir, Env: env, Timeout: n.Timeout, KeepRunning: n.KeepRunning}
 	if err := w.flush(); err != nil {
 		return agent.Result{}, err
 	}

@@ -17,6 +17,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 )
@@ -106,6 +107,7 @@ func Open(o Options) (*Log, error) {
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create log directory: %w", err)
 	}
+	removeLeftovers(o.Dir, o.Now())
 	var err error
 	if o.RunID, err = makeRunDir(o.Dir, o.RunID, o.Now(), NewRunID); err != nil {
 		return nil, err
@@ -127,6 +129,26 @@ func Open(o Options) (*Log, error) {
 		return nil, err
 	}
 	return l, nil
+}
+
+// leftoverAge is how old short.json's temporary file must be to count as
+// left by a killed run: writing it takes milliseconds, and a run still
+// going in the same log directory may be writing its own.
+const leftoverAge = time.Minute
+
+// removeLeftovers removes the ".short.json.tmp" that the previous run in
+// logDir (the one latest points at) left when it was killed while writing
+// short.json. Only that run's, so that a start costs the same however
+// many runs the directory holds; each run removes its predecessor's.
+func removeLeftovers(logDir string, now time.Time) {
+	prev, err := os.Readlink(filepath.Join(logDir, "latest"))
+	if err != nil || strings.ContainsAny(prev, `/\`) {
+		return
+	}
+	f := filepath.Join(logDir, prev, ".short.json.tmp")
+	if st, err := os.Lstat(f); err == nil && st.Mode().IsRegular() && now.Sub(st.ModTime()) > leftoverAge {
+		_ = os.Remove(f)
+	}
 }
 
 // pointLatest makes log_dir/latest a link to the run's directory, replacing

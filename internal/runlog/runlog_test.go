@@ -219,3 +219,34 @@ func TestLogMasksValuesNotItsOwnWords(t *testing.T) {
 	assert.Equal(t, map[string]any{"run_id": l.RunID, "events": "logs/" + l.RunID + "/events.jsonl", "completed": true,
 		"null": nil, "node": "***"}, doc)
 }
+
+// A run killed while writing short.json leaves its temporary file; the
+// next run in the same log directory removes it, and only a file of
+// dtree's own name that is old enough to be no live run's.
+func TestOpenRemovesWhatKilledRunsLeft(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	old := time.Now().Add(-time.Hour)
+	write := func(rel string, mtime time.Time) string {
+		p := filepath.Join(dir, rel)
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte("x"), 0o644))
+		require.NoError(t, os.Chtimes(p, mtime, mtime))
+		return p
+	}
+	stale := write("20261101T000000Z-aaaaaa/.short.json.tmp", old)
+	mine := write("20261101T000000Z-aaaaaa/notes.tmp", old)
+	require.NoError(t, os.Symlink("20261101T000000Z-aaaaaa", filepath.Join(dir, "latest")))
+	l, err := Open(Options{Dir: dir})
+	require.NoError(t, err)
+	require.NoError(t, l.Close())
+	assert.NoFileExists(t, stale)
+	assert.FileExists(t, mine, "not a name dtree writes")
+
+	// The next run's is young: a run still going may be writing it.
+	fresh := write(filepath.Join(l.RunID, ".short.json.tmp"), time.Now())
+	l, err = Open(Options{Dir: dir})
+	require.NoError(t, err)
+	require.NoError(t, l.Close())
+	assert.FileExists(t, fresh)
+}

@@ -33,15 +33,28 @@ type Rule struct {
 	// Reply is printed to stdout as is; Answer, for a decision, is wrapped
 	// in the JSON dtree asks for; Completed/Fully set the process and
 	// validation JSON (pointers: unset means true).
-	Reply      string   `json:"reply"`
-	Answer     string   `json:"answer"`
-	Completed  *bool    `json:"completed"`
-	Fully      *bool    `json:"fully_completed"`
-	Warnings   []string `json:"warnings"`
-	Exit       int      `json:"exit"`
-	Sleep      string   `json:"sleep"`
-	SpawnChild bool     `json:"spawn_child"` // start a sleeping child first, pid to FAKEAGENT_PIDS
-	PrintBytes int64    `json:"print_bytes"` // write this many bytes of filler to stdout first
+	Reply     string   `json:"reply"`
+	Answer    string   `json:"answer"`
+	Completed *bool    `json:"completed"`
+	Fully     *bool    `json:"fully_completed"`
+	Warnings  []string `json:"warnings"`
+	Exit      int      `json:"exit"`
+	Sleep     string   `json:"sleep"`
+	// SpawnChild starts a child that sleeps an hour in the agent's group,
+	// its output on /dev/null (sleep 3600 >/dev/null 2>&1 &).
+	SpawnChild bool `json:"spawn_child"`
+	// RecordPid writes the agent's pid to FAKEAGENT_PIDS, as every rule
+	// that starts something (or handles SIGTERM) does.
+	RecordPid bool `json:"record_pid"`
+	// PidsFile, when set, takes FAKEAGENT_PIDS's place for this rule
+	// (relative to the agent's directory), so each node can have its own.
+	PidsFile string `json:"pids_file"`
+	// Processes that leave the agent's reach, as agents' tools do; each
+	// sleeps an hour, and its pid goes to FAKEAGENT_PIDS with the agent's.
+	SpawnSetsid bool  `json:"spawn_setsid"`  // a grandchild in a session of its own (setsid), holding no output
+	SpawnOnTerm bool  `json:"spawn_on_term"` // on SIGTERM, start a setsid process, then exit
+	IgnoreTerm  bool  `json:"ignore_term"`   // SIGTERM does nothing: only SIGKILL ends it
+	PrintBytes  int64 `json:"print_bytes"`   // write this many bytes of filler to stdout first
 	// PrintStderr writes this many bytes of filler to stderr, after the
 	// sleep.
 	PrintStderr int64 `json:"print_stderr"`
@@ -63,10 +76,17 @@ type Record struct {
 }
 
 // Main is the fake agent's main; it returns the exit code.
+//
+// FAKEAGENT_PIDS names a file where the agent appends its pid and its
+// children's (spawn_*); FAKEAGENT_PARENT one where it writes its parent's
+// pid (dtree's), so that a script can signal dtree itself.
 func Main() int {
 	if os.Getenv("FAKEAGENT_CHILD") == "sleep" {
 		time.Sleep(time.Hour)
 		return 0
+	}
+	if path := os.Getenv("FAKEAGENT_PARENT"); path != "" {
+		_ = os.WriteFile(path, []byte(strconv.Itoa(os.Getppid())+"\n"), 0o644)
 	}
 	prompt, fromStdin, err := readPrompt()
 	if err != nil {
@@ -81,8 +101,21 @@ func Main() int {
 		Purpose: purpose, Call: call, Args: os.Args[1:], Stdin: fromStdin, Prompt: prompt, Dir: dir,
 		Pid: os.Getpid(), NoColor: os.Getenv("NO_COLOR")})
 	r := findRule(node, purpose, call)
+	if r.PidsFile != "" {
+		os.Setenv("FAKEAGENT_PIDS", r.PidsFile)
+	}
+	if r.IgnoreTerm || r.SpawnOnTerm {
+		onTerm(r.SpawnOnTerm)
+	}
+	pids := []int{os.Getpid()}
 	if r.SpawnChild {
-		spawnChild()
+		pids = append(pids, spawn(childSame))
+	}
+	if r.SpawnSetsid {
+		pids = append(pids, spawn(childSetsid))
+	}
+	if r.SpawnChild || r.SpawnSetsid || r.SpawnOnTerm || r.IgnoreTerm || r.RecordPid {
+		recordPids(pids...)
 	}
 	if r.PrintBytes > 0 {
 		flood(os.Stdout, r.PrintBytes)
@@ -209,22 +242,46 @@ func firstChoice(prompt string) string {
 	return ""
 }
 
-func spawnChild() {
+// How a spawned process is started; its output goes to /dev/null.
+const (
+	childSame   = iota // in the agent's group
+	childSetsid        // in a session of its own
+)
+
+// spawn starts a process that sleeps an hour and returns its pid (0 when
+// it could not start).
+func spawn(how int) int {
 	self, err := os.Executable()
 	if err != nil {
-		return
+		return 0
 	}
 	cmd := exec.Command(self)
 	cmd.Env = append(os.Environ(), "FAKEAGENT_CHILD=sleep")
+	if how == childSetsid {
+		newSession(cmd)
+	}
 	if err := cmd.Start(); err != nil {
+		return 0
+	}
+	return cmd.Process.Pid
+}
+
+// recordPids appends pids to FAKEAGENT_PIDS, in one write.
+func recordPids(pids ...int) {
+	path := os.Getenv("FAKEAGENT_PIDS")
+	if path == "" {
 		return
 	}
-	if path := os.Getenv("FAKEAGENT_PIDS"); path != "" {
-		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-		if err == nil {
-			fmt.Fprintf(f, "%d\n%d\n", os.Getpid(), cmd.Process.Pid)
-			f.Close()
+	var b strings.Builder
+	for _, p := range pids {
+		if p > 0 {
+			fmt.Fprintf(&b, "%d\n", p)
 		}
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err == nil {
+		_, _ = f.WriteString(b.String())
+		f.Close()
 	}
 }
 

@@ -1,0 +1,7 @@
+//go:build unix && !linux
+
+package agent
+
+import "syscall"
+
+func parentDeath(*syscall.SysProcAttr) {}

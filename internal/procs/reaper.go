@@ -1,0 +1,146 @@
+package procs
+
+import (
+	"sync"
+	"time"
+)
+
+// DefaultGrace is how long a leftover process has between SIGTERM and
+// SIGKILL.
+const DefaultGrace = 5 * time.Second
+
+// Proc is one of dtree's descendants.
+type Proc struct {
+	Pid   int
+	PPid  int
+	Start uint64 // start time in clock ticks since boot: a pid with another start is another process
+	Name  string // argv[0]'s base name, else the kernel's comm
+}
+
+// Reaper ends the processes a run's steps leave behind. The zero value is
+// not usable; New makes one. A nil *Reaper does nothing.
+type Reaper struct {
+	self  int
+	grace time.Duration
+
+	mu     sync.Mutex
+	kept   map[int]uint64 // pid -> start time of what keep_running steps left
+	forced bool           // a second interrupt: SIGKILL, no grace
+	on     bool           // the subreaper flag is set
+}
+
+// New returns a Reaper for this process with the given grace (0 means
+// DefaultGrace).
+func New(grace time.Duration) *Reaper {
+	if grace <= 0 {
+		grace = DefaultGrace
+	}
+	return &Reaper{self: pidSelf(), grace: grace, kept: map[int]uint64{}}
+}
+
+// Subreap makes dtree the reaper of every orphan among its descendants
+// (Linux: PR_SET_CHILD_SUBREAPER), so that StepEnded and EndAll can find
+// them. Without it they find only what still has its parent.
+func (r *Reaper) Subreap() error {
+	if r == nil {
+		return nil
+	}
+	if err := setSubreaper(); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	r.on = true
+	r.mu.Unlock()
+	return nil
+}
+
+// StepEnded is called when an agent call has ended and been waited for.
+// With keep, what the step left running is kept until EndAll; otherwise
+// every descendant of dtree that no keep_running step left is ended.
+func (r *Reaper) StepEnded(keep bool) {
+	if r == nil {
+		return
+	}
+	if keep {
+		left := reapZombies(r.self, nil)
+		r.mu.Lock()
+		for _, p := range left {
+			r.kept[p.Pid] = p.Start
+		}
+		r.mu.Unlock()
+		return
+	}
+	r.end(false)
+}
+
+// EndAll ends every descendant of dtree, kept ones included: the run is
+// over.
+func (r *Reaper) EndAll() {
+	if r == nil {
+		return
+	}
+	r.end(true)
+}
+
+// Force sends SIGKILL to every descendant of dtree at once, the running
+// agent included, and makes later sweeps skip the grace period: a second
+// interrupt. It only signals; the agent's own Wait, and the next sweep,
+// reap.
+func (r *Reaper) Force() {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	r.forced = true
+	r.mu.Unlock()
+	for _, p := range descendants(r.self, nil) {
+		kill(p.Pid, true)
+	}
+}
+
+// Running lists dtree's own children that are alive: the agent being
+// waited for, and what keep_running steps left.
+func (r *Reaper) Running() []Proc {
+	if r == nil {
+		return nil
+	}
+	var ps []Proc
+	for _, p := range descendants(r.self, nil) {
+		if p.PPid == r.self {
+			ps = append(ps, p)
+		}
+	}
+	return ps
+}
+
+// end sends SIGTERM to the descendants to end (all, or those no
+// keep_running step left), SIGKILL to any still alive after the grace
+// period, and reaps them. A process that forks while being ended is found
+// on the next pass.
+func (r *Reaper) end(all bool) {
+	r.mu.Lock()
+	var kept map[int]uint64
+	if !all {
+		kept = r.kept
+	} else {
+		r.kept = map[int]uint64{}
+	}
+	forced := r.forced
+	r.mu.Unlock()
+	deadline := time.Now().Add(r.grace)
+	termed := map[int]bool{}
+	for giveUp := deadline.Add(2 * time.Second); time.Now().Before(giveUp); {
+		left := reapZombies(r.self, kept)
+		if len(left) == 0 {
+			return
+		}
+		late := forced || !time.Now().Before(deadline)
+		for _, p := range left {
+			if late || !termed[p.Pid] {
+				kill(p.Pid, late)
+				termed[p.Pid] = true
+			}
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}

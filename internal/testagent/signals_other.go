@@ -1,0 +1,9 @@
+//go:build !unix
+
+package testagent
+
+import "os/exec"
+
+func newSession(*exec.Cmd) {}
+
+func onTerm(bool) {}
