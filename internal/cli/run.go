@@ -177,7 +177,13 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 	if err := a.Procs.Subreap(); err != nil {
 		fmt.Fprintf(a.Err, "dtree: warning: cannot become the reaper of the agents' processes (%v): what an agent leaves outside its process group is not stopped\n", err)
 	}
-	defer a.Procs.EndAll()
+	defer func() {
+		// The run is over: what keep_running steps left goes now (up to
+		// the grace period), and an interrupt meanwhile says so.
+		a.interrupts.setDoing(func() string { return "what the run left running" }, nil)
+		a.Procs.EndAll()
+		a.interrupts.setDoing(nil, nil)
+	}()
 	runner := func(ctx context.Context, c agent.Call) (agent.Result, error) {
 		r, err := agent.Run(ctx, c)
 		a.Procs.StepEnded(c.KeepRunning)
@@ -187,7 +193,6 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 	stderr := a.Err
 	p := newProgress(stderr, o.quiet, o.verbose, isTerminal(a.Err, a.Getenv))
 	a.interrupts.setDoing(func() string { return a.redactor().String(p.doing()) }, p.notice)
-	defer a.interrupts.setDoing(nil, nil)
 	sum, werr := run.Walk(ctx, run.Options{
 		Chart: c, Page: page, Start: start, Registry: reg, Runner: runner,
 		Workdir: workdir, Env: env, MaxSteps: o.maxSteps, NoValidate: o.noValidate,

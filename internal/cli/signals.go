@@ -36,6 +36,20 @@ type interrupts struct {
 // closed terminal or lost ssh session (SIGHUP), handled alike.
 var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
 
+// watched leaves out of sigs those dtree was started with ignored: nohup
+// ignores SIGHUP so that a run outlives its terminal, and a shell starts a
+// background job with SIGINT ignored. signal.Notify would handle them
+// again, so that the hangup nohup was meant to survive stopped the run.
+func watched(sigs []os.Signal) []os.Signal {
+	var out []os.Signal
+	for _, s := range sigs {
+		if !signal.Ignored(s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // watchSignals starts handling the stop signals and SIGPIPE; the returned
 // function stops it. SIGPIPE is received, not ignored, so that a write to
 // a closed stderr (dtree run … 2>&1 | head -1) fails with EPIPE instead of
@@ -43,7 +57,7 @@ var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP}
 // they start, keep the default.
 func (in *interrupts) watch() (stop func()) {
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, stopSignals...)
+	signal.Notify(sigs, watched(stopSignals)...)
 	pipe := make(chan os.Signal, 1)
 	signal.Notify(pipe, syscall.SIGPIPE)
 	done := make(chan struct{})

@@ -118,6 +118,7 @@ func Open(o Options) (*Log, error) {
 	if l.events, err = o.OpenFile(filepath.Join(dir, "events.jsonl"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
 		return nil, fmt.Errorf("create events log: %w", err)
 	}
+	holdRun(l.events)
 	if o.Long {
 		if l.long, err = o.OpenFile(filepath.Join(dir, "long.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
 			l.events.Close()
@@ -132,21 +133,29 @@ func Open(o Options) (*Log, error) {
 }
 
 // leftoverAge is how old short.json's temporary file must be to count as
-// left by a killed run: writing it takes milliseconds, and a run still
-// going in the same log directory may be writing its own.
+// left by a killed run where dtree cannot tell whether that run still
+// goes (no flock): writing it takes milliseconds, and a run still going in
+// the same log directory may be writing its own.
 const leftoverAge = time.Minute
 
 // removeLeftovers removes the ".short.json.tmp" that the previous run in
 // logDir (the one latest points at) left when it was killed while writing
-// short.json. Only that run's, so that a start costs the same however
-// many runs the directory holds; each run removes its predecessor's.
+// short.json: at once when that run's dtree is gone (holdRun), else once
+// the file is leftoverAge old. Only that run's, so that a start costs the
+// same however many runs the directory holds; each run removes its
+// predecessor's.
 func removeLeftovers(logDir string, now time.Time) {
 	prev, err := os.Readlink(filepath.Join(logDir, "latest"))
 	if err != nil || strings.ContainsAny(prev, `/\`) {
 		return
 	}
 	f := filepath.Join(logDir, prev, ".short.json.tmp")
-	if st, err := os.Lstat(f); err == nil && st.Mode().IsRegular() && now.Sub(st.ModTime()) > leftoverAge {
+	st, err := os.Lstat(f)
+	if err != nil || !st.Mode().IsRegular() {
+		return
+	}
+	ended, known := runEnded(filepath.Join(logDir, prev, "events.jsonl"))
+	if ended || !known && now.Sub(st.ModTime()) > leftoverAge {
 		_ = os.Remove(f)
 	}
 }

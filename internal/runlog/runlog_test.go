@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -243,10 +244,25 @@ func TestOpenRemovesWhatKilledRunsLeft(t *testing.T) {
 	assert.NoFileExists(t, stale)
 	assert.FileExists(t, mine, "not a name dtree writes")
 
-	// The next run's is young: a run still going may be writing it.
-	fresh := write(filepath.Join(l.RunID, ".short.json.tmp"), time.Now())
+	// A run still going may be writing its own: a run started beside it
+	// leaves it alone.
+	going, err := Open(Options{Dir: dir})
+	require.NoError(t, err)
+	fresh := write(filepath.Join(going.RunID, ".short.json.tmp"), time.Now())
+	l, err = Open(Options{Dir: dir, RunID: "beside"})
+	require.NoError(t, err)
+	require.NoError(t, l.Close())
+	assert.FileExists(t, fresh, "its run still goes")
+
+	// Once that run has ended (killed: its lock is gone with it), the next
+	// start removes its file at once, however young.
+	require.NoError(t, os.Symlink(going.RunID, filepath.Join(dir, "latest2")))
+	require.NoError(t, os.Rename(filepath.Join(dir, "latest2"), filepath.Join(dir, "latest")))
+	require.NoError(t, going.events.Close())
 	l, err = Open(Options{Dir: dir})
 	require.NoError(t, err)
 	require.NoError(t, l.Close())
-	assert.FileExists(t, fresh)
+	if runtime.GOOS != "windows" {
+		assert.NoFileExists(t, fresh, "the run that wrote it has ended")
+	}
 }
