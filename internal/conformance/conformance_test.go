@@ -7,11 +7,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 
 	"github.com/dtree-dev/dtree/internal/mockllm"
 	"github.com/dtree-dev/dtree/prompts"
+	"github.com/dtree-dev/dtree/types"
 )
 
 // cliCase is one real CLI: how to run it offline against the mock, and
@@ -50,6 +52,10 @@ type cliCase struct {
 	// errorTimeout is dtree's --timeout for the error runs: long enough
 	// for the CLI's own retries, which its setup caps where it can.
 	errorTimeout string
+	// hangTimeout is dtree's --timeout for the run against a hanging
+	// model (default 20s): room for the CLI's cold start, so that it is
+	// waiting on the model when the timeout ends it.
+	hangTimeout time.Duration
 	// noise are lines the CLI prints on stderr on every call, which tell
 	// nothing about a failure: dtree's reason must not quote them.
 	noise []string
@@ -334,16 +340,20 @@ func answeredErrors(reqs []mockllm.Request, status int) []mockllm.Request {
 func testTimeout(t *testing.T, c cliCase) {
 	e := newEnv(t, c)
 	e.mock.SetRules(c.rules(mockllm.Rule{Hang: true}))
-	r := e.run("--retries", "0", "--timeout", "20s", e.write("chart.yaml", oneNode("Wait for the model (conformance timeout).")))
+	timeout := c.hangTimeout
+	if timeout == 0 {
+		timeout = 20 * time.Second
+	}
+	r := e.run("--retries", "0", "--timeout", timeout.String(), e.write("chart.yaml", oneNode("Wait for the model (conformance timeout).")))
 	left := procsOf(e.home)
 	expect(t, c, "timeout", func(a *assert.Assertions) {
 		a.Equal(1, r.exit, "exit status")
-		a.Contains(r.stderr, "timed out after 20s")
+		a.Contains(r.stderr, "timed out after "+types.ShortDuration(timeout))
 		if calls := r.calls(); a.Len(calls, 1) {
 			a.True(calls[0].TimedOut)
 		}
 		a.NotEmpty(e.mock.Requests(), "the CLI was waiting on the model")
-		a.Less(r.elapsed.Seconds(), 35.0, "dtree ended the call within its grace period")
+		a.Less(r.elapsed, timeout+15*time.Second, "dtree ended the call within its grace period")
 		a.Empty(left, "no process of the CLI outlives dtree")
 	})
 }

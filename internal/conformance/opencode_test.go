@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -59,7 +60,10 @@ func opencodeCase() cliCase {
 			500: "mock 500: scripted failure for dtree",
 		},
 		errorTimeout: "150s",
-		more:         opencodeChecks,
+		// It installs a plugin from npm into its fresh config directory
+		// before its first model request: 15 s and more.
+		hangTimeout: time.Minute,
+		more:        opencodeChecks,
 	}
 }
 
