@@ -130,6 +130,9 @@ func (r *Reaper) end(all bool) {
 	deadline := time.Now().Add(r.grace)
 	termed := map[int]bool{}
 	for giveUp := deadline.Add(2 * time.Second); time.Now().Before(giveUp); {
+		if !hasChildren() {
+			return
+		}
 		left := reapZombies(r.self, kept)
 		if len(left) == 0 {
 			return

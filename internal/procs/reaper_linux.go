@@ -1,6 +1,7 @@
 package procs
 
 import (
+	"errors"
 	"os"
 	"strconv"
 	"strings"
@@ -12,6 +13,17 @@ func pidSelf() int { return os.Getpid() }
 
 func setSubreaper() error {
 	return unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+}
+
+// hasChildren says whether dtree has a child process, alive or not yet
+// reaped, without reaping it (WNOWAIT). When it has none, no step left
+// anything: dtree is the subreaper of every orphan of its steps, so what
+// a step left is a child of dtree or below one. This spares the sweep
+// after a call that left nothing its read of all of /proc.
+func hasChildren() bool {
+	var info unix.Siginfo
+	err := unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil)
+	return !errors.Is(err, unix.ECHILD)
 }
 
 // stat is what /proc/PID/stat says of a process.

@@ -16,3 +16,5 @@ func descendants(int, map[int]uint64) []Proc { return nil }
 func reapZombies(int, map[int]uint64) []Proc { return nil }
 
 func kill(int, bool) {}
+
+func hasChildren() bool { return true }
