@@ -46,7 +46,7 @@ type EventReader struct {
 	br   *bufio.Reader
 	buf  []byte
 	line int
-	time time.Time
+	time []byte // the time of the last event, parsed by Time
 	torn bool
 	only map[EventType]bool
 }
@@ -94,14 +94,17 @@ func (r *EventReader) Next() (Event, error) {
 			}
 			return nil, &LineError{Line: r.line, Err: err}
 		}
-		r.time, _ = time.Parse(time.RFC3339Nano, h.Time)
+		r.time = append(r.time[:0], h.Time...)
 		return ev, nil
 	}
 }
 
 // Time is the time of the event Next returned last: when it was logged,
 // zero when its line has no readable time.
-func (r *EventReader) Time() time.Time { return r.time }
+func (r *EventReader) Time() time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, string(r.time))
+	return t
+}
 
 // Torn says whether the log ended in a line cut short, which Next skipped.
 func (r *EventReader) Torn() bool { return r.torn }
@@ -147,19 +150,82 @@ func (r *EventReader) readLine() (line []byte, last bool, err error) {
 
 // head is how every line starts: when, and which event.
 type head struct {
+	Time  []byte
+	Event EventType
+}
+
+// jsonHead is a head decoded as JSON.
+type jsonHead struct {
 	Time  string    `json:"time"`
 	Event EventType `json:"event"`
 }
 
+// readHead reads a line's head. A line as Log.Event writes it starts
+// {"time":"…","event":"name", and is read without a scan of the rest (the
+// rest is decoded only for the events wanted); any other line is decoded
+// as JSON.
 func readHead(line []byte) (head, error) {
-	var h head
+	if h, ok := quickHead(line); ok {
+		return h, nil
+	}
+	var h jsonHead
 	if err := json.Unmarshal(line, &h); err != nil {
-		return h, err
+		return head{}, err
 	}
 	if h.Event == "" {
-		return h, errors.New(`no "event" name`)
+		return head{}, errors.New(`no "event" name`)
 	}
-	return h, nil
+	return head{Time: []byte(h.Time), Event: h.Event}, nil
+}
+
+// quickHead reads the head Log.Event writes: the time, then the name, a
+// constant of [a-z_] (any other name is left to encoding/json).
+func quickHead(line []byte) (head, bool) {
+	rest, ok := bytes.CutPrefix(line, []byte(`{"time":"`))
+	if !ok {
+		return head{}, false
+	}
+	t, rest, ok := bytes.Cut(rest, []byte(`","event":"`))
+	if !ok || bytes.ContainsAny(t, `"\`) {
+		return head{}, false
+	}
+	name, rest, ok := bytes.Cut(rest, []byte(`"`))
+	if !ok || len(name) == 0 || len(rest) == 0 || (rest[0] != ',' && rest[0] != '}') {
+		return head{}, false
+	}
+	for _, c := range name {
+		if (c < 'a' || c > 'z') && c != '_' {
+			return head{}, false
+		}
+	}
+	return head{Time: t, Event: eventType(name)}, true
+}
+
+// eventType is name as an EventType, without a copy for the known ones.
+func eventType(name []byte) EventType {
+	switch string(name) {
+	case string(EventRunStart):
+		return EventRunStart
+	case string(EventNodeStart):
+		return EventNodeStart
+	case string(EventAgentCall):
+		return EventAgentCall
+	case string(EventDecision):
+		return EventDecision
+	case string(EventValidation):
+		return EventValidation
+	case string(EventValidationFailed):
+		return EventValidationFailed
+	case string(EventRetry):
+		return EventRetry
+	case string(EventNodeEnd):
+		return EventNodeEnd
+	case string(EventEnd):
+		return EventEnd
+	case string(EventRunEnd):
+		return EventRunEnd
+	}
+	return EventType(name)
 }
 
 // decodeEvent decodes a line of a known event into its struct, and one of

@@ -121,6 +121,16 @@ func TestEventsRoundTrip(t *testing.T) {
 			_, err = r.Next()
 			require.NoError(t, err)
 			assert.Equal(t, now, r.Time())
+			// The same line with its head in another order.
+			var fields map[string]any
+			require.NoError(t, json.Unmarshal(b, &fields))
+			b, err = json.Marshal(fields)
+			require.NoError(t, err)
+			r = runlog.NewEventReader(strings.NewReader(string(b)))
+			ev, err := r.Next()
+			require.NoError(t, err)
+			assert.Equal(t, want.Type(), ev.Type())
+			assert.Equal(t, now, r.Time())
 		})
 	}
 }
@@ -207,7 +217,7 @@ func TestEventReaderTornAndUnknown(t *testing.T) {
 				"events.jsonl line 1: invalid character 'o' in literal null (expecting 'u')",
 				`events.jsonl line 2: no "event" name`,
 				"events.jsonl line 3: json: cannot unmarshal string into Go struct field NodeStart.visit of type int",
-				"events.jsonl line 4: json: cannot unmarshal array into Go value of type runlog.head",
+				"events.jsonl line 4: json: cannot unmarshal array into Go value of type runlog.jsonHead",
 			}},
 		{name: "a line too long", log: `{"event":"end","node":"` + strings.Repeat("x", runlog.MaxEventLine) + `"}` + "\n" + end,
 			want: []runlog.Event{runlog.End{Node: "9", RunID: "r1"}},
