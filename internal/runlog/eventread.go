@@ -33,8 +33,8 @@ func (e *LineError) Unwrap() error { return e.Err }
 // line whatever the log's size (MaxEventLine at most). What it does with
 // lines that are not a known event:
 //
-//   - A last line without its newline that is not a whole event is the
-//     line a run killed mid-write left: it is skipped, and Torn says so.
+//   - A last line without its newline that is not whole JSON is the line
+//     a run killed mid-write left: it is skipped, and Torn says so.
 //     (dtree writes whole lines only, but a kill can still cut a write.)
 //   - An event whose name this version does not know, written by a newer
 //     dtree, is returned as an Unknown with its line: consumers that
@@ -79,6 +79,10 @@ func (r *EventReader) Next() (Event, error) {
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
+		if last && !json.Valid(line) {
+			r.torn = true // also when Only would have skipped it
+			return nil, io.EOF
+		}
 		h, err := readHead(line)
 		if err == nil && r.only != nil && !r.only[h.Event] {
 			continue
@@ -88,10 +92,6 @@ func (r *EventReader) Next() (Event, error) {
 			ev, err = decodeEvent(h.Event, line)
 		}
 		if err != nil {
-			if last {
-				r.torn = true
-				return nil, io.EOF
-			}
 			return nil, &LineError{Line: r.line, Err: err}
 		}
 		r.time = append(r.time[:0], h.Time...)

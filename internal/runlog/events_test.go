@@ -203,6 +203,9 @@ func TestEventReaderTornAndUnknown(t *testing.T) {
 		{name: "torn last line", log: end + "\n" + runEnd[:40], want: []runlog.Event{runlog.End{Node: "9", RunID: "r1"}}, torn: true},
 		{name: "last line whole without its newline", log: end,
 			want: []runlog.Event{runlog.End{Node: "9", RunID: "r1"}}},
+		{name: "last line whole but not an event", log: end + "\n" + `{"format_version":1}`,
+			want: []runlog.Event{runlog.End{Node: "9", RunID: "r1"}},
+			errs: []string{`events.jsonl line 2: no "event" name`}},
 		{name: "blank lines", log: "\n" + end + "\n\n  \n", want: []runlog.Event{runlog.End{Node: "9", RunID: "r1"}}},
 		{name: "unknown event", log: `{"time":"2027-01-01T00:00:00Z","event":"checkpoint","node":"4","run_id":"r1"}` + "\n" + end + "\n",
 			want: []runlog.Event{
@@ -244,6 +247,14 @@ func TestEventReaderOnly(t *testing.T) {
 	assert.Empty(t, errs)
 	assert.Equal(t, []runlog.Event{runlog.NodeStart{Node: "4", Visit: 1, Role: "process", CLI: "fake", RunID: "r1"},
 		runlog.End{Node: "9", RunID: "r1"}}, evs)
+	assert.False(t, r.Torn())
+
+	// A torn last line is torn, whatever its event.
+	r = runlog.NewEventReader(strings.NewReader(end + "\n" + agentCall[:200])).Only(runlog.EventEnd)
+	evs, errs = readAll(t, r)
+	assert.Empty(t, errs)
+	assert.Len(t, evs, 1)
+	assert.True(t, r.Torn())
 }
 
 func TestReadEventsStopsAtALineError(t *testing.T) {
