@@ -3,7 +3,8 @@
 // short.json (rewritten atomically after every node) and long.log (every
 // agent call's output, streamed), and a latest link to the newest run.
 // Secrets from the environment are replaced by *** in all of them
-// (Redactor).
+// (Redactor). Each event has a Go type (events.go), and EventReader reads
+// them back (eventread.go): nobody else parses events.jsonl.
 package runlog
 
 import (
