@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/dtree-dev/dtree/internal/mockllm"
+	"github.com/dtree-dev/dtree/internal/runlog"
 	"github.com/dtree-dev/dtree/prompts"
 	"github.com/dtree-dev/dtree/types"
 )
@@ -216,15 +217,15 @@ func testChart(t *testing.T, c cliCase) {
 				a.Positive(*r.summary.Usage.CostUSD, "the run's cost")
 			}
 		}
-		end := r.events[len(r.events)-1]
-		if a.Equal("run_end", end.Event) {
+		end, ok := r.events[len(r.events)-1].(runlog.RunEnd)
+		if a.True(ok, "the last event is run_end") {
 			a.Equal(figures(wantIn, wantOut), figures(end.Usage.InputTokens, end.Usage.OutputTokens), "the run's usage in events.jsonl")
 		}
 	})
 }
 
-func figures(in, out *int) string {
-	s := func(p *int) string {
+func figures[T int | int64](in, out *T) string {
+	s := func(p *T) string {
 		if p == nil {
 			return "null"
 		}

@@ -1,10 +1,11 @@
 package conformance
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dtree-dev/dtree/internal/mockllm"
+	"github.com/dtree-dev/dtree/internal/runlog"
 )
 
 // cliDirEnv names the directory holding the real CLIs' binaries.
@@ -127,7 +129,7 @@ type result struct {
 	stderr  string
 	elapsed time.Duration
 	summary summary
-	events  []event
+	events  []runlog.Event
 }
 
 // summary is the part of `dtree run --json` the tests read.
@@ -144,22 +146,6 @@ type usage struct {
 	CostUSD      *float64 `json:"cost_usd"`
 	DurationMS   *int     `json:"duration_ms"`
 	Calls        int      `json:"calls"`
-}
-
-// event is one line of events.jsonl, the fields the tests read.
-type event struct {
-	Event      string   `json:"event"`
-	Node       string   `json:"node"`
-	Attempt    int      `json:"attempt"`
-	Purpose    string   `json:"purpose"`
-	Argv       []string `json:"argv"`
-	ExitCode   int      `json:"exit_code"`
-	TimedOut   bool     `json:"timed_out"`
-	Error      string   `json:"error"`
-	Usage      usage    `json:"usage"`
-	StderrTail string   `json:"stderr_tail"`
-	Path       []string `json:"path"`
-	Status     string   `json:"status"`
 }
 
 // run runs dtree with the CLI as default, in the working directory, with
@@ -188,29 +174,33 @@ func (e *env) run(args ...string) result {
 	return r
 }
 
-func readEvents(t *testing.T, path string) []event {
+// readEvents reads events.jsonl with dtree's own reader: every line must
+// be a whole event.
+func readEvents(t *testing.T, path string) []runlog.Event {
 	t.Helper()
 	f, err := os.Open(path)
 	require.NoError(t, err)
 	defer f.Close()
-	var evs []event
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 16<<20)
-	for sc.Scan() {
-		var ev event
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &ev), sc.Text())
+	var evs []runlog.Event
+	r := runlog.NewEventReader(f)
+	for {
+		ev, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		require.NoError(t, err)
 		evs = append(evs, ev)
 	}
-	require.NoError(t, sc.Err())
+	require.False(t, r.Torn(), "events.jsonl ends in a torn line")
 	return evs
 }
 
 // calls are the run's agent_call events.
-func (r result) calls() []event {
-	var out []event
+func (r result) calls() []runlog.AgentCall {
+	var out []runlog.AgentCall
 	for _, ev := range r.events {
-		if ev.Event == "agent_call" {
-			out = append(out, ev)
+		if c, ok := ev.(runlog.AgentCall); ok {
+			out = append(out, c)
 		}
 	}
 	return out

@@ -11,6 +11,7 @@ import (
 
 	"github.com/dtree-dev/dtree/internal/agent"
 	"github.com/dtree-dev/dtree/internal/response"
+	"github.com/dtree-dev/dtree/internal/runlog"
 	"github.com/dtree-dev/dtree/prompts"
 	"github.com/dtree-dev/dtree/types"
 )
@@ -81,7 +82,7 @@ func (w *walker) attempt(ctx context.Context, n *types.ProcessedNode, attempt in
 		}
 		for _, e := range out {
 			if e.Label == label {
-				w.event("decision", map[string]any{"node": n.ID, "answer": d.Answer, "label": label, "next": e.To})
+				w.event(runlog.Decision{Node: n.ID, Answer: d.Answer, Label: label, Next: e.To})
 				return outcome{next: e.To, label: label}
 			}
 		}
@@ -151,7 +152,7 @@ func (w *walker) validate(ctx context.Context, n *types.ProcessedNode, attempt i
 		if err == nil {
 			v, perr := response.ParseValidation(r.Answer)
 			if perr == nil {
-				w.event("validation", map[string]any{"node": n.ID, "attempt": attempt, "validation": v})
+				w.event(runlog.Validation{Node: n.ID, Attempt: attempt, Validation: v})
 				return v, nil
 			}
 			err = errors.New(replyError(perr, r))
@@ -159,7 +160,7 @@ func (w *walker) validate(ctx context.Context, n *types.ProcessedNode, attempt i
 		}
 		last = err.Error()
 		w.o.Progress.AttemptFailed(n, attempt, fmt.Sprintf("validation call %d of %d failed: %s", call, validationCalls, last))
-		w.event("validation_failed", map[string]any{"node": n.ID, "attempt": attempt, "call": call, "error": last})
+		w.event(runlog.ValidationFailed{Node: n.ID, Attempt: attempt, Call: call, Error: last})
 		if call < validationCalls {
 			if err := w.flush(); err != nil {
 				return types.ValidationResponse{}, err
@@ -231,10 +232,10 @@ func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, 
 		w.record(n, purpose, r.Answer, err)
 	}
 	w.sum.count(res, a)
-	w.event("agent_call", map[string]any{"node": n.ID, "attempt": attempt, "purpose": purpose, "cli": def.Name,
-		"argv": r.Argv, "duration_ms": a.DurationMS, "exit_code": r.ExitCode, "timed_out": r.TimedOut,
-		"stopped_after_answer": r.StoppedAfterAnswer, "stdout_bytes": r.StdoutBytes, "stderr_bytes": r.StderrBytes,
-		"usage": r.Usage, "error": a.Error, "stderr_tail": r.StderrTail})
+	w.event(runlog.AgentCall{Node: n.ID, Attempt: attempt, Purpose: purpose, CLI: def.Name,
+		Argv: r.Argv, DurationMS: a.DurationMS, ExitCode: r.ExitCode, TimedOut: r.TimedOut,
+		StoppedAfterAnswer: r.StoppedAfterAnswer, StdoutBytes: r.StdoutBytes, StderrBytes: r.StderrBytes,
+		Usage: r.Usage, Error: a.Error, StderrTail: r.StderrTail})
 	return r, err
 }
 

@@ -1,9 +1,10 @@
 package run
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -67,28 +68,33 @@ func fullRun(t *testing.T, disk *runlogtest.Disk, out int, before func(call int,
 	return sum, log, int(calls.Load()), err
 }
 
-// events reads events.jsonl, every line of which must be whole JSON.
-func events(t *testing.T, l *runlog.Log) []map[string]any {
+// events reads events.jsonl with runlog's reader: every line must be a
+// whole event.
+func events(t *testing.T, l *runlog.Log) []runlog.Event {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(l.Dir, "events.jsonl"))
+	f, err := os.Open(filepath.Join(l.Dir, "events.jsonl"))
 	require.NoError(t, err)
-	require.True(t, len(b) == 0 || b[len(b)-1] == '\n', "events.jsonl ends in a torn line")
-	var evs []map[string]any
-	sc := bufio.NewScanner(strings.NewReader(string(b)))
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var ev map[string]any
-		require.NoError(t, json.Unmarshal(sc.Bytes(), &ev), "events.jsonl line %q", sc.Text())
+	defer f.Close()
+	var evs []runlog.Event
+	r := runlog.NewEventReader(f)
+	for {
+		ev, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		require.NoError(t, err)
 		evs = append(evs, ev)
 	}
+	require.False(t, r.Torn(), "events.jsonl ends in a torn line")
 	return evs
 }
 
-func eventsOf(evs []map[string]any, kind string) []map[string]any {
-	var got []map[string]any
+// eventsOf is the events of type E.
+func eventsOf[E runlog.Event](evs []runlog.Event) []E {
+	var got []E
 	for _, ev := range evs {
-		if ev["event"] == kind {
-			got = append(got, ev)
+		if e, ok := ev.(E); ok {
+			got = append(got, e)
 		}
 	}
 	return got
@@ -124,15 +130,17 @@ func TestLongLogFullStopsTheRun(t *testing.T) {
 	assert.Empty(t, n.Attempts[0].Error, "the call itself went well")
 
 	evs := events(t, log)
-	assert.Empty(t, eventsOf(evs, "retry"))
-	ends := eventsOf(evs, "node_end")
+	assert.Empty(t, eventsOf[runlog.Retry](evs))
+	ends := eventsOf[runlog.NodeEnd](evs)
 	require.Len(t, ends, 1)
-	assert.Equal(t, StatusLogWriteFailed, ends[0]["status"])
-	assert.Equal(t, map[string]any{"completed": true, "secs_taken": 0.0, "tokens_used": 0.0, "comments": []any{}}, ends[0]["response"])
-	runEnd := eventsOf(evs, "run_end")
+	assert.Equal(t, StatusLogWriteFailed, ends[0].Status)
+	var resp types.ProcessResponse
+	require.NoError(t, json.Unmarshal(ends[0].Response, &resp))
+	assert.Equal(t, types.ProcessResponse{Completed: true, Comments: []string{}}, resp)
+	runEnd := eventsOf[runlog.RunEnd](evs)
 	require.Len(t, runEnd, 1)
-	assert.Equal(t, StatusLogWriteFailed, runEnd[0]["status"])
-	assert.Equal(t, 2.0, runEnd[0]["exit_code"])
+	assert.Equal(t, StatusLogWriteFailed, runEnd[0].Status)
+	assert.Equal(t, 2, runEnd[0].ExitCode)
 	assert.Zero(t, sum.EventsUnwritten)
 
 	var short struct{ Status string }
@@ -155,7 +163,7 @@ func TestEventsFullStopsTheRun(t *testing.T) {
 	requireLogFailed(t, sum, err, "events.jsonl")
 	assert.Equal(t, 1, calls, "no agent starts once the events cannot be written")
 	evs := events(t, log)
-	assert.Empty(t, eventsOf(evs, "run_end"), "no room for it")
+	assert.Empty(t, eventsOf[runlog.RunEnd](evs), "no room for it")
 	assert.Positive(t, sum.EventsUnwritten)
 	assert.Equal(t, StatusLogWriteFailed, sum.Nodes[0].Status)
 }
@@ -186,7 +194,7 @@ func TestShortJSONFullStopsTheRun(t *testing.T) {
 	require.NoError(t, json.Unmarshal(b, &short))
 	assert.Equal(t, StatusRunning, short.Status, "the last short.json written")
 	assert.Equal(t, []string{"2", "3"}, short.Path)
-	runEnd := eventsOf(events(t, log), "run_end")
+	runEnd := eventsOf[runlog.RunEnd](events(t, log))
 	require.Len(t, runEnd, 1)
-	assert.Equal(t, StatusLogWriteFailed, runEnd[0]["status"])
+	assert.Equal(t, StatusLogWriteFailed, runEnd[0].Status)
 }

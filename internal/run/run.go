@@ -6,6 +6,7 @@ package run
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -119,11 +120,11 @@ func Walk(ctx context.Context, o Options) (*Summary, error) {
 	}
 	w := &walker{o: o, visits: map[string]int{}, started: time.Now()}
 	w.sum = newSummary(o)
-	w.event("run_start", map[string]any{
-		"chart": o.Chart.Doc.Title, "source": o.Chart.Doc.Source, "page": o.Page.ID,
-		"graph_digest": o.Chart.Digest(o.Page.ID),
-		"start":        o.Start, "workdir": o.Workdir, "max_steps": o.MaxSteps, "no_validate": o.NoValidate,
-		"settings": o.Settings,
+	w.event(runlog.RunStart{
+		Chart: o.Chart.Doc.Title, Source: o.Chart.Doc.Source, Page: o.Page.ID,
+		GraphDigest: o.Chart.Digest(o.Page.ID),
+		Start:       o.Start, Workdir: o.Workdir, MaxSteps: o.MaxSteps, NoValidate: o.NoValidate,
+		Settings: o.Settings,
 	})
 	err := w.finish(ctx, w.walk(ctx))
 	return w.sum, err
@@ -155,7 +156,7 @@ func (w *walker) walk(ctx context.Context) error {
 		n := w.node(cur)
 		if n.Role == types.RoleTerminator { // an end
 			w.sum.Path = append(w.sum.Path, n.ID)
-			w.event("end", map[string]any{"node": n.ID})
+			w.event(runlog.End{Node: n.ID})
 			return nil
 		}
 		if err := ctx.Err(); err != nil {
@@ -180,7 +181,7 @@ func (w *walker) walk(ctx context.Context) error {
 			return err
 		}
 		if res.Next == "" {
-			w.event("end", map[string]any{"node": n.ID})
+			w.event(runlog.End{Node: n.ID})
 			return nil
 		}
 		cur, _ = g.Index(res.Next)
@@ -196,7 +197,7 @@ func (w *walker) runNode(ctx context.Context, n *types.ProcessedNode, visit int)
 	res := &NodeResult{ID: n.ID, Text: n.Text, Role: n.Role, CLI: n.CLI, Visit: visit, Status: StatusFailed,
 		Attempts: []Attempt{}}
 	w.o.Progress.NodeStarted(n, visit)
-	w.event("node_start", map[string]any{"node": n.ID, "visit": visit, "role": n.Role, "cli": n.CLI})
+	w.event(runlog.NodeStart{Node: n.ID, Visit: visit, Role: n.Role, CLI: n.CLI})
 	defer func() { res.DurationMS = time.Since(start).Milliseconds() }()
 
 	out := w.o.Chart.Graph.Out(w.index(n.ID))
@@ -209,7 +210,7 @@ func (w *walker) runNode(ctx context.Context, n *types.ProcessedNode, visit int)
 	// written.
 	stop := func(err error) (*NodeResult, error) {
 		reason := err.Error()
-		ev := map[string]any{"node": n.ID, "visit": visit}
+		ev := runlog.NodeEnd{Node: n.ID, Visit: visit}
 		var (
 			failed *NodeFailedError
 			wrote  *runlog.WriteError
@@ -220,12 +221,12 @@ func (w *walker) runNode(ctx context.Context, n *types.ProcessedNode, visit int)
 		case errors.As(err, &wrote):
 			// Not the node's failure: what its agent answered is kept.
 			res.Status = StatusLogWriteFailed
-			ev["response"], ev["validation"] = res.Response, res.Validation
+			ev.Response, ev.Validation = encodeResponse(res.Response), res.Validation
 		case errors.As(err, &failed):
 			reason = failed.Last // the node is named by the event already
 		}
-		ev["status"], ev["error"], ev["usage"] = res.Status, reason, res.Usage
-		w.event("node_end", ev)
+		ev.Status, ev.Error, ev.Usage = res.Status, reason, res.Usage
+		w.event(ev)
 		return res, err
 	}
 	var feedback []feedback
@@ -243,8 +244,8 @@ func (w *walker) runNode(ctx context.Context, n *types.ProcessedNode, visit int)
 		if outcome.reason == "" {
 			res.Status = StatusSucceeded
 			res.Next, res.Label = outcome.next, outcome.label
-			w.event("node_end", map[string]any{"node": n.ID, "visit": visit, "status": res.Status,
-				"response": res.Response, "validation": res.Validation, "next": res.Next, "label": res.Label, "usage": res.Usage})
+			w.event(runlog.NodeEnd{Node: n.ID, Visit: visit, Status: res.Status, Response: encodeResponse(res.Response),
+				Validation: res.Validation, Next: res.Next, Label: res.Label, Usage: res.Usage})
 			return res, nil
 		}
 		feedback = append(feedback, feedbackFor(attempt, outcome.reason))
@@ -253,7 +254,7 @@ func (w *walker) runNode(ctx context.Context, n *types.ProcessedNode, visit int)
 		}
 		w.o.Progress.AttemptFailed(n, attempt, outcome.reason)
 		if attempt < attempts {
-			w.event("retry", map[string]any{"node": n.ID, "attempt": attempt, "reason": outcome.reason, "attempts_left": attempts - attempt})
+			w.event(runlog.Retry{Node: n.ID, Attempt: attempt, Reason: outcome.reason, AttemptsLeft: attempts - attempt})
 		}
 		if outcome.agentError && attempt < attempts {
 			if err := w.flush(); err != nil {
@@ -268,7 +269,7 @@ func (w *walker) runNode(ctx context.Context, n *types.ProcessedNode, visit int)
 	if len(feedback) > 0 {
 		last = feedback[len(feedback)-1].Reason
 	}
-	w.event("node_end", map[string]any{"node": n.ID, "visit": visit, "status": res.Status, "error": last, "usage": res.Usage})
+	w.event(runlog.NodeEnd{Node: n.ID, Visit: visit, Status: res.Status, Error: last, Usage: res.Usage})
 	return res, &NodeFailedError{Node: n.ID, Text: firstLine(n.Text), Attempts: attempts, Last: last}
 }
 
@@ -293,14 +294,23 @@ func sleep(ctx context.Context, d time.Duration) error {
 
 // event logs to events.jsonl; a log that cannot be written is reported
 // once on the summary, and the run goes on.
-func (w *walker) event(kind string, fields map[string]any) {
+func (w *walker) event(ev runlog.Event) {
 	if w.o.Log == nil {
 		return
 	}
-	fields["run_id"] = w.o.Log.RunID
-	if err := w.o.Log.Event(kind, fields); err != nil && w.sum.LogError == "" {
+	if err := w.o.Log.Event(ev); err != nil && w.sum.LogError == "" {
 		w.sum.LogError = err.Error()
 	}
+}
+
+// encodeResponse is a node's response as node_end carries it: the
+// encoded types.ProcessResponse or types.DecisionResponse, null for none.
+func encodeResponse(r any) json.RawMessage {
+	b, err := json.Marshal(r)
+	if err != nil { // the response types encode whatever they hold
+		return json.RawMessage("null")
+	}
+	return b
 }
 
 // flush writes the events so far to events.jsonl. It comes before every
@@ -357,8 +367,8 @@ func (w *walker) finish(ctx context.Context, err error) error {
 	}
 	w.outcome(err)
 	w.noteLogError()
-	w.event("run_end", map[string]any{"status": w.sum.Status, "exit_code": w.sum.ExitCode,
-		"error": w.sum.Error, "path": w.sum.Path, "steps": len(w.sum.Nodes), "usage": w.sum.Usage})
+	w.event(runlog.RunEnd{Status: w.sum.Status, ExitCode: w.sum.ExitCode,
+		Error: w.sum.Error, Path: w.sum.Path, Steps: len(w.sum.Nodes), Usage: w.sum.Usage})
 	_ = w.flush() // the picture reads events.jsonl
 	if w.o.Log == nil || w.o.Log.Unwritten() == 0 {
 		w.drawPicture(ctx) // not of a run whose end is not on record

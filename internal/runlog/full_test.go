@@ -18,7 +18,7 @@ import (
 )
 
 // jsonLines reads path and requires every line to be whole JSON; it
-// returns their "event" and "n" fields.
+// returns their "event" and "node" fields.
 func jsonLines(t *testing.T, path string) []string {
 	t.Helper()
 	b, err := os.ReadFile(path)
@@ -31,7 +31,7 @@ func jsonLines(t *testing.T, path string) []string {
 	for sc.Scan() {
 		var ev struct {
 			Event string `json:"event"`
-			N     string `json:"n"`
+			N     string `json:"node"`
 		}
 		require.NoError(t, json.Unmarshal(sc.Bytes(), &ev), "line %q", sc.Text())
 		got = append(got, ev.Event+ev.N)
@@ -56,30 +56,30 @@ func TestFlushOnAFullDiskLeavesWholeLines(t *testing.T) {
 	t.Parallel()
 	// The lines are all as long: the time has a fixed width.
 	now := func() time.Time { return time.Date(2026, 11, 24, 20, 0, 0, 123456789, time.UTC) }
-	line := int64(len(`{"time":"2026-11-24T20:00:00.123456789Z","event":"a","n":"1"}` + "\n"))
+	line := int64(len(`{"time":"2026-11-24T20:00:00.123456789Z","event":"end","node":"1","run_id":"r"}` + "\n"))
 	for _, room := range []int64{0, 1, line - 1, line, line + 1, 2*line + 5, 3*line - 1} {
 		disk := &runlogtest.Disk{Room: 10_000, Names: []string{"events.jsonl"}}
-		l, err := runlog.Open(runlog.Options{Dir: t.TempDir(), OpenFile: disk.Open, Now: now})
+		l, err := runlog.Open(runlog.Options{Dir: t.TempDir(), RunID: "r", OpenFile: disk.Open, Now: now})
 		require.NoError(t, err)
-		require.NoError(t, l.Event("a", map[string]any{"n": "1"}))
+		require.NoError(t, l.Event(runlog.End{Node: "1"}))
 		require.NoError(t, l.Flush())
 		disk.SetRoom(room)
 		for _, n := range []string{"2", "3", "4"} {
-			require.NoError(t, l.Event("a", map[string]any{"n": n}))
+			require.NoError(t, l.Event(runlog.End{Node: n}))
 		}
 		events := filepath.Join(l.Dir, "events.jsonl")
 		err = l.Flush()
 		requireFull(t, err, "events.jsonl")
 		requireFull(t, l.Err(), "events.jsonl")
 		got := jsonLines(t, events)
-		assert.Equal(t, []string{"a1", "a2", "a3", "a4"}[:1+room/line], got, "room %d: the lines that fit, whole", room)
+		assert.Equal(t, []string{"end1", "end2", "end3", "end4"}[:1+room/line], got, "room %d: the lines that fit, whole", room)
 		assert.Equal(t, 4-len(got), l.Unwritten(), "room %d", room)
 
 		// Room again: the next Flush writes what was left out, in order.
 		disk.SetRoom(10_000)
-		require.NoError(t, l.Event("a", map[string]any{"n": "5"}))
+		require.NoError(t, l.Event(runlog.End{Node: "5"}))
 		require.NoError(t, l.Flush())
-		assert.Equal(t, []string{"a1", "a2", "a3", "a4", "a5"}, jsonLines(t, events), "room %d", room)
+		assert.Equal(t, []string{"end1", "end2", "end3", "end4", "end5"}, jsonLines(t, events), "room %d", room)
 		assert.Zero(t, l.Unwritten())
 		requireFull(t, l.Err(), "events.jsonl") // the first failure stays
 		requireFull(t, l.Close(), "events.jsonl")
@@ -100,7 +100,7 @@ func TestLongLogOnAFullDisk(t *testing.T) {
 		requireFull(t, w.Close(), "long.log")
 		requireFull(t, l.Err(), "long.log")
 		// events.jsonl is another file, written as before.
-		require.NoError(t, l.Event("a", map[string]any{"n": "1"}))
+		require.NoError(t, l.Event(runlog.End{Node: "1"}))
 		require.NoError(t, l.Flush())
 		requireFull(t, l.Close(), "long.log")
 	}

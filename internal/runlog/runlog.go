@@ -3,7 +3,8 @@
 // short.json (rewritten atomically after every node) and long.log (every
 // agent call's output, streamed), and a latest link to the newest run.
 // Secrets from the environment are replaced by *** in all of them
-// (Redactor).
+// (Redactor). Each event has a Go type (events.go), and EventReader reads
+// them back (eventread.go): nobody else parses events.jsonl.
 package runlog
 
 import (
@@ -179,29 +180,39 @@ func pointLatest(logDir, runID string) error {
 // environment's secrets, except inside the run's id.
 func (l *Log) Redactor() *Redactor { return l.redact }
 
-// Event adds one event to events.jsonl. Each line is {"time", "event",
-// then the fields in name order}. Events are kept until Flush, which the
-// run calls before it starts an agent, waits or ends: whatever may take
-// long starts with every event before it on disk, and the few events
-// between two agent calls cost one write, not one each. Secrets are masked
-// in the fields' string values; the time and the event's name are
-// dtree's own.
-func (l *Log) Event(kind string, fields map[string]any) error {
-	head, _ := json.Marshal(struct {
-		Time  string `json:"time"`
-		Event string `json:"event"`
-	}{l.now().UTC().Format(time.RFC3339Nano), kind})
-	b := head
-	if len(fields) > 0 {
-		rest, err := json.Marshal(fields)
-		if err != nil {
-			return fmt.Errorf("encode %s event: %w", kind, err)
-		}
-		b = append(append(head[:len(head)-1], ','), l.redact.JSON(rest)[1:]...)
+// Event adds one event to events.jsonl: {"time", "event", then the
+// event's fields}, with the log's run id as its RunID. Events are kept
+// until Flush, which the run calls before it starts an agent, waits or
+// ends: whatever may take long starts with every event before it on disk,
+// and the few events between two agent calls cost one write, not one each.
+// Secrets are masked in the fields' string values; the time and the
+// event's name are dtree's own.
+func (l *Log) Event(ev Event) error {
+	if u, ok := ev.(Unknown); ok {
+		return fmt.Errorf("write %s event: not an event of this dtree", u.Name)
 	}
+	ev = ev.withRunID(l.RunID)
+	rest, err := json.Marshal(ev)
+	if err != nil {
+		return fmt.Errorf("encode %s event: %w", ev.Type(), err)
+	}
+	if len(rest) > 2 {
+		rest = l.redact.JSON(rest)
+	}
+	now := l.now().UTC()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.unwritten = append(append(l.unwritten, b...), '\n')
+	// The head is written by hand: the time in RFC 3339 and the event's
+	// name (a constant of events.go) need no escaping.
+	b := append(l.unwritten, `{"time":"`...)
+	b = now.AppendFormat(b, time.RFC3339Nano)
+	b = append(append(append(b, `","event":"`...), ev.Type()...), '"')
+	if len(rest) > 2 {
+		b = append(append(b, ','), rest[1:]...)
+	} else {
+		b = append(b, '}')
+	}
+	l.unwritten = append(b, '\n')
 	return nil
 }
 

@@ -67,8 +67,8 @@ func TestLogWritesAsItGoes(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, l.RunID, target)
 
-	require.NoError(t, l.Event("node_start", map[string]any{"node": "4", "note": "key sk-ant-12345678"}))
-	require.NoError(t, l.Event("node_end", map[string]any{"node": "4"}))
+	require.NoError(t, l.Event(NodeStart{Node: "4", CLI: "key sk-ant-12345678"}))
+	require.NoError(t, l.Event(NodeEnd{Node: "4", Status: "failed"}))
 	// Events wait for Flush, which the run calls before each agent call:
 	// then they are on disk, and a run killed now keeps them.
 	assert.Empty(t, readLines(t, filepath.Join(l.Dir, "events.jsonl")))
@@ -78,7 +78,7 @@ func TestLogWritesAsItGoes(t *testing.T) {
 	var ev map[string]any
 	require.NoError(t, json.Unmarshal([]byte(lines[0]), &ev))
 	assert.Equal(t, "node_start", ev["event"])
-	assert.Equal(t, "key ***", ev["note"])
+	assert.Equal(t, "key ***", ev["cli"])
 
 	require.NoError(t, l.ShortJSON([]byte(`{"status": "running", `), []byte(`"token": "ghp_abcdefgh"}`)))
 	short, err := os.ReadFile(filepath.Join(l.Dir, "short.json"))
@@ -201,17 +201,16 @@ func TestLogMasksValuesNotItsOwnWords(t *testing.T) {
 	r := NewRedactor([]string{"A_KEY=node", "B_KEY=2026", "C_KEY=true", "D_KEY=null"})
 	l, err := Open(Options{Dir: t.TempDir(), Short: true, Redactor: r, Now: func() time.Time { return now }})
 	require.NoError(t, err)
-	require.NoError(t, l.Event("node_start", map[string]any{"node": "3", "run_id": l.RunID, "text": "node 2026 true null",
-		"ok": true, "none": nil}))
+	require.NoError(t, l.Event(AgentCall{Node: "3", Error: "node 2026 true null", TimedOut: true}))
 	require.NoError(t, l.ShortJSON([]byte(`{"run_id":"`+l.RunID+`","events":"logs/`+l.RunID+`/events.jsonl","completed":true,"null":null,"node":"node"}`)))
 	require.NoError(t, l.Close())
 
 	lines := readLines(t, filepath.Join(l.Dir, "events.jsonl"))
 	require.Len(t, lines, 1)
-	var ev map[string]any
-	require.NoError(t, json.Unmarshal([]byte(lines[0]), &ev), lines[0])
-	assert.Equal(t, map[string]any{"time": "2026-11-24T20:45:09Z", "event": "node_start", "node": "3", "run_id": l.RunID,
-		"text": "*** *** *** ***", "ok": true, "none": nil}, ev)
+	assert.Equal(t, `{"time":"2026-11-24T20:45:09Z","event":"agent_call","argv":null,"attempt":0,"cli":"","duration_ms":0,`+
+		`"error":"*** *** *** ***","exit_code":0,"node":"3","purpose":"","run_id":"`+l.RunID+`","stderr_bytes":0,"stderr_tail":"",`+
+		`"stdout_bytes":0,"stopped_after_answer":false,"timed_out":true,`+
+		`"usage":{"input_tokens":null,"output_tokens":null,"cost_usd":null,"duration_ms":null}}`, lines[0])
 
 	short, err := os.ReadFile(filepath.Join(l.Dir, "short.json"))
 	require.NoError(t, err)

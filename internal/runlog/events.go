@@ -1,0 +1,231 @@
+package runlog
+
+import (
+	"encoding/json"
+
+	"github.com/dtree-dev/dtree/types"
+)
+
+// EventType names an event of events.jsonl: the line's "event" field.
+// A new kind gets a constant here, a struct below and a case in
+// decodeEvent (readme/dev.md).
+type EventType string
+
+// The events a run writes, in the order it writes them (readme/logs.md).
+const (
+	EventRunStart         EventType = "run_start"
+	EventNodeStart        EventType = "node_start"
+	EventAgentCall        EventType = "agent_call"
+	EventDecision         EventType = "decision"
+	EventValidation       EventType = "validation"
+	EventValidationFailed EventType = "validation_failed"
+	EventRetry            EventType = "retry"
+	EventNodeEnd          EventType = "node_end"
+	EventEnd              EventType = "end"
+	EventRunEnd           EventType = "run_end"
+)
+
+// Event is one line of events.jsonl: one of the structs of this file. Each
+// is written as {"time", "event", then its fields}; the fields are
+// declared in name order, the order the log has always had them in, and
+// RunID is the log's own (Log.Event fills it in).
+type Event interface {
+	Type() EventType
+	// withRunID returns the event with its RunID set: the set of events
+	// is closed, each one a struct of this file.
+	withRunID(id string) Event
+}
+
+// RunStart is the first event of a run: what it runs, where, and how.
+type RunStart struct {
+	Chart       string `json:"chart"`        // the chart's title
+	GraphDigest string `json:"graph_digest"` // chart.Digest of the page walked
+	MaxSteps    int    `json:"max_steps"`
+	NoValidate  bool   `json:"no_validate"`
+	Page        string `json:"page"`
+	RunID       string `json:"run_id"`
+	// Settings are every setting's effective value, as `dtree settings
+	// get` prints it.
+	Settings map[string]string `json:"settings"`
+	Source   string            `json:"source"` // the chart's file, or stdin
+	Start    string            `json:"start"`  // the start node's id
+	Workdir  string            `json:"workdir"`
+}
+
+// NodeStart is a node entered: its visit-th time.
+type NodeStart struct {
+	CLI   string `json:"cli"`
+	Node  string `json:"node"`
+	Role  string `json:"role"` // process or decision
+	RunID string `json:"run_id"`
+	Visit int    `json:"visit"`
+}
+
+// AgentCall is an agent call that has ended, for the node's attempt and
+// purpose (run or validate).
+type AgentCall struct {
+	// Argv is the command run, the prompt replaced by "<prompt: N bytes>".
+	Argv               []string    `json:"argv"`
+	Attempt            int         `json:"attempt"`
+	CLI                string      `json:"cli"`
+	DurationMS         int64       `json:"duration_ms"` // dtree's own clock
+	Error              string      `json:"error"`       // "" when the call succeeded
+	ExitCode           int         `json:"exit_code"`   // -1 when killed or never started
+	Node               string      `json:"node"`
+	Purpose            string      `json:"purpose"` // run or validate
+	RunID              string      `json:"run_id"`
+	StderrBytes        int64       `json:"stderr_bytes"`
+	StderrTail         string      `json:"stderr_tail"`
+	StdoutBytes        int64       `json:"stdout_bytes"`
+	StoppedAfterAnswer bool        `json:"stopped_after_answer"`
+	TimedOut           bool        `json:"timed_out"`
+	Usage              types.Usage `json:"usage"` // as the CLI reported it
+}
+
+// Decision is a decision's answer matched to one of its labels.
+type Decision struct {
+	Answer string `json:"answer"` // as the agent wrote it
+	Label  string `json:"label"`  // the label it matched
+	Next   string `json:"next"`   // the node the label leads to
+	Node   string `json:"node"`
+	RunID  string `json:"run_id"`
+}
+
+// Validation is a validation verdict read for a node's attempt.
+type Validation struct {
+	Attempt    int                      `json:"attempt"`
+	Node       string                   `json:"node"`
+	RunID      string                   `json:"run_id"`
+	Validation types.ValidationResponse `json:"validation"`
+}
+
+// ValidationFailed is a validation call that itself failed: its CLI
+// failed, or its reply had no readable verdict.
+type ValidationFailed struct {
+	Attempt int    `json:"attempt"` // the attempt it checked
+	Call    int    `json:"call"`    // 1, 2 or 3
+	Error   string `json:"error"`
+	Node    string `json:"node"`
+	RunID   string `json:"run_id"`
+}
+
+// Retry is an attempt that failed with another one to follow.
+type Retry struct {
+	Attempt      int    `json:"attempt"` // the one that failed
+	AttemptsLeft int    `json:"attempts_left"`
+	Node         string `json:"node"`
+	Reason       string `json:"reason"` // the critique the next attempt gets
+	RunID        string `json:"run_id"`
+}
+
+// NodeEnd is a node that stopped: it succeeded, failed, was interrupted,
+// or its logs could not be written. Which fields a line has depends on
+// Status (MarshalJSON); a field a line does not have reads as its zero
+// value.
+type NodeEnd struct {
+	Error string `json:"error"` // why it did not succeed; not written on success
+	Label string `json:"label"` // the label taken, "" for a process; written on success only
+	Next  string `json:"next"`  // the next node, "" at the end; written on success only
+	Node  string `json:"node"`
+	// Response is the node's parsed answer, a types.ProcessResponse or a
+	// types.DecisionResponse by its role, encoded; null when none was
+	// read. Written on success and log_write_failed only.
+	Response json.RawMessage  `json:"response"`
+	RunID    string           `json:"run_id"`
+	Status   string           `json:"status"` // succeeded, failed, interrupted, log_write_failed
+	Usage    types.UsageTotal `json:"usage"`  // the visit's calls summed
+	// Validation is the last verdict read, nil when not validated; as
+	// Response, written on success and log_write_failed only.
+	Validation *types.ValidationResponse `json:"validation"`
+	Visit      int                       `json:"visit"`
+}
+
+// End is the run reaching its end: an end terminator, or a process node
+// with no outgoing line.
+type End struct {
+	Node  string `json:"node"`
+	RunID string `json:"run_id"`
+}
+
+// RunEnd is the last event of a run.
+type RunEnd struct {
+	Error    string           `json:"error"` // "" on success, "interrupted" when interrupted
+	ExitCode int              `json:"exit_code"`
+	Path     []string         `json:"path"` // the node ids entered
+	RunID    string           `json:"run_id"`
+	Status   string           `json:"status"` // succeeded, failed, limit_reached, interrupted, log_write_failed
+	Steps    int              `json:"steps"`  // node executions, terminators not counted
+	Usage    types.UsageTotal `json:"usage"`  // every call of the run summed
+}
+
+// Unknown is an event this version of dtree does not know, from a newer
+// one: its name and its whole line. It is read, never written.
+type Unknown struct {
+	Name EventType
+	Line json.RawMessage
+}
+
+func (RunStart) Type() EventType         { return EventRunStart }
+func (NodeStart) Type() EventType        { return EventNodeStart }
+func (AgentCall) Type() EventType        { return EventAgentCall }
+func (Decision) Type() EventType         { return EventDecision }
+func (Validation) Type() EventType       { return EventValidation }
+func (ValidationFailed) Type() EventType { return EventValidationFailed }
+func (Retry) Type() EventType            { return EventRetry }
+func (NodeEnd) Type() EventType          { return EventNodeEnd }
+func (End) Type() EventType              { return EventEnd }
+func (RunEnd) Type() EventType           { return EventRunEnd }
+func (u Unknown) Type() EventType        { return u.Name }
+
+func (e RunStart) withRunID(id string) Event         { e.RunID = id; return e }
+func (e NodeStart) withRunID(id string) Event        { e.RunID = id; return e }
+func (e AgentCall) withRunID(id string) Event        { e.RunID = id; return e }
+func (e Decision) withRunID(id string) Event         { e.RunID = id; return e }
+func (e Validation) withRunID(id string) Event       { e.RunID = id; return e }
+func (e ValidationFailed) withRunID(id string) Event { e.RunID = id; return e }
+func (e Retry) withRunID(id string) Event            { e.RunID = id; return e }
+func (e NodeEnd) withRunID(id string) Event          { e.RunID = id; return e }
+func (e End) withRunID(id string) Event              { e.RunID = id; return e }
+func (e RunEnd) withRunID(id string) Event           { e.RunID = id; return e }
+func (u Unknown) withRunID(string) Event             { return u }
+
+// MarshalJSON writes the fields node_end has for its status: on success
+// no error, and next, label, response and validation; on
+// log_write_failed, the error with the response and validation its agents
+// gave; otherwise (failed, interrupted) the error only. These are the
+// three shapes node_end has always had, now said in one place.
+func (e NodeEnd) MarshalJSON() ([]byte, error) {
+	switch e.Status {
+	case "succeeded":
+		return json.Marshal(struct {
+			Label      string                    `json:"label"`
+			Next       string                    `json:"next"`
+			Node       string                    `json:"node"`
+			Response   json.RawMessage           `json:"response"`
+			RunID      string                    `json:"run_id"`
+			Status     string                    `json:"status"`
+			Usage      types.UsageTotal          `json:"usage"`
+			Validation *types.ValidationResponse `json:"validation"`
+			Visit      int                       `json:"visit"`
+		}{e.Label, e.Next, e.Node, e.Response, e.RunID, e.Status, e.Usage, e.Validation, e.Visit})
+	case "log_write_failed":
+		return json.Marshal(struct {
+			Error      string                    `json:"error"`
+			Node       string                    `json:"node"`
+			Response   json.RawMessage           `json:"response"`
+			RunID      string                    `json:"run_id"`
+			Status     string                    `json:"status"`
+			Usage      types.UsageTotal          `json:"usage"`
+			Validation *types.ValidationResponse `json:"validation"`
+			Visit      int                       `json:"visit"`
+		}{e.Error, e.Node, e.Response, e.RunID, e.Status, e.Usage, e.Validation, e.Visit})
+	}
+	return json.Marshal(struct {
+		Error  string           `json:"error"`
+		Node   string           `json:"node"`
+		RunID  string           `json:"run_id"`
+		Status string           `json:"status"`
+		Usage  types.UsageTotal `json:"usage"`
+		Visit  int              `json:"visit"`
+	}{e.Error, e.Node, e.RunID, e.Status, e.Usage, e.Visit})
+}

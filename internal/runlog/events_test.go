@@ -1,0 +1,280 @@
+package runlog_test
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dtree-dev/dtree/internal/runlog"
+	"github.com/dtree-dev/dtree/types"
+)
+
+// The lines the run wrote before events had types, when it passed each
+// event as a map (encoding/json sorts a map's keys): every event must be
+// written byte for byte as before.
+const (
+	runStart                   = `{"time":"2026-11-24T20:00:00.000000005Z","event":"run_start","chart":"Keep \u003cgreen\u003e","graph_digest":"abc","max_steps":200,"no_validate":false,"page":"2","run_id":"r1","settings":{"clis":"fake","log_dir":".dtree/runs"},"source":"build-green.csv","start":"3","workdir":"/tmp/demo"}`
+	runStartEmpty              = `{"time":"2026-11-24T20:00:00.000000005Z","event":"run_start","chart":"","graph_digest":"","max_steps":0,"no_validate":true,"page":"","run_id":"r1","settings":null,"source":"stdin","start":"","workdir":""}`
+	nodeStart                  = `{"time":"2026-11-24T20:00:00.000000005Z","event":"node_start","cli":"fake","node":"4","role":"process","run_id":"r1","visit":1}`
+	agentCall                  = `{"time":"2026-11-24T20:00:00.000000005Z","event":"agent_call","argv":["/bin/fake","\u003cprompt: 352 bytes\u003e"],"attempt":2,"cli":"fake","duration_ms":12,"error":"fake exited with status 3","exit_code":-1,"node":"4","purpose":"validate","run_id":"r1","stderr_bytes":7,"stderr_tail":"oops ***\n","stdout_bytes":81,"stopped_after_answer":true,"timed_out":true,"usage":{"input_tokens":5,"output_tokens":null,"cost_usd":0.5,"duration_ms":null}}`
+	agentCallEmpty             = `{"time":"2026-11-24T20:00:00.000000005Z","event":"agent_call","argv":null,"attempt":1,"cli":"fake","duration_ms":0,"error":"","exit_code":0,"node":"4","purpose":"run","run_id":"r1","stderr_bytes":0,"stderr_tail":"","stdout_bytes":0,"stopped_after_answer":false,"timed_out":false,"usage":{"input_tokens":null,"output_tokens":null,"cost_usd":null,"duration_ms":null}}`
+	decision                   = `{"time":"2026-11-24T20:00:00.000000005Z","event":"decision","answer":"No, two fail","label":"No","next":"6","node":"5","run_id":"r1"}`
+	validation                 = `{"time":"2026-11-24T20:00:00.000000005Z","event":"validation","attempt":1,"node":"6","run_id":"r1","validation":{"fully_completed":false,"partially_completed":false,"should_retry":true,"warnings":["skipped"]}}`
+	validationFailed           = `{"time":"2026-11-24T20:00:00.000000005Z","event":"validation_failed","attempt":1,"call":2,"error":"no JSON object","node":"8","run_id":"r1"}`
+	retry                      = `{"time":"2026-11-24T20:00:00.000000005Z","event":"retry","attempt":1,"attempts_left":2,"node":"6","reason":"validation did not pass","run_id":"r1"}`
+	nodeEndProcess             = `{"time":"2026-11-24T20:00:00.000000005Z","event":"node_end","label":"","next":"4","node":"6","response":{"completed":true,"secs_taken":0,"tokens_used":0,"comments":["a \u003cb\u003e \u0026 c","***"]},"run_id":"r1","status":"succeeded","usage":{"input_tokens":1520,"output_tokens":88,"cost_usd":0.0123,"duration_ms":4210,"calls":2,"wall_ms":11,"unreported":{"input_tokens":1,"output_tokens":1,"cost_usd":1,"duration_ms":1}},"validation":{"fully_completed":true,"partially_completed":false,"should_retry":false,"warnings":[]},"visit":1}`
+	nodeEndDecision            = `{"time":"2026-11-24T20:00:00.000000005Z","event":"node_end","label":"Yes","next":"7","node":"5","response":{"choices":[],"answer":"Yes","reasons":null},"run_id":"r1","status":"succeeded","usage":{"input_tokens":null,"output_tokens":null,"cost_usd":null,"duration_ms":null,"calls":0,"wall_ms":0,"unreported":{"input_tokens":0,"output_tokens":0,"cost_usd":0,"duration_ms":0}},"validation":null,"visit":2}`
+	nodeEndLogFailed           = `{"time":"2026-11-24T20:00:00.000000005Z","event":"node_end","error":"cannot write","node":"8","response":{"completed":true,"secs_taken":0,"tokens_used":0,"comments":["a \u003cb\u003e \u0026 c","***"]},"run_id":"r1","status":"log_write_failed","usage":{"input_tokens":1520,"output_tokens":88,"cost_usd":0.0123,"duration_ms":4210,"calls":2,"wall_ms":11,"unreported":{"input_tokens":1,"output_tokens":1,"cost_usd":1,"duration_ms":1}},"validation":null,"visit":1}`
+	nodeEndLogFailedNoResponse = `{"time":"2026-11-24T20:00:00.000000005Z","event":"node_end","error":"cannot write","node":"8","response":null,"run_id":"r1","status":"log_write_failed","usage":{"input_tokens":1520,"output_tokens":88,"cost_usd":0.0123,"duration_ms":4210,"calls":2,"wall_ms":11,"unreported":{"input_tokens":1,"output_tokens":1,"cost_usd":1,"duration_ms":1}},"validation":{"fully_completed":true,"partially_completed":false,"should_retry":false,"warnings":[]},"visit":1}`
+	nodeEndFailed              = `{"time":"2026-11-24T20:00:00.000000005Z","event":"node_end","error":"the answer \"Maybe\" is not","node":"8","run_id":"r1","status":"failed","usage":{"input_tokens":1520,"output_tokens":88,"cost_usd":0.0123,"duration_ms":4210,"calls":2,"wall_ms":11,"unreported":{"input_tokens":1,"output_tokens":1,"cost_usd":1,"duration_ms":1}},"visit":1}`
+	nodeEndInterrupted         = `{"time":"2026-11-24T20:00:00.000000005Z","event":"node_end","error":"interrupted","node":"8","run_id":"r1","status":"interrupted","usage":{"input_tokens":null,"output_tokens":null,"cost_usd":null,"duration_ms":null,"calls":0,"wall_ms":0,"unreported":{"input_tokens":0,"output_tokens":0,"cost_usd":0,"duration_ms":0}},"visit":3}`
+	end                        = `{"time":"2026-11-24T20:00:00.000000005Z","event":"end","node":"9","run_id":"r1"}`
+	runEnd                     = `{"time":"2026-11-24T20:00:00.000000005Z","event":"run_end","error":"","exit_code":0,"path":["3","4"],"run_id":"r1","status":"succeeded","steps":7,"usage":{"input_tokens":1520,"output_tokens":88,"cost_usd":0.0123,"duration_ms":4210,"calls":2,"wall_ms":11,"unreported":{"input_tokens":1,"output_tokens":1,"cost_usd":1,"duration_ms":1}}}`
+	runEndFailed               = `{"time":"2026-11-24T20:00:00.000000005Z","event":"run_end","error":"node 8 failed","exit_code":1,"path":null,"run_id":"r1","status":"failed","steps":0,"usage":{"input_tokens":null,"output_tokens":null,"cost_usd":null,"duration_ms":null,"calls":0,"wall_ms":0,"unreported":{"input_tokens":0,"output_tokens":0,"cost_usd":0,"duration_ms":0}}}`
+)
+
+func i64(v int64) *int64     { return &v }
+func f64(v float64) *float64 { return &v }
+
+// TestEventsRoundTrip writes each kind of event, compares the line with
+// the one written before events had types, and reads it back.
+func TestEventsRoundTrip(t *testing.T) {
+	t.Parallel()
+	var tot types.UsageTotal
+	tot.Add(types.Usage{InputTokens: i64(1520), OutputTokens: i64(88), CostUSD: f64(0.0123), DurationMS: i64(4210)}, 8)
+	tot.Add(types.Usage{}, 3)
+	val := &types.ValidationResponse{FullyCompleted: true, Warnings: []string{}}
+	proc, masked := `{"completed":true,"secs_taken":0,"tokens_used":0,"comments":["a \u003cb\u003e \u0026 c","ghp_secret1"]}`,
+		`{"completed":true,"secs_taken":0,"tokens_used":0,"comments":["a \u003cb\u003e \u0026 c","***"]}`
+	for _, tc := range []struct {
+		name string
+		ev   runlog.Event
+		line string
+		back runlog.Event // what reads back when not ev with the run id: secrets masked
+	}{
+		{name: "run_start", ev: runlog.RunStart{Chart: "Keep <green>", Source: "build-green.csv", Page: "2", GraphDigest: "abc",
+			Start: "3", Workdir: "/tmp/demo", MaxSteps: 200, Settings: map[string]string{"clis": "fake", "log_dir": ".dtree/runs"}}, line: runStart},
+		{name: "run_start empty", ev: runlog.RunStart{Source: "stdin", NoValidate: true}, line: runStartEmpty},
+		{name: "node_start", ev: runlog.NodeStart{Node: "4", Visit: 1, Role: "process", CLI: "fake"}, line: nodeStart},
+		{name: "agent_call", ev: runlog.AgentCall{Node: "4", Attempt: 2, Purpose: "validate", CLI: "fake",
+			Argv: []string{"/bin/fake", "<prompt: 352 bytes>"}, DurationMS: 12, ExitCode: -1, TimedOut: true,
+			StoppedAfterAnswer: true, StdoutBytes: 81, StderrBytes: 7, Usage: types.Usage{InputTokens: i64(5), CostUSD: f64(0.5)},
+			Error: "fake exited with status 3", StderrTail: "oops ghp_secret1\n"}, line: agentCall,
+			back: runlog.AgentCall{Node: "4", Attempt: 2, Purpose: "validate", CLI: "fake",
+				Argv: []string{"/bin/fake", "<prompt: 352 bytes>"}, DurationMS: 12, ExitCode: -1, TimedOut: true,
+				StoppedAfterAnswer: true, StdoutBytes: 81, StderrBytes: 7, Usage: types.Usage{InputTokens: i64(5), CostUSD: f64(0.5)},
+				Error: "fake exited with status 3", StderrTail: "oops ***\n", RunID: "r1"}},
+		{name: "agent_call empty", ev: runlog.AgentCall{Node: "4", Attempt: 1, Purpose: "run", CLI: "fake"}, line: agentCallEmpty},
+		{name: "decision", ev: runlog.Decision{Node: "5", Answer: "No, two fail", Label: "No", Next: "6"}, line: decision},
+		{name: "validation", ev: runlog.Validation{Node: "6", Attempt: 1,
+			Validation: types.ValidationResponse{ShouldRetry: true, Warnings: []string{"skipped"}}}, line: validation},
+		{name: "validation_failed", ev: runlog.ValidationFailed{Node: "8", Attempt: 1, Call: 2, Error: "no JSON object"}, line: validationFailed},
+		{name: "retry", ev: runlog.Retry{Node: "6", Attempt: 1, Reason: "validation did not pass", AttemptsLeft: 2}, line: retry},
+		{name: "node_end process", ev: runlog.NodeEnd{Node: "6", Visit: 1, Status: "succeeded", Response: json.RawMessage(proc),
+			Validation: val, Next: "4", Usage: tot}, line: nodeEndProcess,
+			back: runlog.NodeEnd{Node: "6", Visit: 1, Status: "succeeded", Response: json.RawMessage(masked),
+				Validation: val, Next: "4", Usage: tot, RunID: "r1"}},
+		{name: "node_end decision", ev: runlog.NodeEnd{Node: "5", Visit: 2, Status: "succeeded",
+			Response: json.RawMessage(`{"choices":[],"answer":"Yes","reasons":null}`), Next: "7", Label: "Yes"}, line: nodeEndDecision},
+		{name: "node_end log_write_failed", ev: runlog.NodeEnd{Node: "8", Visit: 1, Status: "log_write_failed", Response: json.RawMessage(proc),
+			Error: "cannot write", Usage: tot}, line: nodeEndLogFailed,
+			back: runlog.NodeEnd{Node: "8", Visit: 1, Status: "log_write_failed", Response: json.RawMessage(masked),
+				Error: "cannot write", Usage: tot, RunID: "r1"}},
+		{name: "node_end log_write_failed, no response", ev: runlog.NodeEnd{Node: "8", Visit: 1, Status: "log_write_failed",
+			Response: json.RawMessage("null"), Validation: val, Error: "cannot write", Usage: tot}, line: nodeEndLogFailedNoResponse},
+		{name: "node_end failed", ev: runlog.NodeEnd{Node: "8", Visit: 1, Status: "failed", Error: `the answer "Maybe" is not`, Usage: tot},
+			line: nodeEndFailed},
+		{name: "node_end interrupted", ev: runlog.NodeEnd{Node: "8", Visit: 3, Status: "interrupted", Error: "interrupted"}, line: nodeEndInterrupted},
+		{name: "end", ev: runlog.End{Node: "9"}, line: end},
+		{name: "run_end", ev: runlog.RunEnd{Status: "succeeded", Path: []string{"3", "4"}, Steps: 7, Usage: tot}, line: runEnd},
+		{name: "run_end failed", ev: runlog.RunEnd{Status: "failed", ExitCode: 1, Error: "node 8 failed"}, line: runEndFailed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			now := time.Date(2026, 11, 24, 20, 0, 0, 5, time.UTC)
+			l, err := runlog.Open(runlog.Options{Dir: t.TempDir(), RunID: "r1", Now: func() time.Time { return now },
+				Redactor: runlog.NewRedactor([]string{"GH_TOKEN=ghp_secret1"})})
+			require.NoError(t, err)
+			require.NoError(t, l.Event(tc.ev))
+			require.NoError(t, l.Close())
+			b, err := os.ReadFile(filepath.Join(l.Dir, "events.jsonl"))
+			require.NoError(t, err)
+			assert.Equal(t, tc.line+"\n", string(b))
+
+			evs, err := runlog.ReadEvents(l.Dir)
+			require.NoError(t, err)
+			want := tc.back
+			if want == nil {
+				want = withRunID(tc.ev, "r1")
+			}
+			assert.Equal(t, []runlog.Event{want}, evs)
+
+			r := runlog.NewEventReader(strings.NewReader(string(b)))
+			_, err = r.Next()
+			require.NoError(t, err)
+			assert.Equal(t, now, r.Time())
+			// The same line with its head in another order.
+			var fields map[string]any
+			require.NoError(t, json.Unmarshal(b, &fields))
+			b, err = json.Marshal(fields)
+			require.NoError(t, err)
+			r = runlog.NewEventReader(strings.NewReader(string(b)))
+			ev, err := r.Next()
+			require.NoError(t, err)
+			assert.Equal(t, want.Type(), ev.Type())
+			assert.Equal(t, now, r.Time())
+		})
+	}
+}
+
+// withRunID is ev as it reads back from a log whose run id is id.
+func withRunID(ev runlog.Event, id string) runlog.Event {
+	switch e := ev.(type) {
+	case runlog.RunStart:
+		e.RunID = id
+		return e
+	case runlog.NodeStart:
+		e.RunID = id
+		return e
+	case runlog.AgentCall:
+		e.RunID = id
+		return e
+	case runlog.Decision:
+		e.RunID = id
+		return e
+	case runlog.Validation:
+		e.RunID = id
+		return e
+	case runlog.ValidationFailed:
+		e.RunID = id
+		return e
+	case runlog.Retry:
+		e.RunID = id
+		return e
+	case runlog.NodeEnd:
+		e.RunID = id
+		return e
+	case runlog.End:
+		e.RunID = id
+		return e
+	case runlog.RunEnd:
+		e.RunID = id
+		return e
+	}
+	return ev
+}
+
+// readAll reads every event and error of a log, as strings.
+func readAll(t *testing.T, r *runlog.EventReader) (evs []runlog.Event, errs []string) {
+	t.Helper()
+	for range 100 {
+		ev, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return evs, errs
+		}
+		var le *runlog.LineError
+		if errors.As(err, &le) {
+			errs = append(errs, err.Error())
+			continue
+		}
+		require.NoError(t, err)
+		evs = append(evs, ev)
+	}
+	t.Fatal("no io.EOF")
+	return nil, nil
+}
+
+func TestEventReaderTornAndUnknown(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, log string
+		want      []runlog.Event
+		errs      []string
+		torn      bool
+	}{
+		{name: "torn last line", log: end + "\n" + runEnd[:40], want: []runlog.Event{runlog.End{Node: "9", RunID: "r1"}}, torn: true},
+		{name: "last line whole without its newline", log: end,
+			want: []runlog.Event{runlog.End{Node: "9", RunID: "r1"}}},
+		{name: "last line whole but not an event", log: end + "\n" + `{"format_version":1}`,
+			want: []runlog.Event{runlog.End{Node: "9", RunID: "r1"}},
+			errs: []string{`events.jsonl line 2: no "event" name`}},
+		{name: "blank lines", log: "\n" + end + "\n\n  \n", want: []runlog.Event{runlog.End{Node: "9", RunID: "r1"}}},
+		{name: "unknown event", log: `{"time":"2027-01-01T00:00:00Z","event":"checkpoint","node":"4","run_id":"r1"}` + "\n" + end + "\n",
+			want: []runlog.Event{
+				runlog.Unknown{Name: "checkpoint", Line: json.RawMessage(`{"time":"2027-01-01T00:00:00Z","event":"checkpoint","node":"4","run_id":"r1"}`)},
+				runlog.End{Node: "9", RunID: "r1"},
+			}},
+		{name: "a known event with new fields", log: `{"event":"end","node":"9","run_id":"r1","why":"new"}`,
+			want: []runlog.Event{runlog.End{Node: "9", RunID: "r1"}}},
+		{name: "lines that are not events, mid-file", log: "not json\n" + `{"node":"4"}` + "\n" + `{"event":"node_start","visit":"1"}` + "\n[1]\n" + end + "\n",
+			want: []runlog.Event{runlog.End{Node: "9", RunID: "r1"}},
+			errs: []string{
+				"events.jsonl line 1: invalid character 'o' in literal null (expecting 'u')",
+				`events.jsonl line 2: no "event" name`,
+				"events.jsonl line 3: json: cannot unmarshal string into Go struct field NodeStart.visit of type int",
+				"events.jsonl line 4: json: cannot unmarshal array into Go value of type runlog.jsonHead",
+			}},
+		{name: "a line too long", log: `{"event":"end","node":"` + strings.Repeat("x", runlog.MaxEventLine) + `"}` + "\n" + end,
+			want: []runlog.Event{runlog.End{Node: "9", RunID: "r1"}},
+			errs: []string{"events.jsonl line 1: line longer than 16777216 bytes"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := runlog.NewEventReader(strings.NewReader(tc.log))
+			evs, errs := readAll(t, r)
+			assert.Equal(t, tc.want, evs)
+			assert.Equal(t, tc.errs, errs)
+			assert.Equal(t, tc.torn, r.Torn())
+		})
+	}
+}
+
+// Only skips the other events, unknown ones too, without decoding them.
+func TestEventReaderOnly(t *testing.T) {
+	t.Parallel()
+	log := strings.Join([]string{runStart, nodeStart, agentCall, `{"event":"agent_call","argv":"not a list"}`,
+		`{"event":"checkpoint"}`, nodeEndFailed, end}, "\n")
+	r := runlog.NewEventReader(strings.NewReader(log)).Only(runlog.EventNodeStart, runlog.EventEnd)
+	evs, errs := readAll(t, r)
+	assert.Empty(t, errs)
+	assert.Equal(t, []runlog.Event{runlog.NodeStart{Node: "4", Visit: 1, Role: "process", CLI: "fake", RunID: "r1"},
+		runlog.End{Node: "9", RunID: "r1"}}, evs)
+	assert.False(t, r.Torn())
+
+	// A torn last line is torn, whatever its event.
+	r = runlog.NewEventReader(strings.NewReader(end + "\n" + agentCall[:200])).Only(runlog.EventEnd)
+	evs, errs = readAll(t, r)
+	assert.Empty(t, errs)
+	assert.Len(t, evs, 1)
+	assert.True(t, r.Torn())
+}
+
+func TestReadEventsStopsAtALineError(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "events.jsonl"), []byte(end+"\nnot json\n"+end+"\n"), 0o644))
+	evs, err := runlog.ReadEvents(dir)
+	var le *runlog.LineError
+	require.ErrorAs(t, err, &le)
+	assert.Equal(t, 2, le.Line)
+	assert.Len(t, evs, 1)
+
+	_, err = runlog.ReadEvents(filepath.Join(dir, "missing"))
+	assert.ErrorIs(t, err, os.ErrNotExist)
+}
+
+func TestUnknownIsNotWritten(t *testing.T) {
+	t.Parallel()
+	l, err := runlog.Open(runlog.Options{Dir: t.TempDir()})
+	require.NoError(t, err)
+	assert.Error(t, l.Event(runlog.Unknown{Name: "checkpoint"}))
+	require.NoError(t, l.Close())
+}
