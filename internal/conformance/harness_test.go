@@ -3,9 +3,7 @@ package conformance
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -181,16 +179,9 @@ func readEvents(t *testing.T, path string) []runlog.Event {
 	f, err := os.Open(path)
 	require.NoError(t, err)
 	defer f.Close()
-	var evs []runlog.Event
 	r := runlog.NewEventReader(f)
-	for {
-		ev, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		require.NoError(t, err)
-		evs = append(evs, ev)
-	}
+	evs, err := r.All()
+	require.NoError(t, err)
 	require.False(t, r.Torn(), "events.jsonl ends in a torn line")
 	return evs
 }

@@ -3,8 +3,6 @@ package run
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,16 +73,9 @@ func events(t *testing.T, l *runlog.Log) []runlog.Event {
 	f, err := os.Open(filepath.Join(l.Dir, "events.jsonl"))
 	require.NoError(t, err)
 	defer f.Close()
-	var evs []runlog.Event
 	r := runlog.NewEventReader(f)
-	for {
-		ev, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		require.NoError(t, err)
-		evs = append(evs, ev)
-	}
+	evs, err := r.All()
+	require.NoError(t, err)
 	require.False(t, r.Torn(), "events.jsonl ends in a torn line")
 	return evs
 }

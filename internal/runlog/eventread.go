@@ -264,6 +264,22 @@ func decode[E Event](line []byte) (Event, error) {
 	return e, nil
 }
 
+// All reads the events left, up to the end or the first error, which it
+// returns with the events read before it.
+func (r *EventReader) All() ([]Event, error) {
+	var evs []Event
+	for {
+		ev, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return evs, nil
+		}
+		if err != nil {
+			return evs, err
+		}
+		evs = append(evs, ev)
+	}
+}
+
 // ReadEvents reads every event of the run whose log directory is dir, for
 // logs small enough to hold (tests, a run's own): as an EventReader, it
 // skips a torn last line and returns Unknown events, and it stops at the
@@ -274,16 +290,9 @@ func ReadEvents(dir string) ([]Event, error) {
 		return nil, err
 	}
 	defer f.Close()
-	var evs []Event
-	r := NewEventReader(f)
-	for {
-		ev, err := r.Next()
-		if errors.Is(err, io.EOF) {
-			return evs, nil
-		}
-		if err != nil {
-			return evs, fmt.Errorf("read %s: %w", f.Name(), err)
-		}
-		evs = append(evs, ev)
+	evs, err := NewEventReader(f).All()
+	if err != nil {
+		return evs, fmt.Errorf("read %s: %w", f.Name(), err)
 	}
+	return evs, nil
 }
