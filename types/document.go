@@ -10,7 +10,7 @@ import (
 // --json` prints. It changes only when a field changes meaning or goes away.
 const FormatVersion = 1
 
-// Node kinds, from the shape (lucid-formats.md §9 rule 8).
+// Node kinds, from the shape (readme/charts.md#shapes-and-what-they-become).
 const (
 	KindTerminator = "terminator"
 	KindProcess    = "process"
@@ -21,7 +21,7 @@ const (
 
 // Roles say how the runner treats a node. A node's role follows from its kind
 // and its outgoing edges, not from its shape: any node with two or more
-// outgoing edges is run as a decision (SPEC §2).
+// outgoing edges is run as a decision (readme/charts.md#roles-how-a-node-runs).
 const (
 	RoleTerminator = "terminator"
 	RoleDecision   = "decision"
@@ -83,7 +83,7 @@ type Edge struct {
 }
 
 // Diagnostic is one import or lint finding. Class is a stable name from
-// lucid-formats.md §9 or readme/lint.md; scripts match on it.
+// readme/lint.md#classes; scripts match on it.
 type Diagnostic struct {
 	Class string `json:"class"`
 	// ID is the first of IDs, kept for readers that want one id.
@@ -121,7 +121,7 @@ func (m Metadata) MarshalJSON() ([]byte, error) {
 // FoldName makes the spellings of a tag, metadata key or CLI name alike:
 // case, '_', '-' and spaces do not count, so "NoValidation", "no_validation"
 // and "No Validation" are one name, as are "Claude Code" and "claude-code"
-// (SPEC §2).
+// (readme/charts.md#tags).
 func FoldName(s string) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(strings.TrimSpace(s)) {

@@ -14,7 +14,7 @@ type Defaults struct {
 	MaxVisits   int
 }
 
-// Built-in defaults (SPEC §3, §5).
+// Built-in defaults (readme/settings.md#the-settings).
 const (
 	DefaultCLI       = "claude"
 	DefaultRetries   = 3
@@ -56,9 +56,10 @@ type Settings struct {
 	// own flag on calls made with the node's CLI; empty means the run's
 	// --model, or the CLI's default.
 	Model string `json:"model,omitempty"`
-	// KeepRunning (metadata keep_running) lets what the node's agent
-	// calls start run on until the run ends (a server for later steps);
-	// otherwise it is ended when each call ends (SPEC §10).
+	// KeepRunning (metadata keep_running) lets what the node's agent calls
+	// start run on until the run ends (a server for later steps); otherwise
+	// it is ended when each call ends
+	// (readme/run.md#what-dtree-stops-and-when).
 	KeepRunning bool `json:"keep_running,omitempty"`
 }
 

@@ -2,7 +2,8 @@ package types
 
 import "math"
 
-// ProcessResponse is what a process node's agent answers (SPEC §3 step 1).
+// ProcessResponse is what a process node's agent answers
+// (readme/run.md#3-each-node).
 type ProcessResponse struct {
 	Completed  bool     `json:"completed"`
 	SecsTaken  float64  `json:"secs_taken"`

@@ -11,7 +11,7 @@ import (
 
 // builtins are the CLIs dtree runs without settings, by codename; each
 // entry says how to run that CLI unattended, with the flags, envelopes and
-// traps of ../shared/agent-clis.md (readme/clis.md has them for users).
+// traps that readme/clis.md gives per CLI.
 // Adding one is one entry here, and its names in builtinAliases.
 //
 // Common to all: the prompt is an argv element where the CLI's one-shot
@@ -23,7 +23,7 @@ var builtins = map[string]Definition{
 		Name:   "claude",
 		Binary: "claude",
 		// -p is one-shot print mode; JSON gives is_error and usage even when
-		// the exit code is 0 (agent-clis.md §1). Without
+		// the exit code is 0 (readme/clis.md#claude). Without
 		// --no-session-persistence each call leaves its transcript, the
 		// whole prompt, in ~/.claude/projects/ (seen with 2.1.197).
 		Args:          []string{"-p", "{prompt}", "--output-format", "json", "--dangerously-skip-permissions", "--no-session-persistence", "--model={model}"},
@@ -60,7 +60,7 @@ var builtins = map[string]Definition{
 		Binary: "codex",
 		// exec never asks for approval; the sandbox flag lets it write and
 		// run commands as the other built-ins do. Outside a git repository
-		// it refuses without --skip-git-repo-check (agent-clis.md §2).
+		// it refuses without --skip-git-repo-check (readme/clis.md#codex).
 		// Without --ephemeral each call leaves a session file of some 33 KB,
 		// the whole prompt in it, under ~/.codex/sessions (seen with 0.169.0).
 		Args: []string{"exec", "--json", "--color", "never", "--skip-git-repo-check", "--ephemeral",
@@ -78,7 +78,7 @@ var builtins = map[string]Definition{
 		Binary: "gemini",
 		// Headless: tools that need approval are denied unless yolo; an
 		// untrusted folder is refused, exit 55, unless trusted
-		// (agent-clis.md §3). 0.61.0 reads GEMINI_CLI_TRUST_WORKSPACE
+		// (readme/clis.md#gemini). 0.61.0 reads GEMINI_CLI_TRUST_WORKSPACE
 		// (GEMINI_TRUST_WORKSPACE does nothing); its --skip-trust only sets
 		// that variable, and as a flag would make every call of a gemini
 		// too old to know it fail on an unknown argument, where an unknown
@@ -96,16 +96,16 @@ var builtins = map[string]Definition{
 	"cursor": {
 		Name:   "cursor",
 		Binary: "cursor-agent",
-		// Its installer also links it as "agent" (agent-clis.md §4), the
+		// Its installer also links it as "agent" (readme/clis.md#cursor), the
 		// only name some installs have.
 		AltBinaries: []string{"agent"},
 		// Without --force changes are only proposed; without --trust an
-		// unknown workspace is refused, with exit 0 (agent-clis.md §4).
+		// unknown workspace is refused, with exit 0 (readme/clis.md#cursor).
 		// Reading stdin is undocumented, so long prompts go in a file.
 		Args:         []string{"-p", "{prompt}", "--output-format", "json", "--force", "--trust", "--model={model}"},
 		PromptVia:    PromptArg,
 		FallbackArgs: []string{"-p", filePrompt, "--output-format", "json", "--force", "--trust", "--model={model}"},
-		// Its tools may not read outside the workspace (agent-clis.md §4).
+		// Its tools may not read outside the workspace (readme/clis.md#cursor).
 		PromptFileInWorkdir: true,
 		Output:              OutputJSON,
 		AnswerPath:          "result",
@@ -120,7 +120,7 @@ var builtins = map[string]Definition{
 		Name:   "copilot",
 		Binary: "copilot",
 		// --allow-all and --no-ask-user keep -p from stopping at a prompt
-		// (agent-clis.md §5). Stdin is ignored when -p has text, but
+		// (readme/clis.md#copilot). Stdin is ignored when -p has text, but
 		// without -p, its stdout not a terminal, copilot 1.0.102 takes
 		// piped stdin as the prompt and runs it non-interactively: a 270 KB
 		// prompt reached the model whole. A prompt file would not do: its
@@ -139,8 +139,8 @@ var builtins = map[string]Definition{
 	"qodo": {
 		Name:   "qodo",
 		Binary: "qodo",
-		// --ci -y: no questions; -q: the final result only (agent-clis.md
-		// §6). Neither stdin nor an envelope is documented.
+		// --ci -y: no questions; -q: the final result only
+		// (readme/clis.md#qodo). Neither stdin nor an envelope is documented.
 		Args:                []string{"--ci", "-y", "-q", "--model={model}", "{prompt}"},
 		PromptVia:           PromptArg,
 		FallbackArgs:        []string{"--ci", "-y", "-q", "--model={model}", filePrompt},
@@ -155,7 +155,7 @@ var builtins = map[string]Definition{
 		// run quotes every argument that has a space before joining them
 		// into the message, so the prompt goes on stdin, read whole when
 		// no message is given. Without --auto, permission asks are
-		// rejected (agent-clis.md §8). Without --title it asks the model
+		// rejected (readme/clis.md#opencode). Without --title it asks the model
 		// for a title first, one more request per call (1.18.33 against a
 		// mock server: two requests, one with --title).
 		// OPENCODE_DISABLE_MODELS_FETCH is left to the user
@@ -172,7 +172,7 @@ var builtins = map[string]Definition{
 		Binary: "aider",
 		// --message runs one message and exits; it cannot read the prompt
 		// from stdin, so a long one goes in --message-file. dtree's nodes
-		// decide about commits, so aider makes none (agent-clis.md §7).
+		// decide about commits, so aider makes none (readme/clis.md#aider).
 		Args: []string{"--message", "{prompt}", "--yes-always", "--no-auto-commits", "--no-pretty", "--no-stream",
 			"--no-check-update", "--no-analytics", "--no-show-model-warnings", "--model={model}"},
 		PromptVia: PromptArg,
@@ -204,7 +204,7 @@ var builtins = map[string]Definition{
 		Binary: "amp",
 		// -x is execute mode; amp has no model flag, its --mode picks
 		// low, medium, high or ultra (smart, rush and deep still work,
-		// hidden: agent-clis.md, "Verified against the real binaries"): a
+		// hidden: readme/clis.md#amp): a
 		// run's --model gpt-5, meant for the other CLIs, must not become
 		// --mode=gpt-5.
 		Args:          []string{"-x", "{prompt}", "--stream-json", "--dangerously-allow-all", "--mode={model}"},

@@ -34,7 +34,7 @@ const (
 
 // MaxArgPrompt is the longest prompt put in argv: Linux refuses one argv
 // string over 128 KiB (MAX_ARG_STRLEN), so longer prompts go on stdin, or to
-// a file for CLIs that cannot read stdin (SPEC §3 step 2).
+// a file for CLIs that cannot read stdin (readme/run.md#agent-processes).
 const MaxArgPrompt = 100 << 10
 
 // Definition says how to run one agent CLI unattended.

@@ -2,7 +2,7 @@
 // them. Names resolves CLI names, so that charts naming an unknown CLI are
 // caught before a run; Registry turns a name into a Definition, which says
 // how to run that CLI unattended. The built-in definitions (builtin.go)
-// follow ../shared/agent-clis.md; readme/clis.md describes them for users.
+// are described in readme/clis.md, for users and for whoever changes them.
 //
 // Run starts one call of a Definition as a child process: never through a
 // shell, with the prompt as one argv element, on stdin or in a file, with

@@ -14,7 +14,7 @@ import (
 )
 
 // claudeCut is where some Claude Code versions cut piped stdout
-// (anthropics/claude-code #77112, agent-clis.md §1).
+// (anthropics/claude-code #77112, readme/clis.md#claude).
 const claudeCut = 64 << 10
 
 // envelope is what a CLI's output says: the answer, and beyond it.
@@ -47,7 +47,7 @@ type decoder interface {
 	// final reports whether the pieces so far hold the CLI's last word:
 	// the event that ends its stream, or its whole envelope. Run then
 	// gives a CLI that does not exit a short while before stopping it
-	// (several hang after answering: agent-clis.md §4, §5, §8).
+	// (several hang after answering: readme/clis.md#how-every-built-in-is-run).
 	final() bool
 	// end reads the call's output once the CLI has exited. The envelope
 	// carries what could be read also when the error says the output was

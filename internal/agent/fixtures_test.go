@@ -22,8 +22,8 @@ import (
 const answer = `{"completed": true, "secs_taken": 12, "tokens_used": 0, "comments": ["fixed the failing test"]}`
 
 // TestEnvelopeFixtures runs every built-in's envelope fixtures
-// (testdata/envelopes/CLI/*, written from the shapes in agent-clis.md)
-// through Run, the fake agent printing them in small writes: the answer,
+// (testdata/envelopes/CLI/*, written from the shapes readme/clis.md gives per
+// CLI) through Run, the fake agent printing them in small writes: the answer,
 // the usage, and the error shapes that must fail a call whatever the exit
 // status.
 func TestEnvelopeFixtures(t *testing.T) {
@@ -148,7 +148,7 @@ func TestEnvelopeFixtures(t *testing.T) {
 
 		{cli: "qodo", file: "ok.txt", want: answer},
 		{cli: "qodo", file: "empty.txt", wantErr: "gave an empty answer"},
-		// qodo's error shapes are not documented (agent-clis.md §6), and in
+		// qodo's error shapes are not documented (readme/clis.md#qodo), and in
 		// plain text an error message, or an answer cut short, looks like
 		// an answer: the call succeeds, escapes removed, and the response
 		// parser fails the attempt for want of a JSON reply

@@ -10,7 +10,7 @@ import (
 	"github.com/dtree-dev/dtree/types"
 )
 
-// geminiExits are Gemini CLI's exit statuses (agent-clis.md §3), and those
+// geminiExits are Gemini CLI's exit statuses (readme/clis.md#gemini), and those
 // of the API errors it gives up on (geminiHTTP).
 var geminiExits = map[int]string{
 	41:  "authentication failed: set GEMINI_API_KEY, or log in by running gemini once",

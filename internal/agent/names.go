@@ -7,8 +7,8 @@ import (
 	"github.com/dtree-dev/dtree/types"
 )
 
-// builtinNames are the built-in CLIs' codenames (SPEC §4) and their
-// aliases, keyed by their folded form (types.FoldName).
+// builtinNames are the built-in CLIs' codenames (readme/clis.md#names) and
+// their aliases, keyed by their folded form (types.FoldName).
 var builtinNames = foldNames(builtins, builtinAliases)
 
 func foldNames(defs map[string]Definition, aliases map[string][]string) map[string]string {

@@ -7,11 +7,12 @@ import (
 	"slices"
 )
 
-// Failures that the next attempt cannot mend (SPEC §9): the CLI's key is
-// wrong, its folder is not trusted, it refuses to run as root, or it is
-// not logged in. Retrying one of them only repeats it, after a backoff and
-// often after the CLI's own retries, so the node fails at once with the
-// CLI's words and a hint (readme/clis.md, "Errors that are not retried").
+// Failures that the next attempt cannot mend
+// (readme/clis.md#errors-that-are-not-retried): the CLI's key is wrong, its
+// folder is not trusted, it refuses to run as root, or it is not logged in.
+// Retrying one of them only repeats it, after a backoff and often after the
+// CLI's own retries, so the node fails at once with the CLI's words and a
+// hint (readme/clis.md, "Errors that are not retried").
 const (
 	PermanentAuth      = "bad credentials"
 	PermanentUntrusted = "untrusted folder"
@@ -34,7 +35,7 @@ type permanentRule struct {
 
 // permanentRules are the built-ins' own rules, by codename, tried before
 // commonPermanent. Each comes from what the real CLI was seen to print
-// (agent-clis.md, "Verified against the real binaries").
+// (readme/clis.md#errors-that-are-not-retried).
 var permanentRules = map[string][]permanentRule{
 	"claude": {
 		// As root, --dangerously-skip-permissions is refused before any
@@ -142,7 +143,6 @@ func RefusesRoot(def Definition, getenv func(string) string) bool {
 // printed nothing at all, and what to do: said after "printed nothing".
 var silentExits = map[string]string{
 	// With -q, qodo prints nothing when it cannot start: not logged in,
-	// a bad configuration (agent-clis.md, "Verified against the real
-	// binaries").
+	// a bad configuration (readme/clis.md#qodo).
 	"qodo": "qodo -q prints nothing when it cannot start: run qodo once without -q to see why, or run qodo login",
 }

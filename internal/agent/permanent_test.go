@@ -18,8 +18,8 @@ func TestClassify(t *testing.T) {
 		{"server error is retried", "codex", 1, "500 Internal Server Error", "", "", ""},
 		{"401 only in the agent's work on stdout", "custom", 1, "", "", "fixed the 401 Unauthorized handler", ""},
 		{"a port number is not a status", "custom", 1, "connect to 127.0.0.1:4010 refused", "", "", ""},
-		// What the real CLIs printed (agent-clis.md, "Verified against the
-		// real binaries").
+		// What the real CLIs printed
+		// (readme/clis.md#errors-that-are-not-retried).
 		{"claude as root", "claude", 1, "", "--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons", "", PermanentRoot},
 		{"claude as root, said on stdout", "claude", 1, "", "", "--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons\n", PermanentRoot},
 		{"claude bad key", "claude", 1, "Invalid API key · Please run /login", "", "", PermanentAuth},

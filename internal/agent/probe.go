@@ -12,11 +12,10 @@ import (
 	"github.com/dtree-dev/dtree/types"
 )
 
-// VersionTimeout is how long `dtree clis` waits for a CLI's --version.
-// The node-based CLIs take 0.6–7.5 s to start cold (gemini, qwen,
-// opencode, qodo, amp: agent-clis.md, "Verified against the real
-// binaries"); `dtree clis` runs all its probes at once, so the whole list
-// takes at most about this long.
+// VersionTimeout is how long `dtree clis` waits for a CLI's --version. The
+// node-based CLIs take 0.6–7.5 s to start cold (gemini, qwen, opencode, qodo,
+// amp: readme/clis.md#dtree-clis); `dtree clis` runs all its probes at once,
+// so the whole list takes at most about this long.
 const VersionTimeout = 10 * time.Second
 
 // Probe is what `dtree clis` found out about one CLI on this machine.

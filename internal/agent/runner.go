@@ -18,7 +18,8 @@ import (
 )
 
 // Bounds of what Run keeps of an agent's output; everything goes to
-// Call.Output as it arrives (SPEC §6: output is never held whole).
+// Call.Output as it arrives (output is never held whole:
+// readme/logs.md#longlog).
 const (
 	MaxStdoutTail = 1 << 20 // enough for any answer dtree parses
 	MaxStderrTail = 8 << 10 // enough for an error message
@@ -29,10 +30,11 @@ const (
 const DefaultGrace = 5 * time.Second
 
 // DefaultSettle is how long an agent has to exit once its output holds its
-// final event (or whole envelope) before dtree stops it as at a timeout.
-// Some CLIs print their answer and never exit (opencode #44901, cursor
-// #3588, copilot #286, agent-clis.md); waiting for the node's timeout
-// would lose the answer. A CLI still tidying up has this long to finish.
+// final event (or whole envelope) before dtree stops it as at a timeout. Some
+// CLIs print their answer and never exit (opencode #44901, cursor #3588,
+// copilot #286, readme/clis.md#how-every-built-in-is-run); waiting for the
+// node's timeout would lose the answer. A CLI still tidying up has this long
+// to finish.
 const DefaultSettle = 3 * time.Second
 
 // Call is one run of an agent CLI.

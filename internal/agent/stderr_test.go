@@ -4,8 +4,8 @@ import "testing"
 
 // TestStderrLine: the line quoted from a failed call's stderr is the one
 // that says what went wrong, not the hint or the noise printed after it.
-// The texts are what the real CLIs printed (agent-clis.md, "Verified
-// against the real binaries").
+// The texts are what the real CLIs printed
+// (readme/clis.md#errors-that-are-not-retried).
 func TestStderrLine(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

@@ -16,7 +16,7 @@ import (
 // hint — a failure no retry can mend.
 var waitingRules = map[string][]permanentRule{
 	// Without a login amp prints a login URL on stdout and waits for a
-	// code (agent-clis.md, "Verified against the real binaries"). Its
+	// code (readme/clis.md#amp). Its
 	// stream-json prints nothing else before its first event.
 	"amp": {{pattern: ampWaiting, kind: PermanentLogin, hint: ampLoginHint}},
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/dtree-dev/dtree/types"
 )
 
-// Exit codes (SPEC §7).
+// Exit codes (readme/exit-codes.md).
 const (
 	exitOK          = 0
 	exitFailed      = 1

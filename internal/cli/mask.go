@@ -9,12 +9,12 @@ import (
 	"github.com/dtree-dev/dtree/internal/settings"
 )
 
-// Secrets (SPEC §6) are masked by one Redactor per command, which App
-// holds: built from the environment when the command starts, given the
-// custom CLIs' env: values once the settings are read (a.settings), and
-// the run's id once its log is open (a.exceptRun). Everything on stderr
-// goes through it (Run wraps a.Err); stdout where a command prints what
-// came from a chart or an agent (run, lint), through maskedOut.
+// Secrets (readme/logs.md#secrets) are masked by one Redactor per command,
+// which App holds: built from the environment when the command starts, given
+// the custom CLIs' env: values once the settings are read (a.settings), and
+// the run's id once its log is open (a.exceptRun). Everything on stderr goes
+// through it (Run wraps a.Err); stdout where a command prints what came from
+// a chart or an agent (run, lint), through maskedOut.
 
 // redactor is the masking of the secrets known so far.
 func (a *App) redactor() *runlog.Redactor {

@@ -1,6 +1,6 @@
 // Package cli is dtree's command tree. Commands are thin: flags become an
 // options struct, a domain package does the work, and exitCode maps the
-// error to the exit codes of SPEC §7.
+// error to the exit codes of readme/exit-codes.md.
 package cli
 
 import (
@@ -33,9 +33,10 @@ type App struct {
 	// mask masks the secrets in what the command writes (mask.go).
 	mask atomic.Pointer[runlog.Redactor]
 
-	// Procs ends what a run's agents leave running (SPEC §10); nil in
-	// tests that run commands in process, where the test binary's other
-	// children are not the run's.
+	// Procs ends what a run's agents leave running
+	// (readme/run.md#what-dtree-stops-and-when); nil in tests that run
+	// commands in process, where the test binary's other children are not the
+	// run's.
 	Procs *procs.Reaper
 
 	// interrupts is the signal handler Main installs; nil in tests.

@@ -156,8 +156,9 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 		}
 	}
 	env := os.Environ()
-	// Secrets are masked wherever dtree writes (SPEC §6, mask.go): the
-	// logs, stderr, the --json summary, answers.yaml and graph.svg.
+	// Secrets are masked wherever dtree writes (readme/logs.md#secrets,
+	// mask.go): the logs, stderr, the --json summary, answers.yaml and
+	// graph.svg.
 	log, err := runlog.Open(runlog.Options{Dir: s.LogDir, Short: s.WriteLogShort, Long: s.WriteLogLong, Redactor: a.redactor()})
 	if err != nil {
 		return &UsageError{Err: fmt.Errorf("open run log in %s: %w", s.LogDir, err), Hint: "pass --log-dir with a directory dtree can write, or set log_dir"}
@@ -172,8 +173,9 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 		env = append(env, replay.EnvPlan+"="+path)
 	}
 
-	// Every process the agents start is ended when its step ends, and
-	// all of them when the run does, however it ends (SPEC §10).
+	// Every process the agents start is ended when its step ends, and all of
+	// them when the run does, however it ends
+	// (readme/run.md#what-dtree-stops-and-when).
 	if err := a.Procs.Subreap(); err != nil {
 		fmt.Fprintf(a.Err, "dtree: warning: cannot become the reaper of the agents' processes (%v): what an agent leaves outside its process group is not stopped\n", err)
 	}

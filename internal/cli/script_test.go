@@ -19,8 +19,8 @@ import (
 
 // TestMain lets the test binary act as dtree, and as the helper programs the
 // scripts use, when testscript runs it under those names. After the tests
-// it fails the run if any of those programs is still running (SPEC §10:
-// nothing left behind).
+// it fails the run if any of those programs is still running (nothing left
+// behind: readme/run.md#what-dtree-stops-and-when).
 func TestMain(m *testing.M) {
 	testscript.Main(nothingLeft{m}, map[string]func(){
 		"dtree":       func() { os.Exit(Main()) },

@@ -66,8 +66,9 @@ func (b *builder) samePage(i int, l line) bool {
 }
 
 // builder turns the items an importer read into a types.Document. Both
-// importers feed it, so every graph rule of lucid-formats.md §9 (10-15) is
-// written once.
+// importers feed it, so every graph rule (line direction, line ends,
+// labels, duplicate lines, branches, roots: readme/charts.md#lines,
+// readme/lint.md#classes) is written once.
 //
 // Shapes are stored once, in shapes, and compacted in place into doc.Nodes
 // when the containers and notes among them are dropped: a 100,000-node chart

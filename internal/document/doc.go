@@ -2,7 +2,7 @@
 // the Lucid API document-contents JSON, and dtree's own YAML
 // (readme/yaml-charts.md) — into a types.Document: a graph of nodes and
 // labelled edges per page, with the import errors and warnings of
-// lucid-formats.md §9 (and malformed_yaml for YAML).
+// readme/lint.md#classes (and malformed_yaml for YAML).
 //
 // An importer never fails on bad chart content: what is wrong with the chart
 // is reported in Document.Errors and Document.Warnings, each a

@@ -16,9 +16,10 @@ import (
 	"github.com/dtree-dev/dtree/types"
 )
 
-// The Lucid document-contents response (lucid-formats.md §3), as far as dtree
-// reads it. Ids and values are flexString so that a hand-written file with a
-// numeric id still imports.
+// The Lucid document-contents response
+// (readme/charts.md#exporting-from-lucid), as far as dtree reads it. Ids and
+// values are flexString so that a hand-written file with a numeric id still
+// imports.
 type (
 	jsonDoc struct {
 		Title flexString  `json:"title"`

@@ -14,11 +14,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// realLayouts are the charts in testdata/charts/rules that must differ from
-// a real Lucid export of their year only in their text, with the header of
-// that export and the libraries its shapes were in (lucid-formats.md §2).
-// The import tests of these charts (ruleCases) are only worth as much as
-// the charts' likeness to what users export.
+// realLayouts are the charts in testdata/charts/rules that must differ from a
+// real Lucid export of their year only in their text, with the header of that
+// export and the libraries its shapes were in
+// (readme/charts.md#exporting-from-lucid). The import tests of these charts
+// (ruleCases) are only worth as much as the charts' likeness to what users
+// export.
 var realLayouts = []struct {
 	file, export string
 	header       string

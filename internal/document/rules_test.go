@@ -20,7 +20,8 @@ import (
 )
 
 // The charts in testdata/charts/rules check the import rules of
-// lucid-formats.md §9, one rule or situation per file. Each file has one row
+// readme/charts.md and readme/lint.md#classes, one rule or situation per
+// file (testdata/charts/rules/README.md lists them). Each file has one row
 // in ruleCases saying what it must import to; TestRulesEveryChartHasARow keeps
 // the two in step.
 

@@ -13,8 +13,8 @@ import (
 )
 
 // csvColumns are the standard columns of a 2026 Lucid "CSV of shape data"
-// export, in its order (lucid-formats.md §2); Text Area 1..N go where Text
-// Area 1 is, and the custom-data keys after Comments.
+// export, in its order (readme/charts.md#exporting-from-lucid); Text Area
+// 1..N go where Text Area 1 is, and the custom-data keys after Comments.
 var csvColumns = []string{
 	"Id", "Name", "Shape Library", "Page ID", "Contained By", "Group",
 	"Line Source", "Line Destination", "Source Arrow", "Destination Arrow",
@@ -23,9 +23,9 @@ var csvColumns = []string{
 
 var textAreaHeader = regexp.MustCompile(`(?i)^text area \d+$`)
 
-// flowchartLibrary is the Shape Library Lucid's 2026 CSV export gives
-// every flowchart shape (lucid-formats.md §2); the CSV written here is
-// laid out as that export is.
+// flowchartLibrary is the Shape Library Lucid's 2026 CSV export gives every
+// flowchart shape (readme/charts.md#exporting-from-lucid); the CSV written
+// here is laid out as that export is.
 const flowchartLibrary = "Flowchart Shapes/Containers"
 
 // csvNames are the Lucid shape names and libraries for each kind.
@@ -36,13 +36,13 @@ var csvNames = map[string][2]string{
 	types.KindSubprocess: {"Predefined process", flowchartLibrary},
 }
 
-// flowchartShapes are the shapes of Lucid's Flowchart Shapes library
-// besides the four a kind names, keyed in lower case: a node of kind
-// other with one of these shapes is written from that library under the
-// name as Lucid spells it, any other shape from the Standard library.
-// Terminator, Process, Decision, Predefined process and Connector are
-// seen in real exports (lucid-formats.md §2); the rest are the names the
-// library shows, not yet seen in an export.
+// flowchartShapes are the shapes of Lucid's Flowchart Shapes library besides
+// the four a kind names, keyed in lower case: a node of kind other with one
+// of these shapes is written from that library under the name as Lucid spells
+// it, any other shape from the Standard library. Terminator, Process,
+// Decision, Predefined process and Connector are seen in real exports
+// (readme/charts.md#exporting-from-lucid); the rest are the names the library
+// shows, not yet seen in an export.
 var flowchartShapes = func() map[string]string {
 	m := map[string]string{}
 	for _, s := range []string{

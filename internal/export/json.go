@@ -9,8 +9,8 @@ import (
 	"github.com/dtree-dev/dtree/types"
 )
 
-// The Lucid document-contents shape (lucid-formats.md §3), as far as
-// dtree's JSON importer reads it.
+// The Lucid document-contents shape (readme/charts.md#exporting-from-lucid),
+// as far as dtree's JSON importer reads it.
 type (
 	lucidDoc struct {
 		Title string      `json:"title"`

@@ -96,7 +96,7 @@ func (g *Graph) InDegree(i int) int { return int(g.in[i]) }
 
 // Role says how node i runs: a terminator is never sent to an agent; any
 // other node with two or more outgoing edges is a decision; the rest are
-// processes (SPEC §2).
+// processes (readme/charts.md#roles-how-a-node-runs).
 func (g *Graph) Role(i int) string {
 	switch {
 	case g.Doc.Nodes[i].Kind == types.KindTerminator:

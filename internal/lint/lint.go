@@ -1,7 +1,7 @@
-// Package lint holds the chart checks of SPEC §2 that go beyond import:
-// terminators with branches, unreachable nodes, loops with no way out,
-// Decision shapes with a single branch, and NUL bytes no agent can be
-// given. The import rules live with the
+// Package lint holds the chart checks of readme/lint.md#classes that go
+// beyond import: terminators with branches, unreachable nodes, loops with
+// no way out, Decision shapes with a single branch, and NUL bytes no agent
+// can be given. The import rules live with the
 // importers; the checks of tags and metadata with nodeconf.
 package lint
 
@@ -74,9 +74,10 @@ func nulBytes(g *graph.Graph) []types.Diagnostic {
 
 func hasNUL(s string) bool { return strings.IndexByte(s, 0) >= 0 }
 
-// terminators checks the Start and End shapes. A run starts after the
-// page's root terminator, so it cannot branch there; it ends at any other
-// terminator, so lines leaving one are never followed (SPEC §3).
+// terminators checks the Start and End shapes. A run starts after the page's
+// root terminator, so it cannot branch there; it ends at any other
+// terminator, so lines leaving one are never followed
+// (readme/charts.md#start-and-end-terminators).
 func terminators(g *graph.Graph) (errs, warns []types.Diagnostic) {
 	roots := map[string]bool{}
 	rootless := map[string]bool{} // pages with no single start: already an error

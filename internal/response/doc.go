@@ -1,5 +1,5 @@
 // Package response reads what an agent CLI printed and finds the JSON answer
-// dtree asked for (SPEC.md §3 steps 3 and 4).
+// dtree asked for (readme/run.md#3-each-node).
 //
 // Agents are told to end their reply with one JSON object, but real replies
 // wrap it in markdown fences, surround it with prose, colour it with terminal

@@ -7,7 +7,7 @@ import (
 )
 
 // MatchLabel maps a decision's answer to one of the node's outgoing edge
-// labels (SPEC.md §3 step 4), and returns the label as given.
+// labels (readme/run.md#3-each-node), and returns the label as given.
 //
 //  1. An answer equal to a label is that label.
 //  2. Otherwise both are cleaned: trimmed of whitespace, quotes

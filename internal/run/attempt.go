@@ -18,7 +18,7 @@ import (
 
 // validationCalls is how often a validation call that itself fails (agent
 // error, unparseable reply) is made before the node fails: once and two
-// retries (SPEC §3 step 5). It never re-runs the work.
+// retries (readme/run.md#3-each-node). It never re-runs the work.
 const validationCalls = 3
 
 type feedback = prompts.Feedback

@@ -1,7 +1,7 @@
-// Package run walks a chart (SPEC §3): from the start node it sends each
-// process and decision node to its agent CLI, validates process results
-// with a second call, retries failed attempts with the critique, follows
-// the chosen edge, and logs every step as it happens.
+// Package run walks a chart (readme/run.md#what-happens-step-by-step): from
+// the start node it sends each process and decision node to its agent CLI,
+// validates process results with a second call, retries failed attempts with
+// the critique, follows the chosen edge, and logs every step as it happens.
 package run
 
 import (
@@ -19,7 +19,8 @@ import (
 	"github.com/dtree-dev/dtree/types"
 )
 
-// DefaultMaxSteps bounds a run's node executions (SPEC §3 step 7).
+// DefaultMaxSteps bounds a run's node executions
+// (readme/run.md#5-loops-and-limits).
 const DefaultMaxSteps = 200
 
 // Runner runs one agent call; agent.Run in production.

@@ -121,8 +121,8 @@ func (s *Summary) count(res *NodeResult, a Attempt) {
 	res.Usage.Add(a.Usage, a.DurationMS)
 }
 
-// shortNode is a node's entry in short.json (SPEC §6); the attempts are in
-// events.jsonl and the --json summary.
+// shortNode is a node's entry in short.json (readme/logs.md#shortjson); the
+// attempts are in events.jsonl and the --json summary.
 type shortNode struct {
 	ID         string                    `json:"id"`
 	Name       string                    `json:"name"`

@@ -16,7 +16,7 @@ const minSecret = 4
 
 // Redactor replaces secret values with ***. The secrets are the values of
 // environment variables whose names end in _KEY, _TOKEN or _SECRET
-// (SPEC §6) that are at least minSecret bytes long and not only
+// (readme/logs.md#secrets) that are at least minSecret bytes long and not only
 // whitespace. Each is masked in every form dtree may write it in: as it
 // is, JSON-escaped (with and without encoding/json's HTML escapes) and
 // Go-quoted (%q in messages) in text, and inside JSON strings those forms

@@ -1,4 +1,4 @@
-// Package runlog writes a run's logs as the run goes (SPEC §6): one
+// Package runlog writes a run's logs as the run goes (readme/logs.md): one
 // directory per run with events.jsonl (an event per line, written at once),
 // short.json (rewritten atomically after every node) and long.log (every
 // agent call's output, streamed), and a latest link to the newest run.

@@ -12,7 +12,8 @@ import (
 	"github.com/dtree-dev/dtree/types"
 )
 
-// Setting names (SPEC §5), as keys of the settings files.
+// Setting names (readme/settings.md#the-settings), as keys of the settings
+// files.
 const (
 	KeyDefaultCLI         = "default_cli"
 	KeyDefaultValidateCLI = "default_validate_cli"

@@ -228,7 +228,7 @@ func TestDefaults(t *testing.T) {
 }
 
 // Every key's variable is DTREE_ and its name in upper case, and the keys
-// are those of SPEC §5.
+// are those of readme/settings.md#the-settings.
 func TestKeys(t *testing.T) {
 	t.Parallel()
 	var names []string

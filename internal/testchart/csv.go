@@ -8,7 +8,8 @@ import (
 	"strings"
 )
 
-// Header is the column row of a 2026 Lucid CSV export (lucid-formats.md §2).
+// Header is the column row of a 2026 Lucid CSV export
+// (readme/charts.md#exporting-from-lucid).
 var Header = []string{
 	"Id", "Name", "Shape Library", "Page ID", "Contained By", "Group",
 	"Line Source", "Line Destination", "Source Arrow", "Destination Arrow",

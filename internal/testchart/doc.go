@@ -1,8 +1,8 @@
 // Package testchart generates synthetic charts for benchmarks and fuzz seeds:
 // Lucid "CSV of shape data" exports and Lucid API document-contents JSON of
-// any size, shaped like the real thing (lucid-formats.md §2 and §3), so the
-// importer and the walker can be measured on charts far larger than anyone
-// would draw by hand.
+// any size, shaped like the real thing
+// (readme/charts.md#exporting-from-lucid), so the importer and the walker can
+// be measured on charts far larger than anyone would draw by hand.
 //
 // The output is deterministic: the same arguments always give the same bytes,
 // so a benchmark or a fuzz seed built from it is reproducible. Ids are dense

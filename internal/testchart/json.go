@@ -7,8 +7,9 @@ import (
 	"io"
 )
 
-// The types below mirror the parts of Lucid's document-contents response
-// that a chain needs (lucid-formats.md §3). Field order is the output order.
+// The types below mirror the parts of Lucid's document-contents response that
+// a chain needs (readme/charts.md#exporting-from-lucid). Field order is the
+// output order.
 type (
 	jsonTextArea struct {
 		Label string `json:"label"`

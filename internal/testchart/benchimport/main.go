@@ -96,7 +96,8 @@ func main() {
 
 // bareRead reads every record of a CSV file the plain way: encoding/csv on
 // a buffered file, fields per record not fixed, strict quotes (what the
-// importer accepts, lucid-formats.md §9 rule 2).
+// importer accepts: RFC 4180 with no lenient quoting, a broken quote is
+// malformed_csv; readme/lint.md#classes).
 func bareRead(path string) error {
 	f, err := os.Open(path)
 	if err != nil {
