@@ -24,9 +24,12 @@ func onTerm(spawnFirst bool) {
 	go func() {
 		for range sigs {
 			if spawnFirst {
-				recordPids(spawn(childSetsid))
+				recordPids(spawn(childSetsid, false))
 				os.Exit(143)
 			}
 		}
 	}()
 }
+
+// ignoreTerm makes SIGTERM do nothing to this process.
+func ignoreTerm() { signal.Ignore(syscall.SIGTERM) }

@@ -51,10 +51,12 @@ type Rule struct {
 	PidsFile string `json:"pids_file"`
 	// Processes that leave the agent's reach, as agents' tools do; each
 	// sleeps an hour, and its pid goes to FAKEAGENT_PIDS with the agent's.
-	SpawnSetsid bool  `json:"spawn_setsid"`  // a grandchild in a session of its own (setsid), holding no output
-	SpawnOnTerm bool  `json:"spawn_on_term"` // on SIGTERM, start a setsid process, then exit
-	IgnoreTerm  bool  `json:"ignore_term"`   // SIGTERM does nothing: only SIGKILL ends it
-	PrintBytes  int64 `json:"print_bytes"`   // write this many bytes of filler to stdout first
+	SpawnSetsid bool `json:"spawn_setsid"`  // a grandchild in a session of its own (setsid), holding no output
+	SpawnOnTerm bool `json:"spawn_on_term"` // on SIGTERM, start a setsid process, then exit
+	IgnoreTerm  bool `json:"ignore_term"`   // SIGTERM does nothing: only SIGKILL ends it
+	// StubbornChildren makes the spawn_* processes ignore SIGTERM too.
+	StubbornChildren bool  `json:"stubborn_children"`
+	PrintBytes       int64 `json:"print_bytes"` // write this many bytes of filler to stdout first
 	// PrintStderr writes this many bytes of filler to stderr, after the
 	// sleep.
 	PrintStderr int64 `json:"print_stderr"`
@@ -81,7 +83,11 @@ type Record struct {
 // children's (spawn_*); FAKEAGENT_PARENT one where it writes its parent's
 // pid (dtree's), so that a script can signal dtree itself.
 func Main() int {
-	if os.Getenv("FAKEAGENT_CHILD") == "sleep" {
+	switch os.Getenv("FAKEAGENT_CHILD") {
+	case "stubborn":
+		ignoreTerm()
+		fallthrough
+	case "sleep":
 		time.Sleep(time.Hour)
 		return 0
 	}
@@ -109,10 +115,10 @@ func Main() int {
 	}
 	pids := []int{os.Getpid()}
 	if r.SpawnChild {
-		pids = append(pids, spawn(childSame))
+		pids = append(pids, spawn(childSame, r.StubbornChildren))
 	}
 	if r.SpawnSetsid {
-		pids = append(pids, spawn(childSetsid))
+		pids = append(pids, spawn(childSetsid, r.StubbornChildren))
 	}
 	if r.SpawnChild || r.SpawnSetsid || r.SpawnOnTerm || r.IgnoreTerm || r.RecordPid {
 		recordPids(pids...)
@@ -248,15 +254,19 @@ const (
 	childSetsid        // in a session of its own
 )
 
-// spawn starts a process that sleeps an hour and returns its pid (0 when
-// it could not start).
-func spawn(how int) int {
+// spawn starts a process that sleeps an hour, ignoring SIGTERM when
+// stubborn, and returns its pid (0 when it could not start).
+func spawn(how int, stubborn bool) int {
 	self, err := os.Executable()
 	if err != nil {
 		return 0
 	}
 	cmd := exec.Command(self)
-	cmd.Env = append(os.Environ(), "FAKEAGENT_CHILD=sleep")
+	mode := "sleep"
+	if stubborn {
+		mode = "stubborn"
+	}
+	cmd.Env = append(os.Environ(), "FAKEAGENT_CHILD="+mode)
 	if how == childSetsid {
 		newSession(cmd)
 	}
