@@ -110,7 +110,9 @@ func (r *Reaper) Running() []Proc {
 			ps = append(ps, p)
 		}
 	}
-	return ps
+	// Only the interrupt message shows names: the sweeps after each call
+	// read no command lines.
+	return named(ps)
 }
 
 // end sends SIGTERM to the descendants to end (all, or those no

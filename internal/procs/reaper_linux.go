@@ -102,12 +102,19 @@ func below(list []stat, root int, kept map[int]uint64) []Proc {
 			}
 			queue = append(queue, c.Pid)
 			if !c.zombie {
-				c.Name = argv0(c.Pid, c.Name)
 				out = append(out, c.Proc)
 			}
 		}
 	}
 	return out
+}
+
+// named gives each of ps the base name of the program it runs.
+func named(ps []Proc) []Proc {
+	for i := range ps {
+		ps[i].Name = argv0(ps[i].Pid, ps[i].Name)
+	}
+	return ps
 }
 
 // argv0 is the base name of the program a process runs, from its command

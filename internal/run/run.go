@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/dtree-dev/dtree/internal/agent"
@@ -483,12 +484,8 @@ func (w *walker) saveAnswers() {
 }
 
 func firstLine(s string) string {
-	for i, r := range s {
-		if r == '\n' {
-			return types.Clip(s[:i], maxName)
-		}
-	}
-	return types.Clip(s, maxName)
+	line, _, _ := strings.Cut(s, "\n")
+	return types.Clip(line, maxName)
 }
 
 // maxName bounds a node's name, its text's first line, where the logs and

@@ -1,6 +1,7 @@
 package runlog
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -96,11 +97,5 @@ func (l *Log) Wait() error {
 func (l *Log) Unwritten() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	n := 0
-	for _, b := range l.unwritten {
-		if b == '\n' {
-			n++
-		}
-	}
-	return n
+	return bytes.Count(l.unwritten, []byte{'\n'})
 }
