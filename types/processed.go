@@ -61,6 +61,14 @@ type Settings struct {
 	// it is ended when each call ends
 	// (readme/run.md#what-dtree-stops-and-when).
 	KeepRunning bool `json:"keep_running,omitempty"`
+	// Command (metadata command, YAML command:) makes the node a command
+	// step: dtree runs it through /bin/sh -c instead of an agent
+	// (readme/context.md#command-steps).
+	Command string `json:"command,omitempty"`
+	// Context (metadata context) is how much of the run so far the node's
+	// prompts get: none, previous or path; empty takes the chart's or
+	// the run's (readme/context.md#the-run-so-far).
+	Context string `json:"context,omitempty"`
 }
 
 // NormalizedDocument is what `dtree inspect --json` prints: the document with

@@ -43,9 +43,11 @@ type Call struct {
 	Prompt string
 	Model  string // "" drops the {model} argument
 	Dir    string
+	// Request is what the call is for; the child gets it as DTREE_*
+	// variables on top of Env.
+	Request Request
 	// Env is the child's whole base environment (nil is empty, not the
-	// parent's): the caller passes os.Environ() plus DTREE_RUN_ID,
-	// DTREE_NODE_ID and DTREE_ATTEMPT.
+	// parent's): the caller passes os.Environ().
 	Env     []string
 	Timeout time.Duration // 0: none
 	// Grace is the time between SIGTERM and SIGKILL; 0 means DefaultGrace.
@@ -251,7 +253,7 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	}
 	cmd := exec.CommandContext(cmdCtx, path, inv.args...)
 	cmd.Dir = c.Dir
-	cmd.Env = childEnv(c.Env, def)
+	cmd.Env = childEnv(append(c.Env[:len(c.Env):len(c.Env)], c.Request.Env()...), def)
 	if inv.stdin != "" {
 		cmd.Stdin = strings.NewReader(inv.stdin)
 	} // else /dev/null: empty, never the terminal, and no pipe to feed

@@ -253,8 +253,10 @@ func TestRunEnvironment(t *testing.T) {
 	def.UnsetEnv = []string{"CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT"}
 	dir := t.TempDir()
 	res, err := agent.Run(t.Context(), agent.Call{Def: def, Prompt: "hi", Dir: dir, Timeout: 20 * time.Second,
-		Env: env("FAKE_MODE=echo", "DTREE_RUN_ID=run-1", "DTREE_NODE_ID=n7", "DTREE_ATTEMPT=2",
-			"CLAUDECODE=1", "CLAUDE_CODE_ENTRYPOINT=cli", "NO_COLOR=", "TERM=xterm-256color", "KEEP=me")})
+		Request: agent.Request{RunID: "run-1", Node: "n7", Purpose: agent.PurposeValidate, Attempt: 2},
+		// A DTREE_NODE_ID in dtree's own environment (a dtree run from a
+		// step of another) is the request's in the child.
+		Env: env("FAKE_MODE=echo", "DTREE_NODE_ID=outer", "CLAUDECODE=1", "CLAUDE_CODE_ENTRYPOINT=cli", "NO_COLOR=", "TERM=xterm-256color", "KEEP=me")})
 	require.NoError(t, err)
 	r := decodeReport(t, res)
 
@@ -270,6 +272,7 @@ func TestRunEnvironment(t *testing.T) {
 		{name: "DTREE_RUN_ID", want: []string{"run-1"}},
 		{name: "DTREE_NODE_ID", want: []string{"n7"}},
 		{name: "DTREE_ATTEMPT", want: []string{"2"}},
+		{name: "DTREE_PURPOSE", want: []string{"validate"}},
 		{name: "KEEP", want: []string{"me"}},
 		{name: "FAKE_EXTRA", want: []string{"from the definition"}},
 		{name: "NO_COLOR", want: []string{"1"}},

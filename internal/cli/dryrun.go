@@ -30,7 +30,7 @@ type dryRun struct {
 // Call is a run.Runner.
 func (d *dryRun) Call(_ context.Context, c agent.Call) (agent.Result, error) {
 	res := agent.Result{ExitCode: -1}
-	id, purpose := envValue(c.Env, "DTREE_NODE_ID"), envValue(c.Env, "DTREE_PURPOSE")
+	id, purpose := c.Request.Node, c.Request.Purpose
 	argv, onStdin, err := agent.Preview(c.Def, c.Prompt, c.Model)
 	if err != nil {
 		return res, err
@@ -42,7 +42,7 @@ func (d *dryRun) Call(_ context.Context, c agent.Call) (agent.Result, error) {
 	} else if strings.Contains(strings.Join(argv, " "), "<prompt file>") {
 		where = "in a prompt file"
 	}
-	if purpose == "validate" {
+	if purpose == agent.PurposeValidate {
 		fmt.Fprintf(d.w, "  validate: %s: %s\n  validation prompt, %s %s (the agent's output in it is the dry run's stand-in, %s):\n",
 			c.Def.Name, shellJoin(argv), types.Plural(len(c.Prompt), "byte"), where, dryProcessAnswer)
 		d.printPrompt(c.Prompt)
@@ -177,16 +177,6 @@ func splitAnswer(c *chart.Chart, page, f string) (key, label string, ok bool) {
 		}
 	}
 	return strings.Cut(f, "=")
-}
-
-// envValue is the last value of name in env, as exec takes it.
-func envValue(env []string, name string) string {
-	for i := len(env) - 1; i >= 0; i-- {
-		if v, ok := strings.CutPrefix(env[i], name+"="); ok {
-			return v
-		}
-	}
-	return ""
 }
 
 var plainArg = regexp.MustCompile(`^[A-Za-z0-9_./=:,@+%-]+$`)

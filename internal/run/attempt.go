@@ -37,61 +37,100 @@ type outcome struct {
 	err        error
 }
 
-func (w *walker) attempt(ctx context.Context, n *types.ProcessedNode, attempt int, cli string, out []types.Edge, labels []string, fb []feedback, res *NodeResult) outcome {
+// A stepKind is what a visit of one kind of node does on each attempt:
+// processStep, decisionStep and commandStep. The walker (runNode) owns the
+// visit: its attempts, retries, backoff, events and result; a kind owns
+// one attempt: the call it makes and how it reads what came back. A
+// process step's work is judged by a validator. A new kind is a type
+// beside these and a case in kindOf (readme/dev.md#what-a-change-touches).
+type stepKind interface {
+	// attempt makes attempt number a of the visit, with the critiques of
+	// the attempts before it.
+	attempt(ctx context.Context, v *step, a int, fb []feedback) outcome
+}
+
+// kindOf is the kind of a node that is not a terminator.
+func kindOf(n *types.ProcessedNode) stepKind {
+	if n.Role == types.RoleDecision {
+		return decisionStep{}
+	}
+	return processStep{}
+}
+
+// step is one visit of a node in progress, as its kind sees it.
+type step struct {
+	w      *walker
+	n      *types.ProcessedNode
+	out    []types.Edge // the node's edges, in the chart's order
+	labels []string     // their labels
+	res    *NodeResult
+	// output is the final text of the visit's last attempt that got one:
+	// the agent's answer, or a command's output. Later steps see it
+	// (the run so far, {{node.ID.output}}).
+	output string
+	// exitCode is a command step's exit status (-1: killed, or never
+	// run).
+	exitCode int
+}
+
+// cli is the CLI of attempt a: the node's, its retry CLI's after.
+func (v *step) cli(a int) string {
+	if a > 1 {
+		return v.n.RetryCLI
+	}
+	return v.n.CLI
+}
+
+// ask makes an agent call of the visit with the prompt and sorts out how
+// it ended: ok is false with the outcome to return when the call gives
+// the attempt nothing to read.
+func (v *step) ask(ctx context.Context, a int, cli, prompt, purpose string) (agent.Result, outcome, bool) {
+	w, n := v.w, v.n
 	def, err := w.o.Registry.Lookup(cli)
 	if err != nil {
-		return outcome{err: err}
+		return agent.Result{}, outcome{err: err}, false
 	}
-	decision := n.Role == types.RoleDecision
-	prompt := prompts.BuildProcess(n.Text, fb)
-	if decision {
-		prompt = prompts.BuildDecision(n.Text, labels, fb)
-	}
-	w.o.Progress.AttemptStarted(n, attempt, def.Name, "run")
-	r, err := w.call(ctx, n, attempt, def, prompt, "run", res)
+	w.o.Progress.AttemptStarted(n, a, def.Name, purpose)
+	r, err := w.call(ctx, n, a, def, prompt, purpose, v.res)
 	if ctx.Err() != nil {
-		return outcome{err: ctx.Err()}
+		return r, outcome{err: ctx.Err()}, false
 	}
 	if lerr := w.logFailed(); lerr != nil {
 		// The run stops, but what the agent did is kept: its answer is in
 		// the node's result (and answers.yaml), for the summary.
 		if err == nil {
-			res.Response = parseResponse(decision, r.Answer)
+			v.res.Response = parseResponse(n.Role == types.RoleDecision, r.Answer)
 		}
-		return outcome{err: lerr}
+		return r, outcome{err: lerr}, false
 	}
 	if errors.Is(err, agent.ErrNotFound) {
-		return outcome{err: err}
+		return r, outcome{err: err}, false
 	}
 	if kind, _ := agent.Permanent(err); kind != "" {
-		return outcome{err: &NodeFailedError{Node: n.ID, Text: firstLine(n.Text), Attempts: attempt,
-			Last: "the agent call failed: " + err.Error()}}
+		return r, outcome{err: &NodeFailedError{Node: n.ID, Text: firstLine(n.Text), Attempts: a,
+			Last: "the agent call failed: " + err.Error()}}, false
 	}
 	if err != nil {
-		return outcome{reason: "the agent call failed: " + err.Error(), agentError: true}
+		return r, outcome{reason: "the agent call failed: " + err.Error(), agentError: true}, false
 	}
-	if decision {
-		d, err := response.ParseDecision(r.Answer)
-		if err != nil {
-			return outcome{reason: fmt.Sprintf("%s. Answer with one of: %s.", replyError(err, r), quoteAll(labels))}
-		}
-		res.Response = d
-		label, ok := response.MatchLabel(d.Answer, labels)
-		if !ok {
-			return outcome{reason: fmt.Sprintf("the answer %q is not one of the allowed answers. Answer with exactly one of: %s.", d.Answer, quoteAll(labels))}
-		}
-		for _, e := range out {
-			if e.Label == label {
-				w.event(runlog.Decision{Node: n.ID, Answer: d.Answer, Label: label, Next: e.To})
-				return outcome{next: e.To, label: label}
-			}
-		}
+	v.output = r.Answer
+	return r, outcome{}, true
+}
+
+// processStep sends the node's text to its agent, reads a
+// ProcessResponse, and has the work validated.
+type processStep struct{}
+
+func (processStep) attempt(ctx context.Context, v *step, a int, fb []feedback) outcome {
+	r, o, ok := v.ask(ctx, a, v.cli(a), prompts.BuildProcess(v.n.Text, fb), agent.PurposeRun)
+	if !ok {
+		return o
 	}
 	p, err := response.ParseProcess(r.Answer)
 	if err != nil {
 		return outcome{reason: replyError(err, r)}
 	}
-	res.Response = p
+	v.res.Response = p
 	if !p.Completed {
 		reason := "you reported the task as not completed (\"completed\": false)"
 		if len(p.Comments) > 0 {
@@ -100,30 +139,66 @@ func (w *walker) attempt(ctx context.Context, n *types.ProcessedNode, attempt in
 		return outcome{reason: reason}
 	}
 	next := ""
-	if len(out) > 0 {
-		next = out[0].To
+	if len(v.out) > 0 {
+		next = v.out[0].To
 	}
-	if !n.Validate || w.o.NoValidate {
+	if !v.n.Validate || v.w.o.NoValidate {
 		return outcome{next: next}
 	}
-	v, err := w.validate(ctx, n, attempt, r.Answer, res)
+	val, err := validator{}.judge(ctx, v, a, r.Answer)
 	if err != nil {
 		return outcome{err: err}
 	}
-	res.Validation = &v
-	if !v.FullyCompleted {
+	v.res.Validation = &val
+	if !val.FullyCompleted {
 		reason := "validation did not pass (fully_completed: false)"
-		if len(v.Warnings) > 0 {
-			reason += ": " + strings.Join(v.Warnings, "; ")
+		if len(val.Warnings) > 0 {
+			reason += ": " + strings.Join(val.Warnings, "; ")
 		}
 		return outcome{reason: reason}
 	}
 	return outcome{next: next}
 }
 
-// validate asks the validation CLI to judge the output, retrying a call
+// decisionStep asks the node's agent to pick one of the node's labels.
+type decisionStep struct{}
+
+func (decisionStep) attempt(ctx context.Context, v *step, a int, fb []feedback) outcome {
+	r, o, ok := v.ask(ctx, a, v.cli(a), prompts.BuildDecision(v.n.Text, v.labels, fb), agent.PurposeRun)
+	if !ok {
+		return o
+	}
+	d, err := response.ParseDecision(r.Answer)
+	if err != nil {
+		return outcome{reason: fmt.Sprintf("%s. Answer with one of: %s.", replyError(err, r), quoteAll(v.labels))}
+	}
+	v.res.Response = d
+	label, ok := response.MatchLabel(d.Answer, v.labels)
+	if !ok {
+		return outcome{reason: fmt.Sprintf("the answer %q is not one of the allowed answers. Answer with exactly one of: %s.", d.Answer, quoteAll(v.labels))}
+	}
+	return v.take(label, d.Answer)
+}
+
+// take follows the edge with the label, logging the decision.
+func (v *step) take(label, answer string) outcome {
+	for _, e := range v.out {
+		if e.Label == label {
+			v.w.event(runlog.Decision{Node: v.n.ID, Answer: answer, Label: label, Next: e.To})
+			return outcome{next: e.To, label: label}
+		}
+	}
+	return outcome{reason: fmt.Sprintf("no branch is labelled %q", label)}
+}
+
+// validator has a process step's work judged by the node's validation
+// CLI.
+type validator struct{}
+
+// judge asks the validation CLI to judge the output, retrying a call
 // that itself fails; the work is not re-run.
-func (w *walker) validate(ctx context.Context, n *types.ProcessedNode, attempt int, output string, res *NodeResult) (types.ValidationResponse, error) {
+func (validator) judge(ctx context.Context, v *step, attempt int, output string) (types.ValidationResponse, error) {
+	w, n, res := v.w, v.n, v.res
 	def, err := w.o.Registry.Lookup(n.ValidateCLI)
 	if err != nil {
 		return types.ValidationResponse{}, err
@@ -131,8 +206,8 @@ func (w *walker) validate(ctx context.Context, n *types.ProcessedNode, attempt i
 	prompt := prompts.BuildValidation(n.ValidatePrompt, n.Text, output)
 	var last string
 	for call := 1; call <= validationCalls; call++ {
-		w.o.Progress.AttemptStarted(n, attempt, def.Name, "validate")
-		r, err := w.call(ctx, n, attempt, def, prompt, "validate", res)
+		w.o.Progress.AttemptStarted(n, attempt, def.Name, agent.PurposeValidate)
+		r, err := w.call(ctx, n, attempt, def, prompt, agent.PurposeValidate, res)
 		if ctx.Err() != nil {
 			return types.ValidationResponse{}, ctx.Err()
 		}
@@ -196,15 +271,14 @@ func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, 
 	if w.o.Log != nil {
 		runID = w.o.Log.RunID
 	}
-	env := append(append([]string(nil), w.o.Env...),
-		"DTREE_RUN_ID="+runID, "DTREE_NODE_ID="+n.ID, "DTREE_ATTEMPT="+strconv.Itoa(attempt), "DTREE_PURPOSE="+purpose)
 	// The node's model is for its own CLI; another (a validate_cli, a
 	// retry_cli) gets the run's --model, as any node without one.
 	model := w.o.Model
 	if n.Model != "" && def.Name == n.CLI {
 		model = n.Model
 	}
-	c := agent.Call{Def: def, Prompt: prompt, Model: model, Dir: w.o.Workdir, Env: env, Timeout: n.Timeout, KeepRunning: n.KeepRunning}
+	c := agent.Call{Def: def, Prompt: prompt, Model: model, Dir: w.o.Workdir, Env: w.o.Env,
+		Request: agent.Request{RunID: runID, Node: n.ID, Purpose: purpose, Attempt: attempt}, Timeout: n.Timeout, KeepRunning: n.KeepRunning}
 	if err := w.flush(); err != nil {
 		return agent.Result{}, err
 	}
@@ -248,7 +322,7 @@ func (w *walker) record(n *types.ProcessedNode, purpose, answer string, err erro
 			labels = append(labels, e.Label)
 		}
 	}
-	w.replies.Add(n.ID, n.Text, decision, purpose == "validate", answer, err, labels)
+	w.replies.Add(n.ID, n.Text, decision, purpose == agent.PurposeValidate, answer, err, labels)
 }
 
 // parseResponse reads an answer into a node's response as attempt does,

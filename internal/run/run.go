@@ -104,6 +104,10 @@ type walker struct {
 	visits  map[string]int
 	started time.Time
 	replies replay.Recorder // for answers.yaml
+	// history is every finished visit, oldest first; last indexes each
+	// node's latest one.
+	history []pastStep
+	last    map[string]int
 }
 
 // Walk runs the chart and returns its summary. The error is a
@@ -231,15 +235,16 @@ func (w *walker) runNode(ctx context.Context, n *types.ProcessedNode, visit int)
 		w.event(ev)
 		return res, err
 	}
+	v := &step{w: w, n: n, out: out, labels: labels, res: res, exitCode: -1}
+	defer w.remember(v)
+	kind := kindOf(n)
 	var feedback []feedback
 	attempts := 1 + n.Retries
 	for attempt := 1; attempt <= attempts; attempt++ {
-		cli := n.CLI
 		if attempt > 1 {
-			cli = n.RetryCLI
 			res.Retries++
 		}
-		outcome := w.attempt(ctx, n, attempt, cli, out, labels, feedback, res)
+		outcome := kind.attempt(ctx, v, attempt, feedback)
 		if outcome.err != nil { // not retried
 			return stop(outcome.err)
 		}

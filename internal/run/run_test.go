@@ -44,12 +44,7 @@ func walk(t *testing.T, csv string, s script) (*Summary, []string, error) {
 	require.Empty(t, c.Errors)
 	var prompts []string
 	runner := func(ctx context.Context, call agent.Call) (agent.Result, error) {
-		node := ""
-		for _, e := range call.Env {
-			if v, ok := strings.CutPrefix(e, "DTREE_NODE_ID="); ok {
-				node = v
-			}
-		}
+		node := call.Request.Node
 		purpose := "run"
 		switch {
 		case strings.Contains(call.Prompt, `"fully_completed"`):

@@ -45,12 +45,7 @@ func TestUsageAndModel(t *testing.T) {
 	var mu sync.Mutex
 	models := map[string]string{} // "node cli" -> model
 	runner := func(ctx context.Context, call agent.Call) (agent.Result, error) {
-		node := ""
-		for _, e := range call.Env {
-			if v, ok := strings.CutPrefix(e, "DTREE_NODE_ID="); ok {
-				node = v
-			}
-		}
+		node := call.Request.Node
 		mu.Lock()
 		models[node+" "+call.Def.Name] = call.Model
 		mu.Unlock()
