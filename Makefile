@@ -86,6 +86,7 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/...
 	$(GO) run ./internal/testchart/benchimport
 	$(GO) run ./internal/testchart/benchrun
+	$(GO) run ./internal/testchart/benchcalls
 
 clean:
 	rm -rf bin

@@ -1,0 +1,114 @@
+// Command benchcalls measures what the quickstart chart spends on agents:
+// the agent calls it makes and the prompt bytes it sends them, on one
+// scripted run, before and after its test step became a command step
+// (readme/performance.md#what-a-step-sees). The same fake agent answers
+// both runs the same way: every decision takes "Yes", every process
+// step reports the same comments.
+//
+//	go run ./internal/testchart/benchcalls
+//
+// Tokens are estimated as prompt bytes / 4; a real CLI adds its own system
+// prompt to every call, so each call saved saves more than its share.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+)
+
+// The charts, from the repository root.
+const (
+	before = "testdata/quickstart/bench/update-deps-before.csv"
+	after  = "testdata/quickstart/update-deps.csv"
+	module = "testdata/quickstart/module"
+)
+
+// script answers both runs alike: what the agents report is the same
+// whether a test run was theirs or a command's.
+const script = `[
+ {"node": "4", "purpose": "run", "reply": "{\"completed\": true, \"comments\": [\"2 outdated: golang.org/x/text v0.14.0 -> v0.21.0, github.com/spf13/cobra v1.8.0 -> v1.8.1\"]}"},
+ {"node": "7", "purpose": "run", "reply": "{\"completed\": true, \"comments\": [\"ok example.com/greet 0.002s: every test passed\"]}"},
+ {"purpose": "decide", "answer": "Yes"}
+]`
+
+func main() {
+	if err := bench(); err != nil {
+		fmt.Fprintln(os.Stderr, "benchcalls:", err)
+		os.Exit(1)
+	}
+}
+
+func bench() error {
+	dir, err := os.MkdirTemp("", "dtree-benchcalls-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	bin := filepath.Join(dir, "bin")
+	for _, b := range [][2]string{{"dtree", "./cmd/dtree"}, {"fakeagent", "./internal/testagent/fakeagent"}} {
+		out, err := exec.Command("go", "build", "-o", filepath.Join(bin, b[0]), b[1]).CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("build %s: %v\n%s", b[0], err, out)
+		}
+	}
+	write := func(name, content string) error {
+		return os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644)
+	}
+	if err := write("dtree.yaml", "default_cli: fake\nclis:\n  fake:\n    binary: fakeagent\n    prompt_via: stdin\n    output: text\n"); err != nil {
+		return err
+	}
+	if err := write("script.json", script); err != nil {
+		return err
+	}
+	workdir, err := filepath.Abs(module)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("%-8s %6s %13s %16s\n", "chart", "calls", "prompt bytes", "~tokens (B/4)")
+	for _, c := range []struct{ name, path string }{{"before", before}, {"after", after}} {
+		log := filepath.Join(dir, c.name+".jsonl")
+		state := filepath.Join(dir, c.name+".state")
+		if err := os.Mkdir(state, 0o755); err != nil {
+			return err
+		}
+		cmd := exec.Command(filepath.Join(bin, "dtree"), "run", "--quiet", "--config", filepath.Join(dir, "dtree.yaml"),
+			"--log-dir", filepath.Join(dir, "logs"), "--workdir", workdir, c.path)
+		cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
+			"FAKEAGENT_SCRIPT="+filepath.Join(dir, "script.json"), "FAKEAGENT_LOG="+log, "FAKEAGENT_STATE="+state)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("dtree run %s: %v\n%s", c.path, err, out)
+		}
+		calls, bytes, err := count(log)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("%-8s %6d %13d %16d\n", c.name, calls, bytes, bytes/4)
+	}
+	return nil
+}
+
+// count reads the fake agent's log: one line per call, with its prompt.
+func count(path string) (calls, bytes int, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 64<<20)
+	for sc.Scan() {
+		var rec struct {
+			Prompt string `json:"prompt"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+			return 0, 0, fmt.Errorf("%s: %v", path, err)
+		}
+		calls++
+		bytes += len(rec.Prompt)
+	}
+	return calls, bytes, sc.Err()
+}
