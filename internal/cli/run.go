@@ -410,7 +410,7 @@ func preflight(c *chart.Chart, page types.Page, start string, reg *agent.Registr
 			}
 			if def.InProcess {
 				if !inProcess {
-					problems = append(problems, fmt.Sprintf("CLI %s answers from an answers file, and this run has none; %s", def.Name, def.InstallHint))
+					problems = append(problems, fmt.Sprintf("CLI %s answers from an answers file, and this run has none: pass --answers FILE", def.Name))
 				}
 				continue
 			}
