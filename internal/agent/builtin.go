@@ -216,6 +216,15 @@ var builtins = map[string]Definition{
 		KeyVars:       []string{"AMP_API_KEY"},
 		InstallHint:   "install Amp: npm install -g @ampcode/cli",
 	},
+	// replay is no program: it answers each call from an answers file,
+	// inside dtree (internal/replay, readme/replay.md), when `dtree run
+	// CHART --answers FILE` brings its runner.
+	"replay": {
+		Name:        "replay",
+		InProcess:   true,
+		Output:      OutputText,
+		InstallHint: "replay is built into dtree; pass --answers FILE",
+	},
 }
 
 // filePrompt is the argv prompt of CLIs that read neither stdin nor a

@@ -101,4 +101,9 @@ type Definition struct {
 	// which will do.
 	KeyVars     []string `yaml:"key_vars" json:"key_vars"`
 	InstallHint string   `yaml:"install_hint" json:"install_hint"`
+	// InProcess says the CLI is answered inside dtree, not by a program:
+	// the replay agent (readme/replay.md). It has no binary to look up or
+	// start; a run that has its runner (--answers) answers its calls, and
+	// Run refuses them. Built-ins only.
+	InProcess bool `yaml:"-" json:"-"`
 }

@@ -21,6 +21,11 @@
 // the error (stderr.go). Secrets are redacted by whoever writes the
 // output down (runlog), not here.
 //
+// One built-in, replay, is no program (Definition.InProcess): dtree
+// answers its calls itself (internal/replay, readme/replay.md), and
+// InProcessResult gives what it printed the logs and the Result of a
+// text CLI's call; Run refuses it.
+//
 // ProbeVersion and TraitsOf tell `dtree clis` what is installed and what
 // each definition does.
 package agent

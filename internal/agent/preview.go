@@ -9,6 +9,9 @@ import (
 // go, without running it (`dtree run --dry-run`). The argv shows the prompt
 // elided, as the logs do, and a prompt file as "<prompt file>".
 func Preview(def Definition, prompt, model string) (argv []string, onStdin bool, err error) {
+	if def.InProcess {
+		return []string{InProcessName(def)}, false, nil
+	}
 	// A prompt file meant for the working directory goes to the temporary
 	// one: a dry run changes nothing there. Its path is not shown anyway.
 	inv, err := prepare(def, prompt, modelFor(def, model), os.TempDir())

@@ -141,10 +141,12 @@ type Traits struct {
 func TraitsOf(e Entry, getenv func(string) string) Traits {
 	def := e.Def
 	var t Traits
-	switch def.PromptVia {
-	case PromptStdin:
+	switch {
+	case def.InProcess:
+		t.Prompt, t.Long = "none", "none" // the replay agent reads no prompt
+	case def.PromptVia == PromptStdin:
 		t.Prompt, t.Long = "stdin", "stdin"
-	case PromptFile:
+	case def.PromptVia == PromptFile:
 		t.Prompt, t.Long = "file", "file"
 	default:
 		t.Prompt = "argv"

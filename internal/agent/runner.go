@@ -191,6 +191,10 @@ func (e *AgentError) Error() string {
 func Run(ctx context.Context, c Call) (Result, error) {
 	def := c.Def
 	res := Result{ExitCode: -1}
+	if def.InProcess {
+		// Its runner answers it, in process; this one has nothing to start.
+		return res, fmt.Errorf("CLI %s is answered inside dtree, not by a program: %s", def.Name, def.InstallHint)
+	}
 	// A relative binary ("./agent") is found from dtree's directory; the
 	// agent runs in c.Dir, so it is started by its absolute path.
 	path, _, err := LookPath(def)

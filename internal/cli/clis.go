@@ -71,6 +71,9 @@ type cliInfo struct {
 	ModelFlag    string         `json:"model_flag"`
 	ModelValues  []string       `json:"model_values"`
 	InstallHint  string         `json:"install_hint"`
+	// InProcess says dtree itself answers for it (replay): it has no
+	// binary, and is always there.
+	InProcess bool `json:"in_process"`
 	// slow says --version did not answer in time (the table shows "slow").
 	slow bool
 }
@@ -107,6 +110,11 @@ func (a *App) clis(ctx context.Context, o clisOptions) error {
 			info.Output = agent.OutputText
 		}
 		info.KeySet = slices.ContainsFunc(t.KeyVars, func(k agent.KeyVar) bool { return k.Set })
+		if e.Def.InProcess {
+			info.InProcess, info.Installed, info.Version = true, true, "dtree "+version()
+			infos[i] = info
+			continue
+		}
 		infos[i] = info
 		wg.Go(func() {
 			p := agent.ProbeVersion(ctx, e.Def, env, timeout)
@@ -145,8 +153,12 @@ func nameCell(c cliInfo) string {
 }
 
 // binaryCell is the program found, or, when none was, the names it was
-// looked for under ("cursor-agent|agent").
+// looked for under ("cursor-agent|agent"); "-" for one dtree answers
+// itself.
 func binaryCell(c cliInfo) string {
+	if c.InProcess {
+		return "-"
+	}
 	if c.Installed {
 		return c.Binary
 	}

@@ -37,9 +37,12 @@ func (d *dryRun) Call(_ context.Context, c agent.Call) (agent.Result, error) {
 	}
 	res.Argv, res.ExitCode = argv, 0
 	where := "in argv"
-	if onStdin {
+	switch {
+	case c.Def.InProcess:
+		where = "kept in dtree" // the replay agent reads none
+	case onStdin:
 		where = "on stdin"
-	} else if strings.Contains(strings.Join(argv, " "), "<prompt file>") {
+	case strings.Contains(strings.Join(argv, " "), "<prompt file>"):
 		where = "in a prompt file"
 	}
 	if purpose == agent.PurposeValidate {

@@ -14,8 +14,9 @@ import (
 
 // loadAnswers reads an answers file, matches it to the chart, and hands
 // every agent call of the chart to the replay agent: the answers cover the
-// whole run, validation and retries included.
-func loadAnswers(c *chart.Chart, page types.Page, path string) (*replay.Plan, error) {
+// whole run, validation and retries included. The runner it returns
+// answers those calls, in process (readme/replay.md).
+func loadAnswers(c *chart.Chart, page types.Page, path string) (*replay.Runner, error) {
 	ans, err := replay.Load(path)
 	if err != nil {
 		return nil, &UsageError{Err: fmt.Errorf("--answers: %w", err)}
@@ -39,7 +40,7 @@ func loadAnswers(c *chart.Chart, page types.Page, path string) (*replay.Plan, er
 		}
 		n.Settings = s
 	}
-	return plan, nil
+	return replay.NewRunner(plan), nil
 }
 
 // replayCommand is the command that replays a run from its answers.yaml:
@@ -64,14 +65,9 @@ func replayCommand(chartPath string, fs *pflag.FlagSet, answers string) string {
 // warnUnused says which replies of the answers file a replay that reached
 // its end left over: the chart, or the file, has changed since they
 // matched, and a CI check would want to know.
-func warnUnused(w io.Writer, planPath string, plan *replay.Plan) {
-	left, err := replay.Unused(planPath, plan)
-	if err != nil {
-		fmt.Fprintf(w, "dtree: warning: %v\n", err)
-		return
-	}
-	for _, l := range left {
-		fmt.Fprintf(w, "dtree: warning: %s:%d: node %s %q: %s not used by this run\n", plan.Answers, l.Line, l.ID, types.Excerpt(l.Text, 60), types.Plural(l.Left, "reply"))
+func warnUnused(w io.Writer, r *replay.Runner) {
+	for _, l := range r.Unused() {
+		fmt.Fprintf(w, "dtree: warning: %s:%d: node %s %q: %s not used by this run\n", r.Answers(), l.Line, l.ID, types.Excerpt(l.Text, 60), types.Plural(l.Left, "reply"))
 	}
 }
 

@@ -121,13 +121,13 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 	if err != nil {
 		return err
 	}
-	var answers *replay.Plan
+	var answers *replay.Runner
 	if o.answers != "" {
 		if answers, err = loadAnswers(c, page, o.answers); err != nil {
 			return err
 		}
 	}
-	if err := preflight(c, page, start, reg, o.noValidate, os.Geteuid() == 0, a.Getenv); err != nil {
+	if err := preflight(c, page, start, reg, o.noValidate, answers != nil || o.dryRun, os.Geteuid() == 0, a.Getenv); err != nil {
 		return err
 	}
 	wait, err := a.backoff()
@@ -165,13 +165,6 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 	}
 	defer log.Close()
 	a.exceptRun(log.Redactor())
-	if answers != nil {
-		path := filepath.Join(log.Dir, ".replay-plan.json")
-		if err := replay.WritePlan(path, answers); err != nil {
-			return err
-		}
-		env = append(env, replay.EnvPlan+"="+path)
-	}
 
 	// Every process the agents start is ended when its step ends, and all of
 	// them when the run does, however it ends
@@ -186,8 +179,12 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 		a.Procs.EndAll()
 		a.interrupts.setDoing(nil, nil)
 	}()
+	call := agent.Run
+	if answers != nil {
+		call = answers.Call // the replay agent, in process
+	}
 	runner := func(ctx context.Context, c agent.Call) (agent.Result, error) {
-		r, err := agent.Run(ctx, c)
+		r, err := call(ctx, c)
 		a.Procs.StepEnded(c.KeepRunning)
 		return r, err
 	}
@@ -203,7 +200,7 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 		Picture:       runPicture(s.WriteLogGraph, log.Dir, c.Doc, log.Redactor().String),
 	})
 	if answers != nil && sum.Status == run.StatusSucceeded {
-		warnUnused(stderr, filepath.Join(log.Dir, ".replay-plan.json"), answers)
+		warnUnused(stderr, answers)
 	}
 	if s.WriteLogShort {
 		sum.Logs.Short = filepath.Join(log.Dir, "short.json")
@@ -377,8 +374,10 @@ func (a *App) runTarget(c *chart.Chart, o runOptions, path string) (types.Page, 
 // nodes may use can run and is installed, and, when dtree runs as root,
 // that none of them will refuse to run as root (claude without
 // IS_SANDBOX=1): each of those would fail its first call, after the nodes
-// before it did their work.
-func preflight(c *chart.Chart, page types.Page, start string, reg *agent.Registry, noValidate, asRootUser bool, getenv func(string) string) error {
+// before it did their work. An in-process CLI (replay) has nothing to
+// install: it can run when inProcess says the run answers it (--answers,
+// or a dry run, which calls nothing).
+func preflight(c *chart.Chart, page types.Page, start string, reg *agent.Registry, noValidate, inProcess, asRootUser bool, getenv func(string) string) error {
 	g := c.Graph
 	root, _ := g.Index(start)
 	reach := g.ReachableUntil(root, func(i int) bool {
@@ -407,6 +406,12 @@ func preflight(c *chart.Chart, page types.Page, start string, reg *agent.Registr
 			def, err := reg.Lookup(name)
 			if err != nil {
 				problems = append(problems, err.Error())
+				continue
+			}
+			if def.InProcess {
+				if !inProcess {
+					problems = append(problems, fmt.Sprintf("CLI %s answers from an answers file, and this run has none: pass --answers FILE", def.Name))
+				}
 				continue
 			}
 			if _, _, err := agent.LookPath(def); err != nil {

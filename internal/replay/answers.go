@@ -9,14 +9,12 @@
 //	Did they pass?: [No, "Yes"]           # a decision: the label, per visit
 //	"5": [ok, "fail: no test for it", ok, ok] # process, validation, retry, validation
 //
-// The parent dtree reads and checks the file against the chart (Load,
-// Resolve) and writes a plan into the run directory; each agent call is a
-// child process, `dtree agent replay`, that takes the node's next reply
-// from the plan (Serve).
+// dtree reads and checks the file against the chart (Load, Resolve) into a
+// Plan; a Runner answers each agent call of the run from it, in process:
+// no child is started, and nothing is written but the run's own logs.
 package replay
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -159,12 +157,12 @@ func reply(path string, n *yaml.Node) (Reply, error) {
 // Finder names the nodes a key matches: one id, or none, or several.
 type Finder func(key string) []string
 
-// Node is what the replay child needs to know of a node.
+// Node is what the replay agent needs to know of a node.
 type Node struct {
-	Text     string  `json:"text"`
-	Decision bool    `json:"decision"`
-	Replies  []Reply `json:"replies"`
-	Line     int     `json:"line"` // the entry's line in the answers file; 0 for none
+	Text     string
+	Decision bool
+	Replies  []Reply
+	Line     int // the entry's line in the answers file; 0 for none
 }
 
 // Resolve matches every entry to a node of the chart; info gives a
@@ -200,36 +198,11 @@ func (a *Answers) Resolve(find Finder, info func(id string) (text, role string))
 	return nodes, errors.Join(errs...)
 }
 
-// Plan is what the parent hands the replay child: every node's replies,
-// by id, and where the answers came from.
+// Plan is what the replay agent answers from: every node's replies, by
+// id, and where the answers came from.
 type Plan struct {
-	Answers string           `json:"answers"` // the answers file, for messages
-	Nodes   map[string]*Node `json:"nodes"`
-}
-
-// WritePlan writes the plan to path.
-func WritePlan(path string, p *Plan) error {
-	b, err := json.Marshal(p)
-	if err != nil {
-		return fmt.Errorf("encode replay plan: %w", err)
-	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		return fmt.Errorf("write replay plan: %w", err)
-	}
-	return nil
-}
-
-func readPlan(path string) (*Plan, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var p Plan
-	d := json.NewDecoder(bytes.NewReader(b))
-	if err := d.Decode(&p); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return &p, nil
+	Answers string // the answers file, for messages
+	Nodes   map[string]*Node
 }
 
 // Leftover is a node whose replies a replay did not all use.
@@ -237,23 +210,4 @@ type Leftover struct {
 	ID, Text string
 	Line     int // its entry in the answers file
 	Left     int // replies not used
-}
-
-// Unused lists, in the answers file's order, the nodes whose replies the
-// replay run that used the plan at planPath left over: after a run that
-// reached its end, a sign that the chart or the file changed since they
-// matched.
-func Unused(planPath string, p *Plan) ([]Leftover, error) {
-	used, err := readState(planPath + ".state")
-	if err != nil {
-		return nil, fmt.Errorf("read the replay state: %w", err)
-	}
-	var out []Leftover
-	for id, n := range p.Nodes {
-		if left := len(n.Replies) - used[id]; left > 0 {
-			out = append(out, Leftover{ID: id, Text: n.Text, Line: n.Line, Left: left})
-		}
-	}
-	slices.SortFunc(out, func(a, b Leftover) int { return a.Line - b.Line })
-	return out, nil
 }

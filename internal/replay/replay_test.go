@@ -1,10 +1,7 @@
 package replay
 
 import (
-	"bytes"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -232,68 +229,4 @@ func TestRecorderYAMLParsesBack(t *testing.T) {
 	a, err = Parse("answers.yaml", empty)
 	require.NoError(t, err)
 	assert.Empty(t, a.Entries)
-}
-
-func TestServeTakesRepliesInOrder(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	plan := filepath.Join(dir, ".replay-plan.json")
-	require.NoError(t, WritePlan(plan, &Plan{Answers: "/charts/answers.yaml", Nodes: map[string]*Node{
-		"2": {Text: "Run the tests", Replies: []Reply{{"ok", 3}, {"fail: no test", 3}}, Line: 3},
-		"3": {Text: "Passed?", Decision: true, Replies: []Reply{{"No", 5}}, Line: 5},
-		"4": {Text: "Deploy"},
-	}}))
-	call := func(node, purpose string) (int, string, string) {
-		env := map[string]string{EnvPlan: plan, EnvNode: node, EnvPurpose: purpose}
-		var out, errb bytes.Buffer
-		code := Serve(func(k string) string { return env[k] }, strings.NewReader(strings.Repeat("p", 300<<10)), &out, &errb)
-		return code, out.String(), errb.String()
-	}
-	code, out, _ := call("2", "run")
-	assert.Equal(t, 0, code)
-	assert.Equal(t, "{\"completed\": true}\n", out)
-	code, out, _ = call("2", "validate")
-	assert.Equal(t, 0, code)
-	assert.JSONEq(t, `{"fully_completed":false,"should_retry":true,"warnings":["no test"]}`, out)
-	code, out, _ = call("3", "run")
-	assert.Equal(t, 0, code)
-	assert.JSONEq(t, `{"answer":"No"}`, out)
-
-	code, _, stderr := call("3", "run")
-	assert.Equal(t, 1, code)
-	assert.Equal(t, "replay: node 3 \"Passed?\" has no reply left in /charts/answers.yaml: its one reply (line 5) is used; add one for this run call\n", stderr)
-	code, _, stderr = call("9", "run")
-	assert.Equal(t, 1, code)
-	assert.Contains(t, stderr, "node 9 has no replies in /charts/answers.yaml")
-	code, _, stderr = call("4", "run")
-	assert.Equal(t, 1, code)
-	assert.Equal(t, "replay: node 4 \"Deploy\" has no replies in /charts/answers.yaml; add a list under \"4\"\n", stderr)
-
-	code, _, stderr = func() (int, string, string) {
-		var errb bytes.Buffer
-		return Serve(func(string) string { return "" }, strings.NewReader(""), &bytes.Buffer{}, &errb), "", errb.String()
-	}()
-	assert.Equal(t, 2, code)
-	assert.Contains(t, stderr, "dtree run CHART --answers FILE")
-	_, err := os.Stat(plan + ".state")
-	assert.NoError(t, err)
-}
-
-// Unused names the nodes whose replies a run left, in the file's order.
-func TestUnused(t *testing.T) {
-	t.Parallel()
-	plan := filepath.Join(t.TempDir(), ".replay-plan.json")
-	p := &Plan{Answers: "a.yaml", Nodes: map[string]*Node{
-		"2": {Text: "Build", Replies: []Reply{{"ok", 4}, {"ok", 4}}, Line: 4},
-		"3": {Text: "Test", Replies: []Reply{{"ok", 2}, {"ok", 2}, {"ok", 2}}, Line: 2},
-		"5": {Text: "Ship", Replies: []Reply{{"ok", 7}}, Line: 7},
-		"6": {Text: "Not in the file"},
-	}}
-	left, err := Unused(plan, p)
-	require.NoError(t, err)
-	assert.Equal(t, []Leftover{{"3", "Test", 2, 3}, {"2", "Build", 4, 2}, {"5", "Ship", 7, 1}}, left, "no call made: everything is left")
-	require.NoError(t, writeState(plan+".state", map[string]int{"2": 2, "3": 1, "5": 1}))
-	left, err = Unused(plan, p)
-	require.NoError(t, err)
-	assert.Equal(t, []Leftover{{"3", "Test", 2, 2}}, left)
 }

@@ -1,0 +1,127 @@
+package replay
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/dtree-dev/dtree/internal/agent"
+	"github.com/dtree-dev/dtree/types"
+)
+
+// Runner is the replay agent: its Call is a run.Runner that answers each
+// agent call of a run with the next reply of the call's node in a Plan,
+// inside dtree. It starts no process and writes no file of its own; each
+// node's place in its replies is kept here, safe for calls from several
+// goroutines.
+type Runner struct {
+	plan *Plan
+	mu   sync.Mutex
+	used map[string]int // node id → replies taken
+}
+
+// NewRunner returns a Runner that answers from p, which it does not change.
+func NewRunner(p *Plan) *Runner {
+	return &Runner{plan: p, used: map[string]int{}}
+}
+
+// Answers is the answers file the runner answers from, as its messages
+// name it.
+func (r *Runner) Answers() string { return r.plan.Answers }
+
+// CallError is a call the replay agent fails, as an agent's call fails:
+// an "error:" reply (Msg is its text), a node with no reply left, a reply
+// with no text. The run retries the node as after any failed call.
+type CallError struct {
+	Node string
+	Msg  string
+}
+
+func (e *CallError) Error() string { return e.Msg }
+
+// Call answers one agent call with the next reply of the node c.Request
+// names, for its purpose (a validation reads "ok" and "fail: why" as a
+// verdict). The reply goes to c.Output as a text CLI's stdout would, an
+// error as its stderr; the Result says what Run would say of a text CLI
+// that printed them, exit status 0, or 1 for an error.
+func (r *Runner) Call(ctx context.Context, c agent.Call) (agent.Result, error) {
+	if err := ctx.Err(); err != nil {
+		return agent.Result{ExitCode: -1}, &agent.StoppedError{Name: c.Def.Name, Err: err}
+	}
+	argv := []string{agent.InProcessName(c.Def), "--answers", r.plan.Answers}
+	fail := func(err *CallError) (agent.Result, error) {
+		return agent.InProcessResult(c, argv, "", err.Msg+"\n", 1), err
+	}
+	id, purpose := c.Request.Node, c.Request.Purpose
+	node, reply, err := r.next(id, purpose)
+	if err != nil {
+		return fail(err)
+	}
+	out, errText := Render(reply.Text, node.Decision, purpose == agent.PurposeValidate)
+	if errText != "" {
+		return fail(&CallError{Node: id, Msg: errText})
+	}
+	res := agent.InProcessResult(c, argv, out+"\n", "", 0)
+	if strings.TrimSpace(res.Answer) == "" {
+		return res, &CallError{Node: id, Msg: fmt.Sprintf("replay gave an empty answer: the reply to node %s at %s:%d has no text", id, r.plan.Answers, reply.Line)}
+	}
+	return res, nil
+}
+
+// next takes the node's next reply, or says why there is none.
+func (r *Runner) next(id, purpose string) (*Node, Reply, *CallError) {
+	fail := func(format string, args ...any) (*Node, Reply, *CallError) {
+		return nil, Reply{}, &CallError{Node: id, Msg: "replay: " + fmt.Sprintf(format, args...)}
+	}
+	if id == "" {
+		return fail("a call for no node: the replay agent answers the calls of `dtree run CHART --answers FILE`")
+	}
+	node := r.plan.Nodes[id]
+	switch {
+	case node == nil:
+		return fail("node %s has no replies in %s; add a list under %q", id, r.plan.Answers, id)
+	case len(node.Replies) == 0:
+		return fail("node %s %q has no replies in %s; add a list under %q", id, types.Excerpt(node.Text, 60), r.plan.Answers, id)
+	}
+	r.mu.Lock()
+	n := r.used[id]
+	if n < len(node.Replies) {
+		r.used[id] = n + 1
+	}
+	r.mu.Unlock()
+	if n >= len(node.Replies) {
+		spent := fmt.Sprintf("its %d replies (line %d) are used", len(node.Replies), node.Line)
+		if len(node.Replies) == 1 {
+			spent = fmt.Sprintf("its one reply (line %d) is used", node.Line)
+		}
+		return fail("node %s %q has no reply left in %s: %s; add one for this %s call",
+			id, types.Excerpt(node.Text, 60), r.plan.Answers, spent, purposeName(purpose))
+	}
+	return node, node.Replies[n], nil
+}
+
+func purposeName(p string) string {
+	if p == agent.PurposeValidate {
+		return "validation"
+	}
+	return "run"
+}
+
+// Unused lists, in the answers file's order, the nodes whose replies the
+// calls so far left over: after a run that reached its end, a sign that
+// the chart or the file changed since they matched.
+func (r *Runner) Unused() []Leftover {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []Leftover
+	for id, n := range r.plan.Nodes {
+		if left := len(n.Replies) - r.used[id]; left > 0 {
+			out = append(out, Leftover{ID: id, Text: n.Text, Line: n.Line, Left: left})
+		}
+	}
+	slices.SortFunc(out, func(a, b Leftover) int { return cmp.Or(a.Line-b.Line, strings.Compare(a.ID, b.ID)) })
+	return out
+}
