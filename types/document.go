@@ -131,3 +131,16 @@ func FoldName(s string) string {
 	}
 	return b.String()
 }
+
+// NodeCommand is the node's command (custom data command, any spelling
+// of the key that folds to it): the node is a command step when it is not
+// blank (readme/context.md#command-steps).
+func NodeCommand(n *Node) string {
+	key := "" // the first in sorted order, as settings take it
+	for k := range n.Metadata {
+		if FoldName(k) == "command" && (key == "" || k < key) {
+			key = k
+		}
+	}
+	return n.Metadata[key]
+}

@@ -22,6 +22,10 @@ const (
 	DefaultMaxVisits = 10
 )
 
+// CommandCLI is the CLI a command step shows (its Settings.CLI): the
+// shell that runs its command (readme/context.md#command-steps).
+const CommandCLI = "sh"
+
 // BuiltinDefaults are the defaults before any settings are read.
 func BuiltinDefaults() Defaults {
 	return Defaults{CLI: DefaultCLI, Retries: DefaultRetries, Timeout: DefaultTimeout, MaxVisits: DefaultMaxVisits}

@@ -89,3 +89,11 @@ func addCount(total **int64, v *int64, unreported *int) {
 	}
 	*total = &sum
 }
+
+// CommandResponse is what a command step reports: its exit status (-1
+// when it was killed or never ran) and the end of its output, stdout then
+// stderr (readme/context.md#command-steps).
+type CommandResponse struct {
+	ExitCode int    `json:"exit_code"`
+	Output   string `json:"output"`
+}

@@ -106,4 +106,8 @@ type Definition struct {
 	// start; a run that has its runner (--answers) answers its calls, and
 	// Run refuses them. Built-ins only.
 	InProcess bool `yaml:"-" json:"-"`
+	// ShowPrompt puts the prompt itself in the argv the logs show, not
+	// "<prompt: N bytes>": a command step's command (Shell). Built-ins
+	// only.
+	ShowPrompt bool `yaml:"-" json:"-"`
 }

@@ -95,7 +95,11 @@ func prepare(def Definition, prompt, model, workdir string) (invocation, error) 
 	tmpl = dropModel(tmpl, model)
 	// One pass each, so a prompt holding "{model}" stays as written.
 	fill := strings.NewReplacer("{prompt}", prompt, "{prompt_file}", file, "{model}", model)
-	shown := strings.NewReplacer("{prompt}", fmt.Sprintf("<prompt: %d bytes>", len(prompt)), "{prompt_file}", file, "{model}", model)
+	shownPrompt := fmt.Sprintf("<prompt: %d bytes>", len(prompt))
+	if def.ShowPrompt {
+		shownPrompt = prompt
+	}
+	shown := strings.NewReplacer("{prompt}", shownPrompt, "{prompt_file}", file, "{model}", model)
 	for _, a := range tmpl {
 		inv.args = append(inv.args, fill.Replace(a))
 		inv.shown = append(inv.shown, shown.Replace(a))

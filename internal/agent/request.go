@@ -6,6 +6,7 @@ import "strconv"
 const (
 	PurposeRun      = "run"      // a process step's work, or a decision
 	PurposeValidate = "validate" // the judgement of a process step's work
+	PurposeCommand  = "command"  // a command step's command, run by /bin/sh
 )
 
 // Request says what an agent call is for: the run, the step and the
@@ -16,7 +17,7 @@ const (
 type Request struct {
 	RunID   string
 	Node    string // the node's id in the chart
-	Purpose string // PurposeRun or PurposeValidate
+	Purpose string // PurposeRun, PurposeValidate or PurposeCommand
 	Attempt int    // 1 for the first attempt, 2 for the first retry, …
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/dtree-dev/dtree/internal/graph"
 	"github.com/dtree-dev/dtree/internal/lint"
 	"github.com/dtree-dev/dtree/internal/nodeconf"
+	"github.com/dtree-dev/dtree/internal/response"
 	"github.com/dtree-dev/dtree/types"
 )
 
@@ -79,6 +80,9 @@ func Check(doc *types.Document, opts Options) *Chart {
 		c.Nodes[i] = p
 		c.Errors = append(c.Errors, f.Errors...)
 		c.Warnings = append(c.Warnings, f.Warnings...)
+		if p.Command != "" && role == types.RoleDecision {
+			c.Errors = append(c.Errors, commandLabels(g, i, n)...)
+		}
 	}
 	<-linted
 	c.Errors = append(c.Errors, lintErrs...)
@@ -213,4 +217,20 @@ func (c *Chart) Digest(page string) string {
 		h.Write([]byte{'\n'})
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// commandLabels checks that a command decision's branches route its exit
+// statuses (readme/context.md#command-steps).
+func commandLabels(g *graph.Graph, i int, n *types.Node) []types.Diagnostic {
+	var labels []string
+	for _, e := range g.Out(i) {
+		labels = append(labels, e.Label)
+	}
+	msg := response.CheckExitLabels(labels)
+	if msg == "" {
+		return nil
+	}
+	return []types.Diagnostic{{Class: "command_labels", ID: n.ID, IDs: []string{n.ID}, Page: n.Page, Line: n.Line,
+		Message: fmt.Sprintf("node %s: command decision: %s", n.ID, msg),
+		Hint:    "label its branches with exit statuses (0, 2) or yes/no words: yes, pass, ok take exit 0; no, fail, else any other"}}
 }

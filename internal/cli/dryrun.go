@@ -36,6 +36,9 @@ func (d *dryRun) Call(_ context.Context, c agent.Call) (agent.Result, error) {
 		return res, err
 	}
 	res.Argv, res.ExitCode = argv, 0
+	if purpose == agent.PurposeCommand {
+		return d.command(id, c.Prompt, res)
+	}
 	where := "in argv"
 	switch {
 	case c.Def.InProcess:
@@ -73,6 +76,36 @@ func (d *dryRun) Call(_ context.Context, c agent.Call) (agent.Result, error) {
 	fmt.Fprintf(d.w, "  answer: %q (%s)\n", label, why)
 	b, _ := json.Marshal(map[string]string{"answer": label})
 	res.Answer = string(b)
+	return res, nil
+}
+
+// command shows a command step's command and runs nothing. A process
+// command exits 0; a decision's exits with the status of its --answer
+// (a pass word 0, a fail word 1), else 0.
+func (d *dryRun) command(id, command string, res agent.Result) (agent.Result, error) {
+	fmt.Fprintf(d.w, "  command (not run): /bin/sh -c %s\n", shellJoin([]string{command}))
+	i, _ := d.c.Graph.Index(id)
+	if d.c.Nodes[i].Role != types.RoleDecision {
+		return res, nil
+	}
+	picks := d.answers[id]
+	if len(picks) == 0 {
+		fmt.Fprintf(d.w, "  exit status: 0 (--answer %s=LABEL picks another branch)\n", id)
+		return res, nil
+	}
+	label := picks[min(d.asked[id], len(picks)-1)]
+	d.asked[id]++
+	o, _ := response.ExitLabel(label)
+	switch {
+	case o.Fail:
+		res.ExitCode = 1
+	case !o.Pass:
+		res.ExitCode = o.Code
+	}
+	fmt.Fprintf(d.w, "  exit status: %d (from --answer %s)\n", res.ExitCode, label)
+	if res.ExitCode != 0 {
+		return res, &agent.AgentError{Name: agent.Shell.Name, ExitCode: res.ExitCode, Reason: fmt.Sprintf("exited with status %d", res.ExitCode)}
+	}
 	return res, nil
 }
 

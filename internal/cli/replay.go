@@ -28,7 +28,7 @@ func loadAnswers(c *chart.Chart, page types.Page, path string) (*replay.Runner, 
 	replaced := map[*types.Settings]*types.Settings{}
 	for i := range c.Nodes {
 		n := &c.Nodes[i]
-		if n.Settings == nil || n.Role == types.RoleTerminator {
+		if n.Settings == nil || n.Role == types.RoleTerminator || n.Command != "" {
 			continue
 		}
 		s, ok := replaced[n.Settings]

@@ -184,6 +184,13 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 		call = answers.Call // the replay agent, in process
 	}
 	runner := func(ctx context.Context, c agent.Call) (agent.Result, error) {
+		if c.Request.Purpose == agent.PurposeCommand {
+			// A command step runs in a replay too: it is the chart's
+			// own command, not an agent's answer.
+			r, err := agent.Run(ctx, c)
+			a.Procs.StepEnded(c.KeepRunning)
+			return r, err
+		}
 		r, err := call(ctx, c)
 		a.Procs.StepEnded(c.KeepRunning)
 		return r, err
@@ -388,8 +395,8 @@ func preflight(c *chart.Chart, page types.Page, start string, reg *agent.Registr
 	seen := map[string]bool{}
 	for i, ok := range reach {
 		n := &c.Nodes[i]
-		if !ok || n.Role == types.RoleTerminator {
-			continue
+		if !ok || n.Role == types.RoleTerminator || n.Command != "" {
+			continue // a command step needs no CLI, only /bin/sh
 		}
 		need := []string{n.CLI}
 		if n.Retries > 0 {

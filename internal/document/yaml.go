@@ -20,7 +20,7 @@ import (
 var (
 	YAMLChartKeys = []string{"title", "defaults", "nodes", "pages"}
 	YAMLPageKeys  = []string{"id", "title", "nodes"}
-	YAMLNodeKeys  = []string{"id", "kind", "shape", "text", "tags", "metadata", "next", "branches"}
+	YAMLNodeKeys  = []string{"id", "kind", "shape", "text", "command", "tags", "metadata", "next", "branches"}
 	// YAMLKinds are the values of a node's kind:, in the order the manual
 	// lists them.
 	YAMLKinds = []string{"start", "end", "process", "decision", "subprocess", "other"}
@@ -282,7 +282,8 @@ func (y *yamlReader) readNode(m *yaml.Node, page string) {
 	n := types.Node{Page: page, Tags: []string{}, TextAreas: []string{}, Comments: []string{}, Line: m.Line}
 	kind, hasID := "", false
 	var edges []yamlEdge
-	var nextKey, branchesKey *yaml.Node
+	var nextKey, branchesKey, commandKey *yaml.Node
+	command := ""
 	y.fields(m, YAMLNodeKeys, "a node", func(key string, k, v *yaml.Node) {
 		switch key {
 		case "id":
@@ -302,6 +303,9 @@ func (y *yamlReader) readNode(m *yaml.Node, page string) {
 			if s, ok := y.scalar(v, "text"); ok {
 				n.Text = cleanText(s)
 			}
+		case "command":
+			commandKey = k
+			command, _ = y.scalar(v, "command")
 		case "tags":
 			n.Tags = y.tags(v)
 		case "metadata":
@@ -319,6 +323,17 @@ func (y *yamlReader) readNode(m *yaml.Node, page string) {
 		// beside it would be an unlabeled one.
 		y.malformed(max(nextKey.Line, branchesKey.Line), "the node has next: (line %d) and branches: (line %d); list every way out under branches:, each with its label",
 			nextKey.Line, branchesKey.Line)
+	}
+	if commandKey != nil {
+		// command: is the command metadata key, written where it reads
+		// best (readme/yaml-charts.md#nodes).
+		if _, both := n.Metadata["command"]; both {
+			y.malformed(commandKey.Line, "the node has command: and a command key under metadata:; keep one")
+		}
+		if n.Metadata == nil {
+			n.Metadata = map[string]string{}
+		}
+		n.Metadata["command"] = command
 	}
 	if !hasID || n.ID == "" {
 		y.malformed(m.Line, "the node has no id:; give every node an id that next: and branches: can name")

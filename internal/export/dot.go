@@ -19,6 +19,15 @@ var dotShapes = map[string]string{
 	types.KindOther:      `shape=parallelogram, style=filled`,
 }
 
+// dotShape is the node's shape: its kind's, a hexagon for a command step
+// that is not a decision.
+func dotShape(nd picNode) string {
+	if nd.command && nd.kind != types.KindDecision {
+		return `shape=hexagon, style=filled`
+	}
+	return dotShapes[nd.kind]
+}
+
 // DOT writes doc as a Graphviz digraph. Nodes are named n0, n1, …; every
 // string is quoted, with backslashes, quotes and line breaks escaped, so
 // no text can end a label or add an attribute. The node's id and text (up
@@ -52,7 +61,7 @@ func DOT(ctx context.Context, w io.Writer, doc *types.Document, o PictureOptions
 				label += "\n" + nd.note
 			}
 			fmt.Fprintf(bw, "%sn%d [label=%s, tooltip=%s, %s%s];\n", indent, nd.n, dotString(label),
-				dotString(nd.id+": "+nd.text), dotShapes[nd.kind], dotMarks(nd, p.run))
+				dotString(nd.id+": "+nd.text), dotShape(nd), dotMarks(nd, p.run))
 		}
 		if len(p.pages) > 1 {
 			bw.WriteString("  }\n")

@@ -48,6 +48,7 @@ type picNode struct {
 	n       int // number across the document: n0, n1, …
 	id      string
 	kind    string
+	command bool     // a command step: its command is its first line
 	text    string   // the text, up to maxTooltip characters
 	lines   []string // the text wrapped for a box
 	note    string   // visits, retries, failure: "" without a run
@@ -108,7 +109,13 @@ func newPicture(ctx context.Context, doc *types.Document, o PictureOptions) (*pi
 		pg := &p.pages[k]
 		where[nd.ID] = [2]int{k, len(pg.nodes)}
 		text := mask(nd.Text)
-		pg.nodes = append(pg.nodes, picNode{n: count, id: mask(nd.ID), kind: nd.Kind, text: types.Clip(text, maxTooltip), lines: wrap(text, wrapWidth, wrapLines)})
+		pn := picNode{n: count, id: mask(nd.ID), kind: nd.Kind, text: types.Clip(text, maxTooltip), lines: wrap(text, wrapWidth, wrapLines)}
+		if cmd := strings.TrimSpace(types.NodeCommand(nd)); cmd != "" && nd.Kind != types.KindTerminator {
+			cmd = "$ " + mask(cmd)
+			pn.command, pn.text = true, types.Clip(cmd+"\n"+text, maxTooltip)
+			pn.lines = append([]string{types.Excerpt(cmd, wrapWidth)}, wrap(text, wrapWidth, wrapLines-1)...)
+		}
+		pg.nodes = append(pg.nodes, pn)
 		count++
 	}
 	for _, e := range doc.Edges {

@@ -168,18 +168,25 @@ func svgNode(w *bufio.Writer, nd picNode, b svgBox, c layout.Point, run bool) {
 		stroke, textColor = colorUnvisited, colorUnvisitedText
 	}
 	style := fmt.Sprintf(`fill="%s" stroke="%s" stroke-width="%.1f"`, fill, stroke, width)
-	fmt.Fprintf(w, "<g class=\"node %s\" id=\"n%d\" data-id=\"%s\">\n<title>%s</title>\n", nd.kind, nd.n, esc(nd.id), esc(nd.id+": "+nd.text))
+	class := nd.kind
+	if nd.command {
+		class += " command"
+	}
+	fmt.Fprintf(w, "<g class=\"node %s\" id=\"n%d\" data-id=\"%s\">\n<title>%s</title>\n", class, nd.n, esc(nd.id), esc(nd.id+": "+nd.text))
 	x, y := c.X-b.w/2, c.Y-b.h/2
-	switch nd.kind {
-	case types.KindDecision:
+	switch {
+	case nd.command && nd.kind != types.KindDecision: // a hexagon
+		fmt.Fprintf(w, "<polygon points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f\" %s/>\n",
+			x+10, y, x+b.w-10, y, x+b.w, c.Y, x+b.w-10, y+b.h, x+10, y+b.h, x, c.Y, style)
+	case nd.kind == types.KindDecision:
 		fmt.Fprintf(w, "<polygon points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f\" %s/>\n",
 			c.X, y, x+b.w, c.Y, c.X, y+b.h, x, c.Y, style)
-	case types.KindTerminator:
+	case nd.kind == types.KindTerminator:
 		fmt.Fprintf(w, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" rx=\"%.1f\" %s/>\n", x, y, b.w, b.h, min(b.h/2, 24), style)
-	case types.KindSubprocess:
+	case nd.kind == types.KindSubprocess:
 		fmt.Fprintf(w, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" %s/>\n", x, y, b.w, b.h, style)
 		fmt.Fprintf(w, "<path d=\"M%.1f,%.1fv%.1fM%.1f,%.1fv%.1f\" stroke=\"%s\" stroke-width=\"%.1f\"/>\n", x+6, y, b.h, x+b.w-6, y, b.h, stroke, width)
-	case types.KindOther:
+	case nd.kind == types.KindOther:
 		fmt.Fprintf(w, "<polygon points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f\" %s/>\n",
 			x+8, y, x+b.w, y, x+b.w-8, y+b.h, x, y+b.h, style)
 	default:

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"maps"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -75,6 +76,12 @@ func (y *yamlWriter) nodes(doc *types.Document, page, indent string) error {
 		if n.Text != "" {
 			y.textField(in, "text", n.Text)
 		}
+		meta := n.Metadata
+		if c, ok := meta["command"]; ok { // written as the YAML reader prefers it
+			y.textField(in, "command", c)
+			meta = maps.Clone(meta)
+			delete(meta, "command")
+		}
 		if len(n.Tags) > 0 {
 			y.w.WriteString(in + "tags: [")
 			for i, t := range n.Tags {
@@ -85,10 +92,10 @@ func (y *yamlWriter) nodes(doc *types.Document, page, indent string) error {
 			}
 			y.w.WriteString("]\n")
 		}
-		if len(n.Metadata) > 0 {
+		if len(meta) > 0 {
 			y.w.WriteString(in + "metadata:\n")
-			for _, k := range sortedKeys(n.Metadata) {
-				y.textField(in+"  ", k, n.Metadata[k])
+			for _, k := range sortedKeys(meta) {
+				y.textField(in+"  ", k, meta[k])
 			}
 		}
 		if err := y.edges(n, in); err != nil {

@@ -35,6 +35,7 @@ const (
 	keyValidate       = "validate"
 	keyModel          = "model"
 	keyKeepRunning    = "keeprunning"
+	keyCommand        = "command"
 )
 
 // Normalize folds a tag or metadata key for matching (types.FoldName).
@@ -176,7 +177,28 @@ func Resolve(n *types.Node, role string, d types.Defaults, names CLINames) (type
 	p.Model = strings.TrimSpace(meta[keyModel]) // empty: not set
 	p.TimeoutS = p.Timeout.Seconds()
 	p.Validate = role == types.RoleProcess && validate
+	if v, ok := meta[keyCommand]; ok {
+		command(&p, v, meta, keys, bad)
+	}
 	return p, f
+}
+
+// command makes the node a command step (readme/context.md#command-steps):
+// /bin/sh runs it, not an agent, so it has no CLI, no validation and, unless
+// its metadata says otherwise, no retries.
+func command(p *types.ProcessedNode, v string, meta, keys map[string]string, bad func(class, hint, format string, args ...any)) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		bad("bad_metadata", "give the command to run, or remove the command key to have an agent do the step",
+			"%s is empty", keys[keyCommand])
+		return
+	}
+	p.Command = v
+	p.CLI, p.ValidateCLI, p.RetryCLI = types.CommandCLI, types.CommandCLI, types.CommandCLI
+	p.Validate = false
+	if _, set := meta[keyRetries]; !set {
+		p.Retries = 0
+	}
 }
 
 // cutCLITag splits a "cli:NAME" or "cli=NAME" tag (spaces allowed around

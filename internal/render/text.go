@@ -7,6 +7,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/dtree-dev/dtree/internal/chart"
@@ -163,7 +164,15 @@ func (o *outliner) line(i int) string {
 	if n.Role != types.RoleProcess && n.Role != n.Kind && n.Kind != types.KindOther {
 		facts[0] += " (" + n.Shape + " shape)"
 	}
-	if n.Role != types.RoleTerminator {
+	if n.Command != "" {
+		facts = append(facts, "command "+strconv.Quote(types.Excerpt(n.Command, 40)))
+		if n.Retries > 0 {
+			facts = append(facts, fmt.Sprintf("retries %d", n.Retries))
+		}
+		if n.Timeout != o.d.Timeout {
+			facts = append(facts, "timeout "+types.ShortDuration(n.Timeout))
+		}
+	} else if n.Role != types.RoleTerminator {
 		facts = append(facts, n.CLI)
 		if n.Role == types.RoleProcess && !n.Validate {
 			facts = append(facts, "no validation")

@@ -51,6 +51,9 @@ type stepKind interface {
 
 // kindOf is the kind of a node that is not a terminator.
 func kindOf(n *types.ProcessedNode) stepKind {
+	if n.Command != "" {
+		return commandStep{}
+	}
 	if n.Role == types.RoleDecision {
 		return decisionStep{}
 	}
@@ -302,10 +305,12 @@ func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, 
 		a.Error = err.Error()
 	}
 	res.Attempts = append(res.Attempts, a)
-	if ctx.Err() == nil && !errors.Is(err, agent.ErrNotFound) {
-		w.record(n, purpose, r.Answer, err)
+	if purpose != agent.PurposeCommand { // a command has no reply to replay, no usage
+		if ctx.Err() == nil && !errors.Is(err, agent.ErrNotFound) {
+			w.record(n, purpose, r.Answer, err)
+		}
+		w.sum.count(res, a)
 	}
-	w.sum.count(res, a)
 	w.event(runlog.AgentCall{Node: n.ID, Attempt: attempt, Purpose: purpose, CLI: def.Name,
 		Argv: r.Argv, DurationMS: a.DurationMS, ExitCode: r.ExitCode, TimedOut: r.TimedOut,
 		StoppedAfterAnswer: r.StoppedAfterAnswer, StdoutBytes: r.StdoutBytes, StderrBytes: r.StderrBytes,

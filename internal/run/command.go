@@ -1,0 +1,110 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/dtree-dev/dtree/internal/agent"
+	"github.com/dtree-dev/dtree/internal/response"
+	"github.com/dtree-dev/dtree/types"
+)
+
+// commandStep runs the node's command through /bin/sh instead of an agent
+// (readme/context.md#command-steps). A process step succeeds on exit 0; a
+// decision takes the branch its exit status routes to. It costs no tokens,
+// and its exit status and output go to the steps after it.
+type commandStep struct{}
+
+func (commandStep) attempt(ctx context.Context, v *step, a int, _ []feedback) outcome {
+	w, n := v.w, v.n
+	w.o.Progress.AttemptStarted(n, a, agent.Shell.Name, agent.PurposeCommand)
+	r, err := w.call(ctx, n, a, agent.Shell, v.commandText(), agent.PurposeCommand, v.res)
+	if ctx.Err() != nil {
+		return outcome{err: ctx.Err()}
+	}
+	if lerr := w.logFailed(); lerr != nil {
+		return outcome{err: lerr}
+	}
+	var ae *agent.AgentError
+	switch {
+	case err == nil, errors.As(err, &ae) && !ae.TimedOut && r.ExitCode == 0:
+		// Exit 0 with no output is a command's success, not an empty
+		// answer.
+	case errors.As(err, &ae):
+		// Its own exit status, or a timeout: recorded below.
+	default: // /bin/sh could not be started: no retry can mend that
+		return outcome{err: &NodeFailedError{Node: n.ID, Text: firstLine(n.Text), Attempts: a,
+			Last: "the command could not be run: " + err.Error()}}
+	}
+	v.exitCode, v.output = r.ExitCode, commandOutput(r)
+	v.res.Response = types.CommandResponse{ExitCode: r.ExitCode, Output: lastLines(v.output, responseLines, responseBytes)}
+	if r.TimedOut {
+		return outcome{reason: fmt.Sprintf("the command %s%s", ae.Reason, tailNote(v.output))}
+	}
+	if n.Role == types.RoleDecision {
+		label, ok := response.RouteExit(v.labels, r.ExitCode)
+		if !ok {
+			return outcome{reason: fmt.Sprintf("the command exited with status %d, and no branch takes it (labels: %s)%s",
+				r.ExitCode, quoteAll(v.labels), tailNote(v.output))}
+		}
+		return v.take(label, fmt.Sprintf("exit %d", r.ExitCode))
+	}
+	if r.ExitCode != 0 {
+		return outcome{reason: fmt.Sprintf("the command %s%s", ae.Reason, tailNote(v.output))}
+	}
+	next := ""
+	if len(v.out) > 0 {
+		next = v.out[0].To
+	}
+	return outcome{next: next}
+}
+
+// commandText is the command the step runs.
+func (s *step) commandText() string { return s.n.Command }
+
+// What a command step's response (short.json, the --json summary) keeps of
+// its output; the steps after it get up to maxOutput.
+const (
+	responseLines = 20
+	responseBytes = 2 << 10
+)
+
+// commandOutput is what a command printed, as far as dtree kept it: the end
+// of stdout, then the end of stderr.
+func commandOutput(r agent.Result) string {
+	out := r.Stdout
+	if r.StderrTail != "" {
+		if out != "" && !strings.HasSuffix(out, "\n") {
+			out += "\n"
+		}
+		out += r.StderrTail
+	}
+	return tailBytes(out, maxOutput)
+}
+
+// lastLines is the end of s: at most n lines and max bytes.
+func lastLines(s string, n, max int) string {
+	s = strings.TrimRight(s, "\n")
+	s = tailBytes(s, max)
+	end := len(s)
+	for i := 0; i < n; i++ {
+		j := strings.LastIndexByte(s[:end], '\n')
+		if j < 0 {
+			return s
+		}
+		end = j
+	}
+	return s[end+1:]
+}
+
+// tailNote is the end of a failed command's output for its failure
+// reason: what a retry, the log and the user see first.
+func tailNote(output string) string {
+	last := lastLines(output, 5, 500)
+	if strings.TrimSpace(last) == "" {
+		return ""
+	}
+	return ":\n" + last
+}
