@@ -17,4 +17,5 @@ var Shell = Definition{
 	FallbackArgs:  []string{"-s"},
 	Output:        OutputText,
 	ShowPrompt:    true,
+	Silent:        true,
 }

@@ -110,4 +110,7 @@ type Definition struct {
 	// "<prompt: N bytes>": a command step's command (Shell). Built-ins
 	// only.
 	ShowPrompt bool `yaml:"-" json:"-"`
+	// Silent says an exit 0 with no output is success, not an empty
+	// answer: a command (Shell). Built-ins only.
+	Silent bool `yaml:"-" json:"-"`
 }

@@ -29,9 +29,7 @@ func (commandStep) attempt(ctx context.Context, v *step, a int, _ []feedback) ou
 	}
 	var ae *agent.AgentError
 	switch {
-	case err == nil, errors.As(err, &ae) && !ae.TimedOut && r.ExitCode == 0:
-		// Exit 0 with no output is a command's success, not an empty
-		// answer.
+	case err == nil:
 	case errors.As(err, &ae):
 		// Its own exit status, or a timeout: recorded below.
 	default: // /bin/sh could not be started: no retry can mend that
@@ -99,12 +97,13 @@ func lastLines(s string, n, max int) string {
 	return s[end+1:]
 }
 
-// tailNote is the end of a failed command's output for its failure
-// reason: what a retry, the log and the user see first.
+// tailNote is the last line a failed command printed, for its failure
+// reason: one line, as errors are; the rest is in long.log and the step's
+// response.
 func tailNote(output string) string {
-	last := lastLines(output, 5, 500)
-	if strings.TrimSpace(last) == "" {
+	last := strings.TrimSpace(lastLines(output, 1, maxName))
+	if last == "" {
 		return ""
 	}
-	return ":\n" + last
+	return fmt.Sprintf("; its last line: %q", last)
 }
