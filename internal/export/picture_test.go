@@ -178,7 +178,8 @@ func TestSVGEscapesHostileText(t *testing.T) {
 }
 
 // TestSVGHoldsEveryNode draws every clean chart: the SVG parses as XML and
-// has a node group, with its whole text as tooltip, for every node.
+// has a node group, with its whole text as tooltip, for every node; a
+// command step's tooltip starts with its command.
 func TestSVGHoldsEveryNode(t *testing.T) {
 	t.Parallel()
 	for name, doc := range cleanCharts(t) {
@@ -187,7 +188,11 @@ func TestSVGHoldsEveryNode(t *testing.T) {
 		nodes := svgNodes(t, buf.Bytes())
 		assert.Len(t, nodes, len(doc.Nodes), name)
 		for _, n := range doc.Nodes {
-			assert.Equal(t, n.ID+": "+n.Text, nodes[n.ID], "%s node %s", name, n.ID)
+			want := n.ID + ": " + n.Text
+			if c := types.NodeCommand(&n); c != "" {
+				want = n.ID + ": $ " + c + "\n" + n.Text
+			}
+			assert.Equal(t, want, nodes[n.ID], "%s node %s", name, n.ID)
 		}
 	}
 }
