@@ -1,9 +1,9 @@
-// Command benchcalls measures what the quickstart chart spends on agents:
-// the agent calls it makes and the prompt bytes it sends them, on one
-// scripted run, before and after its test step became a command step
-// (readme/performance.md#what-a-step-sees). The same fake agent answers
-// both runs the same way: every decision takes "Yes", every process
-// step reports the same comments.
+// Command benchcalls measures what the README's chart (build-green.csv)
+// spends on agents: the agent calls it makes and the prompt bytes it sends
+// them, on one scripted run, before and after its test step became a
+// command step (readme/performance.md#what-a-step-sees). The same fake
+// agent answers both runs alike: every decision takes "Yes", and the
+// agent that ran the tests before reports what the command prints after.
 //
 //	go run ./internal/testchart/benchcalls
 //
@@ -20,18 +20,16 @@ import (
 	"path/filepath"
 )
 
-// The charts, from the repository root.
+// The charts, from the repository root, and the module they run in.
 const (
-	before = "testdata/quickstart/bench/update-deps-before.csv"
-	after  = "testdata/quickstart/update-deps.csv"
+	before = "testdata/quickstart/bench/build-green-before.csv"
+	after  = "testdata/charts/examples/build-green.csv"
 	module = "testdata/quickstart/module"
 )
 
-// script answers both runs alike: what the agents report is the same
-// whether a test run was theirs or a command's.
+// script answers both runs alike.
 const script = `[
- {"node": "4", "purpose": "run", "reply": "{\"completed\": true, \"comments\": [\"2 outdated: golang.org/x/text v0.14.0 -> v0.21.0, github.com/spf13/cobra v1.8.0 -> v1.8.1\"]}"},
- {"node": "7", "purpose": "run", "reply": "{\"completed\": true, \"comments\": [\"ok example.com/greet 0.002s: every test passed\"]}"},
+ {"node": "4", "purpose": "run", "reply": "{\"completed\": true, \"comments\": [\"make test: ok example.com/greet 0.002s\"]}"},
  {"purpose": "decide", "answer": "Yes"}
 ]`
 
