@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/dtree-dev/dtree/internal/response"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -150,7 +150,7 @@ func (textDecoder) line([]byte) {}
 func (textDecoder) final() bool { return false } // text has no end mark
 
 func (textDecoder) end(o output) (envelope, error) {
-	return envelope{answer: strings.TrimSpace(stripANSI(o.stdout))}, nil
+	return envelope{answer: strings.TrimSpace(response.StripANSI(o.stdout))}, nil
 }
 
 // jsonDecoder reads a custom CLI's JSON through the definition's paths:
@@ -176,7 +176,7 @@ func (d *jsonDecoder) line(b []byte) {
 		return
 	}
 	if bytes.IndexByte(b, 0x1b) >= 0 {
-		b = []byte(stripANSI(string(b)))
+		b = []byte(response.StripANSI(string(b)))
 	}
 	obj, err := decodeObject(string(b))
 	if err != nil {
@@ -193,7 +193,7 @@ func (d *jsonDecoder) final() bool { return d.fin }
 
 func (d *jsonDecoder) end(o output) (envelope, error) {
 	def := d.def
-	text := stripANSI(o.stdout)
+	text := response.StripANSI(o.stdout)
 	obj := d.last
 	if obj == nil {
 		var err error
@@ -205,7 +205,7 @@ func (d *jsonDecoder) end(o output) (envelope, error) {
 	if def.AnswerPath == "" {
 		env.answer = text[strings.IndexByte(text, '{') : strings.LastIndexByte(text, '}')+1]
 	} else if v, ok := lookup(obj, def.AnswerPath); ok {
-		env.answer = stripANSI(answerText(v))
+		env.answer = response.StripANSI(answerText(v))
 	} else if failed, _ := lookup(obj, def.ErrorPath); failed != true {
 		// Not an empty answer: the CLI's JSON is not what the definition
 		// says it is.
@@ -284,24 +284,6 @@ func errorValue(v any) (failed bool, message string) {
 		return true, ""
 	}
 	return false, ""
-}
-
-// ansi matches terminal escape sequences: CSI (colours, cursor, modes such
-// as "\x1b[?1004l"), OSC (titles, links), charset selection, and the
-// two-byte ones ("\x1b=", "\x1bM").
-var ansi = regexp.MustCompile("\x1b(?:\\[[0-?]*[ -/]*[@-~]|\\][^\x07\x1b]*(?:\x07|\x1b\\\\)|[()#][0-9A-Za-z]|[0-~])")
-
-// stripANSI removes terminal escape sequences from s, also those that
-// removing others brings together.
-func stripANSI(s string) string {
-	for strings.Contains(s, "\x1b") {
-		t := ansi.ReplaceAllString(s, "")
-		if t == s {
-			break
-		}
-		s = t
-	}
-	return s
 }
 
 func decodeObject(text string) (map[string]any, error) {

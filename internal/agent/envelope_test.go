@@ -12,28 +12,6 @@ import (
 	"github.com/dtree-dev/dtree/types"
 )
 
-func TestStripANSI(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name, in, want string
-	}{
-		{name: "plain", in: "no escapes {}", want: "no escapes {}"},
-		{name: "colour", in: "\x1b[1;31mred\x1b[0m", want: "red"},
-		{name: "private mode", in: "\x1b[?1004l\x1b[?25h{\"a\":1}", want: "{\"a\":1}"},
-		{name: "osc title with bel", in: "\x1b]0;claude\x07text", want: "text"},
-		{name: "osc link with st", in: "\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\", want: "link"},
-		{name: "charset and two-byte", in: "\x1b(Ba\x1b=b\x1bMc", want: "abc"},
-		{name: "non-ASCII kept", in: "\x1b[2Künï 日本", want: "ünï 日本"},
-		{name: "brought together by a removal", in: "a\x1b\x1b[0m[31mb", want: "ab"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			assert.Equal(t, tt.want, stripANSI(tt.in))
-		})
-	}
-}
-
 // The ring must hold exactly the last max bytes whatever the write sizes.
 func TestTail(t *testing.T) {
 	t.Parallel()

@@ -69,14 +69,14 @@ func (d *geminiDecoder) line(b []byte) {
 func (d *geminiDecoder) final() bool { return d.fin }
 
 func (*geminiDecoder) end(o output) (envelope, error) {
-	text := stripANSI(o.stdout)
+	text := response.StripANSI(o.stdout)
 	obj, err := decodeObject(text)
 	if err != nil {
 		return envelope{message: geminiStderrError(o.stderr)}, noEnvelope(err, text, o)
 	}
 	var env envelope
 	if v, ok := lookup(obj, "response"); ok {
-		env.answer = stripANSI(answerText(v))
+		env.answer = response.StripANSI(answerText(v))
 	}
 	env.failed, env.message = errorValue(obj["error"])
 	if env.failed && env.message == "" {
@@ -204,7 +204,7 @@ type aiderDecoder struct {
 
 func (d *aiderDecoder) line(b []byte) {
 	d.n++
-	s := strings.TrimSpace(stripANSI(string(b)))
+	s := strings.TrimSpace(response.StripANSI(string(b)))
 	if strings.HasPrefix(s, "Tokens: ") {
 		if m := aiderTokens.FindStringSubmatch(s); m != nil {
 			d.usage.InputTokens = add(d.usage.InputTokens, aiderCount(m[1]))
@@ -245,7 +245,7 @@ func aiderCount(s string) *int64 {
 func (*aiderDecoder) final() bool { return false } // its transcript has no end mark
 
 func (d *aiderDecoder) end(o output) (envelope, error) {
-	env := envelope{answer: strings.TrimSpace(stripANSI(o.stdout)), usage: d.usage}
+	env := envelope{answer: strings.TrimSpace(response.StripANSI(o.stdout)), usage: d.usage}
 	env.usage.CostUSD = d.session
 	if d.lastError > d.lastUsage {
 		env.failed, env.message = true, firstLine(d.errText)

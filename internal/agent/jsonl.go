@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/dtree-dev/dtree/internal/response"
 	"math"
 	"strconv"
 	"strings"
@@ -136,7 +137,7 @@ func (e *events) final() bool { return e.fin }
 // A field of an unexpected type is left unset rather than losing the line.
 func (e *events) decode(b []byte, v any) bool {
 	if bytes.IndexByte(b, 0x1b) >= 0 {
-		b = []byte(stripANSI(string(b)))
+		b = []byte(response.StripANSI(string(b)))
 	}
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 || b[0] != '{' {
@@ -159,7 +160,7 @@ func (e *events) check(o output, what string) error {
 	case e.cut:
 		return errors.New("stdout ends in the middle of an event: the output was cut off" + keptNote(o))
 	case !e.seen:
-		if line := firstLine(stripANSI(o.stdout)); line != "" {
+		if line := firstLine(response.StripANSI(o.stdout)); line != "" {
 			return errors.New("printed no " + what + " events; stdout: " + line)
 		}
 		return errors.New("printed no " + what + " events")

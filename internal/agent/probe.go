@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"github.com/dtree-dev/dtree/internal/response"
 	"os/exec"
 	"slices"
 	"strconv"
@@ -103,7 +104,7 @@ func (w tailWriter) Write(p []byte) (int, error) {
 
 // versionLine is the first non-blank line, escapes removed, kept short.
 func versionLine(s string) string {
-	for line := range strings.SplitSeq(stripANSI(s), "\n") {
+	for line := range strings.SplitSeq(response.StripANSI(s), "\n") {
 		if line = strings.TrimSpace(line); line != "" {
 			if len(line) > 80 {
 				line = clip(line[:80])

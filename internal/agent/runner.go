@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/dtree-dev/dtree/internal/response"
 	"io"
 	"os"
 	"os/exec"
@@ -341,7 +342,7 @@ func Run(ctx context.Context, c Call) (Result, error) {
 			Reason: reason, StderrTail: res.StderrTail,
 			quoted: reply.message != "" && strings.Contains(res.StderrTail, reply.message)}
 		if !res.TimedOut {
-			e.Permanent, e.Hint = classify(def.Name, res.ExitCode, reply.message, stripANSI(res.StderrTail), stripANSI(res.Stdout))
+			e.Permanent, e.Hint = classify(def.Name, res.ExitCode, reply.message, response.StripANSI(res.StderrTail), response.StripANSI(res.Stdout))
 		}
 		return e
 	}

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"github.com/dtree-dev/dtree/internal/response"
 	"regexp"
 	"strings"
 )
@@ -32,7 +33,7 @@ var hintLine = regexp.MustCompile(`(?i)^(?:[•·*-]\s|hint:|tip:|try |run )`)
 // (codex's "Reading additional input from stdin...").
 func stderrLine(tail string) string {
 	var last, hint string
-	lines := strings.Split(stripANSI(tail), "\n")
+	lines := strings.Split(response.StripANSI(tail), "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
 		line := strings.TrimSpace(lines[i])
 		switch {

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"errors"
+	"github.com/dtree-dev/dtree/internal/response"
 	"regexp"
 	"strconv"
 	"strings"
@@ -100,7 +101,7 @@ func (d *streamJSONDecoder) end(o output) (envelope, error) {
 		env.usage.InputTokens, env.usage.OutputTokens = u.InputTokens, u.OutputTokens // the whole session's
 	}
 	env.usage.CostUSD, env.usage.DurationMS = r.Cost.money(), r.Duration.count()
-	env.answer = stripANSI(string(r.Result))
+	env.answer = response.StripANSI(string(r.Result))
 	env.failed = r.IsError || r.Error != ""
 	if r.Subtype != "" && r.Subtype != "success" {
 		env.failed, env.status = true, string(r.Subtype)
@@ -159,7 +160,7 @@ func (d *codexDecoder) line(b []byte) {
 }
 
 func (d *codexDecoder) end(o output) (envelope, error) {
-	env := envelope{answer: stripANSI(d.answer), usage: d.usage}
+	env := envelope{answer: response.StripANSI(d.answer), usage: d.usage}
 	if err := d.check(o, "codex --json"); err != nil {
 		return env, err
 	}
@@ -221,7 +222,7 @@ func (d *copilotDecoder) line(b []byte) {
 }
 
 func (d *copilotDecoder) end(o output) (envelope, error) {
-	env := envelope{answer: stripANSI(d.answer), usage: types.Usage{DurationMS: d.ms}}
+	env := envelope{answer: response.StripANSI(d.answer), usage: types.Usage{DurationMS: d.ms}}
 	if strings.TrimSpace(o.stdout) == "" {
 		return env, nil // no answer: Run says why Copilot may print nothing
 	}
@@ -300,7 +301,7 @@ func (d *opencodeDecoder) line(b []byte) {
 }
 
 func (d *opencodeDecoder) end(o output) (envelope, error) {
-	env := envelope{answer: stripANSI(d.answer.String()), usage: d.usage}
+	env := envelope{answer: response.StripANSI(d.answer.String()), usage: d.usage}
 	if err := d.check(o, "opencode JSON"); err != nil {
 		return env, err
 	}
@@ -346,7 +347,7 @@ func (d *qwenDecoder) end(o output) (envelope, error) {
 	if r == nil {
 		return envelope{}, errors.New("printed no result event: the output ended before the agent finished" + keptNote(o))
 	}
-	env := envelope{answer: stripANSI(string(r.Result))}
+	env := envelope{answer: response.StripANSI(string(r.Result))}
 	env.usage = types.Usage{InputTokens: r.Usage.Input.count(), OutputTokens: r.Usage.Output.count(), DurationMS: r.Duration.count()}
 	m := qwenAPIError.FindStringSubmatch(strings.TrimSpace(env.answer))
 	env.failed = r.IsError || r.Error != "" || m != nil

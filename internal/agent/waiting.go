@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"errors"
+	"github.com/dtree-dev/dtree/internal/response"
 	"regexp"
 	"strings"
 )
@@ -61,7 +62,7 @@ func (w *waitWatch) write(p []byte) {
 
 // check looks at the line in progress; whole says it has ended.
 func (w *waitWatch) check(whole bool) {
-	line := strings.TrimSpace(stripANSI(string(w.buf)))
+	line := strings.TrimSpace(response.StripANSI(string(w.buf)))
 	if line == "" {
 		return
 	}

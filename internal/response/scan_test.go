@@ -275,6 +275,12 @@ var ansiCases = []struct {
 	{"esc before brace keeps it", "\x1b{}\x1b}", "{}}"},
 	{"esc esc", "\x1b\x1b[0mx", "x"},
 	{"dcs", "\x1bPq#0\x1b\\x", "x"},
+	// From the agent runner's own table, when it had a remover of its own.
+	{"private mode", "\x1b[?1004l\x1b[?25h{\"a\":1}", "{\"a\":1}"},
+	{"osc link with st", "\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\", "link"},
+	{"charset and two-byte", "\x1b(Ba\x1b=b\x1bMc", "abc"},
+	{"non-ascii kept", "\x1b[2Künï 日本", "ünï 日本"},
+	{"lone esc before a sequence", "a\x1b\x1b[0m[31mb", "a[31mb"},
 }
 
 func TestStripANSI(t *testing.T) {
