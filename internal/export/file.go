@@ -1,47 +1,19 @@
 package export
 
 import (
-	"bufio"
 	"context"
 	"fmt"
+	"github.com/dtree-dev/dtree/internal/atomicfile"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/dtree-dev/dtree/types"
 )
 
-// WriteFile writes path through a temporary file beside it that then takes
-// path's place in one rename: a reader sees the old file or the whole new
-// one, and a failed write leaves the old file as it was.
+// WriteFile replaces path with what write writes, in one step
+// (atomicfile): a failed write leaves the old file as it was.
 func WriteFile(path string, write func(io.Writer) error) error {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	bw := bufio.NewWriterSize(f, 64<<10)
-	err = write(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return err
-	}
-	return nil
+	return atomicfile.Write(path, 0o644, atomicfile.Options{}, write)
 }
 
 // pictureFiles are the names WriteRunPicture gives a run's picture.
@@ -86,7 +58,7 @@ func WriteRunPicture(ctx context.Context, runDir string, doc *types.Document, fo
 	}
 	path := filepath.Join(runDir, name)
 	if err := WriteFile(path, func(w io.Writer) error { return Picture(ctx, w, doc, format, o) }); err != nil {
-		return "", fmt.Errorf("write %s: %w", path, err)
+		return "", err
 	}
 	return path, nil
 }

@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/dtree-dev/dtree/internal/atomicfile"
 	"io"
 	"io/fs"
 	"os"
@@ -326,39 +327,18 @@ func (l *Log) writeShort(parts [][]byte) error {
 	return nil
 }
 
-// WriteAtomic writes data to path through a temporary file beside it
-// (".NAME.tmp"; each file has one writer) that then takes path's place in
-// one step: a reader, or a run killed mid-write, sees the old file or the
-// new one, never half of one.
+// WriteAtomic replaces path with data in one step (atomicfile): a
+// reader, or a run killed mid-write, sees the old file or the new one.
 func WriteAtomic(path string, data []byte, mode os.FileMode) error {
 	return writeAtomic(openFile, path, data, mode)
 }
 
+// writeAtomic is WriteAtomic through open: ".NAME.tmp" is the temporary
+// file (each file has one writer), and one left over from a crash is
+// replaced.
 func writeAtomic(open func(string, int, os.FileMode) (File, error), path string, data []byte, mode os.FileMode) error {
-	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
-	// Always a fresh file, never one rewritten in place: after replace
-	// exchanges them, tmp is the old file, and a reader may still have it
-	// open. One left over from a crash is removed first.
-	f, err := open(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, mode)
-	if errors.Is(err, fs.ErrExist) {
-		_ = os.Remove(tmp)
-		f, err = open(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, mode)
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	_, werr := f.Write(data)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = replace(tmp, path)
-	}
-	if werr != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, werr)
-	}
-	return nil
+	return atomicfile.WriteBytes(path, data, mode, atomicfile.Options{Rewrite: true,
+		Open: func(name string, flag int, perm os.FileMode) (atomicfile.File, error) { return open(name, flag, perm) }})
 }
 
 // WriteFile writes a file of the run's directory atomically, its secrets

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/dtree-dev/dtree/internal/atomicfile"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -175,26 +176,9 @@ func (f *UserFile) Save() error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("write settings file: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, ".config.yaml.*.tmp")
-	if err != nil {
-		return fmt.Errorf("write settings file: %w", err)
-	}
-	defer os.Remove(tmp.Name()) // after the rename, a no-op
-	_, err = tmp.Write(buf.Bytes())
-	if err == nil {
-		err = tmp.Chmod(0o600)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), f.Path)
-	}
-	if err != nil {
-		return fmt.Errorf("write settings file %s: %w", f.Path, err)
+	// Synced: a settings file is written rarely, and must survive a crash.
+	if err := atomicfile.WriteBytes(f.Path, buf.Bytes(), 0o600, atomicfile.Options{Sync: true}); err != nil {
+		return fmt.Errorf("write settings file %s: %w", f.Path, errors.Unwrap(err))
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package runlog
+package atomicfile
 
 import (
 	"errors"

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package runlog
+package atomicfile
 
 import "os"
 

@@ -1,0 +1,120 @@
+// Package atomicfile is how dtree replaces a file: every file it writes
+// whole (run logs, pictures, converted charts, the settings file) goes
+// through a temporary file beside it that then takes its place in one
+// step, so a reader, or a dtree killed mid-write, sees the old file or the
+// new one, never half of one, and a failed write leaves the old file as
+// it was (readme/dev.md#one-owner-each).
+package atomicfile
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// File is what a write needs of an open file; tests give a disk that
+// fills up (runlog's).
+type File interface {
+	io.Writer
+	Close() error
+}
+
+// Options tune a write. The zero value writes with os.OpenFile, no
+// fsync, through a temporary file with a name of its own.
+type Options struct {
+	// Open opens the temporary file (os.OpenFile when nil).
+	Open func(name string, flag int, perm os.FileMode) (File, error)
+	// Sync flushes the new file to disk before it takes path's place: for
+	// a file that is written rarely and must survive a crash (settings).
+	Sync bool
+	// Rewrite names the temporary file ".NAME.tmp", one per file, for a
+	// file one writer rewrites often (short.json after every node): one
+	// left over from a crash is found and replaced. Otherwise each write
+	// has a temporary file of its own (".NAME.*.tmp"), so that two
+	// writers of one path do not meet.
+	Rewrite bool
+}
+
+// Write replaces path with what write writes, with mode perm. An error of
+// write's own is returned as it is; the file's are "write PATH: …".
+func Write(path string, perm os.FileMode, o Options, write func(io.Writer) error) error {
+	return replaceWith(path, perm, o, write, true)
+}
+
+// WriteBytes replaces path with data.
+func WriteBytes(path string, data []byte, perm os.FileMode, o Options) error {
+	return replaceWith(path, perm, o, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	}, false)
+}
+
+// replaceWith is Write; with callers set, an error of write's is the
+// caller's own, not the file's.
+func replaceWith(path string, perm os.FileMode, o Options, write func(io.Writer) error, callers bool) error {
+	open := o.Open
+	if open == nil {
+		open = func(name string, flag int, perm os.FileMode) (File, error) { return os.OpenFile(name, flag, perm) }
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	var (
+		f   File
+		tmp string
+		err error
+	)
+	if o.Rewrite {
+		// Always a fresh file, never one rewritten in place: after replace
+		// exchanges them, tmp is the old file, and a reader may still have
+		// it open.
+		tmp = filepath.Join(dir, "."+base+".tmp")
+		f, err = open(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, perm)
+		if errors.Is(err, fs.ErrExist) {
+			_ = os.Remove(tmp)
+			f, err = open(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, perm)
+		}
+	} else {
+		var t *os.File
+		if t, err = os.CreateTemp(dir, "."+base+".*.tmp"); err == nil {
+			tmp = t.Name()
+			_ = t.Close()
+			f, err = open(tmp, os.O_WRONLY|os.O_TRUNC, perm)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	bw := bufio.NewWriterSize(f, 64<<10)
+	err = write(bw)
+	if err != nil && callers { // the caller's own error, as it is
+		_ = f.Close()
+		_ = os.Remove(tmp)
+		return err
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	if s, ok := f.(interface{ Sync() error }); ok && o.Sync && err == nil {
+		err = s.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, perm) // CreateTemp's 0600, and the umask
+	}
+	if err == nil {
+		err = replace(tmp, path)
+	}
+	if err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
