@@ -461,9 +461,7 @@ func (a *App) backoff() (func(int) time.Duration, error) {
 		}
 		base = d
 	}
-	return func(n int) time.Duration {
-		return min(base<<min(max(n-1, 0), 5), 30*base)
-	}, nil
+	return run.Backoff(base), nil
 }
 
 // settingsForLog is every setting's effective value, for the run_start

@@ -119,7 +119,7 @@ func Walk(ctx context.Context, o Options) (*Summary, error) {
 		o.MaxSteps = DefaultMaxSteps
 	}
 	if o.Backoff == nil {
-		o.Backoff = ExponentialBackoff
+		o.Backoff = Backoff(time.Second)
 	}
 	if o.Progress == nil {
 		o.Progress = nopProgress{}
@@ -136,10 +136,14 @@ func Walk(ctx context.Context, o Options) (*Summary, error) {
 	return w.sum, err
 }
 
-// ExponentialBackoff waits 1s, 2s, 4s … up to 30s.
-func ExponentialBackoff(n int) time.Duration {
-	d := time.Second << min(max(n-1, 0), 5)
-	return min(d, 30*time.Second)
+// Backoff is the wait before attempt n+1 after an agent error on attempt
+// n: base, doubled after each failure, up to 30 times base (1s, 2s, 4s …
+// 30s for a base of 1s; readme/run.md#4-attempts-and-retries). A base of
+// 0 waits not at all.
+func Backoff(base time.Duration) func(n int) time.Duration {
+	return func(n int) time.Duration {
+		return min(base<<min(max(n-1, 0), 5), 30*base)
+	}
 }
 
 func (w *walker) walk(ctx context.Context) error {

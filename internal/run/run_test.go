@@ -241,3 +241,27 @@ func TestPermanentFailureNotRetried(t *testing.T) {
 		})
 	}
 }
+
+func TestBackoff(t *testing.T) {
+	tests := []struct {
+		base time.Duration
+		n    int
+		want time.Duration
+	}{
+		{time.Second, 1, time.Second},
+		{time.Second, 2, 2 * time.Second},
+		{time.Second, 3, 4 * time.Second},
+		{time.Second, 5, 16 * time.Second},
+		{time.Second, 6, 30 * time.Second},
+		{time.Second, 60, 30 * time.Second},
+		{time.Second, 0, time.Second},
+		{100 * time.Millisecond, 3, 400 * time.Millisecond},
+		{100 * time.Millisecond, 9, 3 * time.Second},
+		{0, 4, 0},
+	}
+	for _, tt := range tests {
+		if got := Backoff(tt.base)(tt.n); got != tt.want {
+			t.Errorf("Backoff(%s)(%d) = %s, want %s", tt.base, tt.n, got, tt.want)
+		}
+	}
+}
