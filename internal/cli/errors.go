@@ -10,16 +10,6 @@ import (
 	"github.com/dtree-dev/dtree/types"
 )
 
-// Exit codes (readme/exit-codes.md).
-const (
-	exitOK          = 0
-	exitFailed      = 1
-	exitUsage       = 2
-	exitChart       = 3
-	exitLimit       = 4
-	exitInterrupted = 130
-)
-
 // UsageError is a command line dtree cannot act on: a bad flag or argument.
 type UsageError struct {
 	Err  error
@@ -61,17 +51,17 @@ func exitCode(err error) int {
 	)
 	switch {
 	case err == nil:
-		return exitOK
+		return types.ExitOK
 	case errors.As(err, &status):
 		return int(status)
 	case errors.As(err, &ran):
 		return ran.code
 	case errors.As(err, &usage), errors.As(err, &bad):
-		return exitUsage
+		return types.ExitUsage
 	case errors.As(err, &chart), errors.As(err, &unreadable):
-		return exitChart
+		return types.ExitChart
 	}
-	return exitFailed
+	return types.ExitFailed
 }
 
 // printError writes err in age's style: "dtree: error: …" then hints.
@@ -84,7 +74,7 @@ func (a *App) printError(err error) {
 		return
 	}
 	var ran *runError
-	if errors.As(err, &ran) && ran.code == exitInterrupted {
+	if errors.As(err, &ran) && ran.code == types.ExitInterrupted {
 		fmt.Fprintln(a.Err, "dtree: interrupted; agents stopped, logs closed")
 		return
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"github.com/dtree-dev/dtree/types"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -46,15 +47,15 @@ func TestGoldenCharts(t *testing.T) {
 			base := filepath.Join("testdata", "golden", name)
 			lintOut, _, code := runDtree(t, "lint", "--json", rel)
 			golden.Assert(t, base+".lint.json", []byte(lintOut))
-			require.Contains(t, []int{exitOK, exitChart}, code)
+			require.Contains(t, []int{types.ExitOK, types.ExitChart}, code)
 			out, stderr, icode := runDtree(t, "inspect", rel)
-			if code == exitChart {
-				assert.Equal(t, exitChart, icode, "inspect must fail like lint")
+			if code == types.ExitChart {
+				assert.Equal(t, types.ExitChart, icode, "inspect must fail like lint")
 				assert.Contains(t, stderr, ": error: ")
 				assert.Empty(t, out)
 				return
 			}
-			require.Equal(t, exitOK, icode, stderr)
+			require.Equal(t, types.ExitOK, icode, stderr)
 			golden.Assert(t, base+".inspect.txt", []byte(out))
 			jsonOut, _, _ := runDtree(t, "inspect", "--json", rel)
 			golden.Assert(t, base+".inspect.json", []byte(jsonOut))

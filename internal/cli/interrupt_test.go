@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"github.com/dtree-dev/dtree/types"
 	"io"
 	"testing"
 	"time"
@@ -37,7 +38,7 @@ func TestInterruptStopsReadingCommands(t *testing.T) {
 			cancel()
 			select {
 			case c := <-code:
-				assert.Equal(t, exitInterrupted, c)
+				assert.Equal(t, types.ExitInterrupted, c)
 				assert.Contains(t, errb.String(), "dtree: interrupted")
 			case <-time.After(5 * time.Second):
 				t.Fatal("dtree kept waiting for stdin after the interrupt")

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/dtree-dev/dtree/types"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -42,12 +43,12 @@ func TestGoldenPictures(t *testing.T) {
 			_, _, lintCode := runDtree(t, "lint", rel)
 			for _, f := range []struct{ to, ext string }{{"mermaid", ".graph.mmd"}, {"dot", ".graph.dot"}} {
 				out, stderr, code := runDtree(t, "convert", "--to", f.to, rel)
-				if lintCode == exitChart {
-					assert.Equal(t, exitChart, code, "convert must refuse a chart with errors")
+				if lintCode == types.ExitChart {
+					assert.Equal(t, types.ExitChart, code, "convert must refuse a chart with errors")
 					assert.Empty(t, out)
 					continue
 				}
-				require.Equal(t, exitOK, code, stderr)
+				require.Equal(t, types.ExitOK, code, stderr)
 				golden.Assert(t, base+f.ext, []byte(out))
 			}
 		})

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/dtree-dev/dtree/types"
 	"io"
 	"os"
 	"runtime/debug"
@@ -94,7 +95,7 @@ func (a *App) Run(ctx context.Context, args []string) int {
 	case <-ctx.Done():
 		if !graceful {
 			fmt.Fprintln(a.Err, "dtree: interrupted")
-			return exitInterrupted
+			return types.ExitInterrupted
 		}
 		err = <-done
 	}

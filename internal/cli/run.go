@@ -112,7 +112,7 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 	// A chart on stdin may never come: an interrupt ends the wait.
 	c, err := chart.Load(path, ctxReader{ctx: ctx, r: a.In}, chart.Options{Format: o.format, Defaults: s.Defaults(), Names: reg.Names()})
 	if err != nil && ctx.Err() != nil {
-		return &runError{code: exitInterrupted, err: ctx.Err()}
+		return &runError{code: types.ExitInterrupted, err: ctx.Err()}
 	}
 	if err != nil {
 		return err
@@ -227,7 +227,7 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 			wrote *runlog.WriteError
 		)
 		if errors.As(werr, &nf) {
-			return &runError{code: exitUsage, err: werr}
+			return &runError{code: types.ExitUsage, err: werr}
 		}
 		re := &runError{code: sum.ExitCode, err: werr}
 		if n := sum.EventsUnwritten; n > 0 {

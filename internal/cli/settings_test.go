@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"github.com/dtree-dev/dtree/types"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -27,7 +28,7 @@ func TestExitCodeSettingsError(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			assert.Equal(t, exitUsage, exitCode(tt.err))
+			assert.Equal(t, types.ExitUsage, exitCode(tt.err))
 		})
 	}
 	var usage *UsageError

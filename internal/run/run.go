@@ -415,21 +415,21 @@ func (w *walker) outcome(err error) {
 	)
 	switch {
 	case err == nil:
-		w.sum.Status, w.sum.ExitCode = StatusSucceeded, 0
+		w.sum.Status, w.sum.ExitCode = StatusSucceeded, types.ExitOK
 	case errors.As(err, &failed):
-		w.sum.Status, w.sum.ExitCode = StatusFailed, 1
+		w.sum.Status, w.sum.ExitCode = StatusFailed, types.ExitFailed
 	case errors.As(err, &limit):
-		w.sum.Status, w.sum.ExitCode = StatusLimit, 4
+		w.sum.Status, w.sum.ExitCode = StatusLimit, types.ExitLimit
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		w.sum.Status, w.sum.ExitCode = StatusInterrupted, 130
+		w.sum.Status, w.sum.ExitCode = StatusInterrupted, types.ExitInterrupted
 		err = errors.New("interrupted")
 	case errors.As(err, &wrote):
 		// Exit 2, as for a log directory that cannot be created at the
 		// start (readme/exit-codes.md): the run's setting, not the chart
 		// or an agent, is what has to change.
-		w.sum.Status, w.sum.ExitCode = StatusLogWriteFailed, 2
+		w.sum.Status, w.sum.ExitCode = StatusLogWriteFailed, types.ExitUsage
 	default:
-		w.sum.Status, w.sum.ExitCode = StatusFailed, 2
+		w.sum.Status, w.sum.ExitCode = StatusFailed, types.ExitUsage
 	}
 	if err != nil {
 		w.sum.Error = err.Error()
