@@ -131,11 +131,8 @@ func (a *App) loadClean(path string, f chartFlags, page func(*chart.Chart) (stri
 			return nil, err
 		}
 	}
-	p := pageByID(c, sel)
-	printDiagnostics(a.Err, c.Doc.Source, "warning", chart.OnPage(c.Warnings, p))
-	if errs := chart.OnPage(c.Errors, p); len(errs) > 0 {
-		printDiagnostics(a.Err, c.Doc.Source, "error", errs)
-		return nil, &ChartError{Source: c.Doc.Source, Path: path, Count: len(errs)}
+	if err := a.checkPage(c, path, pageByID(c, sel), false); err != nil {
+		return nil, err
 	}
 	return c, nil
 }

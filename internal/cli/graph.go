@@ -107,9 +107,9 @@ func graphPage(c *chart.Chart, sel string, t *export.Trace) (string, error) {
 		return "", nil
 	}
 	if sel != "" {
-		p, err := c.Page(sel)
+		p, err := choosePage(c, sel)
 		if err != nil {
-			return "", &UsageError{Err: err, Hint: "pass --page with a page's id, title or number"}
+			return "", err
 		}
 		return p.ID, nil
 	}

@@ -3,9 +3,7 @@ package cli
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/dtree-dev/dtree/internal/chart"
 	"github.com/dtree-dev/dtree/internal/render"
-	"github.com/dtree-dev/dtree/types"
 )
 
 type inspectOptions struct {
@@ -43,18 +41,12 @@ func (a *App) inspect(path string, o inspectOptions) error {
 	}
 	// With --page, only that page's findings (and the document's) count:
 	// a broken page does not hide a good one.
-	var page *types.Page
-	if o.page != "" && len(c.Doc.Pages) > 0 {
-		p, err := c.Page(o.page)
-		if err != nil {
-			return &UsageError{Err: err, Hint: "pass --page with a page's id, title or number"}
-		}
-		page = &p
+	page, err := choosePage(c, o.page)
+	if err != nil {
+		return err
 	}
-	printDiagnostics(a.Err, c.Doc.Source, "warning", chart.OnPage(c.Warnings, page))
-	if errs := chart.OnPage(c.Errors, page); len(errs) > 0 {
-		printDiagnostics(a.Err, c.Doc.Source, "error", errs)
-		return &ChartError{Source: c.Doc.Source, Path: path, Count: len(errs)}
+	if err := a.checkPage(c, path, page, false); err != nil {
+		return err
 	}
 	if o.json {
 		return writeJSON(a.Out, c.Normalized(page))

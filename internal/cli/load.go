@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -79,6 +80,39 @@ func writeJSON(w io.Writer, v any) error {
 func oneChart(cmd *cobra.Command, args []string) error {
 	if len(args) != 1 {
 		return &UsageError{Err: fmt.Errorf("%s takes one chart file (or - for stdin), got %d arguments", cmd.Name(), len(args)), Cmd: cmd.CommandPath()}
+	}
+	return nil
+}
+
+// choosePage is the page --page names (its id, title or number), nil for
+// a chart without pages or an empty sel.
+func choosePage(c *chart.Chart, sel string) (*types.Page, error) {
+	if sel == "" || len(c.Doc.Pages) == 0 {
+		return nil, nil
+	}
+	p, err := c.Page(sel)
+	if err != nil {
+		return nil, &UsageError{Err: err, Hint: "pass --page with a page's id, title or number"}
+	}
+	return &p, nil
+}
+
+// checkPage is what every command that takes a chart does before its
+// work: it prints the warnings on page (nil: the whole chart) unless
+// quiet, then the errors, and refuses a chart with errors there as a
+// *ChartError (exit 3). Errors of the classes in settled are not counted
+// (run's --start settles ambiguous_root and no_root).
+func (a *App) checkPage(c *chart.Chart, path string, page *types.Page, quiet bool, settled ...string) error {
+	errs := chart.OnPage(c.Errors, page)
+	if len(settled) > 0 {
+		errs = slices.DeleteFunc(slices.Clone(errs), func(d types.Diagnostic) bool { return slices.Contains(settled, d.Class) })
+	}
+	if !quiet {
+		printDiagnostics(a.Err, c.Doc.Source, "warning", chart.OnPage(c.Warnings, page))
+	}
+	if len(errs) > 0 {
+		printDiagnostics(a.Err, c.Doc.Source, "error", errs)
+		return &ChartError{Source: c.Doc.Source, Path: path, Count: len(errs)}
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -339,28 +340,18 @@ func (a *App) runSettings(o runOptions, fs *pflag.FlagSet) (*settings.Settings, 
 func (a *App) runTarget(c *chart.Chart, o runOptions, path string) (types.Page, string, error) {
 	var page types.Page
 	if len(c.Doc.Pages) > 0 {
-		p, err := c.Page(o.page)
+		p, err := choosePage(c, cmp.Or(o.page, c.Doc.Pages[0].ID))
 		if err != nil {
-			return page, "", &UsageError{Err: err, Hint: "pass --page with a page's id, title or number"}
+			return page, "", err
 		}
-		page = p
+		page = *p
 	}
-	errs := chart.OnPage(c.Errors, &page)
+	var settled []string
 	if o.start != "" {
-		var kept []types.Diagnostic
-		for _, d := range errs {
-			if d.Class != "ambiguous_root" && d.Class != "no_root" {
-				kept = append(kept, d)
-			}
-		}
-		errs = kept
+		settled = []string{"ambiguous_root", "no_root"}
 	}
-	if !o.quiet {
-		printDiagnostics(a.Err, c.Doc.Source, "warning", chart.OnPage(c.Warnings, &page))
-	}
-	if len(errs) > 0 {
-		printDiagnostics(a.Err, c.Doc.Source, "error", errs)
-		return page, "", &ChartError{Source: c.Doc.Source, Path: path, Count: len(errs)}
+	if err := a.checkPage(c, path, &page, o.quiet, settled...); err != nil {
+		return page, "", err
 	}
 	if o.start == "" {
 		return page, page.Root, nil
