@@ -30,7 +30,14 @@ func (f *chartFlags) register(fs *pflag.FlagSet) {
 // settings loads the settings (readme/settings.md): the defaults nodes fall
 // back to and the custom CLIs a chart may name.
 func (a *App) settings(config string) (*settings.Settings, error) {
-	s, err := settings.Load(settings.LoadOptions{ConfigFile: config, Getenv: a.Getenv})
+	return a.settingsWithFlags(config, nil)
+}
+
+// settingsWithFlags is settings with dtree run's flags as their top
+// layer: the settings package owns "a flag that was given wins"
+// (readme/settings.md), for run and for what `dtree settings` shows.
+func (a *App) settingsWithFlags(config string, flags *pflag.FlagSet) (*settings.Settings, error) {
+	s, err := settings.Load(settings.LoadOptions{ConfigFile: config, Getenv: a.Getenv, Flags: flags})
 	if err == nil {
 		a.maskSettings(s)
 	}

@@ -275,47 +275,9 @@ func (c ctxReader) Read(p []byte) (int, error) {
 
 // runSettings loads the settings and lays the flags over them.
 func (a *App) runSettings(o runOptions, fs *pflag.FlagSet) (*settings.Settings, error) {
-	s, err := a.settings(o.config)
+	s, err := a.settingsWithFlags(o.config, fs)
 	if err != nil {
 		return nil, err
-	}
-	names := agent.NewRegistry(s.CLIs).Names()
-	cliFlag := func(name, value string, dst *string) error {
-		if !fs.Changed(name) {
-			return nil
-		}
-		c, ok := names.Canonical(value)
-		if !ok {
-			return &UsageError{Err: fmt.Errorf("--%s %q is not a CLI dtree knows", name, value),
-				Hint: "use one of: " + strings.Join(names.List(), ", ") + ", or define it under clis: in the settings"}
-		}
-		*dst = c
-		return nil
-	}
-	for _, f := range []struct {
-		name  string
-		value string
-		dst   *string
-	}{{"cli", o.cli, &s.DefaultCLI}, {"validate-cli", o.validateCLI, &s.DefaultValidateCLI}, {"retry-cli", o.retryCLI, &s.DefaultRetryCLI}} {
-		if err := cliFlag(f.name, f.value, f.dst); err != nil {
-			return nil, err
-		}
-	}
-	if fs.Changed("retries") {
-		if o.retries < 0 {
-			return nil, &UsageError{Err: fmt.Errorf("--retries %d: must be 0 or more", o.retries)}
-		}
-		s.DefaultRetryCount = o.retries
-	}
-	if fs.Changed("timeout") {
-		d, err := nodeconf.ParseDuration(o.timeout)
-		if err != nil {
-			return nil, &UsageError{Err: fmt.Errorf("--timeout: %w", err)}
-		}
-		s.DefaultTimeout = d
-	}
-	if fs.Changed("log-dir") {
-		s.LogDir = o.logDir
 	}
 	if o.answers != "" && o.dryRun {
 		return nil, &UsageError{Err: errors.New("--answers and --dry-run do not go together"),
