@@ -27,7 +27,8 @@ import (
 	"github.com/dtree-dev/dtree/types"
 )
 
-// fakeAgent is the path of testdata/fakeagent, built once by TestMain.
+// fakeAgent is the test agent (internal/testagent/fakeagent) in its
+// FAKE_MODE modes, built once by TestMain.
 var fakeAgent string
 
 func TestMain(m *testing.M) {
@@ -37,7 +38,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	fakeAgent = filepath.Join(dir, "fakeagent")
-	build := exec.Command("go", "build", "-o", fakeAgent, "./testdata/fakeagent")
+	build := exec.Command("go", "build", "-o", fakeAgent, "github.com/dtree-dev/dtree/internal/testagent/fakeagent")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build fakeagent:", err)

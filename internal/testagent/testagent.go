@@ -83,6 +83,9 @@ type Record struct {
 // children's (spawn_*); FAKEAGENT_PARENT one where it writes its parent's
 // pid (dtree's), so that a script can signal dtree itself.
 func Main() int {
+	if os.Getenv("FAKE_MODE") != "" {
+		return modeMain()
+	}
 	switch os.Getenv("FAKEAGENT_CHILD") {
 	case "stubborn":
 		ignoreTerm()

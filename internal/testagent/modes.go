@@ -1,6 +1,8 @@
-// Command fakeagent stands in for an agent CLI in the runner's tests. The
-// tests build it once and drive it through Definitions; FAKE_MODE picks
-// what it does:
+package testagent
+
+// The runner's modes (FAKE_MODE): the agent runner's own tests
+// (internal/agent) drive the fake agent through Definitions, one mode a
+// call; Main runs them when FAKE_MODE is set.
 //
 //	echo         print a JSON report: args, stdin, env, cwd, and the
 //	             content of any argument naming a file
@@ -17,7 +19,6 @@
 // FAKE_IGNORE_TERM=1 ignores SIGTERM (children too); FAKE_TERM_EXIT=N
 // exits with status N on SIGTERM, as CLIs that catch it and shut down
 // cleanly do; FAKE_EXIT is the exit status at the end.
-package main
 
 import (
 	"encoding/json"
@@ -32,7 +33,7 @@ import (
 	"time"
 )
 
-func main() {
+func modeMain() int {
 	if os.Getenv("FAKE_IGNORE_TERM") == "1" {
 		signal.Ignore(syscall.SIGTERM)
 	}
@@ -47,32 +48,32 @@ func main() {
 	}
 	switch mode := os.Getenv("FAKE_MODE"); mode {
 	case "echo":
-		echo()
+		modeEcho()
 	case "print":
 		fmt.Print(os.Getenv("FAKE_STDOUT"))
 		fmt.Fprint(os.Stderr, os.Getenv("FAKE_STDERR"))
-		printFile(os.Stdout, os.Getenv("FAKE_STDOUT_FILE"))
-		printFile(os.Stderr, os.Getenv("FAKE_STDERR_FILE"))
+		modePrintFile(os.Stdout, os.Getenv("FAKE_STDOUT_FILE"))
+		modePrintFile(os.Stderr, os.Getenv("FAKE_STDERR_FILE"))
 		if d := os.Getenv("FAKE_SLEEP_AFTER"); d != "" {
 			_ = os.Setenv("FAKE_SLEEP", d)
-			sleep()
+			modeSleep()
 		}
 	case "print-bytes":
-		printBytes()
+		modePrintBytes()
 	case "sleep":
-		sleep()
+		modeSleep()
 	case "spawn":
-		spawn()
+		modeSpawn()
 	default:
 		fmt.Fprintf(os.Stderr, "fakeagent: unknown FAKE_MODE %q\n", mode)
-		os.Exit(2)
+		return 2
 	}
 	code, _ := strconv.Atoi(os.Getenv("FAKE_EXIT"))
-	os.Exit(code)
+	return code
 }
 
-// Report is what echo prints.
-type Report struct {
+// modeReport is what echo prints.
+type modeReport struct {
 	Args  []string          `json:"args"`
 	Stdin string            `json:"stdin"`
 	Env   []string          `json:"env"`
@@ -80,58 +81,58 @@ type Report struct {
 	Files map[string]string `json:"files"`
 }
 
-func echo() {
+func modeEcho() {
 	in, err := io.ReadAll(os.Stdin)
 	if err != nil {
-		fail(err)
+		modeFail(err)
 	}
 	dir, _ := os.Getwd()
-	r := Report{Args: os.Args[1:], Stdin: string(in), Env: os.Environ(), Dir: dir, Files: map[string]string{}}
+	r := modeReport{Args: os.Args[1:], Stdin: string(in), Env: os.Environ(), Dir: dir, Files: map[string]string{}}
 	for _, a := range r.Args {
 		if b, err := os.ReadFile(a); err == nil {
 			r.Files[a] = string(b)
 		}
 	}
 	if err := json.NewEncoder(os.Stdout).Encode(r); err != nil {
-		fail(err)
+		modeFail(err)
 	}
 }
 
 // printFile copies a file in small writes, as a CLI streams its output.
-func printFile(w io.Writer, path string) {
+func modePrintFile(w io.Writer, path string) {
 	if path == "" {
 		return
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
-		fail(err)
+		modeFail(err)
 	}
 	for len(b) > 0 {
 		k := min(len(b), 97)
 		if _, err := w.Write(b[:k]); err != nil {
-			fail(err)
+			modeFail(err)
 		}
 		b = b[k:]
 	}
 }
 
-func printBytes() {
+func modePrintBytes() {
 	n, err := strconv.ParseInt(os.Getenv("FAKE_BYTES"), 10, 64)
 	if err != nil {
-		fail(err)
+		modeFail(err)
 	}
 	line := strings.Repeat("x", 99) + "\n"
 	chunk := []byte(strings.Repeat(line, 655)) // 65500 bytes
 	for n > 0 {
 		k := min(n, int64(len(chunk)))
 		if _, err := os.Stdout.Write(chunk[:k]); err != nil {
-			fail(err)
+			modeFail(err)
 		}
 		n -= k
 	}
 }
 
-func sleep() {
+func modeSleep() {
 	d, err := time.ParseDuration(os.Getenv("FAKE_SLEEP"))
 	if err != nil {
 		d = time.Minute
@@ -139,29 +140,29 @@ func sleep() {
 	time.Sleep(d)
 }
 
-func spawn() {
+func modeSpawn() {
 	child := exec.Command(os.Args[0])
 	child.Env = append(os.Environ(), "FAKE_MODE=sleep")
 	child.Stdout, child.Stderr = os.Stdout, os.Stderr
 	if err := child.Start(); err != nil {
-		fail(err)
+		modeFail(err)
 	}
 	pids := fmt.Sprintf("%d %d", os.Getpid(), child.Process.Pid)
 	path := os.Getenv("FAKE_PIDFILE")
 	if err := os.WriteFile(path+".tmp", []byte(pids), 0o600); err != nil {
-		fail(err)
+		modeFail(err)
 	}
 	if err := os.Rename(path+".tmp", path); err != nil {
-		fail(err)
+		modeFail(err)
 	}
 	if os.Getenv("FAKE_LEADER_EXIT") == "1" {
 		fmt.Print(os.Getenv("FAKE_STDOUT"))
 		return
 	}
-	sleep()
+	modeSleep()
 }
 
-func fail(err error) {
+func modeFail(err error) {
 	fmt.Fprintln(os.Stderr, "fakeagent:", err)
 	os.Exit(2)
 }
