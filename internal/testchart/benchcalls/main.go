@@ -15,6 +15,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"github.com/dtree-dev/dtree/internal/testchart"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -46,12 +47,9 @@ func bench() error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	bin := filepath.Join(dir, "bin")
-	for _, b := range [][2]string{{"dtree", "./cmd/dtree"}, {"fakeagent", "./internal/testagent/fakeagent"}} {
-		out, err := exec.Command("go", "build", "-o", filepath.Join(bin, b[0]), b[1]).CombinedOutput()
-		if err != nil {
-			return fmt.Errorf("build %s: %v\n%s", b[0], err, out)
-		}
+	bin, err := testchart.BuildTools(dir)
+	if err != nil {
+		return err
 	}
 	write := func(name, content string) error {
 		return os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644)

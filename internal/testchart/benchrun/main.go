@@ -9,6 +9,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/dtree-dev/dtree/internal/testchart"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,12 +34,9 @@ func bench(runs, nodes int) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	bin := filepath.Join(dir, "bin")
-	for _, b := range [][2]string{{"dtree", "./cmd/dtree"}, {"fakeagent", "./internal/testagent/fakeagent"}} {
-		out, err := exec.Command("go", "build", "-o", filepath.Join(bin, b[0]), b[1]).CombinedOutput()
-		if err != nil {
-			return fmt.Errorf("build %s: %v\n%s", b[0], err, out)
-		}
+	bin, err := testchart.BuildTools(dir)
+	if err != nil {
+		return err
 	}
 	var csv strings.Builder
 	csv.WriteString("Id,Name,Shape Library,Page ID,Contained By,Group,Line Source,Line Destination,Source Arrow,Destination Arrow,Tags,Status,Text Area 1,Comments\n1,Page,,,,,,,,,,,P,\n")
