@@ -32,15 +32,17 @@ type Feedback struct {
 	Reason  string
 }
 
-// BuildProcess is a process node's prompt: its text, one "Previous attempt
-// feedback" section per failed attempt, then the response instruction.
-func BuildProcess(text string, feedback []Feedback) string {
-	return join(text, feedbackSections(feedback), strings.TrimSpace(processInstruction))
+// BuildProcess is a process node's prompt: its text, the run so far
+// (RunSoFar; "" for none), one "Previous attempt feedback" section per
+// failed attempt, then the response instruction.
+func BuildProcess(text, runSoFar string, feedback []Feedback) string {
+	return join(text, runSoFar, feedbackSections(feedback), strings.TrimSpace(processInstruction))
 }
 
-// BuildDecision is a decision node's prompt: its text, feedback, and the
-// list of allowed answers, which are the node's outgoing labels verbatim.
-func BuildDecision(text string, labels []string, feedback []Feedback) string {
+// BuildDecision is a decision node's prompt: its text, the run so far,
+// feedback, and the list of allowed answers, which are the node's outgoing
+// labels verbatim.
+func BuildDecision(text, runSoFar string, labels []string, feedback []Feedback) string {
 	var list strings.Builder
 	quoted := make([]string, len(labels))
 	for i, l := range labels {
@@ -51,18 +53,19 @@ func BuildDecision(text string, labels []string, feedback []Feedback) string {
 	instr := strings.TrimSpace(decisionInstruction)
 	instr = strings.ReplaceAll(instr, "{{choices_json}}", strings.Join(quoted, ", "))
 	instr = strings.ReplaceAll(instr, "{{choices}}", strings.TrimRight(list.String(), "\n"))
-	return join(text, feedbackSections(feedback), instr)
+	return join(text, runSoFar, feedbackSections(feedback), instr)
 }
 
 // BuildValidation is the validating agent's prompt: the validation prompt
-// (the node's own, or the default), the original task, the output to
-// judge, and the response instruction.
-func BuildValidation(validatePrompt, task, output string) string {
+// (the node's own, or the default), the original task, the run before it,
+// the output to judge, and the response instruction.
+func BuildValidation(validatePrompt, task, runSoFar, output string) string {
 	if strings.TrimSpace(validatePrompt) == "" {
 		validatePrompt = DefaultValidatePrompt()
 	}
 	return join(validatePrompt,
 		"## The task\n\n"+strings.TrimSpace(task),
+		runSoFar,
 		"## What the agent reported\n\n"+strings.TrimSpace(output),
 		strings.TrimSpace(validationInstruction))
 }

@@ -10,7 +10,7 @@ import (
 func TestBuildProcessKeepsTextAndAddsFeedbackInOrder(t *testing.T) {
 	t.Parallel()
 	text := "Fix $(touch X) `now`\nwith \"quotes\" and 'these' — ünïcode"
-	got := BuildProcess(text, []Feedback{{Attempt: 1, Reason: "tests still fail"}, {Attempt: 2, Reason: "lint error in foo.go"}})
+	got := BuildProcess(text, "", []Feedback{{Attempt: 1, Reason: "tests still fail"}, {Attempt: 2, Reason: "lint error in foo.go"}})
 	assert.True(t, strings.HasPrefix(got, text+"\n\n"), "the node's text comes first, unchanged")
 	first := strings.Index(got, "## Previous attempt feedback (attempt 1)\n\ntests still fail")
 	second := strings.Index(got, "## Previous attempt feedback (attempt 2)\n\nlint error in foo.go")
@@ -21,7 +21,7 @@ func TestBuildProcessKeepsTextAndAddsFeedbackInOrder(t *testing.T) {
 
 func TestBuildDecisionListsLabelsVerbatim(t *testing.T) {
 	t.Parallel()
-	got := BuildDecision("Do the tests pass?", []string{"Yes", "No, \"flaky\""}, nil)
+	got := BuildDecision("Do the tests pass?", "", []string{"Yes", "No, \"flaky\""}, nil)
 	assert.Contains(t, got, "- Yes\n- No, \"flaky\"")
 	assert.Contains(t, got, `"choices": ["Yes", "No, \"flaky\""]`)
 	assert.NotContains(t, got, "{{")
@@ -30,12 +30,12 @@ func TestBuildDecisionListsLabelsVerbatim(t *testing.T) {
 
 func TestBuildValidationDefaultsAndSections(t *testing.T) {
 	t.Parallel()
-	got := BuildValidation("", "Write README", "I wrote it")
+	got := BuildValidation("", "Write README", "", "I wrote it")
 	assert.True(t, strings.HasPrefix(got, DefaultValidatePrompt()))
 	assert.Contains(t, got, "## The task\n\nWrite README")
 	assert.Contains(t, got, "## What the agent reported\n\nI wrote it")
 	assert.Contains(t, got, `"fully_completed"`)
-	own := BuildValidation("Check the README has an install section.", "Write README", "done")
+	own := BuildValidation("Check the README has an install section.", "Write README", "", "done")
 	assert.True(t, strings.HasPrefix(own, "Check the README has an install section."))
 	assert.NotContains(t, own, DefaultValidatePrompt())
 }

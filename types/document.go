@@ -31,16 +31,22 @@ const (
 // Document is an imported chart: every page's nodes and edges, in source
 // order. Nodes and edges are flat lists; Page fields tie them to a page.
 type Document struct {
-	FormatVersion int          `json:"format_version"`
-	Title         string       `json:"title"`
-	Status        string       `json:"status"`
-	Source        string       `json:"source"`
-	Format        string       `json:"format"`
-	Pages         []Page       `json:"pages"`
-	Nodes         []Node       `json:"nodes"`
-	Edges         []Edge       `json:"edges"`
-	Errors        []Diagnostic `json:"-"`
-	Warnings      []Diagnostic `json:"warnings"`
+	FormatVersion int    `json:"format_version"`
+	Title         string `json:"title"`
+	Status        string `json:"status"`
+	Source        string `json:"source"`
+	Format        string `json:"format"`
+	Pages         []Page `json:"pages"`
+	Nodes         []Node `json:"nodes"`
+	Edges         []Edge `json:"edges"`
+	// Metadata is the document's custom data: the Document row's custom
+	// columns in a CSV export, the pages' customData in the API JSON (the
+	// first page's value of a key wins), the chart-level keys of a YAML
+	// chart (context:). Chart-wide settings and variables read it
+	// (readme/context.md).
+	Metadata map[string]string `json:"metadata,omitempty"`
+	Errors   []Diagnostic      `json:"-"`
+	Warnings []Diagnostic      `json:"warnings"`
 }
 
 // Page is one chart in a document. Lines never cross pages. Root is the id

@@ -46,6 +46,7 @@ type runOptions struct {
 	answer      []string // --answer NODE=LABEL, for --dry-run
 	answers     string   // --answers FILE, for the replay agent
 	model       string   // --model, passed with each CLI's model flag
+	context     string   // --context: how much of the run so far prompts get
 }
 
 func (a *App) newRun() *cobra.Command {
@@ -87,6 +88,7 @@ node's max_visits or --max-steps was reached; 130 interrupted.`,
 	f.BoolVar(&o.dryRun, "dry-run", false, "start no agent: print each call's CLI, argv and prompt, and the path")
 	f.StringArrayVar(&o.answer, "answer", nil, "with --dry-run: the branch a decision takes, NODE=LABEL; again for its next visit")
 	f.StringVar(&o.answers, "answers", "", "answer every call from this answers file with the replay agent, no model")
+	f.StringVar(&o.context, "context", "", "how much of the run so far each agent prompt gets: path (every step, the default), previous or none")
 	f.StringVar(&o.model, "model", "", "model for the agent calls, passed with each CLI's own flag (a node's model metadata wins for its CLI)")
 	return cmd
 }
@@ -203,7 +205,7 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 	sum, werr := run.Walk(ctx, run.Options{
 		Chart: c, Page: page, Start: start, Registry: reg, Runner: runner,
 		Workdir: workdir, Env: env, MaxSteps: o.maxSteps, NoValidate: o.noValidate,
-		Log: log, Progress: p, Backoff: wait, Settings: settingsForLog(s), Model: o.model,
+		Log: log, Progress: p, Backoff: wait, Settings: settingsForLog(s), Model: o.model, Context: o.context,
 		ReplayCommand: replayCommand(path, fs, filepath.Join(log.Dir, "answers.yaml")),
 		Picture:       runPicture(s.WriteLogGraph, log.Dir, c.Doc, log.Redactor().String),
 	})
@@ -293,6 +295,10 @@ func (a *App) runSettings(o runOptions, fs *pflag.FlagSet) (*settings.Settings, 
 	}
 	if o.maxSteps < 1 {
 		return nil, &UsageError{Err: fmt.Errorf("--max-steps %d: must be 1 or more", o.maxSteps)}
+	}
+	if o.context != "" && !slices.Contains(run.ContextModes, o.context) {
+		return nil, &UsageError{Err: fmt.Errorf("--context %q: not one of %s", o.context, strings.Join(run.ContextModes, ", ")),
+			Hint: "path gives each prompt every step so far, previous the step before, none nothing (readme/context.md)"}
 	}
 	return s, nil
 }
@@ -464,7 +470,7 @@ func (a *App) dryRun(ctx context.Context, c *chart.Chart, page types.Page, start
 	sum, werr := run.Walk(ctx, run.Options{
 		Chart: c, Page: page, Start: start, Registry: reg, Runner: d.Call,
 		Workdir: workdir, Env: os.Environ(), MaxSteps: o.maxSteps, NoValidate: o.noValidate,
-		Progress: d, Backoff: func(int) time.Duration { return 0 }, Model: o.model,
+		Progress: d, Backoff: func(int) time.Duration { return 0 }, Model: o.model, Context: o.context,
 	})
 	d.finished(sum)
 	sum.DryRun = true

@@ -370,6 +370,14 @@ func (r *csvReader) row(rec []string, ln int) {
 		r.other.Set(id, ln)
 		r.b.doc.Title = cleanText(cell(c.textArea(0)))
 		r.b.doc.Status = strings.TrimSpace(cell(c.status))
+		for _, col := range c.custom {
+			if v := strings.TrimSpace(cell(col)); v != "" {
+				if r.b.doc.Metadata == nil {
+					r.b.doc.Metadata = map[string]string{}
+				}
+				r.b.doc.Metadata[c.header[col]] = v
+			}
+		}
 		return
 	case page == "" && strings.EqualFold(name, "page"):
 		r.other.Set(id, ln)

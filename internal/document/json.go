@@ -26,10 +26,11 @@ type (
 		Pages *[]jsonPage `json:"pages"`
 	}
 	jsonPage struct {
-		ID    flexString `json:"id"`
-		Title flexString `json:"title"`
-		Index *float64   `json:"index"`
-		Items struct {
+		ID         flexString `json:"id"`
+		Title      flexString `json:"title"`
+		Index      *float64   `json:"index"`
+		CustomData []jsonPair `json:"customData"`
+		Items      struct {
 			Shapes []jsonShape `json:"shapes"`
 			Lines  []jsonLine  `json:"lines"`
 			Groups []jsonGroup `json:"groups"`
@@ -162,6 +163,16 @@ func fromJSON(r io.Reader, size int64) (*types.Document, error) {
 		return pageIndex(pages[order[x]], order[x]) < pageIndex(pages[order[y]], order[y])
 	})
 	for _, i := range order {
+		for _, kv := range pages[i].CustomData {
+			if k, v := kv.name(), strings.TrimSpace(string(kv.Value)); k != "" && v != "" {
+				if b.doc.Metadata == nil {
+					b.doc.Metadata = map[string]string{}
+				}
+				if _, set := b.doc.Metadata[k]; !set {
+					b.doc.Metadata[k] = v
+				}
+			}
+		}
 		b.jsonPage(&pages[i], i)
 		pages[i] = jsonPage{} // the builder holds what it needs
 	}

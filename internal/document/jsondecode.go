@@ -75,7 +75,7 @@ func (d *jsonDecoder) doc(doc *jsonDoc) {
 	}
 }
 
-var pageFields = []string{"id", "title", "index", "items"}
+var pageFields = []string{"id", "title", "index", "items", "customData"}
 var itemsFields = []string{"shapes", "lines", "groups"}
 
 func (d *jsonDecoder) page(p *jsonPage) {
@@ -129,6 +129,8 @@ func (d *jsonDecoder) page(p *jsonPage) {
 					d.skip(1)
 				}
 			}
+		case 4:
+			p.CustomData = decodeList(d, (*jsonDecoder).pair)
 		default:
 			d.skip(1)
 		}

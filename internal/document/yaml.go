@@ -18,7 +18,7 @@ import (
 // The keys a YAML chart may use, per mapping (readme/yaml-charts.md and
 // schema/chart.schema.json, which a test holds to these lists).
 var (
-	YAMLChartKeys = []string{"title", "defaults", "nodes", "pages"}
+	YAMLChartKeys = []string{"title", "context", "defaults", "nodes", "pages"}
 	YAMLPageKeys  = []string{"id", "title", "nodes"}
 	YAMLNodeKeys  = []string{"id", "kind", "shape", "text", "command", "tags", "metadata", "next", "branches"}
 	// YAMLKinds are the values of a node's kind:, in the order the manual
@@ -179,6 +179,13 @@ func (y *yamlReader) read(data []byte) {
 		case "title":
 			if s, ok := y.scalar(v, "title"); ok {
 				y.b.doc.Title = cleanText(s)
+			}
+		case "context":
+			if c, ok := y.scalar(v, "context"); ok {
+				if y.b.doc.Metadata == nil {
+					y.b.doc.Metadata = map[string]string{}
+				}
+				y.b.doc.Metadata["context"] = strings.TrimSpace(c)
 			}
 		case "defaults":
 			y.readDefaults(v)

@@ -26,6 +26,9 @@ func YAML(w io.Writer, doc *types.Document) ([]string, error) {
 	if doc.Title != "" {
 		y.textField("", "title", doc.Title)
 	}
+	if c, ok := doc.Metadata["context"]; ok {
+		y.textField("", "context", c)
+	}
 	if len(doc.Pages) == 1 && doc.Pages[0].Title == "" {
 		bw.WriteString("nodes:\n")
 		if err := y.nodes(doc, doc.Pages[0].ID, "  "); err != nil {

@@ -36,7 +36,12 @@ const (
 	keyModel          = "model"
 	keyKeepRunning    = "keeprunning"
 	keyCommand        = "command"
+	keyContext        = "context"
 )
+
+// contextModes are the values of custom data context, narrowest first
+// (readme/context.md#the-run-so-far).
+var contextModes = []string{"none", "previous", "path"}
 
 // Normalize folds a tag or metadata key for matching (types.FoldName).
 func Normalize(s string) string { return types.FoldName(s) }
@@ -179,6 +184,14 @@ func Resolve(n *types.Node, role string, d types.Defaults, names CLINames) (type
 	p.Validate = role == types.RoleProcess && validate
 	if v, ok := meta[keyCommand]; ok {
 		command(&p, v, meta, keys, bad)
+	}
+	if v, ok := meta[keyContext]; ok {
+		if m := strings.ToLower(strings.TrimSpace(v)); slices.Contains(contextModes, m) {
+			p.Context = m
+		} else {
+			bad("bad_metadata", "set context to none, previous or path",
+				"%s is %q, not none, previous or path", keys[keyContext], v)
+		}
 	}
 	return p, f
 }

@@ -13,8 +13,9 @@ type pastStep struct {
 	Label    string // the branch a decision took
 	// Command is set for a command step, ExitCode then its exit status
 	// (-1 when it was killed or never ran).
-	Command  bool
-	ExitCode int
+	Command     bool
+	CommandText string
+	ExitCode    int
 	// Output is the final text of the step's last attempt, its last
 	// maxOutput bytes: the agent's answer, or a command's output.
 	Output string
@@ -28,7 +29,7 @@ const maxOutput = 8 << 10
 // remember adds the finished step to the run's history.
 func (w *walker) remember(s *step) {
 	p := pastStep{ID: s.n.ID, Text: s.n.Text, Role: s.n.Role, Status: s.res.Status, Response: s.res.Response,
-		Label: s.res.Label, Command: s.n.Command != "", ExitCode: s.exitCode, Output: tailBytes(s.output, maxOutput)}
+		Label: s.res.Label, Command: s.n.Command != "", CommandText: s.commandText(), ExitCode: s.exitCode, Output: tailBytes(s.output, maxOutput)}
 	if w.last == nil {
 		w.last = map[string]int{}
 	}

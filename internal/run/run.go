@@ -38,10 +38,13 @@ type Options struct {
 	Env        []string // the agents' base environment
 	MaxSteps   int
 	NoValidate bool
-	Model      string
-	Log        *runlog.Log
-	Settings   map[string]string // logged with the run's start
-	Progress   Progress
+	// Context is --context: none, previous or path ("" is path); a
+	// chart's or node's context may narrow it.
+	Context  string
+	Model    string
+	Log      *runlog.Log
+	Settings map[string]string // logged with the run's start
+	Progress Progress
 	// Backoff is the wait before attempt n+1 after an agent error on
 	// attempt n (exponential: 1s, 2s, 4s … 30s when nil).
 	Backoff func(n int) time.Duration

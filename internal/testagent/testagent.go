@@ -149,9 +149,21 @@ func readPrompt() (string, bool, error) {
 	return string(b), true, err
 }
 
-// purposeOf tells from dtree's instruction what is asked.
+// purposeOf is what is asked: validate, decide or run. dtree says a
+// validation in DTREE_PURPOSE; a decision is told by the end of its
+// instruction, which is the prompt's end, so that the run so far quoting
+// an earlier decision or validation does not change what is asked.
 func purposeOf(prompt string) string {
-	switch {
+	switch os.Getenv("DTREE_PURPOSE") {
+	case "validate":
+		return "validate"
+	case "run":
+		if strings.HasSuffix(strings.TrimSpace(prompt), `"reasons": ["why, one point per string"]}`) {
+			return "decide"
+		}
+		return "run"
+	}
+	switch { // called by hand, not by dtree
 	case strings.Contains(prompt, `"fully_completed"`):
 		return "validate"
 	case strings.Contains(prompt, `"answer"`):
@@ -241,8 +253,12 @@ func reply(r Rule, purpose, prompt string) string {
 	return fmt.Sprintf(`{"completed": %t, "secs_taken": 0, "tokens_used": 0, "comments": ["scripted"]}`, yes(r.Completed))
 }
 
-// firstChoice finds the first "- label" line of dtree's decision prompt.
+// firstChoice finds the first "- label" line of dtree's decision
+// instruction, which comes after the run so far and its bullets.
 func firstChoice(prompt string) string {
+	if i := strings.LastIndex(prompt, "written exactly as given:"); i >= 0 {
+		prompt = prompt[i:]
+	}
 	for _, line := range strings.Split(prompt, "\n") {
 		if l, ok := strings.CutPrefix(line, "- "); ok {
 			return l

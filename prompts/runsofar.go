@@ -1,0 +1,201 @@
+package prompts
+
+import (
+	_ "embed"
+	"fmt"
+	"strings"
+)
+
+//go:embed context.txt
+var runSoFarHeading string
+
+// RunSoFarBytes bounds the run-so-far section of a prompt
+// (readme/context.md#the-run-so-far).
+const RunSoFarBytes = 8 << 10
+
+// Step is a finished step as the run so far shows it.
+type Step struct {
+	Node   string
+	Text   string // the node's text; its first line is shown
+	Kind   string // "process", "decision" or "command"
+	Status string // "succeeded", "failed", …
+	// A process step's comments; a decision's answer and reasons; a
+	// command's command, exit status and the end of its output.
+	Comments []string
+	Answer   string
+	Reasons  []string
+	Command  string
+	ExitCode int
+	Output   string
+}
+
+// The bounds of what one entry shows: a node's text is its first line,
+// and a command's output its last lines.
+const (
+	maxStepText    = 200
+	maxOutputLines = 20
+)
+
+// RunSoFar is the run-so-far section for a step after n finished ones,
+// step(0) the oldest, or "" when n is 0. It holds at most max bytes: the
+// newest steps are kept whole and older ones cut first, to their heading
+// line, then left out with a line that says how many. A newest step that
+// alone is larger than max keeps its beginning and end. It is built from
+// the newest step back and stops when max is spent, so its cost grows with
+// max, not with the run.
+func RunSoFar(n int, step func(i int) Step, max int) string {
+	if n <= 0 {
+		return ""
+	}
+	head := strings.TrimSpace(runSoFarHeading) + "\n\n"
+	const leftOutRoom = 64 // "… 123456 earlier steps are left out.\n\n"
+	budget := max - len(head) - leftOutRoom
+	if budget <= 0 {
+		return ""
+	}
+	var entries []string // newest first
+	short := false       // an entry did not fit whole: the older ones are headings only
+	i := n - 1
+	for ; i >= 0 && budget > 0; i-- {
+		s := step(i)
+		e := ""
+		if !short {
+			e = entry(i+1, s, budget)
+			if len(e) > budget {
+				if len(entries) > 0 {
+					short, e = true, ""
+				} else { // the newest alone: its beginning and its end
+					e = cutMiddle(e, budget)
+				}
+			}
+		}
+		if short {
+			e = heading(i+1, s) + "\n"
+			if len(e) > budget {
+				break
+			}
+		}
+		entries = append(entries, e)
+		budget -= len(e) + 1
+	}
+	var b strings.Builder
+	b.WriteString(head)
+	if i >= 0 {
+		fmt.Fprintf(&b, "… %d earlier %s left out.\n\n", i+1, plural(i+1, "step is", "steps are"))
+	}
+	for k := len(entries) - 1; k >= 0; k-- {
+		b.WriteString(entries[k])
+		if k > 0 {
+			b.WriteByte('\n')
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// heading is an entry's first line: which step, which node, how it ended.
+func heading(k int, s Step) string {
+	text, _, _ := strings.Cut(s.Text, "\n")
+	text = clipBytes(strings.TrimSpace(text), maxStepText)
+	what := s.Kind
+	switch {
+	case s.Kind == "command":
+		what = fmt.Sprintf("command, exit status %d", s.ExitCode)
+		if s.Status != "succeeded" && s.Status != "" {
+			what += ", " + s.Status
+		}
+	case s.Status != "":
+		what += ", " + s.Status
+	}
+	return fmt.Sprintf("### Step %d: node %s %q (%s)", k, s.Node, text, what)
+}
+
+// entry is one step, whole, or cut once it is longer than limit (the
+// caller sees it is).
+func entry(k int, s Step, limit int) string {
+	var b strings.Builder
+	b.WriteString(heading(k, s) + "\n")
+	list := func(name string, items []string) {
+		if len(items) == 0 {
+			return
+		}
+		b.WriteString(name + ":\n")
+		for _, it := range items {
+			if b.Len() > limit {
+				return
+			}
+			b.WriteString("- " + clipBytes(it, limit) + "\n")
+		}
+	}
+	switch s.Kind {
+	case "decision":
+		if s.Answer != "" {
+			b.WriteString("Answer: " + clipBytes(s.Answer, limit) + "\n")
+		}
+		list("Reasons", s.Reasons)
+	case "command":
+		b.WriteString("Command: " + clipBytes(s.Command, limit) + "\n")
+		if out := lastLines(s.Output, maxOutputLines, limit); strings.TrimSpace(out) != "" {
+			b.WriteString("Output, last lines:\n" + out + "\n")
+		}
+	default:
+		list("Comments", s.Comments)
+	}
+	return b.String()
+}
+
+// cutMiddle keeps s's beginning and end within max bytes.
+func cutMiddle(s string, max int) string {
+	const mark = "\n… (cut) …\n"
+	if len(s) <= max {
+		return s
+	}
+	if max <= len(mark) {
+		return clipBytes(s, max)
+	}
+	keep := max - len(mark)
+	return clipBytes(s, keep/2) + mark + tail(s, keep-keep/2)
+}
+
+// lastLines is the end of s: at most n lines and max bytes.
+func lastLines(s string, n, max int) string {
+	s = tail(strings.TrimRight(s, "\n"), max)
+	end := len(s)
+	for range n {
+		j := strings.LastIndexByte(s[:end], '\n')
+		if j < 0 {
+			return s
+		}
+		end = j
+	}
+	return s[end+1:]
+}
+
+// clipBytes is s's first max bytes, not cut inside a UTF-8 character.
+func clipBytes(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	for max > 0 && s[max]&0xC0 == 0x80 {
+		max--
+	}
+	return s[:max]
+}
+
+// tail is s's last max bytes, not cut inside a UTF-8 character.
+func tail(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	i := len(s) - max
+	for i < len(s) && s[i]&0xC0 == 0x80 {
+		i++
+	}
+	return s[i:]
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
