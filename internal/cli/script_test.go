@@ -63,6 +63,7 @@ func TestScript(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"promptcheck": cmdPromptCheck,
+			"promptsize":  cmdPromptSize,
 			"bigchart":    cmdBigChart,
 			"tokenchart":  cmdTokenChart,
 			"aliaschart":  cmdAliasChart,

@@ -45,6 +45,36 @@ func cmdPromptCheck(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Fatalf("no %s call for node %s in %s", args[2], args[1], args[0])
 }
 
+// cmdPromptSize: promptsize LOG NODE PURPOSE CALL MAX — the prompt of the
+// CALLth call the fake agent logged for NODE and PURPOSE is at most MAX
+// bytes.
+func cmdPromptSize(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 5 {
+		ts.Fatalf("usage: promptsize LOG NODE PURPOSE CALL MAX")
+	}
+	call, err := strconv.Atoi(args[3])
+	ts.Check(err)
+	limit, err := strconv.Atoi(args[4])
+	ts.Check(err)
+	f, err := os.Open(ts.MkAbs(args[0]))
+	ts.Check(err)
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	for sc.Scan() {
+		var r testagent.Record
+		ts.Check(json.Unmarshal(sc.Bytes(), &r))
+		if r.Node != args[1] || r.Purpose != args[2] || r.Call != call {
+			continue
+		}
+		if (len(r.Prompt) <= limit) == neg {
+			ts.Fatalf("prompt of call %d of node %s: %d bytes, bound %d", call, args[1], len(r.Prompt), limit)
+		}
+		return
+	}
+	ts.Fatalf("no %s call %d for node %s in %s", args[2], call, args[1], args[0])
+}
+
 // cmdBigChart: bigchart FILE KIB — a one-node chart whose text is KIB KiB
 // of varied, hostile text.
 func cmdBigChart(ts *testscript.TestScript, neg bool, args []string) {
