@@ -45,8 +45,20 @@ type Document struct {
 	// chart (context:). Chart-wide settings and variables read it
 	// (readme/context.md).
 	Metadata map[string]string `json:"metadata,omitempty"`
-	Errors   []Diagnostic      `json:"-"`
-	Warnings []Diagnostic      `json:"warnings"`
+	// Vars are the chart's variables with their defaults: YAML vars:, or
+	// the document's custom data in a Lucid chart
+	// (readme/context.md#variables).
+	Vars     []Var        `json:"vars,omitempty"`
+	Errors   []Diagnostic `json:"-"`
+	Warnings []Diagnostic `json:"warnings"`
+}
+
+// Var is one variable of a chart. A variable with no default must be
+// given a value when the chart runs (--var, --vars).
+type Var struct {
+	Name       string `json:"name"`
+	Default    string `json:"default"`
+	HasDefault bool   `json:"has_default"`
 }
 
 // Page is one chart in a document. Lines never cross pages. Root is the id

@@ -25,6 +25,9 @@ type Options struct {
 	Format   string // "" to detect
 	Defaults types.Defaults
 	Names    nodeconf.CLINames
+	// Vars are the variables a run or lint is given (--var, --vars), which
+	// {{var.NAME}} may name besides the chart's own.
+	Vars []string
 }
 
 // Chart is a loaded, checked chart.
@@ -93,6 +96,7 @@ func Check(doc *types.Document, opts Options) *Chart {
 		}
 	}
 	c.Errors = append(c.Errors, lintErrs...)
+	c.Errors = append(c.Errors, checkRefs(doc, g, opts.Vars)...)
 	c.Warnings = append(c.Warnings, lintWarns...)
 	document.Localize(doc.Format, c.Errors)
 	document.Localize(doc.Format, c.Warnings)

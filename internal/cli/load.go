@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 
 	"github.com/spf13/cobra"
@@ -18,13 +19,17 @@ import (
 
 // chartFlags are the flags of every command that reads a chart.
 type chartFlags struct {
-	format string
-	config string
+	format  string
+	config  string
+	varSet  []string // --var NAME=VALUE
+	varFile string   // --vars FILE
 }
 
 func (f *chartFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.format, "format", "", "chart format: csv, json or yaml (default: from the file's extension or content)")
 	fs.StringVar(&f.config, "config", "", "settings file to use instead of ./dtree.yaml")
+	fs.StringArrayVar(&f.varSet, "var", nil, "a variable's value, NAME=VALUE, for {{var.NAME}} in node text; again for another")
+	fs.StringVar(&f.varFile, "vars", "", "a YAML file of variables' values (--var wins over it)")
 }
 
 // settings loads the settings (readme/settings.md): the defaults nodes fall
@@ -55,8 +60,13 @@ func (a *App) load(path string, f chartFlags) (*chart.Chart, types.Defaults, err
 	if err != nil {
 		return nil, types.Defaults{}, err
 	}
+	given, err := givenVars(f.varSet, f.varFile)
+	if err != nil {
+		return nil, types.Defaults{}, err
+	}
 	d := s.Defaults()
-	c, err := chart.Load(path, a.In, chart.Options{Format: f.format, Defaults: d, Names: agent.NewRegistry(s.CLIs).Names()})
+	c, err := chart.Load(path, a.In, chart.Options{Format: f.format, Defaults: d, Names: agent.NewRegistry(s.CLIs).Names(),
+		Vars: slices.Collect(maps.Keys(given))})
 	return c, d, err
 }
 

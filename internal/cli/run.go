@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -43,10 +44,11 @@ type runOptions struct {
 	quiet       bool
 	verbose     bool
 	dryRun      bool
-	answer      []string // --answer NODE=LABEL, for --dry-run
-	answers     string   // --answers FILE, for the replay agent
-	model       string   // --model, passed with each CLI's model flag
-	context     string   // --context: how much of the run so far prompts get
+	answer      []string          // --answer NODE=LABEL, for --dry-run
+	answers     string            // --answers FILE, for the replay agent
+	model       string            // --model, passed with each CLI's model flag
+	context     string            // --context: how much of the run so far prompts get
+	vars        map[string]string // the run's variables, resolved
 }
 
 func (a *App) newRun() *cobra.Command {
@@ -112,8 +114,13 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 		return err
 	}
 	reg := agent.NewRegistry(s.CLIs)
+	given, err := givenVars(o.varSet, o.varFile)
+	if err != nil {
+		return err
+	}
 	// A chart on stdin may never come: an interrupt ends the wait.
-	c, err := chart.Load(path, ctxReader{ctx: ctx, r: a.In}, chart.Options{Format: o.format, Defaults: s.Defaults(), Names: reg.Names()})
+	c, err := chart.Load(path, ctxReader{ctx: ctx, r: a.In}, chart.Options{Format: o.format, Defaults: s.Defaults(), Names: reg.Names(),
+		Vars: slices.Collect(maps.Keys(given))})
 	if err != nil && ctx.Err() != nil {
 		return &runError{code: types.ExitInterrupted, err: ctx.Err()}
 	}
@@ -122,6 +129,9 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 	}
 	page, start, err := a.runTarget(c, o, path)
 	if err != nil {
+		return err
+	}
+	if o.vars, err = runVars(c.Doc, given); err != nil {
 		return err
 	}
 	var answers *replay.Runner
@@ -205,7 +215,7 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 	sum, werr := run.Walk(ctx, run.Options{
 		Chart: c, Page: page, Start: start, Registry: reg, Runner: runner,
 		Workdir: workdir, Env: env, MaxSteps: o.maxSteps, NoValidate: o.noValidate,
-		Log: log, Progress: p, Backoff: wait, Settings: settingsForLog(s), Model: o.model, Context: o.context,
+		Log: log, Progress: p, Backoff: wait, Settings: settingsForLog(s), Model: o.model, Context: o.context, Vars: o.vars,
 		ReplayCommand: replayCommand(path, fs, filepath.Join(log.Dir, "answers.yaml")),
 		Picture:       runPicture(s.WriteLogGraph, log.Dir, c.Doc, log.Redactor().String),
 	})
@@ -470,7 +480,7 @@ func (a *App) dryRun(ctx context.Context, c *chart.Chart, page types.Page, start
 	sum, werr := run.Walk(ctx, run.Options{
 		Chart: c, Page: page, Start: start, Registry: reg, Runner: d.Call,
 		Workdir: workdir, Env: os.Environ(), MaxSteps: o.maxSteps, NoValidate: o.noValidate,
-		Progress: d, Backoff: func(int) time.Duration { return 0 }, Model: o.model, Context: o.context,
+		Progress: d, Backoff: func(int) time.Duration { return 0 }, Model: o.model, Context: o.context, Vars: o.vars,
 	})
 	d.finished(sum)
 	sum.DryRun = true

@@ -2,6 +2,8 @@ package document
 
 import (
 	"fmt"
+	"github.com/dtree-dev/dtree/internal/vars"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -184,6 +186,7 @@ func diag(class string, ids []string, srcLine int, hint, format string, args ...
 
 // build resolves the items into nodes and edges and checks the graph.
 func (b *builder) build() *types.Document {
+	b.lucidVars()
 	b.keep = make([]bool, len(b.shapes))
 	touched := make([]bool, len(b.shapes))
 	for k := range b.lines {
@@ -834,4 +837,19 @@ func cleanText(s string) string {
 		s = strings.ReplaceAll(s, "\r\n", "\n")
 	}
 	return strings.TrimSpace(s)
+}
+
+// lucidVars makes a Lucid chart's document custom data its variables
+// (readme/context.md#variables), each value its default; context is a
+// setting, not a variable. A YAML chart lists its own (vars:).
+func (b *builder) lucidVars() {
+	if b.doc.Format == FormatYAML || len(b.doc.Metadata) == 0 {
+		return
+	}
+	for _, k := range slices.Sorted(maps.Keys(b.doc.Metadata)) {
+		if k == "context" || !vars.ValidName(k) {
+			continue
+		}
+		b.doc.Vars = append(b.doc.Vars, types.Var{Name: k, Default: b.doc.Metadata[k], HasDefault: true})
+	}
 }

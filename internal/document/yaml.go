@@ -18,7 +18,7 @@ import (
 // The keys a YAML chart may use, per mapping (readme/yaml-charts.md and
 // schema/chart.schema.json, which a test holds to these lists).
 var (
-	YAMLChartKeys = []string{"title", "context", "defaults", "nodes", "pages"}
+	YAMLChartKeys = []string{"title", "context", "vars", "defaults", "nodes", "pages"}
 	YAMLPageKeys  = []string{"id", "title", "nodes"}
 	YAMLNodeKeys  = []string{"id", "kind", "shape", "text", "command", "tags", "metadata", "next", "branches"}
 	// YAMLKinds are the values of a node's kind:, in the order the manual
@@ -187,6 +187,8 @@ func (y *yamlReader) read(data []byte) {
 				}
 				y.b.doc.Metadata["context"] = strings.TrimSpace(c)
 			}
+		case "vars":
+			y.readVars(v)
 		case "defaults":
 			y.readDefaults(v)
 		case "nodes":

@@ -1,6 +1,7 @@
 package document
 
 import (
+	"github.com/dtree-dev/dtree/internal/vars"
 	"slices"
 	"strconv"
 	"strings"
@@ -247,4 +248,28 @@ func (y *yamlReader) branches(v *yaml.Node) []yamlEdge {
 		out = append(out, yamlEdge{to: to, label: label, labelled: true, line: k.Line})
 	})
 	return out
+}
+
+// readVars reads vars:, the chart's variables and their defaults
+// (readme/context.md#variables): a mapping of names to text, numbers or
+// true/false; an empty or null value is a variable with no default, which
+// a run must be given.
+func (y *yamlReader) readVars(v *yaml.Node) {
+	if v.Kind != yaml.MappingNode {
+		if v.Tag != "!!null" {
+			y.malformed(v.Line, "vars: is a mapping of variable names to their defaults, not %s", yamlread.Describe(v))
+		}
+		return
+	}
+	y.pairs(v, "vars:", func(key string, k, val *yaml.Node) {
+		if !vars.ValidName(key) {
+			y.malformed(k.Line, "variable name %q is not a letter or _ followed by letters, digits and _", types.Excerpt(key, 60))
+			return
+		}
+		s, ok := y.metaValue(val, "vars: "+key)
+		if !ok {
+			return
+		}
+		y.b.doc.Vars = append(y.b.doc.Vars, types.Var{Name: key, Default: s, HasDefault: s != ""})
+	})
 }

@@ -29,6 +29,16 @@ func YAML(w io.Writer, doc *types.Document) ([]string, error) {
 	if c, ok := doc.Metadata["context"]; ok {
 		y.textField("", "context", c)
 	}
+	if len(doc.Vars) > 0 {
+		bw.WriteString("vars:\n")
+		for _, v := range doc.Vars {
+			if v.HasDefault {
+				y.textField("  ", v.Name, v.Default)
+			} else {
+				bw.WriteString("  " + v.Name + ": null\n")
+			}
+		}
+	}
 	if len(doc.Pages) == 1 && doc.Pages[0].Title == "" {
 		bw.WriteString("nodes:\n")
 		if err := y.nodes(doc, doc.Pages[0].ID, "  "); err != nil {

@@ -125,7 +125,7 @@ func (v *step) ask(ctx context.Context, a int, cli, prompt, purpose string) (age
 type processStep struct{}
 
 func (processStep) attempt(ctx context.Context, v *step, a int, fb []feedback) outcome {
-	r, o, ok := v.ask(ctx, a, v.cli(a), prompts.BuildProcess(v.n.Text, v.runSoFar(), fb), agent.PurposeRun)
+	r, o, ok := v.ask(ctx, a, v.cli(a), prompts.BuildProcess(v.text(), v.runSoFar(), fb), agent.PurposeRun)
 	if !ok {
 		return o
 	}
@@ -167,7 +167,7 @@ func (processStep) attempt(ctx context.Context, v *step, a int, fb []feedback) o
 type decisionStep struct{}
 
 func (decisionStep) attempt(ctx context.Context, v *step, a int, fb []feedback) outcome {
-	r, o, ok := v.ask(ctx, a, v.cli(a), prompts.BuildDecision(v.n.Text, v.runSoFar(), v.labels, fb), agent.PurposeRun)
+	r, o, ok := v.ask(ctx, a, v.cli(a), prompts.BuildDecision(v.text(), v.runSoFar(), v.labels, fb), agent.PurposeRun)
 	if !ok {
 		return o
 	}
@@ -206,7 +206,7 @@ func (validator) judge(ctx context.Context, v *step, attempt int, output string)
 	if err != nil {
 		return types.ValidationResponse{}, err
 	}
-	prompt := prompts.BuildValidation(n.ValidatePrompt, n.Text, v.runSoFar(), output)
+	prompt := prompts.BuildValidation(v.validatePrompt(), v.text(), v.runSoFar(), output)
 	var last string
 	for call := 1; call <= validationCalls; call++ {
 		w.o.Progress.AttemptStarted(n, attempt, def.Name, agent.PurposeValidate)

@@ -59,9 +59,6 @@ func (commandStep) attempt(ctx context.Context, v *step, a int, _ []feedback) ou
 	return outcome{next: next}
 }
 
-// commandText is the command the step runs.
-func (s *step) commandText() string { return s.n.Command }
-
 // What a command step's response (short.json, the --json summary) keeps of
 // its output; the steps after it get up to maxOutput.
 const (

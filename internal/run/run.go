@@ -40,7 +40,10 @@ type Options struct {
 	NoValidate bool
 	// Context is --context: none, previous or path ("" is path); a
 	// chart's or node's context may narrow it.
-	Context  string
+	Context string
+	// Vars are the run's variables, {{var.NAME}}: --var, --vars and the
+	// chart's defaults, resolved.
+	Vars     map[string]string
 	Model    string
 	Log      *runlog.Log
 	Settings map[string]string // logged with the run's start
@@ -133,7 +136,7 @@ func Walk(ctx context.Context, o Options) (*Summary, error) {
 		Chart: o.Chart.Doc.Title, Source: o.Chart.Doc.Source, Page: o.Page.ID,
 		GraphDigest: o.Chart.Digest(o.Page.ID),
 		Start:       o.Start, Workdir: o.Workdir, MaxSteps: o.MaxSteps, NoValidate: o.NoValidate,
-		Settings: o.Settings,
+		Settings: o.Settings, Vars: o.Vars,
 	})
 	err := w.finish(ctx, w.walk(ctx))
 	return w.sum, err

@@ -224,6 +224,8 @@ func eventType(name []byte) EventType {
 		return EventEnd
 	case string(EventRunEnd):
 		return EventRunEnd
+	case string(EventVarUnset):
+		return EventVarUnset
 	}
 	return EventType(name)
 }
@@ -252,6 +254,8 @@ func decodeEvent(t EventType, line []byte) (Event, error) {
 		return decode[End](line)
 	case EventRunEnd:
 		return decode[RunEnd](line)
+	case EventVarUnset:
+		return decode[VarUnset](line)
 	}
 	return Unknown{Name: t, Line: bytes.Clone(line)}, nil
 }

@@ -23,6 +23,7 @@ const (
 	EventNodeEnd          EventType = "node_end"
 	EventEnd              EventType = "end"
 	EventRunEnd           EventType = "run_end"
+	EventVarUnset         EventType = "var_unset"
 )
 
 // Event is one line of events.jsonl: one of the structs of this file. Each
@@ -49,7 +50,10 @@ type RunStart struct {
 	Settings map[string]string `json:"settings"`
 	Source   string            `json:"source"` // the chart's file, or stdin
 	Start    string            `json:"start"`  // the start node's id
-	Workdir  string            `json:"workdir"`
+	// Vars are the run's variables and their values
+	// (readme/context.md#variables), masked as every value is.
+	Vars    map[string]string `json:"vars,omitempty"`
+	Workdir string            `json:"workdir"`
 }
 
 // NodeStart is a node entered: its visit-th time.
@@ -107,6 +111,14 @@ type ValidationFailed struct {
 	Error   string `json:"error"`
 	Node    string `json:"node"`
 	RunID   string `json:"run_id"`
+}
+
+// VarUnset is a {{node.ID.FIELD}} in a step's text that named a node
+// this run has not (yet) taken on its path: it was expanded to "".
+type VarUnset struct {
+	Node  string `json:"node"` // the step whose text holds it
+	Ref   string `json:"ref"`  // as written: "{{node.7.comments}}"
+	RunID string `json:"run_id"`
 }
 
 // Retry is an attempt that failed with another one to follow.
@@ -175,6 +187,7 @@ func (Retry) Type() EventType            { return EventRetry }
 func (NodeEnd) Type() EventType          { return EventNodeEnd }
 func (End) Type() EventType              { return EventEnd }
 func (RunEnd) Type() EventType           { return EventRunEnd }
+func (VarUnset) Type() EventType         { return EventVarUnset }
 func (u Unknown) Type() EventType        { return u.Name }
 
 func (e RunStart) withRunID(id string) Event         { e.RunID = id; return e }
@@ -187,6 +200,7 @@ func (e Retry) withRunID(id string) Event            { e.RunID = id; return e }
 func (e NodeEnd) withRunID(id string) Event          { e.RunID = id; return e }
 func (e End) withRunID(id string) Event              { e.RunID = id; return e }
 func (e RunEnd) withRunID(id string) Event           { e.RunID = id; return e }
+func (e VarUnset) withRunID(id string) Event         { e.RunID = id; return e }
 func (u Unknown) withRunID(string) Event             { return u }
 
 // MarshalJSON writes the fields node_end has for its status: on success
