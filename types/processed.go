@@ -87,4 +87,6 @@ type NormalizedDocument struct {
 	Nodes         []ProcessedNode `json:"nodes"`
 	Edges         []Edge          `json:"edges"`
 	Warnings      []Diagnostic    `json:"warnings"`
+	// Vars are the chart's variables (readme/context.md#variables).
+	Vars []Var `json:"vars,omitempty"`
 }

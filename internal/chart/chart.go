@@ -145,7 +145,7 @@ func (c *Chart) Normalized(page *types.Page) types.NormalizedDocument {
 	d := c.Doc
 	out := types.NormalizedDocument{
 		FormatVersion: d.FormatVersion, Title: d.Title, Status: d.Status, Source: d.Source, Format: d.Format,
-		Pages: d.Pages, Nodes: c.Nodes, Edges: d.Edges, Warnings: c.Warnings,
+		Pages: d.Pages, Nodes: c.Nodes, Edges: d.Edges, Warnings: c.Warnings, Vars: d.Vars,
 	}
 	if page == nil {
 		return out

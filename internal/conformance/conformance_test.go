@@ -261,7 +261,7 @@ func testPrompts(t *testing.T, c cliCase) {
 			// Any prompt is answered: the check is what arrived.
 			e.mock.SetRules(c.rules(mockllm.Rule{Reply: processReply("read it"), Usage: mockllm.Usage{Input: 51234, Output: 12}}))
 			r := e.run("--retries", "0", e.write("chart.yaml", oneNode(p.text)))
-			want := prompts.BuildProcess(p.text, nil)
+			want := prompts.BuildProcess(p.text, "", nil)
 			expect(t, c, p.check, func(a *assert.Assertions) {
 				a.Equal(0, r.exit, "exit status")
 				found := false

@@ -29,6 +29,16 @@ func Flow(w io.Writer, c *chart.Chart, page *types.Page, d types.Defaults) error
 	}
 	fmt.Fprintf(bw, "%s: %q, %s, %s, %s\n", doc.Source, title, doc.Format,
 		types.Plural(len(doc.Pages), "page"), types.Plural(len(doc.Nodes), "node"))
+	if len(doc.Vars) > 0 {
+		list := make([]string, len(doc.Vars))
+		for i, v := range doc.Vars {
+			list[i] = v.Name + "=" + types.Excerpt(v.Default, 40)
+			if !v.HasDefault {
+				list[i] = v.Name + " (no default: --var " + v.Name + "=VALUE)"
+			}
+		}
+		fmt.Fprintf(bw, "variables: %s\n", strings.Join(list, ", "))
+	}
 	roots := map[string]bool{}
 	for _, p := range doc.Pages {
 		roots[p.Root] = true
