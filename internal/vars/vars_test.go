@@ -126,3 +126,11 @@ func FuzzExpand(f *testing.F) {
 		}
 	})
 }
+
+func BenchmarkExpand(b *testing.B) {
+	text := strings.Repeat("Deploy {{var.branch}} after {{node.4.comments}}; keep {{ci.tag}}. ", 100)
+	for b.Loop() {
+		vars.Expand(text, lookup)
+	}
+	b.SetBytes(int64(len(text)))
+}
