@@ -77,10 +77,10 @@ func cases() []cliCase {
 // critique its first validation gives.
 const (
 	writeText    = "Write the release notes for version 1.2 (conformance step)."
-	checkText    = "Are the release notes complete? (conformance decision)"
 	publishText  = "Publish the release notes (conformance end)."
 	critique     = "The notes miss the link to the changelog (conformance critique)."
 	validateMark = "You are checking another agent's work."
+	decisionMark = "by choosing exactly one of these answers"
 )
 
 func processReply(comment string) string {
@@ -102,10 +102,13 @@ func chartRules() []mockllm.Rule {
 		{Match: validateMark, Usage: mockllm.Usage{Input: 2202, Output: 32, Cached: 2000},
 			Reply: "{\"fully_completed\": true, \"partially_completed\": false, \"should_retry\": false, \"warnings\": []}"},
 		{Match: "Previous attempt feedback", Usage: mockllm.Usage{Input: 1303, Output: 43, Cached: 1000}, Reply: processReply("added the changelog link")},
-		{Match: checkText, Times: 1, Usage: mockllm.Usage{Input: 504, Output: 54}, Reply: decisionReply("No")},
-		{Match: checkText, Usage: mockllm.Usage{Input: 505, Output: 55, Cached: 500}, Reply: decisionReply("Yes")},
-		{Match: writeText, Usage: mockllm.Usage{Input: 1006, Output: 66}, Reply: processReply("wrote the notes")},
+		// A prompt quotes the steps before it (the run so far), so a step
+		// is told by what only its own prompt has: a decision by its
+		// instruction, publish before write, whose text it quotes.
+		{Match: decisionMark, Times: 1, Usage: mockllm.Usage{Input: 504, Output: 54}, Reply: decisionReply("No")},
+		{Match: decisionMark, Usage: mockllm.Usage{Input: 505, Output: 55, Cached: 500}, Reply: decisionReply("Yes")},
 		{Match: publishText, Usage: mockllm.Usage{Input: 707, Output: 77, Cached: 700}, Reply: processReply("published")},
+		{Match: writeText, Usage: mockllm.Usage{Input: 1006, Output: 66}, Reply: processReply("wrote the notes")},
 	}
 }
 
