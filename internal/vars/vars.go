@@ -129,8 +129,8 @@ func Expand(text string, value func(Ref) (string, bool)) string {
 	return b.String()
 }
 
-// ShellQuote makes s one word for /bin/sh, whatever it holds: in single
-// quotes, each ' written '\''.
+// ShellQuote makes s one word for /bin/sh, whatever it holds: s in single
+// quotes, each single quote in it closed, escaped and reopened.
 func ShellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
