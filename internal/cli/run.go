@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -49,6 +50,10 @@ type runOptions struct {
 	model       string            // --model, passed with each CLI's model flag
 	context     string            // --context: how much of the run so far prompts get
 	vars        map[string]string // the run's variables, resolved
+	maxCost     string            // --max-cost, read by the settings' flag layer
+	maxTokens   string            // --max-tokens, likewise
+	budgetUSD   float64           // max_cost, resolved
+	budgetTok   int64             // max_tokens, resolved
 }
 
 func (a *App) newRun() *cobra.Command {
@@ -90,6 +95,8 @@ node's max_visits or --max-steps was reached; 130 interrupted.`,
 	f.BoolVar(&o.dryRun, "dry-run", false, "start no agent: print each call's CLI, argv and prompt, and the path")
 	f.StringArrayVar(&o.answer, "answer", nil, "with --dry-run: the branch a decision takes, NODE=LABEL; again for its next visit")
 	f.StringVar(&o.answers, "answers", "", "answer every call from this answers file with the replay agent, no model")
+	f.StringVar(&o.maxCost, "max-cost", "", "stop the run before an agent call once its calls cost this many US dollars (max_cost)")
+	f.StringVar(&o.maxTokens, "max-tokens", "", "stop the run before an agent call once its calls used this many tokens (max_tokens)")
 	f.StringVar(&o.context, "context", "", "how much of the run so far each agent prompt gets: path (every step, the default), previous or none")
 	f.StringVar(&o.model, "model", "", "model for the agent calls, passed with each CLI's own flag (a node's model metadata wins for its CLI)")
 	return cmd
@@ -113,6 +120,7 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 	if err != nil {
 		return err
 	}
+	o.budgetUSD, o.budgetTok = s.MaxCost, s.MaxTokens
 	reg := agent.NewRegistry(s.CLIs)
 	given, err := givenVars(o.varSet, o.varFile)
 	if err != nil {
@@ -215,7 +223,7 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 	sum, werr := run.Walk(ctx, run.Options{
 		Chart: c, Page: page, Start: start, Registry: reg, Runner: runner,
 		Workdir: workdir, Env: env, MaxSteps: o.maxSteps, NoValidate: o.noValidate,
-		Log: log, Progress: p, Backoff: wait, Settings: settingsForLog(s), Model: o.model, Context: o.context, Vars: o.vars,
+		Log: log, Progress: p, Backoff: wait, Settings: settingsForLog(s), Model: o.model, Context: o.context, Vars: o.vars, MaxCost: o.budgetUSD, MaxTokens: o.budgetTok,
 		ReplayCommand: replayCommand(path, fs, filepath.Join(log.Dir, "answers.yaml")),
 		Picture:       runPicture(s.WriteLogGraph, log.Dir, c.Doc, log.Redactor().String),
 	})
@@ -477,10 +485,20 @@ func (a *App) dryRun(ctx context.Context, c *chart.Chart, page types.Page, start
 	d := &dryRun{w: a.Err, c: c, answers: picks, asked: map[string]int{}}
 	fmt.Fprintf(a.Err, "dry run of %s: no agent is started, and every attempt succeeds\n", c.Doc.Source)
 	fmt.Fprintf(a.Err, "(a failed attempt would be retried with the node's retry CLI, its prompt followed by a \"Previous attempt feedback\" section per failure)\n")
+	if o.budgetUSD > 0 || o.budgetTok > 0 {
+		var parts []string
+		if o.budgetUSD > 0 {
+			parts = append(parts, fmt.Sprintf("$%s (--max-cost)", strconv.FormatFloat(o.budgetUSD, 'f', -1, 64)))
+		}
+		if o.budgetTok > 0 {
+			parts = append(parts, fmt.Sprintf("%d tokens (--max-tokens)", o.budgetTok))
+		}
+		fmt.Fprintf(a.Err, "budget: %s; a real run stops before the agent call that would start beyond it; a dry run spends nothing\n", strings.Join(parts, " and "))
+	}
 	sum, werr := run.Walk(ctx, run.Options{
 		Chart: c, Page: page, Start: start, Registry: reg, Runner: d.Call,
 		Workdir: workdir, Env: os.Environ(), MaxSteps: o.maxSteps, NoValidate: o.noValidate,
-		Progress: d, Backoff: func(int) time.Duration { return 0 }, Model: o.model, Context: o.context, Vars: o.vars,
+		Progress: d, Backoff: func(int) time.Duration { return 0 }, Model: o.model, Context: o.context, Vars: o.vars, MaxCost: o.budgetUSD, MaxTokens: o.budgetTok,
 	})
 	d.finished(sum)
 	sum.DryRun = true

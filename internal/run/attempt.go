@@ -106,7 +106,7 @@ func (v *step) ask(ctx context.Context, a int, cli, prompt, purpose string) (age
 		}
 		return r, outcome{err: lerr}, false
 	}
-	if errors.Is(err, agent.ErrNotFound) {
+	if errors.Is(err, agent.ErrNotFound) || errors.As(err, new(*BudgetError)) {
 		return r, outcome{err: err}, false
 	}
 	if kind, _ := agent.Permanent(err); kind != "" {
@@ -220,7 +220,7 @@ func (validator) judge(ctx context.Context, v *step, attempt int, output string)
 			}
 			return types.ValidationResponse{}, lerr
 		}
-		if errors.Is(err, agent.ErrNotFound) {
+		if errors.Is(err, agent.ErrNotFound) || errors.As(err, new(*BudgetError)) {
 			return types.ValidationResponse{}, err
 		}
 		if kind, _ := agent.Permanent(err); kind != "" {
@@ -270,6 +270,11 @@ func replyError(err error, r agent.Result) string {
 // run's record would miss. A long.log that fails during the call ends
 // nothing: the output is still read, and the caller stops the run after.
 func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, def agent.Definition, prompt, purpose string, res *NodeResult) (agent.Result, error) {
+	if purpose != agent.PurposeCommand {
+		if err := w.overBudget(n); err != nil {
+			return agent.Result{}, err // no call made, none logged
+		}
+	}
 	runID := ""
 	if w.o.Log != nil {
 		runID = w.o.Log.RunID
@@ -310,6 +315,7 @@ func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, 
 			w.record(n, purpose, r.Answer, err)
 		}
 		w.sum.count(res, a)
+		w.noteSpending(n, a)
 	}
 	w.event(runlog.AgentCall{Node: n.ID, Attempt: attempt, Purpose: purpose, CLI: def.Name,
 		Argv: r.Argv, DurationMS: a.DurationMS, ExitCode: r.ExitCode, TimedOut: r.TimedOut,

@@ -43,11 +43,15 @@ type Options struct {
 	Context string
 	// Vars are the run's variables, {{var.NAME}}: --var, --vars and the
 	// chart's defaults, resolved.
-	Vars     map[string]string
-	Model    string
-	Log      *runlog.Log
-	Settings map[string]string // logged with the run's start
-	Progress Progress
+	Vars map[string]string
+	// MaxCost (US dollars) and MaxTokens bound the run's agent calls
+	// (readme/run.md#budgets); 0 is none.
+	MaxCost   float64
+	MaxTokens int64
+	Model     string
+	Log       *runlog.Log
+	Settings  map[string]string // logged with the run's start
+	Progress  Progress
 	// Backoff is the wait before attempt n+1 after an agent error on
 	// attempt n (exponential: 1s, 2s, 4s … 30s when nil).
 	Backoff func(n int) time.Duration
@@ -234,6 +238,8 @@ func (w *walker) runNode(ctx context.Context, n *types.ProcessedNode, visit int)
 		switch {
 		case ctx.Err() != nil:
 			res.Status, reason = StatusInterrupted, "interrupted"
+		case errors.As(err, new(*BudgetError)):
+			res.Status = StatusBudget
 		case errors.As(err, &wrote):
 			// Not the node's failure: what its agent answered is kept.
 			res.Status = StatusLogWriteFailed
@@ -417,6 +423,7 @@ func (w *walker) outcome(err error) {
 	var (
 		failed *NodeFailedError
 		limit  *LimitError
+		budget *BudgetError
 		wrote  *runlog.WriteError
 	)
 	switch {
@@ -426,6 +433,8 @@ func (w *walker) outcome(err error) {
 		w.sum.Status, w.sum.ExitCode = StatusFailed, types.ExitFailed
 	case errors.As(err, &limit):
 		w.sum.Status, w.sum.ExitCode = StatusLimit, types.ExitLimit
+	case errors.As(err, &budget):
+		w.sum.Status, w.sum.ExitCode = StatusBudget, types.ExitLimit
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		w.sum.Status, w.sum.ExitCode = StatusInterrupted, types.ExitInterrupted
 		err = errors.New("interrupted")

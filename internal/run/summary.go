@@ -43,6 +43,9 @@ type Summary struct {
 	EventsUnwritten int `json:"events_unwritten,omitempty"`
 	// DryRun marks a --dry-run: no agent ran, and there are no logs.
 	DryRun bool `json:"dry_run,omitempty"`
+	// Budget is the run's budget and what it could not count; nil when
+	// the run has none.
+	Budget *Budget `json:"budget,omitempty"`
 
 	// shortNodes is short.json's "nodes" array without its brackets: each
 	// of Nodes encoded once, appended as it finished. It only grows, so
@@ -106,6 +109,9 @@ type Attempt struct {
 func newSummary(o Options) *Summary {
 	s := &Summary{FormatVersion: 1, Title: o.Chart.Doc.Title, Source: o.Chart.Doc.Source, Page: o.Page.ID,
 		Status: StatusRunning, Path: []string{}, Nodes: []NodeResult{}, Started: time.Now().UTC()}
+	if o.budgetOn() {
+		s.Budget = &Budget{MaxCostUSD: o.MaxCost, MaxTokens: o.MaxTokens, UnknownCalls: []string{}}
+	}
 	if o.Log != nil {
 		s.RunID = o.Log.RunID
 		s.Logs = Logs{Dir: o.Log.Dir, Events: o.Log.Dir + "/events.jsonl"}

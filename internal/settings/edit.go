@@ -108,8 +108,13 @@ func (f *UserFile) Set(key, value string) error {
 	}
 	node := &yaml.Node{Kind: yaml.ScalarNode, Value: val, Tag: "!!str"}
 	switch k.kind {
-	case kindCount:
+	case kindCount, kindTokens:
 		node.Tag = "!!int"
+	case kindMoney:
+		node.Tag = "!!float"
+		if !strings.ContainsAny(node.Value, ".eE") {
+			node.Tag = "!!int"
+		}
 	case kindBool:
 		node.Tag = "!!bool"
 	case kindDuration:

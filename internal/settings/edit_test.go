@@ -27,6 +27,8 @@ func TestUserFileSet(t *testing.T) {
 		{name: "duration in seconds stays a number", key: "default_timeout", value: "600", after: "default_timeout: 600\n"},
 		{name: "Go duration", key: "default_timeout", value: "15m", after: "default_timeout: 15m\n"},
 		{name: "boolean", key: "write_log_long", value: "off", after: "write_log_long: false\n"},
+		{name: "a budget in dollars", key: "max_cost", value: "$2.50", after: "max_cost: 2.5\n"},
+		{name: "a budget in tokens", key: "max_tokens", value: "200000", after: "max_tokens: 200000\n"},
 		{name: "a path that looks like a number is quoted", key: "log_dir", value: "123", after: "log_dir: \"123\"\n"},
 		{name: "empty validation CLI", key: "default_validate_cli", value: "", after: "default_validate_cli: \"\"\n"},
 		{name: "a CLI defined in the file", before: "clis:\n  mine:\n    binary: m\n    prompt_via: stdin\n", key: "default_cli", value: "Mine",
@@ -81,6 +83,9 @@ func TestUserFileSetErrors(t *testing.T) {
 		{name: "a project's CLI does not count", key: "default_cli", value: "projcli", message: `"projcli" is not a CLI dtree knows`},
 		{name: "empty default CLI", key: "default_cli", value: "", message: "default_cli: the value is empty"},
 		{name: "not a boolean", key: "write_log_short", value: "maybe", message: `"maybe" is not true or false`},
+		{name: "negative cost", key: "max_cost", value: "-1", message: `max_cost: "-1" is not an amount of dollars, 0 or more`, hint: "US dollars (2.50)"},
+		{name: "cost in words", key: "max_cost", value: "two dollars", message: `"two dollars" is not an amount of dollars`},
+		{name: "tokens with a unit", key: "max_tokens", value: "200k", message: `max_tokens: "200k" is not a whole number of 0 or more`, hint: "whole number of tokens"},
 		{name: "clis", key: "clis", value: "x", message: "clis: not a setting 'dtree settings set' can change"},
 		{name: "unknown key", key: "colour", value: "x", message: "colour: not a setting", hint: "default_cli, default_validate_cli"},
 	}

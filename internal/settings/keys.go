@@ -3,6 +3,7 @@ package settings
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,6 +25,8 @@ const (
 	KeyWriteLogShort      = "write_log_short"
 	KeyWriteLogLong       = "write_log_long"
 	KeyWriteLogGraph      = "write_log_graph"
+	KeyMaxCost            = "max_cost"
+	KeyMaxTokens          = "max_tokens"
 	// KeyCLIs holds the custom CLI definitions; it is edited in the file,
 	// not with `dtree settings set`.
 	KeyCLIs = "clis"
@@ -42,6 +45,8 @@ const (
 	kindDuration               // nodeconf.ParseDuration
 	kindPath                   // a non-empty path
 	kindBool                   // true or false
+	kindTokens                 // a whole number of tokens, 0 or more; 0: no budget
+	kindMoney                  // US dollars, 0 or more; 0: no budget
 )
 
 // Key describes one scalar setting.
@@ -75,6 +80,10 @@ var keys = []Key{
 		Help: "write long.log, every agent call's full output, in the run's log directory"},
 	{Name: KeyWriteLogGraph, Env: "DTREE_WRITE_LOG_GRAPH", Default: "true", kind: kindBool,
 		Help: "write graph.svg, the chart with the run's path marked, in the run's log directory when it ends"},
+	{Name: KeyMaxCost, Env: "DTREE_MAX_COST", Flag: "max-cost", Default: "0", kind: kindMoney,
+		Help: "the run's budget in US dollars, as the CLIs report cost; 0 means none"},
+	{Name: KeyMaxTokens, Env: "DTREE_MAX_TOKENS", Flag: "max-tokens", Default: "0", kind: kindTokens,
+		Help: "the run's budget in tokens, input and output, as the CLIs report them; 0 means none"},
 }
 
 // Keys returns the scalar settings, in the order `dtree settings list`
@@ -125,6 +134,18 @@ func (k Key) parse(raw string, names agent.Names) (string, error) {
 			return "", fmt.Errorf("%q is not a whole number of 0 or more", raw)
 		}
 		return strconv.Itoa(n), nil
+	case kindTokens:
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return "", fmt.Errorf("%q is not a whole number of 0 or more", raw)
+		}
+		return strconv.FormatInt(n, 10), nil
+	case kindMoney:
+		f, err := strconv.ParseFloat(strings.TrimPrefix(v, "$"), 64)
+		if err != nil || f < 0 || math.IsInf(f, 0) || math.IsNaN(f) {
+			return "", fmt.Errorf("%q is not an amount of dollars, 0 or more", raw)
+		}
+		return strconv.FormatFloat(f, 'f', -1, 64), nil
 	case kindDuration:
 		d, err := nodeconf.ParseDuration(v)
 		if err != nil {
@@ -157,6 +178,10 @@ func (k Key) hint(names agent.Names) string {
 		return fmt.Sprintf(`%s takes one of: %s (or a CLI defined under clis:), or "" for the node's own CLI`, k.Name, strings.Join(names.List(), ", "))
 	case kindCount:
 		return k.Name + " takes a whole number, 0 or more (0 means one attempt and no retry)"
+	case kindTokens:
+		return k.Name + " takes a whole number of tokens (200000), or 0 for no budget"
+	case kindMoney:
+		return k.Name + " takes US dollars (2.50), or 0 for no budget"
 	case kindDuration:
 		return k.Name + " takes seconds (600) or a Go duration (90s, 15m)"
 	case kindPath:

@@ -26,6 +26,10 @@ type Settings struct {
 	WriteLogShort      bool
 	WriteLogLong       bool
 	WriteLogGraph      bool
+	// MaxCost and MaxTokens are the run's budget (readme/run.md#budgets);
+	// 0 is none.
+	MaxCost   float64
+	MaxTokens int64
 	// CLIs are the custom CLI definitions, keyed by their lower-case name;
 	// one with a built-in's name replaces the built-in.
 	CLIs map[string]agent.Definition
@@ -87,6 +91,10 @@ func (s *Settings) Value(key string) (string, bool) {
 		return fmt.Sprint(s.WriteLogLong), true
 	case KeyWriteLogGraph:
 		return fmt.Sprint(s.WriteLogGraph), true
+	case KeyMaxCost:
+		return strconv.FormatFloat(s.MaxCost, 'f', -1, 64), true
+	case KeyMaxTokens:
+		return strconv.FormatInt(s.MaxTokens, 10), true
 	}
 	return "", false
 }
@@ -113,6 +121,10 @@ func (s *Settings) set(key, v string) error {
 		s.WriteLogLong = v == "true"
 	case KeyWriteLogGraph:
 		s.WriteLogGraph = v == "true"
+	case KeyMaxCost:
+		s.MaxCost, err = strconv.ParseFloat(v, 64)
+	case KeyMaxTokens:
+		s.MaxTokens, err = strconv.ParseInt(v, 10, 64)
 	default:
 		err = fmt.Errorf("unknown setting %q", key)
 	}
