@@ -4,6 +4,8 @@ import (
 	_ "embed"
 	"fmt"
 	"strings"
+
+	"github.com/dtree-dev/dtree/types"
 )
 
 //go:embed context.txt
@@ -81,7 +83,7 @@ func RunSoFar(n int, step func(i int) Step, max int) string {
 	var b strings.Builder
 	b.WriteString(head)
 	if i >= 0 {
-		fmt.Fprintf(&b, "… %d earlier %s left out.\n\n", i+1, plural(i+1, "step is", "steps are"))
+		fmt.Fprintf(&b, "… %d earlier %s left out.\n\n", i+1, types.Choose(i+1, "step is", "steps are"))
 	}
 	for k := len(entries) - 1; k >= 0; k-- {
 		b.WriteString(entries[k])
@@ -95,7 +97,7 @@ func RunSoFar(n int, step func(i int) Step, max int) string {
 // heading is an entry's first line: which step, which node, how it ended.
 func heading(k int, s Step) string {
 	text, _, _ := strings.Cut(s.Text, "\n")
-	text = clipBytes(strings.TrimSpace(text), maxStepText)
+	text = types.HeadBytes(strings.TrimSpace(text), maxStepText)
 	what := s.Kind
 	switch {
 	case s.Kind == "command":
@@ -123,18 +125,18 @@ func entry(k int, s Step, limit int) string {
 			if b.Len() > limit {
 				return
 			}
-			b.WriteString("- " + clipBytes(it, limit) + "\n")
+			b.WriteString("- " + types.HeadBytes(it, limit) + "\n")
 		}
 	}
 	switch s.Kind {
 	case "decision":
 		if s.Answer != "" {
-			b.WriteString("Answer: " + clipBytes(s.Answer, limit) + "\n")
+			b.WriteString("Answer: " + types.HeadBytes(s.Answer, limit) + "\n")
 		}
 		list("Reasons", s.Reasons)
 	case "command":
-		b.WriteString("Command: " + clipBytes(s.Command, limit) + "\n")
-		if out := lastLines(s.Output, maxOutputLines, limit); strings.TrimSpace(out) != "" {
+		b.WriteString("Command: " + types.HeadBytes(s.Command, limit) + "\n")
+		if out := types.LastLines(s.Output, maxOutputLines, limit); strings.TrimSpace(out) != "" {
 			b.WriteString("Output, last lines:\n" + out + "\n")
 		}
 	default:
@@ -150,52 +152,8 @@ func cutMiddle(s string, max int) string {
 		return s
 	}
 	if max <= len(mark) {
-		return clipBytes(s, max)
+		return types.HeadBytes(s, max)
 	}
 	keep := max - len(mark)
-	return clipBytes(s, keep/2) + mark + tail(s, keep-keep/2)
-}
-
-// lastLines is the end of s: at most n lines and max bytes.
-func lastLines(s string, n, max int) string {
-	s = tail(strings.TrimRight(s, "\n"), max)
-	end := len(s)
-	for range n {
-		j := strings.LastIndexByte(s[:end], '\n')
-		if j < 0 {
-			return s
-		}
-		end = j
-	}
-	return s[end+1:]
-}
-
-// clipBytes is s's first max bytes, not cut inside a UTF-8 character.
-func clipBytes(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	for max > 0 && s[max]&0xC0 == 0x80 {
-		max--
-	}
-	return s[:max]
-}
-
-// tail is s's last max bytes, not cut inside a UTF-8 character.
-func tail(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	i := len(s) - max
-	for i < len(s) && s[i]&0xC0 == 0x80 {
-		i++
-	}
-	return s[i:]
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
+	return types.HeadBytes(s, keep/2) + mark + types.TailBytes(s, keep-keep/2)
 }

@@ -55,3 +55,73 @@ func ShortDuration(d time.Duration) string {
 	}
 	return s
 }
+
+// Choose is one when n is 1, else many: "variable has", "variables have".
+func Choose(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// HeadBytes is s's first max bytes, not cut inside a UTF-8 character.
+func HeadBytes(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	for max > 0 && s[max]&0xC0 == 0x80 {
+		max--
+	}
+	return s[:max]
+}
+
+// TailBytes is s's last max bytes, not starting inside a UTF-8
+// character.
+func TailBytes(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	i := len(s) - max
+	for i < len(s) && s[i]&0xC0 == 0x80 {
+		i++
+	}
+	return s[i:]
+}
+
+// LastLines is the end of s without its final line break: at most n
+// lines and max bytes. It reads only the end it keeps.
+func LastLines(s string, n, max int) string {
+	s = TailBytes(strings.TrimRight(s, "\n"), max)
+	end := len(s)
+	for range n {
+		j := strings.LastIndexByte(s[:end], '\n')
+		if j < 0 {
+			return s
+		}
+		end = j
+	}
+	return s[end+1:]
+}
+
+// Context modes: how much of the run so far a step's prompts get
+// (readme/context.md#the-run-so-far).
+const (
+	ContextNone     = "none"     // no section
+	ContextPrevious = "previous" // the step just before
+	ContextPath     = "path"     // every step so far (the default)
+)
+
+// ContextModes are the modes, narrowest first.
+var ContextModes = []string{ContextNone, ContextPrevious, ContextPath}
+
+// ContextMode is s as a mode (case and spaces ignored), false when it is
+// none of them.
+func ContextMode(s string) (string, bool) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	for _, m := range ContextModes {
+		if s == m {
+			return m, true
+		}
+	}
+	return "", false
+}

@@ -63,3 +63,27 @@ func TestExcerptReadsOnlyWhatItKeeps(t *testing.T) {
 	}
 	assert.Less(t, time.Since(start), time.Second)
 }
+
+func TestByteBounds(t *testing.T) {
+	tests := []struct {
+		name, got, want string
+	}{
+		{"head whole", types.HeadBytes("abc", 5), "abc"},
+		{"head cut before a character", types.HeadBytes("aé", 2), "a"},
+		{"tail cut after a character", types.TailBytes("éa", 2), "a"},
+		{"tail whole", types.TailBytes("abc", 3), "abc"},
+		{"last lines", types.LastLines("a\nb\nc\n", 2, 100), "b\nc"},
+		{"last lines bounded by bytes", types.LastLines("a\nbbbb", 5, 3), "bbb"},
+		{"no line break", types.LastLines("abc", 2, 100), "abc"},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("%s: got %q, want %q", tt.name, tt.got, tt.want)
+		}
+	}
+	for in, want := range map[string]string{"Path": "path", " none ": "none", "previous": "previous", "all": ""} {
+		if got, ok := types.ContextMode(in); got != want || ok != (want != "") {
+			t.Errorf("ContextMode(%q) = %q, %t", in, got, ok)
+		}
+	}
+}

@@ -89,7 +89,7 @@ func Check(doc *types.Document, opts Options) *Chart {
 	}
 	<-linted
 	if v, ok := doc.Metadata["context"]; ok {
-		if m := strings.ToLower(strings.TrimSpace(v)); m != "none" && m != "previous" && m != "path" {
+		if _, ok := types.ContextMode(v); !ok {
 			c.Errors = append(c.Errors, types.Diagnostic{Class: "bad_metadata", Line: 1,
 				Message: fmt.Sprintf("the chart's context is %q, not none, previous or path", types.Excerpt(v, 60)),
 				Hint:    "set the document's custom data context (YAML: context:) to none, previous or path"})

@@ -200,17 +200,12 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 		a.Procs.EndAll()
 		a.interrupts.setDoing(nil, nil)
 	}()
-	call := agent.Run
-	if answers != nil {
-		call = answers.Call // the replay agent, in process
-	}
 	runner := func(ctx context.Context, c agent.Call) (agent.Result, error) {
-		if c.Request.Purpose == agent.PurposeCommand {
-			// A command step runs in a replay too: it is the chart's
-			// own command, not an agent's answer.
-			r, err := agent.Run(ctx, c)
-			a.Procs.StepEnded(c.KeepRunning)
-			return r, err
+		call := agent.Run
+		// The replay agent answers the agents' calls in process; a command
+		// step runs in a replay too: it is the chart's own command.
+		if answers != nil && c.Request.Purpose != agent.PurposeCommand {
+			call = answers.Call
 		}
 		r, err := call(ctx, c)
 		a.Procs.StepEnded(c.KeepRunning)
@@ -314,8 +309,8 @@ func (a *App) runSettings(o runOptions, fs *pflag.FlagSet) (*settings.Settings, 
 	if o.maxSteps < 1 {
 		return nil, &UsageError{Err: fmt.Errorf("--max-steps %d: must be 1 or more", o.maxSteps)}
 	}
-	if o.context != "" && !slices.Contains(run.ContextModes, o.context) {
-		return nil, &UsageError{Err: fmt.Errorf("--context %q: not one of %s", o.context, strings.Join(run.ContextModes, ", ")),
+	if _, ok := types.ContextMode(o.context); o.context != "" && !ok {
+		return nil, &UsageError{Err: fmt.Errorf("--context %q: not one of %s", o.context, strings.Join(types.ContextModes, ", ")),
 			Hint: "path gives each prompt every step so far, previous the step before, none nothing (readme/context.md)"}
 	}
 	return s, nil

@@ -25,7 +25,19 @@ func cmdPromptCheck(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	want := ts.ReadFile(args[3])
 	want = strings.TrimSuffix(want, "\n")
-	f, err := os.Open(ts.MkAbs(args[0]))
+	r, found := loggedCall(ts, args[0], func(r testagent.Record) bool { return r.Node == args[1] && r.Purpose == args[2] })
+	if !found {
+		ts.Fatalf("no %s call for node %s in %s", args[2], args[1], args[0])
+	}
+	if ok := strings.HasPrefix(r.Prompt, want); ok == neg {
+		ts.Fatalf("prompt of node %s (%d bytes, stdin %v) starts with the %d bytes of %s: %v", args[1], len(r.Prompt), r.Stdin, len(want), args[3], ok)
+	}
+}
+
+// loggedCall is the first call the fake agent logged in LOG that match
+// takes.
+func loggedCall(ts *testscript.TestScript, log string, match func(testagent.Record) bool) (testagent.Record, bool) {
+	f, err := os.Open(ts.MkAbs(log))
 	ts.Check(err)
 	defer f.Close()
 	sc := bufio.NewScanner(f)
@@ -33,16 +45,12 @@ func cmdPromptCheck(ts *testscript.TestScript, neg bool, args []string) {
 	for sc.Scan() {
 		var r testagent.Record
 		ts.Check(json.Unmarshal(sc.Bytes(), &r))
-		if r.Node != args[1] || r.Purpose != args[2] {
-			continue
+		if match(r) {
+			return r, true
 		}
-		ok := strings.HasPrefix(r.Prompt, want)
-		if ok == neg {
-			ts.Fatalf("prompt of node %s (%d bytes, stdin %v) starts with the %d bytes of %s: %v", args[1], len(r.Prompt), r.Stdin, len(want), args[3], ok)
-		}
-		return
 	}
-	ts.Fatalf("no %s call for node %s in %s", args[2], args[1], args[0])
+	ts.Check(sc.Err())
+	return testagent.Record{}, false
 }
 
 // cmdPromptSize: promptsize LOG NODE PURPOSE CALL MAX — the prompt of the
@@ -56,23 +64,15 @@ func cmdPromptSize(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	limit, err := strconv.Atoi(args[4])
 	ts.Check(err)
-	f, err := os.Open(ts.MkAbs(args[0]))
-	ts.Check(err)
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 16<<20)
-	for sc.Scan() {
-		var r testagent.Record
-		ts.Check(json.Unmarshal(sc.Bytes(), &r))
-		if r.Node != args[1] || r.Purpose != args[2] || r.Call != call {
-			continue
-		}
-		if (len(r.Prompt) <= limit) == neg {
-			ts.Fatalf("prompt of call %d of node %s: %d bytes, bound %d", call, args[1], len(r.Prompt), limit)
-		}
-		return
+	r, found := loggedCall(ts, args[0], func(r testagent.Record) bool {
+		return r.Node == args[1] && r.Purpose == args[2] && r.Call == call
+	})
+	if !found {
+		ts.Fatalf("no %s call %d for node %s in %s", args[2], call, args[1], args[0])
 	}
-	ts.Fatalf("no %s call %d for node %s in %s", args[2], call, args[1], args[0])
+	if (len(r.Prompt) <= limit) == neg {
+		ts.Fatalf("prompt of call %d of node %s: %d bytes, bound %d", call, args[1], len(r.Prompt), limit)
+	}
 }
 
 // cmdBigChart: bigchart FILE KIB — a one-node chart whose text is KIB KiB

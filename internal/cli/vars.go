@@ -69,15 +69,8 @@ func runVars(doc *types.Document, given map[string]string) (map[string]string, e
 	maps.Copy(out, given)
 	if len(missing) > 0 {
 		return nil, &UsageError{Err: fmt.Errorf("the chart's %s %s no default and no value: %s",
-			plural(len(missing), "variable", "variables"), plural(len(missing), "has", "have"), strings.Join(missing, ", ")),
+			types.Choose(len(missing), "variable", "variables"), types.Choose(len(missing), "has", "have"), strings.Join(missing, ", ")),
 			Hint: fmt.Sprintf("pass --var %s=VALUE, or --vars FILE", missing[0])}
 	}
 	return out, nil
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

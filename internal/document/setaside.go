@@ -86,23 +86,16 @@ func (b *builder) notAFlowchart() {
 			for _, c := range counts[shown:] {
 				rest += c.n
 			}
-			parts = append(parts, fmt.Sprintf("%d other %s", rest, plural(rest, "shape", "shapes")))
+			parts = append(parts, fmt.Sprintf("%d other %s", rest, types.Choose(rest, "shape", "shapes")))
 			break
 		}
-		parts = append(parts, fmt.Sprintf("%d %s %s", c.n, c.what, plural(c.n, "shape", "shapes")))
+		parts = append(parts, fmt.Sprintf("%d %s %s", c.n, c.what, types.Choose(c.n, "shape", "shapes")))
 	}
 	b.doc.Warnings = []types.Diagnostic{}
 	b.errorf("not_a_flowchart", nil, 0,
 		"dtree runs flowcharts: draw the workflow with Lucid's flowchart shapes (a Terminator to start, Process steps, Decision branches with labelled lines) and export that document",
 		"the chart has %s, so it is not a flowchart dtree can run",
 		joinAnd(append(parts, "no flowchart shapes (Terminator, Process, Decision, Predefined process)")))
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 // joinAnd joins "a", "b" and "c" as "a, b and c".

@@ -39,10 +39,6 @@ const (
 	keyContext        = "context"
 )
 
-// contextModes are the values of custom data context, narrowest first
-// (readme/context.md#the-run-so-far).
-var contextModes = []string{"none", "previous", "path"}
-
 // Normalize folds a tag or metadata key for matching (types.FoldName).
 func Normalize(s string) string { return types.FoldName(s) }
 
@@ -186,7 +182,7 @@ func Resolve(n *types.Node, role string, d types.Defaults, names CLINames) (type
 		command(&p, v, meta, keys, bad)
 	}
 	if v, ok := meta[keyContext]; ok {
-		if m := strings.ToLower(strings.TrimSpace(v)); slices.Contains(contextModes, m) {
+		if m, ok := types.ContextMode(v); ok {
 			p.Context = m
 		} else {
 			bad("bad_metadata", "set context to none, previous or path",

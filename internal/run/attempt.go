@@ -72,8 +72,9 @@ type step struct {
 	// (the run so far, {{node.ID.output}}).
 	output string
 	// exitCode is a command step's exit status (-1: killed, or never
-	// run).
+	// run); command is the command it ran, its references expanded.
 	exitCode int
+	command  string
 }
 
 // cli is the CLI of attempt a: the node's, its retry CLI's after.

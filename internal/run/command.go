@@ -20,7 +20,8 @@ type commandStep struct{}
 func (commandStep) attempt(ctx context.Context, v *step, a int, _ []feedback) outcome {
 	w, n := v.w, v.n
 	w.o.Progress.AttemptStarted(n, a, agent.Shell.Name, agent.PurposeCommand)
-	r, err := w.call(ctx, n, a, agent.Shell, v.commandText(), agent.PurposeCommand, v.res)
+	v.command = v.commandText()
+	r, err := w.call(ctx, n, a, agent.Shell, v.command, agent.PurposeCommand, v.res)
 	if ctx.Err() != nil {
 		return outcome{err: ctx.Err()}
 	}
@@ -37,7 +38,7 @@ func (commandStep) attempt(ctx context.Context, v *step, a int, _ []feedback) ou
 			Last: "the command could not be run: " + err.Error()}}
 	}
 	v.exitCode, v.output = r.ExitCode, commandOutput(r)
-	v.res.Response = types.CommandResponse{ExitCode: r.ExitCode, Output: lastLines(v.output, responseLines, responseBytes)}
+	v.res.Response = types.CommandResponse{ExitCode: r.ExitCode, Output: types.LastLines(v.output, responseLines, responseBytes)}
 	if r.TimedOut {
 		return outcome{reason: fmt.Sprintf("the command %s%s", ae.Reason, tailNote(v.output))}
 	}
@@ -76,29 +77,14 @@ func commandOutput(r agent.Result) string {
 		}
 		out += r.StderrTail
 	}
-	return tailBytes(out, maxOutput)
-}
-
-// lastLines is the end of s: at most n lines and max bytes.
-func lastLines(s string, n, max int) string {
-	s = strings.TrimRight(s, "\n")
-	s = tailBytes(s, max)
-	end := len(s)
-	for i := 0; i < n; i++ {
-		j := strings.LastIndexByte(s[:end], '\n')
-		if j < 0 {
-			return s
-		}
-		end = j
-	}
-	return s[end+1:]
+	return types.TailBytes(out, maxOutput)
 }
 
 // tailNote is the last line a failed command printed, for its failure
 // reason: one line, as errors are; the rest is in long.log and the step's
 // response.
 func tailNote(output string) string {
-	last := strings.TrimSpace(lastLines(output, 1, maxName))
+	last := strings.TrimSpace(types.LastLines(output, 1, maxName))
 	if last == "" {
 		return ""
 	}

@@ -1,34 +1,22 @@
 package run
 
 import (
-	"strings"
+	"slices"
 
 	"github.com/dtree-dev/dtree/prompts"
 	"github.com/dtree-dev/dtree/types"
 )
 
-// How much of the run so far a step's prompts get
-// (readme/context.md#the-run-so-far), widest last.
-const (
-	ContextNone     = "none"     // no section
-	ContextPrevious = "previous" // the step just before
-	ContextPath     = "path"     // every step so far (the default)
-)
-
-// ContextModes are the modes, narrowest first.
-var ContextModes = []string{ContextNone, ContextPrevious, ContextPath}
-
-// narrowest is the narrowest of the modes given; "" counts as path.
+// narrowest is the narrowest of the context modes given; "" or a value
+// that is no mode counts as path.
 func narrowest(modes ...string) string {
-	rank := len(ContextModes) - 1
+	rank := len(types.ContextModes) - 1
 	for _, m := range modes {
-		for i, c := range ContextModes {
-			if strings.EqualFold(strings.TrimSpace(m), c) && i < rank {
-				rank = i
-			}
+		if m, ok := types.ContextMode(m); ok {
+			rank = min(rank, slices.Index(types.ContextModes, m))
 		}
 	}
-	return ContextModes[rank]
+	return types.ContextModes[rank]
 }
 
 // runSoFar is the run-so-far section of the step's prompts: the narrowest
@@ -38,9 +26,9 @@ func (s *step) runSoFar() string {
 	n := len(w.history)
 	from := 0
 	switch narrowest(w.o.Context, w.o.Chart.Doc.Metadata["context"], s.n.Context) {
-	case ContextNone:
+	case types.ContextNone:
 		return ""
-	case ContextPrevious:
+	case types.ContextPrevious:
 		from = max(n-1, 0)
 	}
 	return prompts.RunSoFar(n-from, func(i int) prompts.Step { return w.history[from+i].prompt() }, prompts.RunSoFarBytes)

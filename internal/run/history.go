@@ -1,5 +1,7 @@
 package run
 
+import "github.com/dtree-dev/dtree/types"
+
 // pastStep is a finished visit as the steps after it see it: in the run
 // so far (readme/context.md#the-run-so-far) and in {{node.ID.field}}.
 type pastStep struct {
@@ -29,7 +31,7 @@ const maxOutput = 8 << 10
 // remember adds the finished step to the run's history.
 func (w *walker) remember(s *step) {
 	p := pastStep{ID: s.n.ID, Text: s.n.Text, Role: s.n.Role, Status: s.res.Status, Response: s.res.Response,
-		Label: s.res.Label, Command: s.n.Command != "", CommandText: s.commandText(), ExitCode: s.exitCode, Output: tailBytes(s.output, maxOutput)}
+		Label: s.res.Label, Command: s.n.Command != "", CommandText: s.command, ExitCode: s.exitCode, Output: types.TailBytes(s.output, maxOutput)}
 	if w.last == nil {
 		w.last = map[string]int{}
 	}
@@ -45,19 +47,4 @@ func (w *walker) lastOf(id string) (pastStep, bool) {
 		return pastStep{}, false
 	}
 	return w.history[i], true
-}
-
-// tailBytes is the last n bytes of s, not starting inside a UTF-8
-// character.
-func tailBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	s = s[len(s)-n:]
-	for i := 0; i < len(s) && i < 4; i++ {
-		if s[i]&0xC0 != 0x80 {
-			return s[i:]
-		}
-	}
-	return s
 }
