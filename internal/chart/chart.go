@@ -4,8 +4,6 @@
 package chart
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"slices"
@@ -204,31 +202,6 @@ func (c *Chart) FindNode(page, key string) []string {
 	return matches
 }
 
-// Digest identifies the shape of a page's graph: its node ids and kinds
-// and its edges with their labels, not its texts or settings. A run
-// records it (run_start's graph_digest), so that a picture of the run is
-// drawn only on the graph it walked: Lucid CSV ids are 1, 2, 3… in every
-// chart, and another chart's run would otherwise mark nodes it never saw.
-func (c *Chart) Digest(page string) string {
-	var lines []string
-	for i := range c.Doc.Nodes {
-		if n := &c.Doc.Nodes[i]; n.Page == page {
-			lines = append(lines, "node\x00"+n.ID+"\x00"+n.Kind)
-		}
-	}
-	for _, e := range c.Doc.Edges {
-		if e.Page == page {
-			lines = append(lines, "edge\x00"+e.From+"\x00"+e.To+"\x00"+e.Label)
-		}
-	}
-	slices.Sort(lines)
-	h := sha256.New()
-	for _, l := range lines {
-		h.Write([]byte(l))
-		h.Write([]byte{'\n'})
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
 
 // commandLabels checks that a command decision's branches route its exit
 // statuses (readme/context.md#command-steps).

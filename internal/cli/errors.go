@@ -48,6 +48,7 @@ func exitCode(err error) int {
 		ran        *runError
 		bad        *settings.Error
 		status     exitStatus
+		changed    *ChangedChartError
 	)
 	switch {
 	case err == nil:
@@ -58,7 +59,7 @@ func exitCode(err error) int {
 		return ran.code
 	case errors.As(err, &usage), errors.As(err, &bad):
 		return types.ExitUsage
-	case errors.As(err, &chart), errors.As(err, &unreadable):
+	case errors.As(err, &chart), errors.As(err, &unreadable), errors.As(err, &changed):
 		return types.ExitChart
 	}
 	return types.ExitFailed
@@ -88,6 +89,7 @@ func (a *App) printError(err error) {
 		usage      *UsageError
 		unreadable *document.UnreadableError
 		bad        *settings.Error
+		changed    *ChangedChartError
 	)
 	hint := ""
 	switch {
@@ -102,6 +104,8 @@ func (a *App) printError(err error) {
 		hint = unreadable.Hint
 	case errors.As(err, &bad):
 		hint = bad.Hint
+	case errors.As(err, &changed):
+		hint = "the steps it took may not be the chart's now: start a new run with dtree run, or go on all the same with --force"
 	case errors.As(err, &chart):
 		hint = fmt.Sprintf("fix the errors above in the chart and export it again; 'dtree lint %s' lists them", chart.Path)
 	}

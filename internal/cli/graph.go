@@ -52,6 +52,8 @@ A chart with errors prints them on stderr and exits 3, as inspect does.`,
 	// --format is the picture's format here; the chart's is --chart-format.
 	f.StringVar(&o.chartFlags.format, "chart-format", "", "chart format: csv, json or yaml (default: from the file's extension or content)")
 	f.StringVar(&o.config, "config", "", "settings file to use instead of ./dtree.yaml")
+	f.StringArrayVar(&o.varSet, "var", nil, "a variable's value, NAME=VALUE, for {{var.NAME}} in node text; again for another")
+	f.StringVar(&o.varFile, "vars", "", "a YAML file of variables' values (--var wins over it)")
 	f.StringVar(&o.format, "format", "", "picture format: mermaid, dot or svg (default: from -o's extension, else mermaid)")
 	f.StringVar(&o.run, "run", "", "mark the path of this run: a run id, latest, or a run directory")
 	f.StringVarP(&o.out, "output", "o", "", "write to FILE instead of stdout")

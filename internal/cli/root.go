@@ -136,7 +136,7 @@ branch, results are validated and retried.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &UsageError{Err: err, Cmd: c.CommandPath()}
 	})
-	root.AddCommand(a.newVersion(), a.newInspect(), a.newLint(), a.newRun(), a.newSettings())
+	root.AddCommand(a.newVersion(), a.newInspect(), a.newLint(), a.newRun(), a.newResume(), a.newSettings())
 	root.AddCommand(a.newConvert(), a.newGraph())
 	root.AddCommand(a.newCLIs())
 	return root

@@ -3,6 +3,7 @@ package cli
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -77,6 +78,18 @@ node's max_visits or --max-steps was reached; 130 interrupted.`,
 		},
 	}
 	f := cmd.Flags()
+	o.registerWalk(f)
+	f.StringVar(&o.start, "start", "", "start at this node: its id or its text")
+	f.StringVar(&o.page, "page", "", "run this page: its id, title or number (default: the first)")
+	f.BoolVar(&o.dryRun, "dry-run", false, "start no agent: print each call's CLI, argv and prompt, and the path")
+	f.StringArrayVar(&o.answer, "answer", nil, "with --dry-run: the branch a decision takes, NODE=LABEL; again for its next visit")
+	f.StringVar(&o.answers, "answers", "", "answer every call from this answers file with the replay agent, no model")
+	return cmd
+}
+
+// registerWalk registers the flags of how a run goes, dtree run's and
+// dtree resume's.
+func (o *runOptions) registerWalk(f *pflag.FlagSet) {
 	o.register(f)
 	f.StringVar(&o.cli, "cli", "", "default agent CLI for nodes that name none (default_cli)")
 	f.StringVar(&o.validateCLI, "validate-cli", "", "CLI that validates results (default_validate_cli; default: the node's CLI)")
@@ -87,19 +100,13 @@ node's max_visits or --max-steps was reached; 130 interrupted.`,
 	f.StringVar(&o.logDir, "log-dir", "", "where run logs go (log_dir, default .dtree/runs)")
 	f.BoolVar(&o.noValidate, "no-validate", false, "skip validation calls")
 	f.IntVar(&o.maxSteps, "max-steps", run.DefaultMaxSteps, "stop after this many node executions")
-	f.StringVar(&o.start, "start", "", "start at this node: its id or its text")
-	f.StringVar(&o.page, "page", "", "run this page: its id, title or number (default: the first)")
 	f.BoolVar(&o.json, "json", false, "print a JSON summary of the run on stdout")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "print nothing on stderr but errors")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "print every agent call")
-	f.BoolVar(&o.dryRun, "dry-run", false, "start no agent: print each call's CLI, argv and prompt, and the path")
-	f.StringArrayVar(&o.answer, "answer", nil, "with --dry-run: the branch a decision takes, NODE=LABEL; again for its next visit")
-	f.StringVar(&o.answers, "answers", "", "answer every call from this answers file with the replay agent, no model")
 	f.StringVar(&o.maxCost, "max-cost", "", "stop the run before an agent call once its calls cost this many US dollars (max_cost)")
 	f.StringVar(&o.maxTokens, "max-tokens", "", "stop the run before an agent call once its calls used this many tokens (max_tokens)")
 	f.StringVar(&o.context, "context", "", "how much of the run so far each agent prompt gets: path (every step, the default), previous or none")
 	f.StringVar(&o.model, "model", "", "model for the agent calls, passed with each CLI's own flag (a node's model metadata wins for its CLI)")
-	return cmd
 }
 
 // runError carries a run's exit code through to exitCode; the run's own
@@ -116,22 +123,16 @@ func (e *runError) Error() string { return e.err.Error() }
 func (e *runError) Unwrap() error { return e.err }
 
 func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.FlagSet) error {
-	s, err := a.runSettings(o, fs)
+	s, err := a.runSettings(o, fs, settings.LoadOptions{})
 	if err != nil {
 		return err
 	}
-	o.budgetUSD, o.budgetTok = s.MaxCost, s.MaxTokens
 	reg := agent.NewRegistry(s.CLIs)
 	given, err := givenVars(o.varSet, o.varFile)
 	if err != nil {
 		return err
 	}
-	// A chart on stdin may never come: an interrupt ends the wait.
-	c, err := chart.Load(path, ctxReader{ctx: ctx, r: a.In}, chart.Options{Format: o.format, Defaults: s.Defaults(), Names: reg.Names(),
-		Vars: slices.Collect(maps.Keys(given))})
-	if err != nil && ctx.Err() != nil {
-		return &runError{code: types.ExitInterrupted, err: ctx.Err()}
-	}
+	c, err := a.loadRunChart(ctx, path, o.format, s, reg, given)
 	if err != nil {
 		return err
 	}
@@ -148,6 +149,44 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 			return err
 		}
 	}
+	return a.walkChart(ctx, walkJob{o: o, s: s, reg: reg, c: c, page: page, start: start, answers: answers,
+		replay: func(file string) string { return replayCommand(path, fs, file) }})
+}
+
+// loadRunChart reads the chart to run, CLIs named by the settings and
+// variables given; a chart on stdin may never come, and an interrupt
+// ends the wait.
+func (a *App) loadRunChart(ctx context.Context, path, format string, s *settings.Settings, reg *agent.Registry, given map[string]string) (*chart.Chart, error) {
+	c, err := chart.Load(path, ctxReader{ctx: ctx, r: a.In}, chart.Options{Format: format, Defaults: s.Defaults(), Names: reg.Names(),
+		Vars: slices.Collect(maps.Keys(given))})
+	if err != nil && ctx.Err() != nil {
+		return nil, &runError{code: types.ExitInterrupted, err: ctx.Err()}
+	}
+	return c, err
+}
+
+// walkJob is a run ready to start: dtree run's, or dtree resume's.
+type walkJob struct {
+	o       runOptions
+	s       *settings.Settings
+	reg     *agent.Registry
+	c       *chart.Chart
+	page    types.Page
+	start   string
+	answers *replay.Runner
+	// resume is the run this one goes on from (dtree resume), nil for a
+	// new run.
+	resume *run.Carried
+	// replay is the command line that replays the run from its
+	// answers.yaml at the path given.
+	replay func(answers string) string
+}
+
+// walkChart checks that the chart's CLIs can run, opens the run's logs
+// and walks the chart.
+func (a *App) walkChart(ctx context.Context, j walkJob) error {
+	o, s, reg, c, page, start, answers := j.o, j.s, j.reg, j.c, j.page, j.start, j.answers
+	o.budgetUSD, o.budgetTok = s.MaxCost, s.MaxTokens
 	if err := preflight(c, page, start, reg, o.noValidate, answers != nil || o.dryRun, os.Geteuid() == 0, a.Getenv); err != nil {
 		return err
 	}
@@ -186,6 +225,14 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 	}
 	defer log.Close()
 	a.exceptRun(log.Redactor())
+	// The outline of the graph walked, for a resume to say what changed
+	// since (readme/resume.md); a run goes on without it.
+	if b, err := json.Marshal(c.Outline(page.ID)); err == nil {
+		_ = log.WriteFile(outlineFile, b)
+	}
+	if j.resume != nil && !o.quiet {
+		fmt.Fprintf(a.Err, "%s\n", resumeLine(log.RunID, j.resume, c))
+	}
 
 	// Every process the agents start is ended when its step ends, and all of
 	// them when the run does, however it ends
@@ -219,7 +266,8 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 		Chart: c, Page: page, Start: start, Registry: reg, Runner: runner,
 		Workdir: workdir, Env: env, MaxSteps: o.maxSteps, NoValidate: o.noValidate,
 		Log: log, Progress: p, Backoff: wait, Settings: settingsForLog(s), Model: o.model, Context: o.context, Vars: o.vars, MaxCost: o.budgetUSD, MaxTokens: o.budgetTok,
-		ReplayCommand: replayCommand(path, fs, filepath.Join(log.Dir, "answers.yaml")),
+		Resume: j.resume, Answers: o.answers,
+		ReplayCommand: j.replay(filepath.Join(log.Dir, "answers.yaml")),
 		Picture:       runPicture(s.WriteLogGraph, log.Dir, c.Doc, log.Redactor().String),
 	})
 	if answers != nil && sum.Status == run.StatusSucceeded {
@@ -252,6 +300,9 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 		}
 		if errors.As(werr, &wrote) {
 			re.hint = fmt.Sprintf("free space on the disk of %s, or pass --log-dir (log_dir) a directory on another disk, then run the chart again", s.LogDir)
+		}
+		if re.hint == "" && sum.Status != run.StatusSucceeded && sum.RunID != "" {
+			re.hint = fmt.Sprintf("go on from where it stopped, without redoing the steps that finished: dtree resume %s", sum.RunID)
 		}
 		return re
 	}
@@ -288,12 +339,15 @@ func (c ctxReader) Read(p []byte) (int, error) {
 	}
 }
 
-// runSettings loads the settings and lays the flags over them.
-func (a *App) runSettings(o runOptions, fs *pflag.FlagSet) (*settings.Settings, error) {
-	s, err := a.settingsWithFlags(o.config, fs)
+// runSettings loads the settings and lays the flags over them; lo says
+// more of where to look (a resumed run's settings).
+func (a *App) runSettings(o runOptions, fs *pflag.FlagSet, lo settings.LoadOptions) (*settings.Settings, error) {
+	lo.ConfigFile, lo.Getenv, lo.Flags = o.config, a.Getenv, fs
+	s, err := settings.Load(lo)
 	if err != nil {
 		return nil, err
 	}
+	a.maskSettings(s)
 	if o.answers != "" && o.dryRun {
 		return nil, &UsageError{Err: errors.New("--answers and --dry-run do not go together"),
 			Hint: "a dry run takes --answer NODE=LABEL for its decisions; --answers replays a run through the replay agent"}

@@ -272,6 +272,73 @@ func cmdSameRun(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
+// cmdSameSummary: samesummary JSON1 JSON2 — two runs' --json summaries
+// say the same of the run, but for times and ids: status, exit code,
+// path, every step's visit, status, retries, response, validation, branch
+// and next node, and the usage, the run's and each step's (calls, tokens,
+// cost).
+func cmdSameSummary(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: samesummary JSON1 JSON2")
+	}
+	type usage struct {
+		Calls        int      `json:"calls"`
+		InputTokens  *int64   `json:"input_tokens"`
+		OutputTokens *int64   `json:"output_tokens"`
+		CostUSD      *float64 `json:"cost_usd"`
+	}
+	type step struct {
+		ID         string          `json:"id"`
+		Visit      int             `json:"visit"`
+		Status     string          `json:"status"`
+		Retries    int             `json:"retries"`
+		Response   json.RawMessage `json:"response"`
+		Validation json.RawMessage `json:"validation"`
+		Next       string          `json:"next"`
+		Label      string          `json:"label"`
+		Usage      usage           `json:"usage"`
+	}
+	type summary struct {
+		Status   string   `json:"status"`
+		ExitCode int      `json:"exit_code"`
+		Path     []string `json:"path"`
+		Nodes    []step   `json:"nodes"`
+		Usage    usage    `json:"usage"`
+	}
+	var runs [2]string
+	for i, f := range args {
+		var s summary
+		ts.Check(json.Unmarshal([]byte(ts.ReadFile(f)), &s))
+		b, err := json.MarshalIndent(s, "", " ")
+		ts.Check(err)
+		runs[i] = string(b)
+	}
+	if (runs[0] == runs[1]) == neg {
+		ts.Fatalf("%s:\n%s\n%s:\n%s", args[0], runs[0], args[1], runs[1])
+	}
+}
+
+// cmdSameJSONField: samejsonfield FILE1 FILE2 FIELD — the JSON object on
+// each file's one line has the same string FIELD, not empty.
+func cmdSameJSONField(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 {
+		ts.Fatalf("usage: samejsonfield FILE1 FILE2 FIELD")
+	}
+	var vals [2]string
+	for i, f := range args[:2] {
+		var m map[string]any
+		ts.Check(json.Unmarshal([]byte(ts.ReadFile(f)), &m))
+		v, ok := m[args[2]].(string)
+		if !ok || v == "" {
+			ts.Fatalf("%s has no %s", f, args[2])
+		}
+		vals[i] = v
+	}
+	if (vals[0] == vals[1]) == neg {
+		ts.Fatalf("%s of %s:\n%s\n%s of %s:\n%s", args[2], args[0], vals[0], args[2], args[1], vals[1])
+	}
+}
+
 // cmdJSONL: jsonl FILE — every line of FILE is whole JSON, the last ends
 // in a newline: the file is valid JSON Lines.
 func cmdJSONL(ts *testscript.TestScript, neg bool, args []string) {

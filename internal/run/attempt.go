@@ -316,7 +316,7 @@ func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, 
 			w.record(n, purpose, r.Answer, err)
 		}
 		w.sum.count(res, a)
-		w.noteSpending(n, a)
+		w.noteSpending(n.ID, a)
 	}
 	w.event(runlog.AgentCall{Node: n.ID, Attempt: attempt, Purpose: purpose, CLI: def.Name,
 		Argv: r.Argv, DurationMS: a.DurationMS, ExitCode: r.ExitCode, TimedOut: r.TimedOut,

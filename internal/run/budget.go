@@ -51,7 +51,7 @@ func (o *Options) budgetOn() bool { return o.MaxCost > 0 || o.MaxTokens > 0 }
 
 // noteSpending records a finished agent call's usage for the budget: a
 // call that reported no figure for a bound that is set is named.
-func (w *walker) noteSpending(n *types.ProcessedNode, a Attempt) {
+func (w *walker) noteSpending(node string, a Attempt) {
 	if !w.o.budgetOn() {
 		return
 	}
@@ -64,7 +64,7 @@ func (w *walker) noteSpending(n *types.ProcessedNode, a Attempt) {
 	b := w.sum.Budget
 	b.UnknownCount++
 	if len(b.UnknownCalls) < maxUnknownNamed {
-		b.UnknownCalls = append(b.UnknownCalls, fmt.Sprintf("node %s attempt %d %s (%s)", n.ID, a.N, a.Purpose, a.CLI))
+		b.UnknownCalls = append(b.UnknownCalls, fmt.Sprintf("node %s attempt %d %s (%s)", node, a.N, a.Purpose, a.CLI))
 	}
 }
 

@@ -32,6 +32,11 @@ const maxOutput = 8 << 10
 func (w *walker) remember(s *step) {
 	p := pastStep{ID: s.n.ID, Text: s.n.Text, Role: s.n.Role, Status: s.res.Status, Response: s.res.Response,
 		Label: s.res.Label, Command: s.n.Command != "", CommandText: s.command, ExitCode: s.exitCode, Output: types.TailBytes(s.output, maxOutput)}
+	w.addHistory(p)
+}
+
+// addHistory adds a finished visit to the run's history.
+func (w *walker) addHistory(p pastStep) {
 	if w.last == nil {
 		w.last = map[string]int{}
 	}

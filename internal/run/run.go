@@ -62,6 +62,13 @@ type Options struct {
 	// is the run's, or, for a run already interrupted, one of at most
 	// PictureGrace (see drawPicture).
 	Picture func(ctx context.Context) (string, error)
+	// Resume, when set, makes this run go on from an earlier one
+	// (readme/resume.md): its finished steps are taken as this run's, and
+	// the walk goes on at Resume.At. Start is then the earlier run's start.
+	Resume *Carried
+	// Answers is the answers file the run replays (--answers), for
+	// run_start.
+	Answers string
 	// ReplayCommand is the command line that replays this run from its
 	// answers.yaml, with the flags that chose its path; answers.yaml says
 	// it in its header. Empty: dtree run CHART --answers FILE.
@@ -140,7 +147,8 @@ func Walk(ctx context.Context, o Options) (*Summary, error) {
 		Chart: o.Chart.Doc.Title, Source: o.Chart.Doc.Source, Page: o.Page.ID,
 		GraphDigest: o.Chart.Digest(o.Page.ID),
 		Start:       o.Start, Workdir: o.Workdir, MaxSteps: o.MaxSteps, NoValidate: o.NoValidate,
-		Settings: o.Settings, Vars: o.Vars,
+		Settings: o.Settings, Vars: o.Vars, Model: o.Model, Context: o.Context, Answers: o.Answers,
+		ResumedFrom: o.resumedFrom(), ResumeAt: o.resumeAt(),
 	})
 	err := w.finish(ctx, w.walk(ctx))
 	return w.sum, err
@@ -156,23 +164,47 @@ func Backoff(base time.Duration) func(n int) time.Duration {
 	}
 }
 
+// resumedFrom and resumeAt are run_start's resumed_from and resume_at.
+func (o *Options) resumedFrom() string {
+	if o.Resume == nil {
+		return ""
+	}
+	return o.Resume.Start.RunID
+}
+
+func (o *Options) resumeAt() string {
+	if o.Resume == nil {
+		return ""
+	}
+	return o.Resume.At
+}
+
 func (w *walker) walk(ctx context.Context) error {
 	g := w.o.Chart.Graph
-	cur, ok := g.Index(w.o.Start)
-	if !ok {
-		return fmt.Errorf("start node %q is not in the chart", w.o.Start)
-	}
-	// A start terminator is skipped to its successor; it never reaches an
-	// agent.
-	if n := w.node(cur); n.Role == types.RoleTerminator {
-		w.sum.Path = append(w.sum.Path, n.ID)
-		out := g.Out(cur)
-		if len(out) == 0 {
-			return nil
+	cur, steps, resumed := 0, 0, false
+	if w.o.Resume != nil {
+		var err error
+		if cur, steps, resumed, err = w.carry(); err != nil {
+			return err
 		}
-		cur, _ = g.Index(out[0].To)
 	}
-	for steps := 0; ; {
+	if !resumed {
+		var ok bool
+		if cur, ok = g.Index(w.o.Start); !ok {
+			return fmt.Errorf("start node %q is not in the chart", w.o.Start)
+		}
+		// A start terminator is skipped to its successor; it never reaches
+		// an agent.
+		if n := w.node(cur); n.Role == types.RoleTerminator {
+			w.sum.Path = append(w.sum.Path, n.ID)
+			out := g.Out(cur)
+			if len(out) == 0 {
+				return nil
+			}
+			cur, _ = g.Index(out[0].To)
+		}
+	}
+	for {
 		n := w.node(cur)
 		if n.Role == types.RoleTerminator { // an end
 			w.sum.Path = append(w.sum.Path, n.ID)
@@ -268,7 +300,8 @@ func (w *walker) runNode(ctx context.Context, n *types.ProcessedNode, visit int)
 			res.Status = StatusSucceeded
 			res.Next, res.Label = outcome.next, outcome.label
 			w.event(runlog.NodeEnd{Node: n.ID, Visit: visit, Status: res.Status, Response: encodeResponse(res.Response),
-				Validation: res.Validation, Next: res.Next, Label: res.Label, Usage: res.Usage})
+				Validation: res.Validation, Next: res.Next, Label: res.Label, Usage: res.Usage,
+				Output: types.TailBytes(v.output, maxOutput), Command: v.command})
 			return res, nil
 		}
 		feedback = append(feedback, feedbackFor(attempt, outcome.reason))

@@ -47,6 +47,7 @@ type EventReader struct {
 	buf  []byte
 	line int
 	time []byte // the time of the last event, parsed by Time
+	raw  []byte // the last event's line
 	torn bool
 	only map[EventType]bool
 }
@@ -95,9 +96,14 @@ func (r *EventReader) Next() (Event, error) {
 			return nil, &LineError{Line: r.line, Err: err}
 		}
 		r.time = append(r.time[:0], h.Time...)
+		r.raw = line
 		return ev, nil
 	}
 }
+
+// Raw is the line of the event Next returned last, without its newline;
+// it is valid until the next call of Next.
+func (r *EventReader) Raw() []byte { return r.raw }
 
 // Time is the time of the event Next returned last: when it was logged,
 // zero when its line has no readable time.

@@ -39,11 +39,20 @@ type Event interface {
 
 // RunStart is the first event of a run: what it runs, where, and how.
 type RunStart struct {
-	Chart       string `json:"chart"`        // the chart's title
-	GraphDigest string `json:"graph_digest"` // chart.Digest of the page walked
+	// Answers is the answers file a replayed run (--answers) read.
+	Answers     string `json:"answers,omitempty"`
+	Chart       string `json:"chart"`             // the chart's title
+	Context     string `json:"context,omitempty"` // --context, "" for path
+	GraphDigest string `json:"graph_digest"`      // chart.Digest of the page walked
 	MaxSteps    int    `json:"max_steps"`
+	Model       string `json:"model,omitempty"` // --model
 	NoValidate  bool   `json:"no_validate"`
 	Page        string `json:"page"`
+	// ResumeAt is the node a resumed run went on at (readme/resume.md),
+	// and ResumedFrom the run it went on from: the steps before are that
+	// run's, their lines copied after this one.
+	ResumeAt    string `json:"resume_at,omitempty"`
+	ResumedFrom string `json:"resumed_from,omitempty"`
 	RunID       string `json:"run_id"`
 	// Settings are every setting's effective value, as `dtree settings
 	// get` prints it.
@@ -135,10 +144,17 @@ type Retry struct {
 // Status (MarshalJSON); a field a line does not have reads as its zero
 // value.
 type NodeEnd struct {
-	Error string `json:"error"` // why it did not succeed; not written on success
-	Label string `json:"label"` // the label taken, "" for a process; written on success only
-	Next  string `json:"next"`  // the next node, "" at the end; written on success only
-	Node  string `json:"node"`
+	// Command is a command step's command as it ran, its references
+	// expanded; written on success only.
+	Command string `json:"command"`
+	Error   string `json:"error"` // why it did not succeed; not written on success
+	Label   string `json:"label"` // the label taken, "" for a process; written on success only
+	Next    string `json:"next"`  // the next node, "" at the end; written on success only
+	Node    string `json:"node"`
+	// Output is the final text of the visit's last attempt, its last 8 KiB:
+	// the agent's answer or the command's output, as the steps after it
+	// see it (a resumed run reads it back). Written on success only.
+	Output string `json:"output"`
 	// Response is the node's parsed answer, a types.ProcessResponse or a
 	// types.DecisionResponse by its role, encoded; null when none was
 	// read. Written on success and log_write_failed only.
@@ -212,16 +228,18 @@ func (e NodeEnd) MarshalJSON() ([]byte, error) {
 	switch e.Status {
 	case "succeeded":
 		return json.Marshal(struct {
+			Command    string                    `json:"command,omitempty"`
 			Label      string                    `json:"label"`
 			Next       string                    `json:"next"`
 			Node       string                    `json:"node"`
+			Output     string                    `json:"output"`
 			Response   json.RawMessage           `json:"response"`
 			RunID      string                    `json:"run_id"`
 			Status     string                    `json:"status"`
 			Usage      types.UsageTotal          `json:"usage"`
 			Validation *types.ValidationResponse `json:"validation"`
 			Visit      int                       `json:"visit"`
-		}{e.Label, e.Next, e.Node, e.Response, e.RunID, e.Status, e.Usage, e.Validation, e.Visit})
+		}{e.Command, e.Label, e.Next, e.Node, e.Output, e.Response, e.RunID, e.Status, e.Usage, e.Validation, e.Visit})
 	case "log_write_failed":
 		return json.Marshal(struct {
 			Error      string                    `json:"error"`

@@ -419,3 +419,15 @@ func (l *Log) Close() error {
 	}
 	return first
 }
+
+// Carry adds a line of another run's events.jsonl to this one as it
+// was written, its time and run id kept: a resumed run carries the steps
+// it took from the run before it (readme/resume.md). Its secrets were
+// masked when it was first written; they are masked again, as the
+// secrets of this run may differ.
+func (l *Log) Carry(line []byte) {
+	line = l.redact.JSON(bytes.TrimRight(line, "\n"))
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.unwritten = append(append(l.unwritten, line...), '\n')
+}

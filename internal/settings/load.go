@@ -25,6 +25,13 @@ type LoadOptions struct {
 	// Cwd is where dtree.yaml is looked for and a relative ConfigFile is
 	// found; "" is the process's working directory.
 	Cwd string
+	// Run is the settings a run recorded (run_start's settings), for
+	// dtree resume, and RunID that run's id: over the files and the
+	// environment, under the flags (readme/resume.md). Keys it does not
+	// know are passed over: a newer dtree's, and clis, whose definitions
+	// are the files'.
+	Run   map[string]string
+	RunID string
 	// UserConfigDir holds dtree/config.yaml; "" is $XDG_CONFIG_HOME, or
 	// $HOME/.config when that is unset or relative.
 	UserConfigDir string
@@ -153,6 +160,19 @@ func Load(o LoadOptions) (*Settings, error) {
 	if err := v.MergeConfigMap(env); err != nil {
 		return nil, err
 	}
+	if o.Run != nil {
+		run := map[string]any{}
+		for _, k := range keys {
+			if raw, ok := o.Run[k.Name]; ok {
+				if run[k.Name], err = check(k, raw, Source{Layer: LayerRun, Name: o.RunID}); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if err := v.MergeConfigMap(run); err != nil {
+			return nil, err
+		}
+	}
 	if o.Flags != nil {
 		for _, k := range keys {
 			if k.Flag == "" {
@@ -196,6 +216,11 @@ func fixHint(k Key, src Source) string {
 		return fmt.Sprintf("change or unset %s", src.Name)
 	case LayerFlag:
 		return fmt.Sprintf("give %s a value it takes", src.Name)
+	case LayerRun:
+		if k.Flag != "" {
+			return fmt.Sprintf("run %s recorded it; give it again with --%s", src.Name, k.Flag)
+		}
+		return fmt.Sprintf("run %s recorded it, and no flag sets it: start a new run with dtree run", src.Name)
 	}
 	return ""
 }

@@ -140,6 +140,7 @@ const (
 	LayerUser    Layer = "user"    // $XDG_CONFIG_HOME/dtree/config.yaml
 	LayerProject Layer = "project" // ./dtree.yaml or --config FILE
 	LayerEnv     Layer = "env"     // DTREE_* variables
+	LayerRun     Layer = "run"     // the run dtree resume goes on from
 	LayerFlag    Layer = "flag"
 )
 
@@ -160,7 +161,7 @@ func (s Source) String() string {
 	switch s.Layer {
 	case LayerUser, LayerProject:
 		return string(s.Layer) + " file " + s.where()
-	case LayerEnv, LayerFlag:
+	case LayerEnv, LayerFlag, LayerRun:
 		return string(s.Layer) + " " + s.Name
 	}
 	return string(LayerDefault)

@@ -1,0 +1,47 @@
+package runlog
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Latest names the newest run of a log directory: the run its latest
+// link points at.
+const Latest = "latest"
+
+// FindRun is the directory of the run id (or Latest) in logDir. The
+// error says what is there instead.
+func FindRun(logDir, id string) (string, error) {
+	if id == "" || id == Latest {
+		target, err := os.Readlink(filepath.Join(logDir, Latest))
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return "", fmt.Errorf("%s has no runs", logDir)
+			}
+			return "", fmt.Errorf("find the latest run in %s: %w", logDir, err)
+		}
+		id = target
+	}
+	if id == "." || id == ".." || strings.ContainsAny(id, `/\`) {
+		return "", fmt.Errorf("%q is not a run id: run ids look like 20261125T043702Z-1a2b3c", id)
+	}
+	dir := filepath.Join(logDir, id)
+	if _, err := os.Stat(filepath.Join(dir, "events.jsonl")); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("%s has no run %s", logDir, id)
+		}
+		return "", err
+	}
+	return dir, nil
+}
+
+// Going says whether the run whose directory is dir is still going: a
+// dtree holds its events.jsonl. False when that cannot be told.
+func Going(dir string) bool {
+	ended, known := runEnded(filepath.Join(dir, "events.jsonl"))
+	return known && !ended
+}
