@@ -202,7 +202,6 @@ func (c *Chart) FindNode(page, key string) []string {
 	return matches
 }
 
-
 // commandLabels checks that a command decision's branches route its exit
 // statuses (readme/context.md#command-steps).
 func commandLabels(g *graph.Graph, i int, n *types.Node) []types.Diagnostic {
