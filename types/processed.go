@@ -1,11 +1,16 @@
 package types
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Defaults are the settings a node falls back to when its tags and metadata
 // say nothing. ValidateCLI and RetryCLI may be empty: the node's own CLI is
 // used then.
 type Defaults struct {
+	// CLI is default_cli: a CLI, or a fallback list of them separated by
+	// commas ("claude,codex"; SplitCLIs).
 	CLI         string
 	ValidateCLI string
 	RetryCLI    string
@@ -43,11 +48,15 @@ type ProcessedNode struct {
 // Settings are a node's resolved run settings.
 type Settings struct {
 	// Role is how the node runs: terminator, decision or process.
-	Role        string `json:"role"`
-	CLI         string `json:"cli"`
-	ValidateCLI string `json:"validate_cli"`
-	RetryCLI    string `json:"retry_cli"`
-	Retries     int    `json:"retries"`
+	Role string `json:"role"`
+	CLI  string `json:"cli"`
+	// Fallback are the CLIs after CLI in the node's list (cli: claude,
+	// codex): when an attempt fails for an agent reason, the next attempt
+	// uses the next one (readme/run.md#fallback-clis).
+	Fallback    []string `json:"fallback,omitempty"`
+	ValidateCLI string   `json:"validate_cli"`
+	RetryCLI    string   `json:"retry_cli"`
+	Retries     int      `json:"retries"`
 	// Timeout is per agent call; TimeoutS is the same in seconds for JSON.
 	Timeout  time.Duration `json:"-"`
 	TimeoutS float64       `json:"timeout_s"`
@@ -89,4 +98,21 @@ type NormalizedDocument struct {
 	Warnings      []Diagnostic    `json:"warnings"`
 	// Vars are the chart's variables (readme/context.md#variables).
 	Vars []Var `json:"vars,omitempty"`
+}
+
+// SplitCLIs splits a CLI list, "claude, codex", into its names, empty
+// ones left out.
+func SplitCLIs(v string) []string {
+	var out []string
+	for _, name := range strings.Split(v, ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// CLIChain is the node's CLI and its fallbacks, in order.
+func (s *Settings) CLIChain() []string {
+	return append([]string{s.CLI}, s.Fallback...)
 }

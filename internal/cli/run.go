@@ -187,7 +187,12 @@ type walkJob struct {
 func (a *App) walkChart(ctx context.Context, j walkJob) error {
 	o, s, reg, c, page, start, answers := j.o, j.s, j.reg, j.c, j.page, j.start, j.answers
 	o.budgetUSD, o.budgetTok = s.MaxCost, s.MaxTokens
-	if err := preflight(c, page, start, reg, o.noValidate, answers != nil || o.dryRun, os.Geteuid() == 0, a.Getenv); err != nil {
+	warn := func(msg string) {
+		if !o.quiet {
+			fmt.Fprintf(a.Err, "dtree: warning: %s\n", msg)
+		}
+	}
+	if err := preflight(c, page, start, reg, o.noValidate, answers != nil || o.dryRun, os.Geteuid() == 0, a.Getenv, warn); err != nil {
 		return err
 	}
 	wait, err := a.backoff()
@@ -410,7 +415,7 @@ func (a *App) runTarget(c *chart.Chart, o runOptions, path string) (types.Page, 
 // before it did their work. An in-process CLI (replay) has nothing to
 // install: it can run when inProcess says the run answers it (--answers,
 // or a dry run, which calls nothing).
-func preflight(c *chart.Chart, page types.Page, start string, reg *agent.Registry, noValidate, inProcess, asRootUser bool, getenv func(string) string) error {
+func preflight(c *chart.Chart, page types.Page, start string, reg *agent.Registry, noValidate, inProcess, asRootUser bool, getenv func(string) string, warn func(string)) error {
 	g := c.Graph
 	root, _ := g.Index(start)
 	reach := g.ReachableUntil(root, func(i int) bool {
@@ -418,48 +423,84 @@ func preflight(c *chart.Chart, page types.Page, start string, reg *agent.Registr
 		return n.Role == types.RoleTerminator && i != root
 	})
 	var problems, asRoot []string
-	seen := map[string]bool{}
+	checked := map[string]string{} // a CLI → why it cannot run, "" when it can
+	// check says why the CLI cannot run, "" when it can; each CLI once.
+	check := func(name string) string {
+		if why, seen := checked[name]; seen {
+			return why
+		}
+		why := ""
+		def, err := reg.Lookup(name)
+		switch {
+		case err != nil:
+			why = err.Error()
+		case def.InProcess:
+			if !inProcess {
+				why = fmt.Sprintf("CLI %s answers from an answers file, and this run has none: pass --answers FILE", def.Name)
+			}
+		default:
+			if _, _, err := agent.LookPath(def); err != nil {
+				why = fmt.Sprintf("CLI %s needs %q, which is not on PATH", def.Name, def.Binary)
+				for _, alt := range def.AltBinaries {
+					why += fmt.Sprintf(" (nor is %q)", alt)
+				}
+				if def.InstallHint != "" {
+					why += "; " + def.InstallHint
+				}
+			} else if asRootUser && agent.RefusesRoot(def, getenv) {
+				asRoot = append(asRoot, def.Name)
+			}
+		}
+		checked[name] = why
+		return why
+	}
+	reported := map[string]bool{}
+	report := func(why string) {
+		if !reported[why] {
+			reported[why] = true
+			problems = append(problems, why)
+		}
+	}
+	fellBack := map[string]bool{}
 	for i, ok := range reach {
 		n := &c.Nodes[i]
 		if !ok || n.Role == types.RoleTerminator || n.Command != "" {
 			continue // a command step needs no CLI, only /bin/sh
 		}
-		need := []string{n.CLI}
-		if n.Retries > 0 {
+		// The node's CLI list: one that can run is enough, and its retry
+		// and validation CLIs, when they are its own, follow it.
+		chain := n.CLIChain()
+		var missing []string
+		runs := ""
+		for _, name := range chain {
+			if why := check(name); why == "" {
+				runs = name
+				break
+			} else {
+				missing = append(missing, why)
+			}
+		}
+		switch {
+		case runs == "":
+			for _, why := range missing {
+				report(why)
+			}
+		case len(missing) > 0:
+			if key := strings.Join(chain, ","); !fellBack[key] {
+				fellBack[key] = true
+				warn(fmt.Sprintf("%s; the steps whose CLI list is %s use %s", missing[0], strings.Join(chain, ", "), runs))
+			}
+		}
+		var need []string
+		if n.Retries > 0 && n.RetryCLI != n.CLI {
 			need = append(need, n.RetryCLI)
 		}
-		if n.Validate && !noValidate {
+		if n.Validate && !noValidate && n.ValidateCLI != n.CLI {
 			need = append(need, n.ValidateCLI)
 		}
 		for _, name := range need {
-			if seen[name] {
-				continue
-			}
-			seen[name] = true
-			def, err := reg.Lookup(name)
-			if err != nil {
-				problems = append(problems, err.Error())
-				continue
-			}
-			if def.InProcess {
-				if !inProcess {
-					problems = append(problems, fmt.Sprintf("CLI %s answers from an answers file, and this run has none: pass --answers FILE", def.Name))
-				}
-				continue
-			}
-			if _, _, err := agent.LookPath(def); err != nil {
-				msg := fmt.Sprintf("CLI %s needs %q, which is not on PATH", def.Name, def.Binary)
-				for _, alt := range def.AltBinaries {
-					msg += fmt.Sprintf(" (nor is %q)", alt)
-				}
-				if def.InstallHint != "" {
-					msg += "; " + def.InstallHint
-				}
-				problems = append(problems, msg)
-				continue
-			}
-			if asRootUser && agent.RefusesRoot(def, getenv) {
-				asRoot = append(asRoot, def.Name)
+			if why := check(name); why != "" {
+				report(why)
 			}
 		}
 	}

@@ -103,9 +103,11 @@ func Resolve(n *types.Node, role string, d types.Defaults, names CLINames) (type
 				"tag %q is not a CLI dtree knows, so it does not change the CLI; did you mean %s?", t, near)
 		}
 	}
-	p.CLI = d.CLI
+	if list := types.SplitCLIs(d.CLI); len(list) > 0 {
+		p.CLI, p.Fallback = list[0], list[1:]
+	}
 	if len(tagCLIs) > 0 {
-		p.CLI = tagCLIs[0]
+		p.CLI, p.Fallback = tagCLIs[0], nil
 	}
 	if _, set := meta[keyCLI]; len(tagCLIs) > 1 && !set {
 		bad("conflicting_cli_tags", "keep one CLI tag on the node, or set its cli metadata",
@@ -124,7 +126,26 @@ func Resolve(n *types.Node, role string, d types.Defaults, names CLINames) (type
 		}
 		*dst = c
 	}
-	cli(keyCLI, &p.CLI)
+	if v, ok := meta[keyCLI]; ok {
+		// A list is the node's CLI and its fallbacks.
+		var list []string
+		for _, name := range types.SplitCLIs(v) {
+			c, known := names.Canonical(name)
+			if !known {
+				bad("unknown_cli", knownHint(), "%s names CLI %q, which dtree does not know", keys[keyCLI], name)
+				continue
+			}
+			list = appendNew(list, c)
+		}
+		if len(list) > 0 {
+			p.CLI, p.Fallback = list[0], list[1:]
+		} else if len(types.SplitCLIs(v)) == 0 {
+			bad("unknown_cli", knownHint(), "%s is empty, and names no CLI", keys[keyCLI])
+		}
+	}
+	if len(p.Fallback) == 0 {
+		p.Fallback = nil
+	}
 	p.ValidateCLI, p.RetryCLI = d.ValidateCLI, d.RetryCLI
 	cli(keyValidateCLI, &p.ValidateCLI)
 	cli(keyRetryCLI, &p.RetryCLI)
@@ -204,6 +225,7 @@ func command(p *types.ProcessedNode, v string, meta, keys map[string]string, bad
 	}
 	p.Command = v
 	p.CLI, p.ValidateCLI, p.RetryCLI = types.CommandCLI, types.CommandCLI, types.CommandCLI
+	p.Fallback = nil
 	p.Validate = false
 	if _, set := meta[keyRetries]; !set {
 		p.Retries = 0

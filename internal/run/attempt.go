@@ -32,6 +32,9 @@ func feedbackFor(attempt int, reason string) feedback {
 type outcome struct {
 	reason     string
 	agentError bool // the agent call itself failed: back off before retrying
+	// fellBack: the visit fell back to the next CLI of the node's list
+	// after it; no backoff, since another service answers next.
+	fellBack bool
 	next       string
 	label      string
 	err        error
@@ -75,50 +78,95 @@ type step struct {
 	// run); command is the command it ran, its references expanded.
 	exitCode int
 	command  string
+	// fell indexes the node's CLI list (CLIChain): the CLI the visit fell
+	// back to, 0 while it has not.
+	fell int
 }
 
-// cli is the CLI of attempt a: the node's, its retry CLI's after.
+// cli is the CLI of attempt a: once the visit has fallen back, the CLI
+// of the node's list it fell back to; else the node's, and its retry
+// CLI's after the first attempt.
 func (v *step) cli(a int) string {
+	if v.fell > 0 {
+		return v.n.CLIChain()[v.fell]
+	}
 	if a > 1 {
 		return v.n.RetryCLI
 	}
 	return v.n.CLI
 }
 
+// validateCLI is the CLI that validates attempt a: the node's validation
+// CLI, unless that is the node's own CLI and the visit fell back, when it
+// is the CLI it fell back to (the node's own CLI failed).
+func (v *step) validateCLI(a int) string {
+	if v.fell > 0 && v.n.ValidateCLI == v.n.CLI {
+		return v.cli(a)
+	}
+	return v.n.ValidateCLI
+}
+
+// fallBack moves the visit on to the next CLI of the node's list after
+// the CLI of attempt a failed for an agent reason, logging it; false when
+// the list has no CLI left.
+func (v *step) fallBack(a int, from, reason string) bool {
+	chain := v.n.CLIChain()
+	if v.fell+1 >= len(chain) {
+		return false
+	}
+	v.fell++
+	to := chain[v.fell]
+	v.w.event(runlog.Fallback{Node: v.n.ID, Attempt: a, From: from, To: to, Reason: reason})
+	return true
+}
+
 // ask makes an agent call of the visit with the prompt and sorts out how
 // it ended: ok is false with the outcome to return when the call gives
-// the attempt nothing to read.
-func (v *step) ask(ctx context.Context, a int, cli, prompt, purpose string) (agent.Result, outcome, bool) {
+// the attempt nothing to read. A CLI that is not installed, or fails in a
+// way no retry mends, is fallen back from within the attempt: no call was
+// made, or none could do the work.
+func (v *step) ask(ctx context.Context, a int, prompt, purpose string) (agent.Result, outcome, bool) {
 	w, n := v.w, v.n
-	def, err := w.o.Registry.Lookup(cli)
-	if err != nil {
-		return agent.Result{}, outcome{err: err}, false
-	}
-	w.o.Progress.AttemptStarted(n, a, def.Name, purpose)
-	r, err := w.call(ctx, n, a, def, prompt, purpose, v.res)
-	if ctx.Err() != nil {
-		return r, outcome{err: ctx.Err()}, false
-	}
-	if lerr := w.logFailed(); lerr != nil {
-		// The run stops, but what the agent did is kept: its answer is in
-		// the node's result (and answers.yaml), for the summary.
-		if err == nil {
-			v.res.Response = parseResponse(n.Role == types.RoleDecision, r.Answer)
+	for {
+		def, err := w.o.Registry.Lookup(v.cli(a))
+		if err != nil {
+			return agent.Result{}, outcome{err: err}, false
 		}
-		return r, outcome{err: lerr}, false
+		w.o.Progress.AttemptStarted(n, a, def.Name, purpose)
+		r, err := w.call(ctx, n, a, def, prompt, purpose, v.res)
+		if ctx.Err() != nil {
+			return r, outcome{err: ctx.Err()}, false
+		}
+		if lerr := w.logFailed(); lerr != nil {
+			// The run stops, but what the agent did is kept: its answer is in
+			// the node's result (and answers.yaml), for the summary.
+			if err == nil {
+				v.res.Response = parseResponse(n.Role == types.RoleDecision, r.Answer)
+			}
+			return r, outcome{err: lerr}, false
+		}
+		if errors.As(err, new(*BudgetError)) {
+			return r, outcome{err: err}, false
+		}
+		kind, _ := agent.Permanent(err)
+		if errors.Is(err, agent.ErrNotFound) || kind != "" {
+			if reason := "the agent call failed: " + err.Error(); v.fallBack(a, def.Name, reason) {
+				w.o.Progress.AttemptFailed(n, a, fmt.Sprintf("%s; falling back to %s", reason, v.cli(a)))
+				continue
+			}
+			if kind == "" {
+				return r, outcome{err: err}, false
+			}
+			return r, outcome{err: &NodeFailedError{Node: n.ID, Text: firstLine(n.Text), Attempts: a,
+				Last: "the agent call failed: " + err.Error()}}, false
+		}
+		if err != nil {
+			reason := "the agent call failed: " + err.Error()
+			return r, outcome{reason: reason, agentError: true, fellBack: v.fallBack(a, def.Name, reason)}, false
+		}
+		v.output = r.Answer
+		return r, outcome{}, true
 	}
-	if errors.Is(err, agent.ErrNotFound) || errors.As(err, new(*BudgetError)) {
-		return r, outcome{err: err}, false
-	}
-	if kind, _ := agent.Permanent(err); kind != "" {
-		return r, outcome{err: &NodeFailedError{Node: n.ID, Text: firstLine(n.Text), Attempts: a,
-			Last: "the agent call failed: " + err.Error()}}, false
-	}
-	if err != nil {
-		return r, outcome{reason: "the agent call failed: " + err.Error(), agentError: true}, false
-	}
-	v.output = r.Answer
-	return r, outcome{}, true
 }
 
 // processStep sends the node's text to its agent, reads a
@@ -126,7 +174,7 @@ func (v *step) ask(ctx context.Context, a int, cli, prompt, purpose string) (age
 type processStep struct{}
 
 func (processStep) attempt(ctx context.Context, v *step, a int, fb []feedback) outcome {
-	r, o, ok := v.ask(ctx, a, v.cli(a), prompts.BuildProcess(v.text(), v.runSoFar(), fb), agent.PurposeRun)
+	r, o, ok := v.ask(ctx, a, prompts.BuildProcess(v.text(), v.runSoFar(), fb), agent.PurposeRun)
 	if !ok {
 		return o
 	}
@@ -168,7 +216,7 @@ func (processStep) attempt(ctx context.Context, v *step, a int, fb []feedback) o
 type decisionStep struct{}
 
 func (decisionStep) attempt(ctx context.Context, v *step, a int, fb []feedback) outcome {
-	r, o, ok := v.ask(ctx, a, v.cli(a), prompts.BuildDecision(v.text(), v.runSoFar(), v.labels, fb), agent.PurposeRun)
+	r, o, ok := v.ask(ctx, a, prompts.BuildDecision(v.text(), v.runSoFar(), v.labels, fb), agent.PurposeRun)
 	if !ok {
 		return o
 	}
@@ -203,7 +251,7 @@ type validator struct{}
 // that itself fails; the work is not re-run.
 func (validator) judge(ctx context.Context, v *step, attempt int, output string) (types.ValidationResponse, error) {
 	w, n, res := v.w, v.n, v.res
-	def, err := w.o.Registry.Lookup(n.ValidateCLI)
+	def, err := w.o.Registry.Lookup(v.validateCLI(attempt))
 	if err != nil {
 		return types.ValidationResponse{}, err
 	}

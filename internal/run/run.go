@@ -308,13 +308,25 @@ func (w *walker) runNode(ctx context.Context, n *types.ProcessedNode, visit int)
 		if last := len(res.Attempts) - 1; last >= 0 && res.Attempts[last].Error == "" {
 			res.Attempts[last].Error = outcome.reason // why the attempt failed, for the summary
 		}
-		w.o.Progress.AttemptFailed(n, attempt, outcome.reason)
+		if outcome.fellBack {
+			// Each CLI of the list gets an attempt: a fallback from the
+			// last one adds one (readme/run.md#fallback-clis).
+			if attempt == attempts {
+				attempts++
+			}
+			w.o.Progress.AttemptFailed(n, attempt, fmt.Sprintf("%s; falling back to %s", outcome.reason, v.cli(attempt+1)))
+		} else {
+			w.o.Progress.AttemptFailed(n, attempt, outcome.reason)
+		}
 		if attempt < attempts {
 			w.event(runlog.Retry{Node: n.ID, Attempt: attempt, Reason: outcome.reason, AttemptsLeft: attempts - attempt})
 		}
 		if outcome.agentError && attempt < attempts {
 			if err := w.flush(); err != nil {
 				return stop(err)
+			}
+			if outcome.fellBack {
+				continue // another CLI next: nothing to spare
 			}
 			if err := sleep(ctx, w.o.Backoff(attempt)); err != nil {
 				return res, err

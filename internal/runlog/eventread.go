@@ -232,6 +232,8 @@ func eventType(name []byte) EventType {
 		return EventRunEnd
 	case string(EventVarUnset):
 		return EventVarUnset
+	case string(EventFallback):
+		return EventFallback
 	}
 	return EventType(name)
 }
@@ -262,6 +264,8 @@ func decodeEvent(t EventType, line []byte) (Event, error) {
 		return decode[RunEnd](line)
 	case EventVarUnset:
 		return decode[VarUnset](line)
+	case EventFallback:
+		return decode[Fallback](line)
 	}
 	return Unknown{Name: t, Line: bytes.Clone(line)}, nil
 }

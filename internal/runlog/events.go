@@ -24,6 +24,7 @@ const (
 	EventEnd              EventType = "end"
 	EventRunEnd           EventType = "run_end"
 	EventVarUnset         EventType = "var_unset"
+	EventFallback         EventType = "fallback"
 )
 
 // Event is one line of events.jsonl: one of the structs of this file. Each
@@ -130,6 +131,18 @@ type VarUnset struct {
 	RunID string `json:"run_id"`
 }
 
+// Fallback is a node's CLI failing for an agent reason, its next
+// attempt (or, when no call could be made, the same one) made with the
+// next CLI of its list (readme/run.md#fallback-clis).
+type Fallback struct {
+	Attempt int    `json:"attempt"` // the attempt that failed
+	From    string `json:"from"`    // the CLI that failed
+	Node    string `json:"node"`
+	Reason  string `json:"reason"`
+	RunID   string `json:"run_id"`
+	To      string `json:"to"` // the CLI the next call is made with
+}
+
 // Retry is an attempt that failed with another one to follow.
 type Retry struct {
 	Attempt      int    `json:"attempt"` // the one that failed
@@ -204,6 +217,7 @@ func (NodeEnd) Type() EventType          { return EventNodeEnd }
 func (End) Type() EventType              { return EventEnd }
 func (RunEnd) Type() EventType           { return EventRunEnd }
 func (VarUnset) Type() EventType         { return EventVarUnset }
+func (Fallback) Type() EventType         { return EventFallback }
 func (u Unknown) Type() EventType        { return u.Name }
 
 func (e RunStart) withRunID(id string) Event         { e.RunID = id; return e }
@@ -217,6 +231,7 @@ func (e NodeEnd) withRunID(id string) Event          { e.RunID = id; return e }
 func (e End) withRunID(id string) Event              { e.RunID = id; return e }
 func (e RunEnd) withRunID(id string) Event           { e.RunID = id; return e }
 func (e VarUnset) withRunID(id string) Event         { e.RunID = id; return e }
+func (e Fallback) withRunID(id string) Event         { e.RunID = id; return e }
 func (u Unknown) withRunID(string) Event             { return u }
 
 // MarshalJSON writes the fields node_end has for its status: on success

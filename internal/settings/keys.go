@@ -116,12 +116,23 @@ func LookupKey(name string) (Key, bool) {
 func (k Key) parse(raw string, names agent.Names) (string, error) {
 	v := strings.TrimSpace(raw)
 	switch k.kind {
-	case kindCLI, kindCLIOrEmpty:
-		if v == "" {
-			if k.kind == kindCLIOrEmpty {
-				return "", nil
-			}
+	case kindCLI:
+		// A list is a fallback list (readme/run.md#fallback-clis).
+		list := types.SplitCLIs(v)
+		if len(list) == 0 {
 			return "", errors.New("the value is empty, and must name a CLI")
+		}
+		for i, name := range list {
+			c, ok := names.Canonical(name)
+			if !ok {
+				return "", fmt.Errorf("%q is not a CLI dtree knows", name)
+			}
+			list[i] = c
+		}
+		return strings.Join(list, ","), nil
+	case kindCLIOrEmpty:
+		if v == "" {
+			return "", nil
 		}
 		c, ok := names.Canonical(v)
 		if !ok {

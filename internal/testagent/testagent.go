@@ -60,6 +60,8 @@ type Rule struct {
 	// PrintStderr writes this many bytes of filler to stderr, after the
 	// sleep.
 	PrintStderr int64 `json:"print_stderr"`
+	// Stderr is written to stderr, after the sleep: a CLI's complaint.
+	Stderr string `json:"stderr"`
 }
 
 // Record is what the log says of one call.
@@ -136,6 +138,9 @@ func Main() int {
 	}
 	if r.PrintStderr > 0 {
 		flood(os.Stderr, r.PrintStderr)
+	}
+	if r.Stderr != "" {
+		fmt.Fprintln(os.Stderr, r.Stderr)
 	}
 	fmt.Println(reply(r, purpose, prompt))
 	return r.Exit
