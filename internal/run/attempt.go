@@ -35,9 +35,9 @@ type outcome struct {
 	// fellBack: the visit fell back to the next CLI of the node's list
 	// after it; no backoff, since another service answers next.
 	fellBack bool
-	next       string
-	label      string
-	err        error
+	next     string
+	label    string
+	err      error
 }
 
 // A stepKind is what a visit of one kind of node does on each attempt:
