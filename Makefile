@@ -72,6 +72,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseDecision$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) ./internal/response
 	$(GO) test -run '^$$' -fuzz '^FuzzTraceFrom$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) ./internal/export
 	$(GO) test -run '^$$' -fuzz '^FuzzReadEvents$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) ./internal/runlog
+	$(GO) test -run '^$$' -fuzz '^FuzzReadCarried$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) ./internal/run
 	$(GO) test -run '^$$' -fuzz '^FuzzYAMLRoundTrip$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) ./internal/export
 	$(GO) test -run '^$$' -fuzz '^FuzzDecoders$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) ./internal/agent
 	$(GO) test -run '^$$' -fuzz '^FuzzParseAnswers$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) ./internal/replay
