@@ -135,6 +135,9 @@ func (d *dryRun) NodeStarted(n *types.ProcessedNode, visit int) {
 	if n.Retries > 0 && n.RetryCLI != n.CLI {
 		fmt.Fprintf(d.w, "  retries: up to %s with %s, not %s\n", types.Plural(n.Retries, "retry"), n.RetryCLI, n.CLI)
 	}
+	if len(n.Fallback) > 0 {
+		fmt.Fprintf(d.w, "  fallback: %s, in turn, when %s fails for an agent reason\n", strings.Join(n.Fallback, ", "), n.CLI)
+	}
 }
 
 func (d *dryRun) AttemptStarted(*types.ProcessedNode, int, string, string) {}

@@ -315,6 +315,9 @@ func testErrors(t *testing.T, c cliCase) {
 				a.Contains(r.stderr, c.errors[status], "dtree's message on stderr")
 				a.NotEmpty(answeredErrors(e.mock.Requests(), status), "the mock was asked and answered %d", status)
 			})
+			if status == 429 && c.settings == "" {
+				testFallback(t, c, e, timeout)
+			}
 			if len(c.noise) > 0 {
 				expect(t, c, "stderr noise", func(a *assert.Assertions) {
 					for _, n := range c.noise {
@@ -324,6 +327,40 @@ func testErrors(t *testing.T, c cliCase) {
 			}
 		})
 	}
+}
+
+// testFallback runs the node again with a fallback list (readme/run.md#
+// fallback-clis): the real CLI, rate limited by the mock, then dtree's
+// fake agent. The real CLI's failure must be one dtree falls back from,
+// not one it fails the node on, and the second CLI must do the work.
+func testFallback(t *testing.T, c cliCase, e *env, timeout string) {
+	e.write("dtree.yaml", fmt.Sprintf("clis:\n  after:\n    binary: %s\n    prompt_via: stdin\n    output: text\n", fakeAgentBin))
+	defer os.Remove(filepath.Join(e.work, "dtree.yaml"))
+	r := e.run("--retries", "0", "--no-validate", "--timeout", timeout, "--cli", c.name+",after",
+		e.write("fallback.yaml", oneNode("Report the weather (conformance fallback check).")))
+	calls := r.calls()
+	expect(t, c, "fallback from 429", func(a *assert.Assertions) {
+		a.Equal(0, r.exit, "exit status; stderr: %s", r.stderr)
+		a.Equal("succeeded", r.summary.Status)
+		if a.Len(calls, 2) {
+			a.Equal(c.name, calls[0].CLI)
+			a.Contains(calls[0].Error, c.errors[429], "the real CLI's error")
+			a.Equal("after", calls[1].CLI)
+			a.Equal(2, calls[1].Attempt, "the next attempt, though --retries 0: each CLI of the list gets one")
+			a.Empty(calls[1].Error)
+		}
+		var fell []runlog.Fallback
+		for _, ev := range r.events {
+			if f, ok := ev.(runlog.Fallback); ok {
+				fell = append(fell, f)
+			}
+		}
+		if a.Len(fell, 1) {
+			a.Equal(c.name, fell[0].From)
+			a.Equal("after", fell[0].To)
+		}
+		a.Contains(r.stderr, "falling back to after")
+	})
 }
 
 func answeredErrors(reqs []mockllm.Request, status int) []mockllm.Request {

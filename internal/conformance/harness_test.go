@@ -25,8 +25,9 @@ import (
 const cliDirEnv = "DTREE_CONFORMANCE_CLIS"
 
 // dtreeBin is the dtree binary built once by TestMain; "" when the tests
-// are skipped.
-var dtreeBin string
+// are skipped. fakeAgentBin is dtree's fake agent, the CLI a fallback
+// list goes on with after a real one fails.
+var dtreeBin, fakeAgentBin string
 
 func TestMain(m *testing.M) {
 	if os.Getenv(cliDirEnv) == "" {
@@ -38,11 +39,14 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	dtreeBin = filepath.Join(dir, "dtree")
-	build := exec.Command("go", "build", "-o", dtreeBin, "github.com/dtree-dev/dtree/cmd/dtree")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "conformance: go build dtree:", err)
-		os.Exit(1)
+	fakeAgentBin = filepath.Join(dir, "fakeagent")
+	for _, b := range [][2]string{{dtreeBin, "github.com/dtree-dev/dtree/cmd/dtree"}, {fakeAgentBin, "github.com/dtree-dev/dtree/internal/testagent/fakeagent"}} {
+		build := exec.Command("go", "build", "-o", b[0], b[1])
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "conformance: go build", b[1]+":", err)
+			os.Exit(1)
+		}
 	}
 	code := m.Run()
 	os.RemoveAll(dir)

@@ -183,7 +183,7 @@ func (o *outliner) line(i int) string {
 			facts = append(facts, "timeout "+types.ShortDuration(n.Timeout))
 		}
 	} else if n.Role != types.RoleTerminator {
-		facts = append(facts, n.CLI)
+		facts = append(facts, strings.Join(n.CLIChain(), " or "))
 		if n.Role == types.RoleProcess && !n.Validate {
 			facts = append(facts, "no validation")
 		}
