@@ -44,22 +44,29 @@ func loadAnswers(c *chart.Chart, page types.Page, path string) (*replay.Runner, 
 }
 
 // replayCommand is the command that replays a run from its answers.yaml:
-// the chart and the flags given that choose the path it takes.
-func replayCommand(chartPath string, fs *pflag.FlagSet, answers string) string {
-	args := []string{"dtree", "run", chartPath}
-	for _, name := range []string{"format", "config", "page", "start", "retries", "max-steps"} {
-		if f := fs.Lookup(name); f != nil && f.Changed {
+// the chart, then the flags that choose the path it takes.
+func replayCommand(chartPath string, flags []string, answers string) string {
+	args := append([]string{"dtree", "run", chartPath}, flags...)
+	return shellJoin(append(args, "--answers", answers))
+}
+
+// givenFlags are the flags of fs among names that were given, as typed:
+// --name VALUE, or for a bool --name (--name=false when false).
+func givenFlags(fs *pflag.FlagSet, names ...string) []string {
+	var args []string
+	for _, name := range names {
+		f := fs.Lookup(name)
+		switch {
+		case f == nil || !f.Changed:
+		case f.Value.Type() == "bool" && f.Value.String() == "true":
+			args = append(args, "--"+name)
+		case f.Value.Type() == "bool":
+			args = append(args, "--"+name+"="+f.Value.String())
+		default:
 			args = append(args, "--"+name, f.Value.String())
 		}
 	}
-	if f := fs.Lookup("no-validate"); f != nil && f.Changed {
-		if f.Value.String() == "true" {
-			args = append(args, "--no-validate")
-		} else {
-			args = append(args, "--no-validate=false")
-		}
-	}
-	return shellJoin(append(args, "--answers", answers))
+	return args
 }
 
 // warnUnused says which replies of the answers file a replay that reached

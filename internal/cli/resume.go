@@ -201,7 +201,7 @@ func recordedVars(runID string, recorded, given map[string]string) (map[string]s
 	}
 	var masked []string
 	for _, k := range slices.Sorted(maps.Keys(recorded)) {
-		if _, ok := given[k]; !ok && strings.Contains(recorded[k], "***") {
+		if _, ok := given[k]; !ok && runlog.MayBeMasked(recorded[k]) {
 			masked = append(masked, k)
 		}
 	}
@@ -271,23 +271,18 @@ func firstLineOf(s string) string {
 // resumeReplayCommand is the command line that replays a resumed run from
 // its answers.yaml: its chart, page and start are the first run's.
 func resumeReplayCommand(path string, rs runlog.RunStart, o runOptions, fs *pflag.FlagSet, answers string) string {
-	args := []string{"dtree", "run", path}
-	for _, name := range []string{"format", "config"} {
-		if f := fs.Lookup(name); f != nil && f.Changed {
-			args = append(args, "--"+name, f.Value.String())
-		}
-	}
+	flags := givenFlags(fs, "format", "config")
 	if rs.Page != "" {
-		args = append(args, "--page", rs.Page)
+		flags = append(flags, "--page", rs.Page)
 	}
 	if rs.Start != "" {
-		args = append(args, "--start", rs.Start)
+		flags = append(flags, "--start", rs.Start)
 	}
 	if o.maxSteps != run.DefaultMaxSteps {
-		args = append(args, "--max-steps", strconv.Itoa(o.maxSteps))
+		flags = append(flags, "--max-steps", strconv.Itoa(o.maxSteps))
 	}
 	if o.noValidate {
-		args = append(args, "--no-validate")
+		flags = append(flags, "--no-validate")
 	}
-	return shellJoin(append(args, "--answers", answers))
+	return replayCommand(path, flags, answers)
 }

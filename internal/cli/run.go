@@ -150,7 +150,9 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 		}
 	}
 	return a.walkChart(ctx, walkJob{o: o, s: s, reg: reg, c: c, page: page, start: start, answers: answers,
-		replay: func(file string) string { return replayCommand(path, fs, file) }})
+		replay: func(file string) string {
+			return replayCommand(path, givenFlags(fs, "format", "config", "page", "start", "retries", "max-steps", "no-validate"), file)
+		}})
 }
 
 // loadRunChart reads the chart to run, CLIs named by the settings and

@@ -66,13 +66,9 @@ func TraceFrom(r io.Reader) (*Trace, error) {
 	started, entered := false, map[string]bool{}
 	last := -1 // the last step a node took, for a limit
 	for {
-		ev, err := rd.Next()
+		ev, err := rd.NextEvent()
 		if errors.Is(err, io.EOF) {
 			break
-		}
-		var le *runlog.LineError
-		if errors.As(err, &le) {
-			continue
 		}
 		if err != nil {
 			return nil, err

@@ -58,13 +58,9 @@ func ReadCarried(r io.Reader) (*Carried, error) {
 	var cur *CarriedStep // the visit being read
 	var curStart time.Time
 	for {
-		ev, err := rd.Next()
+		ev, err := rd.NextEvent()
 		if errors.Is(err, io.EOF) {
 			break
-		}
-		var le *runlog.LineError
-		if errors.As(err, &le) {
-			continue
 		}
 		if err != nil {
 			return nil, err

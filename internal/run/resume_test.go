@@ -15,10 +15,8 @@ import (
 
 	"github.com/dtree-dev/dtree/internal/agent"
 	"github.com/dtree-dev/dtree/internal/chart"
-	"github.com/dtree-dev/dtree/internal/document"
 	"github.com/dtree-dev/dtree/internal/runlog"
 	"github.com/dtree-dev/dtree/internal/testchart"
-	"github.com/dtree-dev/dtree/types"
 )
 
 // Lines of an events.jsonl, short: the fields ReadCarried reads.
@@ -107,14 +105,7 @@ func resumeChart(tb testing.TB, n int) (*chart.Chart, *agent.Registry) {
 	tb.Helper()
 	var b bytes.Buffer
 	require.NoError(tb, testchart.LinearCSV(&b, n+2))
-	doc, err := document.FromCSV(&b)
-	require.NoError(tb, err)
-	reg := agent.NewRegistry(map[string]agent.Definition{"fake": {Name: "fake", Binary: "fake", Output: agent.OutputText}})
-	d := types.BuiltinDefaults()
-	d.CLI = "fake"
-	c := chart.Check(doc, chart.Options{Defaults: d, Names: reg.Names()})
-	require.Empty(tb, c.Errors)
-	return c, reg
+	return fakeChart(tb, &b)
 }
 
 // failingRun runs the chart with its last step failing, and returns its

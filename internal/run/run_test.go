@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -29,19 +30,27 @@ const loopCSV = `Id,Name,Shape Library,Page ID,Contained By,Group,Line Source,Li
 8,Line,,1,,,4,5,None,Arrow,,,Yes,,,
 9,Line,,1,,,4,3,None,Arrow,,,No,,,`
 
+// fakeChart reads a CSV chart whose nodes run on CLI "fake", and checks
+// it has no errors.
+func fakeChart(tb testing.TB, csv io.Reader) (*chart.Chart, *agent.Registry) {
+	tb.Helper()
+	doc, err := document.FromCSV(csv)
+	require.NoError(tb, err)
+	reg := agent.NewRegistry(map[string]agent.Definition{"fake": {Name: "fake", Binary: "fake", Output: agent.OutputText}})
+	d := types.BuiltinDefaults()
+	d.CLI = "fake"
+	c := chart.Check(doc, chart.Options{Defaults: d, Names: reg.Names()})
+	require.Empty(tb, c.Errors)
+	return c, reg
+}
+
 // script answers agent calls: it gets the node, the purpose (run,
 // decide, validate) and the prompt, and returns the reply or an error.
 type script func(node, purpose, prompt string) (string, error)
 
 func walk(t *testing.T, csv string, s script) (*Summary, []string, error) {
 	t.Helper()
-	doc, err := document.FromCSV(strings.NewReader(csv))
-	require.NoError(t, err)
-	reg := agent.NewRegistry(map[string]agent.Definition{"fake": {Name: "fake", Binary: "fake", Output: agent.OutputText}})
-	d := types.BuiltinDefaults()
-	d.CLI = "fake"
-	c := chart.Check(doc, chart.Options{Defaults: d, Names: reg.Names()})
-	require.Empty(t, c.Errors)
+	c, reg := fakeChart(t, strings.NewReader(csv))
 	var prompts []string
 	runner := func(ctx context.Context, call agent.Call) (agent.Result, error) {
 		node := call.Request.Node

@@ -101,6 +101,18 @@ func (r *EventReader) Next() (Event, error) {
 	}
 }
 
+// NextEvent is Next, with the lines that are not events passed over: for
+// readers that take what can be read (a run's picture, a resume).
+func (r *EventReader) NextEvent() (Event, error) {
+	for {
+		ev, err := r.Next()
+		var le *LineError
+		if !errors.As(err, &le) {
+			return ev, err
+		}
+	}
+}
+
 // Raw is the line of the event Next returned last, without its newline;
 // it is valid until the next call of Next.
 func (r *EventReader) Raw() []byte { return r.raw }

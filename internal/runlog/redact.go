@@ -79,7 +79,15 @@ func jsonEscape(s string, html bool) string {
 	return string(q[1 : len(q)-1])
 }
 
-var mask = []byte("***")
+// Mask is what a secret is replaced by.
+const Mask = "***"
+
+var mask = []byte(Mask)
+
+// MayBeMasked says whether s, read back from a log, may have had a
+// secret masked in it: it holds Mask. (A value that held "***" itself
+// reads the same.)
+func MayBeMasked(s string) bool { return strings.Contains(s, Mask) }
 
 // Bytes returns text b with every secret replaced. b is not changed; with
 // nothing to mask it is returned as is.
