@@ -58,6 +58,10 @@ func (a *App) lint(path string, o lintOptions) error {
 		out := a.maskedOut(false)
 		printDiagnostics(out, src, "error", c.Errors)
 		printDiagnostics(out, src, "warning", c.Warnings)
+		if a.inActions() { // stdout stays the findings a script reads
+			a.annotate(src, "error", c.Errors)
+			a.annotate(src, "warning", c.Warnings)
+		}
 		fmt.Fprintf(a.Err, "%s: %s, %s (%s, %s)\n", src, types.Plural(len(c.Errors), "error"), types.Plural(len(c.Warnings), "warning"),
 			types.Plural(len(c.Doc.Nodes), "node"), types.Plural(len(c.Doc.Pages), "page"))
 	}

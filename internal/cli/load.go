@@ -124,11 +124,18 @@ func (a *App) checkPage(c *chart.Chart, path string, page *types.Page, quiet boo
 	if len(settled) > 0 {
 		errs = slices.DeleteFunc(slices.Clone(errs), func(d types.Diagnostic) bool { return slices.Contains(settled, d.Class) })
 	}
+	show := printDiagnostics
+	if a.inActions() {
+		// Annotations on the chart's lines (readme/ci.md#github-actions).
+		show = func(_ io.Writer, source, severity string, diags []types.Diagnostic) {
+			a.annotate(source, severity, diags)
+		}
+	}
 	if !quiet {
-		printDiagnostics(a.Err, c.Doc.Source, "warning", chart.OnPage(c.Warnings, page))
+		show(a.Err, c.Doc.Source, "warning", chart.OnPage(c.Warnings, page))
 	}
 	if len(errs) > 0 {
-		printDiagnostics(a.Err, c.Doc.Source, "error", errs)
+		show(a.Err, c.Doc.Source, "error", errs)
 		return &ChartError{Source: c.Doc.Source, Path: path, Count: len(errs)}
 	}
 	return nil

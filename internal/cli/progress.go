@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/dtree-dev/dtree/internal/ci"
 	"github.com/dtree-dev/dtree/internal/run"
 	"github.com/dtree-dev/dtree/types"
 )
@@ -33,13 +34,23 @@ type progress struct {
 	// node names the node that runs, for an interrupt's message; apart
 	// from mu, which a write to a stuck stderr may hold.
 	node atomic.Pointer[string]
+	// actions is GitHub Actions' mode (readme/ci.md#github-actions): each
+	// step folded in a group with its output, an annotation for a step
+	// that failed. chart is the chart's file the annotations point into,
+	// line the line of the running node; mask masks a text before it is
+	// escaped.
+	actions bool
+	chart   string
+	line    int
+	mask    func(string) string
 }
 
 // clearLine returns to the start of the line and erases it.
 const clearLine = "\r\x1b[2K"
 
 func newProgress(w io.Writer, quiet, verbose, live bool) *progress {
-	p := &progress{w: &untilError{w: w}, quiet: quiet, verbose: verbose, live: live && !quiet, started: time.Now(), stop: make(chan struct{})}
+	p := &progress{w: &untilError{w: w}, quiet: quiet, verbose: verbose, live: live && !quiet, started: time.Now(), stop: make(chan struct{}),
+		mask: func(s string) string { return s }}
 	if p.live {
 		go p.tick(time.Second)
 	}
@@ -114,6 +125,11 @@ func (p *progress) NodeStarted(n *types.ProcessedNode, visit int) {
 	line := fmt.Sprintf("→ %s %s [%s, %s]%s", n.ID, types.Excerpt(n.Text, 60), n.Role, n.CLI, again)
 	node := fmt.Sprintf("node %s %q", n.ID, types.Excerpt(n.Text, 60))
 	p.node.Store(&node)
+	if p.actions {
+		p.line = n.Line
+		p.printf("%s", ci.GroupStart(p.mask(line)))
+		return
+	}
 	if !p.live {
 		p.printf("%s\n", line)
 		return
@@ -148,6 +164,15 @@ func (p *progress) NodeFinished(r *run.NodeResult) {
 		p.mu.Unlock()
 	}
 	took := time.Duration(r.DurationMS) * time.Millisecond
+	if p.actions {
+		p.printf("%s%s", ci.Verbatim(p.mask(ci.Answer(r))), ci.GroupEnd)
+		if r.Status != run.StatusSucceeded {
+			// An error even with --quiet: it is the run's failure.
+			p.notice(strings.TrimSuffix(ci.Annotation("error", ci.Where{File: p.chart, Line: p.line},
+				p.mask(fmt.Sprintf("dtree: %s %s %s", r.ID, types.Excerpt(r.Text, 60), strings.ReplaceAll(r.Status, "_", " "))),
+				p.mask(r.Error)), "\n"))
+		}
+	}
 	switch {
 	case r.Status == run.StatusInterrupted:
 		p.printf("✗ %s %s interrupted (%s)\n", r.ID, types.Excerpt(r.Text, 60), took.Round(time.Millisecond))

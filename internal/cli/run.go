@@ -53,6 +53,7 @@ type runOptions struct {
 	vars        map[string]string // the run's variables, resolved
 	maxCost     string            // --max-cost, read by the settings' flag layer
 	maxTokens   string            // --max-tokens, likewise
+	junit       string            // --junit, likewise
 	budgetUSD   float64           // max_cost, resolved
 	budgetTok   int64             // max_tokens, resolved
 }
@@ -105,6 +106,7 @@ func (o *runOptions) registerWalk(f *pflag.FlagSet) {
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "print every agent call")
 	f.StringVar(&o.maxCost, "max-cost", "", "stop the run before an agent call once its calls cost this many US dollars (max_cost)")
 	f.StringVar(&o.maxTokens, "max-tokens", "", "stop the run before an agent call once its calls used this many tokens (max_tokens)")
+	f.StringVar(&o.junit, "junit", "", "write a JUnit XML report of the run to this file (junit)")
 	f.StringVar(&o.context, "context", "", "how much of the run so far each agent prompt gets: path (every step, the default), previous or none")
 	f.StringVar(&o.model, "model", "", "model for the agent calls, passed with each CLI's own flag (a node's model metadata wins for its CLI)")
 }
@@ -267,7 +269,8 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 	}
 
 	stderr := a.Err
-	p := newProgress(stderr, o.quiet, o.verbose, isTerminal(a.Err, a.Getenv))
+	p := newProgress(stderr, o.quiet, o.verbose, isTerminal(a.Err, a.Getenv) && !a.inActions())
+	p.actions, p.chart, p.mask = a.inActions(), c.Doc.Source, a.redactor().String
 	a.interrupts.setDoing(func() string { return a.redactor().String(p.doing()) }, p.notice)
 	sum, werr := run.Walk(ctx, run.Options{
 		Chart: c, Page: page, Start: start, Registry: reg, Runner: runner,
@@ -287,10 +290,17 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 		sum.Logs.Long = filepath.Join(log.Dir, "long.log")
 	}
 	p.finished(sum)
+	// Reports for CI (readme/ci.md), whatever the outcome; an interrupt
+	// does not stop them: they are what the CI page shows of it.
+	reported := a.ciReports(context.WithoutCancel(ctx), s.JUnit, c.Doc, sum)
 	if o.json {
 		if err := writeJSON(a.maskedOut(true), sum); err != nil {
 			return err
 		}
+	}
+	if werr == nil && len(reported) > 0 {
+		return &runError{code: types.ExitUsage, err: errors.New(reported[0]), also: reported[1:],
+			hint: "the run itself succeeded; pass --junit a file dtree can write"}
 	}
 	if werr != nil {
 		var (
@@ -300,7 +310,7 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 		if errors.As(werr, &nf) {
 			return &runError{code: types.ExitUsage, err: werr}
 		}
-		re := &runError{code: sum.ExitCode, err: werr}
+		re := &runError{code: sum.ExitCode, err: werr, also: reported}
 		if n := sum.EventsUnwritten; n > 0 {
 			re.also = append(re.also, fmt.Sprintf("%s could not take the run's last %s either, run_end among them",
 				sum.Logs.Events, types.Plural(n, "event")))

@@ -84,6 +84,8 @@ func TestScript(t *testing.T) {
 			"jsonl":         cmdJSONL,
 			"masked":        cmdMasked,
 			"jsonok":        cmdJSONOK,
+			"steady":        cmdSteady,
+			"xmlok":         cmdXMLOK,
 		},
 	})
 }

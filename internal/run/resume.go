@@ -202,7 +202,7 @@ func (w *walker) carryStep(s *CarriedStep) {
 	command := end.Command != ""
 	res := &NodeResult{ID: id, Text: n.Text, Role: s.Start.Role, CLI: s.Start.CLI, Visit: s.Start.Visit,
 		Status: StatusSucceeded, Retries: len(s.Retries), Attempts: []Attempt{}, Next: end.Next, Label: end.Label,
-		Validation: end.Validation, Usage: end.Usage, DurationMS: s.dur.Milliseconds()}
+		Validation: end.Validation, Usage: end.Usage, DurationMS: s.dur.Milliseconds(), Output: end.Output}
 	res.Response = decodeResponse(s.Start.Role, command, end.Response)
 	for _, c := range s.Calls {
 		a := Attempt{N: c.Attempt, Purpose: c.Purpose, CLI: c.CLI, ExitCode: c.ExitCode, TimedOut: c.TimedOut,

@@ -280,6 +280,7 @@ func (w *walker) runNode(ctx context.Context, n *types.ProcessedNode, visit int)
 			reason = failed.Last // the node is named by the event already
 		}
 		ev.Status, ev.Error, ev.Usage = res.Status, reason, res.Usage
+		res.Error = reason
 		w.event(ev)
 		return res, err
 	}
@@ -299,6 +300,7 @@ func (w *walker) runNode(ctx context.Context, n *types.ProcessedNode, visit int)
 		if outcome.reason == "" {
 			res.Status = StatusSucceeded
 			res.Next, res.Label = outcome.next, outcome.label
+			res.Output = types.TailBytes(v.output, maxOutput)
 			w.event(runlog.NodeEnd{Node: n.ID, Visit: visit, Status: res.Status, Response: encodeResponse(res.Response),
 				Validation: res.Validation, Next: res.Next, Label: res.Label, Usage: res.Usage,
 				Output: types.TailBytes(v.output, maxOutput), Command: v.command})
@@ -337,6 +339,7 @@ func (w *walker) runNode(ctx context.Context, n *types.ProcessedNode, visit int)
 	if len(feedback) > 0 {
 		last = feedback[len(feedback)-1].Reason
 	}
+	res.Error, res.Output = last, types.TailBytes(v.output, maxOutput)
 	w.event(runlog.NodeEnd{Node: n.ID, Visit: visit, Status: res.Status, Error: last, Usage: res.Usage})
 	return res, &NodeFailedError{Node: n.ID, Text: firstLine(n.Text), Attempts: attempts, Last: last}
 }

@@ -84,6 +84,12 @@ type NodeResult struct {
 	DurationMS int64                     `json:"duration_ms"`
 	// Usage sums this visit's calls, work and validation.
 	Usage types.UsageTotal `json:"usage"`
+	// Error is why the visit did not succeed, "" when it did; Output is
+	// the final text of its last attempt, its last 8 KiB (the agent's
+	// answer, a command's output). Both are for reports
+	// (readme/ci.md), not in the summary: the attempts carry them.
+	Error  string `json:"-"`
+	Output string `json:"-"`
 }
 
 // Attempt is one agent call: the work, or its validation.

@@ -27,6 +27,7 @@ const (
 	KeyWriteLogGraph      = "write_log_graph"
 	KeyMaxCost            = "max_cost"
 	KeyMaxTokens          = "max_tokens"
+	KeyJUnit              = "junit"
 	// KeyCLIs holds the custom CLI definitions; it is edited in the file,
 	// not with `dtree settings set`.
 	KeyCLIs = "clis"
@@ -47,6 +48,7 @@ const (
 	kindBool                   // true or false
 	kindTokens                 // a whole number of tokens, 0 or more; 0: no budget
 	kindMoney                  // US dollars, 0 or more; 0: no budget
+	kindFileOrEmpty            // a file's path, or "" for none
 )
 
 // Key describes one scalar setting.
@@ -84,6 +86,8 @@ var keys = []Key{
 		Help: "the run's budget in US dollars, as the CLIs report cost; 0 means none"},
 	{Name: KeyMaxTokens, Env: "DTREE_MAX_TOKENS", Flag: "max-tokens", Default: "0", kind: kindTokens,
 		Help: "the run's budget in tokens, input and output, as the CLIs report them; 0 means none"},
+	{Name: KeyJUnit, Env: "DTREE_JUNIT", Flag: "junit", kind: kindFileOrEmpty,
+		Help: `write a JUnit XML report of each run to this file, relative to the working directory; "" means none`},
 }
 
 // Keys returns the scalar settings, in the order `dtree settings list`
@@ -168,6 +172,8 @@ func (k Key) parse(raw string, names agent.Names) (string, error) {
 			return "", errors.New("the value is empty, and must be a directory")
 		}
 		return raw, nil
+	case kindFileOrEmpty:
+		return v, nil
 	case kindBool:
 		switch strings.ToLower(v) {
 		case "true", "yes", "on", "1":
@@ -197,6 +203,8 @@ func (k Key) hint(names agent.Names) string {
 		return k.Name + " takes seconds (600) or a Go duration (90s, 15m)"
 	case kindPath:
 		return k.Name + " takes a directory (.dtree/runs)"
+	case kindFileOrEmpty:
+		return k.Name + ` takes a file's path (reports/dtree.xml), or "" for none`
 	case kindBool:
 		return k.Name + " takes true or false"
 	}

@@ -30,6 +30,9 @@ type Settings struct {
 	// 0 is none.
 	MaxCost   float64
 	MaxTokens int64
+	// JUnit is the file each run's JUnit XML report goes to
+	// (readme/ci.md#junit); "" is none.
+	JUnit string
 	// CLIs are the custom CLI definitions, keyed by their lower-case name;
 	// one with a built-in's name replaces the built-in.
 	CLIs map[string]agent.Definition
@@ -95,6 +98,8 @@ func (s *Settings) Value(key string) (string, bool) {
 		return strconv.FormatFloat(s.MaxCost, 'f', -1, 64), true
 	case KeyMaxTokens:
 		return strconv.FormatInt(s.MaxTokens, 10), true
+	case KeyJUnit:
+		return s.JUnit, true
 	}
 	return "", false
 }
@@ -125,6 +130,8 @@ func (s *Settings) set(key, v string) error {
 		s.MaxCost, err = strconv.ParseFloat(v, 64)
 	case KeyMaxTokens:
 		s.MaxTokens, err = strconv.ParseInt(v, 10, 64)
+	case KeyJUnit:
+		s.JUnit = v
 	default:
 		err = fmt.Errorf("unknown setting %q", key)
 	}

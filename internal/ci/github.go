@@ -1,0 +1,273 @@
+package ci
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/dtree-dev/dtree/internal/export"
+	"github.com/dtree-dev/dtree/internal/run"
+	"github.com/dtree-dev/dtree/types"
+)
+
+// GitHub Actions reads workflow commands from a step's output
+// (readme/ci.md#github-actions): a line that starts with "::" is one.
+// Everything dtree prints there from a chart or an agent is either
+// escaped into a command's data, or printed between ::stop-commands::
+// and its token, so that no text an agent wrote can issue a command.
+
+// maxAnnotation bounds an annotation's message.
+const maxAnnotation = 4 << 10
+
+// escapeData escapes a workflow command's message.
+func escapeData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+// escapeProperty escapes a workflow command's property value.
+func escapeProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}
+
+// Where places an annotation on a file's line; a zero Where places it on
+// the run.
+type Where struct {
+	File string
+	Line int
+}
+
+// Annotation is a workflow command line that annotates the run: level is
+// error, warning or notice.
+func Annotation(level string, at Where, title, msg string) string {
+	var props []string
+	if at.File != "" && at.File != "-" {
+		props = append(props, "file="+escapeProperty(at.File))
+		if at.Line > 0 {
+			props = append(props, "line="+strconv.Itoa(at.Line))
+		}
+	}
+	if title != "" {
+		props = append(props, "title="+escapeProperty(types.Excerpt(title, 200)))
+	}
+	head := "::" + level
+	if len(props) > 0 {
+		head += " " + strings.Join(props, ",")
+	}
+	if len(msg) > maxAnnotation {
+		msg = strings.ToValidUTF8(msg[:maxAnnotation], "") + "…"
+	}
+	return head + "::" + escapeData(msg) + "\n"
+}
+
+// GroupStart opens a folded group in the log, titled on one line.
+func GroupStart(title string) string {
+	return "::group::" + escapeData(strings.ReplaceAll(strings.ReplaceAll(title, "\r", " "), "\n", " ")) + "\n"
+}
+
+// GroupEnd closes the group GroupStart opened.
+const GroupEnd = "::endgroup::\n"
+
+// Verbatim is text printed as it is, with workflow commands stopped
+// around it: its token is the text's own SHA-256, which the text cannot
+// hold.
+func Verbatim(text string) string {
+	if text == "" {
+		return ""
+	}
+	if !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	sum := sha256.Sum256([]byte(text))
+	token := "dtree-" + hex.EncodeToString(sum[:16])
+	return "::stop-commands::" + token + "\n" + text + "::" + token + "::\n"
+}
+
+// MermaidLimit is the longest diagram GitHub draws: Mermaid's
+// maxTextSize.
+const MermaidLimit = 50000
+
+// Picture is the Mermaid diagram of a run for its job summary: the page it
+// walked with the path marked. A page too large for GitHub to draw is
+// drawn with the nodes the run visited only, and note says so; when even
+// that is too large, the diagram is "" and note says why.
+func Picture(ctx context.Context, doc *types.Document, trace *export.Trace, mask func(string) string) (diagram, note string, err error) {
+	o := export.PictureOptions{Page: trace.Page, Trace: trace, Mask: mask}
+	var b bytes.Buffer
+	if err := export.Mermaid(ctx, &b, doc, o); err != nil {
+		return "", "", err
+	}
+	if b.Len() <= MermaidLimit {
+		return b.String(), "", nil
+	}
+	whole := b.Len()
+	b.Reset()
+	if err := export.Mermaid(ctx, &b, visitedOnly(doc, trace), o); err != nil {
+		return "", "", err
+	}
+	if b.Len() <= MermaidLimit {
+		return b.String(), fmt.Sprintf("The page is too large for GitHub to draw (%d characters of Mermaid, over %d): this is the run's path alone; graph.svg in the run's directory has the whole page.", whole, MermaidLimit), nil
+	}
+	return "", fmt.Sprintf("The run's path is too large for GitHub to draw (%d characters of Mermaid, over %d); graph.svg in the run's directory has it.", b.Len(), MermaidLimit), nil
+}
+
+// visitedOnly is doc's page with only the nodes the run entered and the
+// edges it took.
+func visitedOnly(doc *types.Document, trace *export.Trace) *types.Document {
+	d := &types.Document{FormatVersion: doc.FormatVersion, Title: doc.Title, Source: doc.Source, Format: doc.Format}
+	for _, p := range doc.Pages {
+		if p.ID == trace.Page {
+			d.Pages = append(d.Pages, p)
+		}
+	}
+	for _, n := range doc.Nodes {
+		if n.Page == trace.Page && trace.Visits[n.ID] > 0 {
+			d.Nodes = append(d.Nodes, n)
+		}
+	}
+	taken := map[[2]string]bool{}
+	for _, s := range trace.Steps {
+		taken[[2]string{s.From, s.To}] = true
+	}
+	for _, e := range doc.Edges {
+		if e.Page == trace.Page && taken[[2]string{e.From, e.To}] {
+			d.Edges = append(d.Edges, e)
+		}
+	}
+	return d
+}
+
+// Summary is what a run's job summary shows besides its summary.
+type Summary struct {
+	Report
+	// Diagram is the run's picture in Mermaid; Note says why it is
+	// missing or partial.
+	Diagram, Note string
+}
+
+// maxRows bounds the summary's table of steps: GitHub takes 1 MiB of
+// summary a step.
+const maxRows = 200
+
+// StepSummary writes a run's job summary in GitHub's Markdown: its
+// outcome, its path as a Mermaid diagram, a table of its steps and where
+// its logs are.
+func StepSummary(w io.Writer, sum *run.Summary, s Summary) error {
+	var b strings.Builder
+	name := suiteName(sum, s.Chart)
+	fmt.Fprintf(&b, "### %s dtree: %s — %s\n\n", mark(sum.Status), md(s.mask(name)), md(strings.ReplaceAll(sum.Status, "_", " ")))
+	what := []string{types.Plural(len(sum.Nodes), "step"), Duration(sum.DurationMS)}
+	if u := Usage(sum.Usage); u != "" {
+		what = append(what, u)
+	}
+	fmt.Fprintf(&b, "Run %s of %s: %s.\n\n", code(sum.RunID), code(s.mask(s.Chart)), strings.Join(what, " · "))
+	if sum.Status != run.StatusSucceeded && sum.Error != "" {
+		first, _, _ := strings.Cut(s.mask(sum.Error), "\n")
+		fmt.Fprintf(&b, "> %s\n\n", md(types.Excerpt(first, 500)))
+	}
+	if s.Diagram != "" {
+		b.WriteString("```mermaid\n" + s.Diagram)
+		if !strings.HasSuffix(s.Diagram, "\n") {
+			b.WriteByte('\n')
+		}
+		b.WriteString("```\n\n")
+	}
+	if s.Note != "" {
+		b.WriteString(md(s.Note) + "\n\n")
+	}
+	if len(sum.Nodes) > 0 {
+		b.WriteString("| # | Step | Status | Time | Attempts | Tokens | Cost |\n")
+		b.WriteString("|---:|---|---|---:|---:|---:|---:|\n")
+		for i := range sum.Nodes {
+			if i == maxRows {
+				fmt.Fprintf(&b, "\n%s more in short.json.\n", types.Plural(len(sum.Nodes)-maxRows, "step"))
+				break
+			}
+			n := &sum.Nodes[i]
+			status := mark(n.Status) + " " + strings.ReplaceAll(n.Status, "_", " ")
+			if n.Label != "" {
+				status += " → " + md(s.mask(types.Excerpt(n.Label, 60)))
+			}
+			fmt.Fprintf(&b, "| %d | %s | %s | %s | %d | %s | %s |\n", i+1, md(s.mask(CaseName(n))), status,
+				Duration(n.DurationMS), 1+n.Retries, dash(Tokens(n.Usage)), dash(Cost(n.Usage)))
+		}
+		b.WriteByte('\n')
+	}
+	if sum.Logs.Dir != "" {
+		files := []string{}
+		for _, f := range []string{sum.Logs.Events, sum.Logs.Short, sum.Logs.Long, sum.Logs.Answers, sum.Logs.Graph} {
+			if f != "" {
+				files = append(files, code(s.mask(baseName(f))))
+			}
+		}
+		fmt.Fprintf(&b, "Logs: %s (%s).", code(s.mask(sum.Logs.Dir)), strings.Join(files, ", "))
+		if sum.Status != run.StatusSucceeded {
+			fmt.Fprintf(&b, " Go on from where it stopped: %s.", code("dtree resume "+sum.RunID))
+		}
+		b.WriteString("\n\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func baseName(p string) string {
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return strings.TrimSuffix(s, " tokens")
+}
+
+// mark is a status's sign.
+func mark(status string) string {
+	switch status {
+	case run.StatusSucceeded:
+		return "✅"
+	case run.StatusInterrupted:
+		return "⏹️"
+	case run.StatusLimit, run.StatusBudget:
+		return "⚠️"
+	}
+	return "❌"
+}
+
+// md escapes text for GitHub's Markdown, on one line: each ASCII
+// punctuation character that could start markup (emphasis, code, links,
+// HTML, tables, math, mentions) is backslash-escaped, and line breaks are
+// spaces.
+func md(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToValidUTF8(s, "\uFFFD") {
+		switch {
+		case r == '\n' || r == '\r' || r == '\t':
+			b.WriteByte(' ')
+		case r < 0x20 || r == 0x7f:
+			// a control character shows as nothing useful
+		case strings.ContainsRune("\\`*_{}[]<>()#+-!|~@&$^=\"'", r):
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// code is s as inline code when it can be one (no backtick, one line),
+// else escaped text.
+func code(s string) string {
+	if s == "" || strings.ContainsAny(s, "`\n\r") {
+		return md(s)
+	}
+	return "`" + s + "`"
+}

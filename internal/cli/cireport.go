@@ -1,0 +1,111 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/dtree-dev/dtree/internal/atomicfile"
+	"github.com/dtree-dev/dtree/internal/ci"
+	"github.com/dtree-dev/dtree/internal/export"
+	"github.com/dtree-dev/dtree/internal/run"
+	"github.com/dtree-dev/dtree/types"
+)
+
+// inActions reports whether dtree runs as a step of GitHub Actions
+// (readme/ci.md#github-actions).
+func (a *App) inActions() bool { return a.Getenv("GITHUB_ACTIONS") == "true" }
+
+// ciReports writes what CI reads about a finished run: the JUnit report
+// (--junit, junit) and, under GitHub Actions, the job summary and the
+// step's outputs. Each that cannot be written is an error line; they are
+// returned together, the run's own outcome being printed already.
+func (a *App) ciReports(ctx context.Context, junit string, doc *types.Document, sum *run.Summary) []string {
+	var problems []string
+	mask := a.redactor().String
+	report := ci.Report{Chart: doc.Source, Mask: mask}
+	if junit != "" {
+		err := mkParent(junit)
+		if err == nil {
+			err = atomicfile.Write(junit, 0o644, atomicfile.Options{}, func(w io.Writer) error { return ci.JUnit(w, sum, report) })
+		}
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("write the JUnit report %s: %v", junit, err))
+		}
+	}
+	if !a.inActions() {
+		return problems
+	}
+	if path := a.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
+		s := ci.Summary{Report: report}
+		if sum.Logs.Dir != "" {
+			if t, err := export.ReadTrace(sum.Logs.Dir); err == nil {
+				s.Diagram, s.Note, err = ci.Picture(ctx, doc, t, mask)
+				if err != nil {
+					s.Note = "The run's picture could not be drawn: " + err.Error()
+				}
+			}
+		}
+		var b bytes.Buffer
+		if err := ci.StepSummary(&b, sum, s); err == nil {
+			err = appendFile(path, b.Bytes())
+			if err != nil {
+				problems = append(problems, fmt.Sprintf("append the job summary to $GITHUB_STEP_SUMMARY (%s): %v", path, err))
+			}
+		}
+	}
+	if path := a.Getenv("GITHUB_OUTPUT"); path != "" {
+		var b strings.Builder
+		for _, kv := range [][2]string{{"run-id", sum.RunID}, {"status", sum.Status}, {"exit-code", strconv.Itoa(sum.ExitCode)},
+			{"run-dir", sum.Logs.Dir}, {"junit", junit}} {
+			// A value on one line: run ids, statuses and paths dtree
+			// made; a path with a line break is left out.
+			if !strings.ContainsAny(kv[1], "\r\n") {
+				fmt.Fprintf(&b, "%s=%s\n", kv[0], mask(kv[1]))
+			}
+		}
+		if err := appendFile(path, []byte(b.String())); err != nil {
+			problems = append(problems, fmt.Sprintf("append the step's outputs to $GITHUB_OUTPUT (%s): %v", path, err))
+		}
+	}
+	return problems
+}
+
+// mkParent makes the directory a file goes in.
+func mkParent(path string) error {
+	if dir := filepath.Dir(path); dir != "." {
+		return os.MkdirAll(dir, 0o755)
+	}
+	return nil
+}
+
+// appendFile appends b to the file at path, in one write.
+func appendFile(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// annotate prints chart findings as GitHub Actions annotations on the
+// chart's lines, masked: severity is error or warning.
+func (a *App) annotate(source, severity string, diags []types.Diagnostic) {
+	mask := a.redactor().String
+	for _, d := range diags {
+		msg := d.Class + ": " + d.Message
+		if d.Hint != "" {
+			msg += "\nhint: " + d.Hint
+		}
+		fmt.Fprint(a.Err, ci.Annotation(severity, ci.Where{File: mask(source), Line: d.Line}, "dtree lint: "+d.Class, mask(msg)))
+	}
+}
