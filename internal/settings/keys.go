@@ -40,15 +40,15 @@ const EnvPrefix = "DTREE"
 type kind int
 
 const (
-	kindCLI        kind = iota // a known CLI
-	kindCLIOrEmpty             // a known CLI, or "" for the node's own
-	kindCount                  // a whole number, 0 or more
-	kindDuration               // nodeconf.ParseDuration
-	kindPath                   // a non-empty path
-	kindBool                   // true or false
-	kindTokens                 // a whole number of tokens, 0 or more; 0: no budget
-	kindMoney                  // US dollars, 0 or more; 0: no budget
-	kindFileOrEmpty            // a file's path, or "" for none
+	kindCLI         kind = iota // a known CLI
+	kindCLIOrEmpty              // a known CLI, or "" for the node's own
+	kindCount                   // a whole number, 0 or more
+	kindDuration                // nodeconf.ParseDuration
+	kindPath                    // a non-empty path
+	kindBool                    // true or false
+	kindTokens                  // a whole number of tokens, 0 or more; 0: no budget
+	kindMoney                   // US dollars, 0 or more; 0: no budget
+	kindFileOrEmpty             // a file's path, or "" for none
 )
 
 // Key describes one scalar setting.
