@@ -1,0 +1,106 @@
+package conformance
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// junitSchemaModule carries, in its fixtures, the JUnit schema of
+// Jenkins' xunit plugin (junit-4.xsd: the one Jenkins and GitLab read). It
+// comes through the Go module proxy at test time; dtree neither imports
+// nor ships it.
+const junitSchemaModule = "github.com/yannh/kubeconform@v0.8.0"
+
+// TestConformanceCIOutputs checks what dtree writes for CI
+// (readme/ci.md) with the real parsers: the Mermaid of a GitHub job
+// summary with mermaid from npm, the JUnit report with libxml2
+// (xmllint-wasm) against the JUnit schema. The runs are a hostile chart of
+// command steps that fails, and the quickstart's Lucid export replayed.
+func TestConformanceCIOutputs(t *testing.T) {
+	if dtreeBin == "" {
+		t.Skipf("%s is not set: `make conformance` installs the npm packages and runs these tests", cliDirEnv)
+	}
+	modules := filepath.Dir(os.Getenv(cliDirEnv)) // …/node_modules/.bin
+	for _, pkg := range []string{"mermaid", "jsdom", "xmllint-wasm"} {
+		_, err := os.Stat(filepath.Join(modules, pkg, "package.json"))
+		require.NoError(t, err, "%s is not installed in %s: testdata/conformance/npm-packages.txt lists it", pkg, modules)
+	}
+	root := repoRoot(t)
+	schema := junitSchema(t)
+
+	work := t.TempDir()
+	summary := filepath.Join(work, "summary.md")
+	outputs := filepath.Join(work, "outputs.txt")
+	run := func(wantExit int, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(dtreeBin, append([]string{"run", "--log-dir", "logs"}, args...)...)
+		cmd.Dir = work
+		cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + work, "LANG=C.UTF-8",
+			"GITHUB_ACTIONS=true", "GITHUB_STEP_SUMMARY=" + summary, "GITHUB_OUTPUT=" + outputs}
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else {
+			require.NoError(t, err)
+		}
+		require.Equal(t, wantExit, code, "dtree %s: %s", strings.Join(args, " "), stderr.String())
+		return stderr.String()
+	}
+	copyFile(t, filepath.Join(root, "testdata", "ci", "hostile.yaml"), filepath.Join(work, "hostile.yaml"))
+	stderr := run(1, "--junit", "reports/hostile.xml", "hostile.yaml")
+	assert.Contains(t, stderr, "::error file=hostile.yaml,line=25,")
+	run(0, "--junit", "reports/quickstart.xml",
+		"--answers", filepath.Join(root, "testdata", "quickstart", "update-deps.answers.yaml"),
+		filepath.Join(root, "testdata", "quickstart", "update-deps.csv"))
+
+	// The check script runs beside node_modules, where Node's ES module
+	// resolution finds the packages.
+	script := copyFile(t, filepath.Join(root, "testdata", "ci", "check-outputs.mjs"), filepath.Join(filepath.Dir(modules), "check-outputs.mjs"))
+	node := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("node", append([]string{script}, args...)...)
+		cmd.Dir = filepath.Dir(modules)
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "node %s: %s", strings.Join(args, " "), out)
+		t.Logf("%s", out)
+		return string(out)
+	}
+	out := node("mermaid", summary)
+	assert.Equal(t, 2, strings.Count(out, ": ok (flowchart"), "both runs' diagrams parse: %s", out)
+	out = node("junit", schema, filepath.Join(work, "reports", "hostile.xml"), filepath.Join(work, "reports", "quickstart.xml"))
+	assert.Equal(t, 2, strings.Count(out, "valid against"), out)
+}
+
+// junitSchema is the path of the JUnit schema, downloaded with its module.
+func junitSchema(t *testing.T) string {
+	t.Helper()
+	cmd := exec.Command("go", "mod", "download", "-json", junitSchemaModule)
+	cmd.Dir = t.TempDir() // outside dtree's module: go.mod stays as it is
+	out, err := cmd.Output()
+	require.NoError(t, err, "go mod download %s: %s", junitSchemaModule, out)
+	var m struct{ Dir string }
+	require.NoError(t, json.Unmarshal(out, &m))
+	path := filepath.Join(m.Dir, "fixtures", "junit.xsd")
+	_, err = os.Stat(path)
+	require.NoError(t, err)
+	return path
+}
+
+func copyFile(t *testing.T, from, to string) string {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(to, b, 0o644))
+	return to
+}

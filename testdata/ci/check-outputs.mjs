@@ -1,0 +1,61 @@
+// Checks what dtree writes for CI with the real parsers, from npm
+// (internal/conformance's TestConformanceCIOutputs runs it; `make
+// conformance` installs the packages):
+//
+//   node check-outputs.mjs mermaid SUMMARY.md        every ```mermaid block parses
+//   node check-outputs.mjs junit SCHEMA.xsd FILE...  each file is valid against the schema
+//
+// It prints one line per check and exits 1 when one fails. Run from a
+// directory whose node_modules holds mermaid, jsdom and xmllint-wasm.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+
+const [mode, ...args] = process.argv.slice(2);
+let failed = false;
+
+if (mode === 'mermaid') {
+  // Mermaid needs a DOM (DOMPurify); jsdom gives it one, as a browser would.
+  const { JSDOM } = await import('jsdom');
+  const dom = new JSDOM('<!doctype html><html><body></body></html>');
+  globalThis.window = dom.window;
+  globalThis.document = dom.window.document;
+  const { default: mermaid } = await import('mermaid');
+  mermaid.initialize({ startOnLoad: false });
+  for (const file of args) {
+    const text = readFileSync(file, 'utf8');
+    const blocks = [...text.matchAll(/^```mermaid\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
+    if (blocks.length === 0) {
+      console.log(`${file}: no mermaid block`);
+      failed = true;
+    }
+    for (const [i, block] of blocks.entries()) {
+      try {
+        const r = await mermaid.parse(block);
+        console.log(`${file}: block ${i + 1}: ok (${r.diagramType}, ${block.length} characters)`);
+      } catch (e) {
+        console.log(`${file}: block ${i + 1}: ${e.message}`);
+        failed = true;
+      }
+    }
+  }
+} else if (mode === 'junit') {
+  const require = createRequire(process.cwd() + '/');
+  const { validateXML } = require('xmllint-wasm');
+  const [schema, ...files] = args;
+  for (const file of files) {
+    const r = await validateXML({
+      xml: [{ fileName: file, contents: readFileSync(file, 'utf8') }],
+      schema: [readFileSync(schema, 'utf8')],
+    });
+    if (r.valid) {
+      console.log(`${file}: valid against ${schema}`);
+    } else {
+      console.log(`${file}: not valid against ${schema}: ${r.rawOutput}`);
+      failed = true;
+    }
+  }
+} else {
+  console.log('usage: check-outputs.mjs mermaid FILE... | junit SCHEMA FILE...');
+  failed = true;
+}
+process.exit(failed ? 1 : 0);
