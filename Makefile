@@ -13,10 +13,15 @@ FUZZMINIMIZE ?= 5s
 # predates Go 1.26, which needs 2026.1 (v0.7.0) or later. The module proxy
 # resolves only the semver name, not the "2026.2.2" tag.
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+# actionlint checks the workflows: dtree's own, which runs action.yml (so
+# actionlint checks the action's inputs and outputs through it), and the
+# examples readme/ci.md shows.
+ACTIONLINT ?= github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
+WORKFLOWS = .github/workflows/*.yml testdata/ci/workflow.yml testdata/ci/fleet.yml
 
 .DEFAULT_GOAL := build
 
-.PHONY: build test race vet fmt-check lint tidy-check e2e golden fuzz bench conformance clean
+.PHONY: build test race vet fmt-check lint tidy-check actionlint e2e golden fuzz bench conformance clean
 
 build:
 	$(GO) build -o bin/dtree ./cmd/dtree
@@ -46,11 +51,15 @@ fmt-check:
 		echo "gofmt needed on:"; echo "$$out"; exit 1; \
 	fi
 
-lint: vet fmt-check
+# CI runs it (.ci/run): go vet, gofmt, staticcheck, go.mod tidy, actionlint.
+lint: vet fmt-check tidy-check actionlint
 	$(GO) run $(STATICCHECK) ./...
 
 tidy-check:
 	$(GO) mod tidy -diff
+
+actionlint:
+	$(GO) run $(ACTIONLINT) $(WORKFLOWS)
 
 e2e:
 	$(GO) test -run TestScript ./internal/cli/...

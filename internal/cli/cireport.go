@@ -61,8 +61,9 @@ func (a *App) ciReports(ctx context.Context, junit string, doc *types.Document, 
 	}
 	if path := a.Getenv("GITHUB_OUTPUT"); path != "" {
 		var b strings.Builder
+		// Paths absolute: a later step may run in another directory.
 		for _, kv := range [][2]string{{"run-id", sum.RunID}, {"status", sum.Status}, {"exit-code", strconv.Itoa(sum.ExitCode)},
-			{"run-dir", sum.Logs.Dir}, {"junit", junit}} {
+			{"run-dir", absPath(sum.Logs.Dir)}, {"junit", absPath(junit)}} {
 			// A value on one line: run ids, statuses and paths dtree
 			// made; a path with a line break is left out.
 			if !strings.ContainsAny(kv[1], "\r\n") {
@@ -108,4 +109,15 @@ func (a *App) annotate(source, severity string, diags []types.Diagnostic) {
 		}
 		fmt.Fprint(a.Err, ci.Annotation(severity, ci.Where{File: mask(source), Line: d.Line}, "dtree lint: "+d.Class, mask(msg)))
 	}
+}
+
+// absPath is path made absolute, "" for "".
+func absPath(path string) string {
+	if path == "" {
+		return ""
+	}
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
 }
