@@ -2,10 +2,12 @@ package atomicfile_test
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -106,6 +108,25 @@ func TestWriteErrors(t *testing.T) {
 	err = atomicfile.WriteBytes(missing, []byte("x"), 0o644, atomicfile.Options{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "write "+missing)
+	// A directory in the file's place stays, whole, empty or not: the
+	// write fails as a rename over it would.
+	for _, files := range []int{0, 1} {
+		taken := filepath.Join(dir, fmt.Sprint("taken", files, ".xml"))
+		require.NoError(t, os.Mkdir(taken, 0o755))
+		if files > 0 {
+			require.NoError(t, os.WriteFile(filepath.Join(taken, "keep"), []byte("mine"), 0o644))
+		}
+		err = atomicfile.WriteBytes(taken, []byte("x"), 0o644, atomicfile.Options{})
+		require.Error(t, err)
+		assert.ErrorIs(t, err, syscall.EISDIR)
+		st, serr := os.Stat(taken)
+		require.NoError(t, serr)
+		assert.True(t, st.IsDir())
+		if files > 0 {
+			got, _ := os.ReadFile(filepath.Join(taken, "keep"))
+			assert.Equal(t, "mine", string(got))
+		}
+	}
 	// A temporary file left over by a crash is replaced, not in the way.
 	rewritten := filepath.Join(dir, "short.json")
 	require.NoError(t, os.WriteFile(filepath.Join(dir, ".short.json.tmp"), []byte("stale"), 0o644))

@@ -14,6 +14,12 @@ import (
 // 0.3-0.5 ms; the exchange costs a fifth of that. Where the file system
 // cannot exchange, it is a plain rename.
 func replace(tmp, path string) error {
+	// An exchange would swap a directory at path out of the way (and the
+	// remove below delete it when empty), where a rename fails: refuse it
+	// as a rename does.
+	if fi, err := os.Lstat(path); err == nil && fi.IsDir() {
+		return unix.EISDIR
+	}
 	err := unix.Renameat2(unix.AT_FDCWD, tmp, unix.AT_FDCWD, path, unix.RENAME_EXCHANGE)
 	switch {
 	case err == nil:

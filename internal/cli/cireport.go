@@ -35,7 +35,7 @@ func (a *App) ciReports(ctx context.Context, junit string, doc *types.Document, 
 			err = atomicfile.Write(junit, 0o644, atomicfile.Options{}, func(w io.Writer) error { return ci.JUnit(w, sum, report) })
 		}
 		if err != nil {
-			problems = append(problems, fmt.Sprintf("write the JUnit report %s: %v", junit, err))
+			problems = append(problems, fmt.Sprintf("the JUnit report: %v", err))
 		}
 	}
 	if !a.inActions() {

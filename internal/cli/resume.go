@@ -100,6 +100,9 @@ func (a *App) resume(ctx context.Context, id string, o resumeOptions, fs *pflag.
 	// The run's settings, under the flags given now.
 	recorded := maps.Clone(rs.Settings)
 	delete(recorded, settings.KeyLogDir) // the run is where it was found
+	// Where its report goes is this job's business, not how the run goes:
+	// the flag, the environment and the files say it now.
+	delete(recorded, settings.KeyJUnit)
 	s, err := a.runSettings(o.runOptions, fs, settings.LoadOptions{Run: recorded, RunID: runID})
 	if err != nil {
 		return err

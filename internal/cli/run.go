@@ -300,7 +300,7 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 	}
 	if werr == nil && len(reported) > 0 {
 		return &runError{code: types.ExitUsage, err: errors.New(reported[0]), also: reported[1:],
-			hint: "the run itself succeeded; pass --junit a file dtree can write"}
+			hint: "the run itself succeeded; give --junit (junit) a file dtree can write, or check $GITHUB_STEP_SUMMARY and $GITHUB_OUTPUT"}
 	}
 	if werr != nil {
 		var (

@@ -111,7 +111,7 @@ func (e *LimitError) Error() string {
 	if e.Limit == "max_visits" {
 		return fmt.Sprintf("node %s %q reached its visit limit (max_visits %d): the run is looping", e.Node, types.Excerpt(e.Text, errorTextRunes), e.Value)
 	}
-	return fmt.Sprintf("the run reached %d steps (--max-steps) at node %s %q", e.Value, e.Node, types.Excerpt(e.Text, errorTextRunes))
+	return fmt.Sprintf("the run reached %s (--max-steps) at node %s %q", types.Plural(e.Value, "step"), e.Node, types.Excerpt(e.Text, errorTextRunes))
 }
 
 // walker is one run in progress.
