@@ -271,3 +271,27 @@ func code(s string) string {
 	}
 	return "`" + s + "`"
 }
+
+// maxDetails bounds the findings a not-run summary lists.
+const maxDetails = 50
+
+// NotRunSummary writes the job summary of a run that never started: why,
+// and the chart's findings that stopped it.
+func NotRunSummary(w io.Writer, chart, reason string, details []string, r Report) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### ❌ dtree: %s — not run\n\n", md(r.mask(chart)))
+	first, _, _ := strings.Cut(r.mask(reason), "\n")
+	fmt.Fprintf(&b, "> %s\n\n", md(types.Excerpt(first, 500)))
+	for i, d := range details {
+		if i == maxDetails {
+			fmt.Fprintf(&b, "\n%s more: `dtree lint` lists them.\n", types.Plural(len(details)-maxDetails, "finding"))
+			break
+		}
+		fmt.Fprintf(&b, "- %s\n", md(r.mask(types.Excerpt(d, 500))))
+	}
+	if len(details) > 0 {
+		b.WriteByte('\n')
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

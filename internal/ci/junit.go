@@ -144,16 +144,7 @@ func JUnit(w io.Writer, sum *run.Summary, r Report) error {
 	suite.Properties = properties(sum, r)
 	out := junitSuites{Name: "dtree", Tests: suite.Tests, Failures: suite.Failures, Errors: suite.Errors,
 		Time: suite.Time, Suites: []junitSuite{suite}}
-	var b bytes.Buffer
-	b.WriteString(xml.Header)
-	enc := xml.NewEncoder(&b)
-	enc.Indent("", "  ")
-	if err := enc.Encode(out); err != nil {
-		return err
-	}
-	b.WriteByte('\n')
-	_, err := w.Write(b.Bytes())
-	return err
+	return encode(w, out)
 }
 
 // CaseName names one visit of a node: its id and the first line of its
@@ -377,4 +368,37 @@ func clip(s string) string {
 	head := strings.ToValidUTF8(s[:maxCaseText/2], "")
 	tail := types.TailBytes(s, maxCaseText/2)
 	return fmt.Sprintf("%s\n… %d bytes left out …\n%s", head, len(s)-len(head)-len(tail), tail)
+}
+
+// NotRun writes the JUnit report of a run that never started: one case,
+// "chart", with an <error> saying why (the chart's errors, a CLI that is
+// not installed, a bad flag), so that the CI page shows the reason rather
+// than a missing report.
+func NotRun(w io.Writer, chart, reason string, details []string, r Report) error {
+	class := "dtree." + r.xmlText(classname(&run.Summary{}, chart))
+	body := reason
+	if len(details) > 0 {
+		body += "\n" + strings.Join(details, "\n")
+	}
+	suite := junitSuite{Name: r.xmlText(chart), Tests: 1, Errors: 1, Time: "0",
+		Timestamp: time.Now().UTC().Format("2006-01-02T15:04:05"),
+		Properties: []junitProperty{{"chart", r.xmlText(chart)}, {"status", "not_run"}},
+		Cases: []junitCase{{Name: "chart", Classname: class, Time: "0",
+			Error: problem("not_run", clip(r.xmlText(body)))}}}
+	out := junitSuites{Name: "dtree", Tests: 1, Errors: 1, Time: "0", Suites: []junitSuite{suite}}
+	return encode(w, out)
+}
+
+// encode writes a report as an XML document, in one write.
+func encode(w io.Writer, out junitSuites) error {
+	var b bytes.Buffer
+	b.WriteString(xml.Header)
+	enc := xml.NewEncoder(&b)
+	enc.Indent("", "  ")
+	if err := enc.Encode(out); err != nil {
+		return err
+	}
+	b.WriteByte('\n')
+	_, err := w.Write(b.Bytes())
+	return err
 }

@@ -121,3 +121,56 @@ func absPath(path string) string {
 	}
 	return path
 }
+
+// notRunReports writes what CI reads about a run that never started
+// (a chart with errors, a CLI not installed, a bad flag): the JUnit report
+// with one case saying why and, under GitHub Actions, a job summary and
+// the step's outputs. diags are the chart's errors, when it has any. A
+// report that cannot be written is a warning: the error that stopped the
+// run is the one to read.
+func (a *App) notRunReports(junit, chart string, err error, diags []types.Diagnostic) {
+	mask := a.redactor().String
+	report := ci.Report{Chart: chart, Mask: mask}
+	var details []string
+	for _, d := range diags {
+		loc := chart
+		if d.Line > 0 {
+			loc = fmt.Sprintf("%s:%d", chart, d.Line)
+		}
+		details = append(details, fmt.Sprintf("%s: %s: %s", loc, d.Class, d.Message))
+	}
+	warn := func(what string, err error) {
+		fmt.Fprintf(a.Err, "dtree: warning: %s: %v\n", what, err)
+	}
+	if junit != "" {
+		werr := mkParent(junit)
+		if werr == nil {
+			werr = atomicfile.Write(junit, 0o644, atomicfile.Options{}, func(w io.Writer) error {
+				return ci.NotRun(w, chart, err.Error(), details, report)
+			})
+		}
+		if werr != nil {
+			warn("the JUnit report", werr)
+		}
+	}
+	if !a.inActions() {
+		return
+	}
+	if path := a.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
+		var b bytes.Buffer
+		if werr := ci.NotRunSummary(&b, chart, err.Error(), details, report); werr == nil {
+			if werr = appendFile(path, b.Bytes()); werr != nil {
+				warn("the job summary ($GITHUB_STEP_SUMMARY)", werr)
+			}
+		}
+	}
+	if path := a.Getenv("GITHUB_OUTPUT"); path != "" {
+		out := fmt.Sprintf("status=not_run\nexit-code=%d\n", exitCode(err))
+		if j := absPath(junit); j != "" && !strings.ContainsAny(j, "\r\n") {
+			out += "junit=" + mask(j) + "\n"
+		}
+		if werr := appendFile(path, []byte(out)); werr != nil {
+			warn("the step's outputs ($GITHUB_OUTPUT)", werr)
+		}
+	}
+}

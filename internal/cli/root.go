@@ -46,6 +46,9 @@ type App struct {
 	// started is set once a command's own code runs; an error before that
 	// is cobra rejecting the command line.
 	started bool
+	// walked is set once a run starts walking its chart: an error before
+	// that is a run that never started (readme/ci.md).
+	walked bool
 }
 
 // gcPercent is dtree's garbage collector target when GOGC is not set. An

@@ -124,17 +124,29 @@ type runError struct {
 func (e *runError) Error() string { return e.err.Error() }
 func (e *runError) Unwrap() error { return e.err }
 
-func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.FlagSet) error {
+func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.FlagSet) (err error) {
 	s, err := a.runSettings(o, fs, settings.LoadOptions{})
 	if err != nil {
 		return err
 	}
+	var c *chart.Chart
+	defer func() {
+		// A run refused before it started still has its reports for CI
+		// (readme/ci.md): why it did not run.
+		if err != nil && !o.dryRun && !a.walked {
+			var diags []types.Diagnostic
+			if ce := (*ChartError)(nil); c != nil && errors.As(err, &ce) {
+				diags = c.Errors
+			}
+			a.notRunReports(s.JUnit, path, err, diags)
+		}
+	}()
 	reg := agent.NewRegistry(s.CLIs)
 	given, err := givenVars(o.varSet, o.varFile)
 	if err != nil {
 		return err
 	}
-	c, err := a.loadRunChart(ctx, path, o.format, s, reg, given)
+	c, err = a.loadRunChart(ctx, path, o.format, s, reg, given)
 	if err != nil {
 		return err
 	}
@@ -272,6 +284,7 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 	p := newProgress(stderr, o.quiet, o.verbose, isTerminal(a.Err, a.Getenv) && !a.inActions())
 	p.actions, p.chart, p.mask = a.inActions(), c.Doc.Source, a.redactor().String
 	a.interrupts.setDoing(func() string { return a.redactor().String(p.doing()) }, p.notice)
+	a.walked = true
 	sum, werr := run.Walk(ctx, run.Options{
 		Chart: c, Page: page, Start: start, Registry: reg, Runner: runner,
 		Workdir: workdir, Env: env, MaxSteps: o.maxSteps, NoValidate: o.noValidate,

@@ -23,7 +23,8 @@ const junitSchemaModule = "github.com/yannh/kubeconform@v0.8.0"
 // (readme/ci.md) with the real parsers: the Mermaid of a GitHub job
 // summary with mermaid from npm, the JUnit report with libxml2
 // (xmllint-wasm) against the JUnit schema. The runs are a hostile chart of
-// command steps that fails, and the quickstart's Lucid export replayed.
+// command steps that fails, the quickstart's Lucid export replayed, and a
+// chart with an error, which does not run.
 func TestConformanceCIOutputs(t *testing.T) {
 	if dtreeBin == "" {
 		t.Skipf("%s is not set: `make conformance` installs the npm packages and runs these tests", cliDirEnv)
@@ -64,6 +65,11 @@ func TestConformanceCIOutputs(t *testing.T) {
 		"--answers", filepath.Join(root, "testdata", "quickstart", "update-deps.answers.yaml"),
 		filepath.Join(root, "testdata", "quickstart", "update-deps.csv"))
 
+	// A run that never started: its report says why.
+	require.NoError(t, os.WriteFile(filepath.Join(work, "broken.yaml"),
+		[]byte("nodes:\n  - id: start\n    kind: start\n    text: Start\n    next: nowhere\n"), 0o644))
+	run(3, "--junit", "reports/broken.xml", "broken.yaml")
+
 	// The check script runs beside node_modules, where Node's ES module
 	// resolution finds the packages.
 	script := copyFile(t, filepath.Join(root, "testdata", "ci", "check-outputs.mjs"), filepath.Join(filepath.Dir(modules), "check-outputs.mjs"))
@@ -78,8 +84,9 @@ func TestConformanceCIOutputs(t *testing.T) {
 	}
 	out := node("mermaid", summary)
 	assert.Equal(t, 2, strings.Count(out, ": ok (flowchart"), "both runs' diagrams parse: %s", out)
-	out = node("junit", schema, filepath.Join(work, "reports", "hostile.xml"), filepath.Join(work, "reports", "quickstart.xml"))
-	assert.Equal(t, 2, strings.Count(out, "valid against"), out)
+	reports := filepath.Join(work, "reports")
+	out = node("junit", schema, filepath.Join(reports, "hostile.xml"), filepath.Join(reports, "quickstart.xml"), filepath.Join(reports, "broken.xml"))
+	assert.Equal(t, 3, strings.Count(out, "valid against"), out)
 }
 
 // junitSchema is the path of the JUnit schema, downloaded with its module.
