@@ -381,7 +381,7 @@ func NotRun(w io.Writer, chart, reason string, details []string, r Report) error
 		body += "\n" + strings.Join(details, "\n")
 	}
 	suite := junitSuite{Name: r.xmlText(chart), Tests: 1, Errors: 1, Time: "0",
-		Timestamp: time.Now().UTC().Format("2006-01-02T15:04:05"),
+		Timestamp:  time.Now().UTC().Format("2006-01-02T15:04:05"),
 		Properties: []junitProperty{{"chart", r.xmlText(chart)}, {"status", "not_run"}},
 		Cases: []junitCase{{Name: "chart", Classname: class, Time: "0",
 			Error: problem("not_run", clip(r.xmlText(body)))}}}
