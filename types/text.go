@@ -2,6 +2,7 @@ package types
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -42,6 +43,21 @@ func Plural(n int, what string) string {
 		return fmt.Sprintf("%d %sies", n, what[:k-1]) // retry, retries
 	}
 	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// Thousands writes n with commas: 12,400.
+func Thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	digits := strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	b.WriteString(s[:len(s)-len(digits)])
+	for i, c := range digits {
+		if i > 0 && (len(digits)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
 }
 
 // ShortDuration drops the zero tails of time.Duration.String: 10m, 1h30m.

@@ -5,6 +5,7 @@ package ci
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/xml"
 	"fmt"
 	"io"
@@ -112,7 +113,7 @@ func JUnit(w io.Writer, sum *run.Summary, r Report) error {
 		Timestamp: sum.Started.UTC().Format("2006-01-02T15:04:05"),
 		ID:        sum.RunID,
 	}
-	class := "dtree." + r.xmlText(classname(sum, r.Chart))
+	class := "dtree." + r.xmlText(classname(cmp.Or(r.Chart, sum.Source)))
 	blamed := false
 	for i := range sum.Nodes {
 		n := &sum.Nodes[i]
@@ -172,11 +173,7 @@ func suiteName(sum *run.Summary, chart string) string {
 
 // classname groups the cases under the chart's file, the part CI pages
 // group by.
-func classname(sum *run.Summary, chart string) string {
-	name := chart
-	if name == "" {
-		name = sum.Source
-	}
+func classname(name string) string {
 	name = strings.TrimSuffix(filepath.Base(name), filepath.Ext(name))
 	return strings.NewReplacer(".", "_", " ", "_").Replace(name)
 }
@@ -294,7 +291,7 @@ func Tokens(u types.UsageTotal) string {
 	if u.OutputTokens != nil {
 		out = *u.OutputTokens
 	}
-	return fmt.Sprintf("%s in, %s out", thousands(in), thousands(out))
+	return fmt.Sprintf("%s in, %s out", types.Thousands(in), types.Thousands(out))
 }
 
 // Cost is the cost in dollars, "" when no CLI reported it.
@@ -303,24 +300,6 @@ func Cost(u types.UsageTotal) string {
 		return ""
 	}
 	return "$" + strconv.FormatFloat(*u.CostUSD, 'f', 4, 64)
-}
-
-// thousands writes n with commas: 12,345.
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, r := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(r)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }
 
 func properties(sum *run.Summary, r Report) []junitProperty {
@@ -375,7 +354,7 @@ func clip(s string) string {
 // not installed, a bad flag), so that the CI page shows the reason rather
 // than a missing report.
 func NotRun(w io.Writer, chart, reason string, details []string, r Report) error {
-	class := "dtree." + r.xmlText(classname(&run.Summary{}, chart))
+	class := "dtree." + r.xmlText(classname(chart))
 	body := reason
 	if len(details) > 0 {
 		body += "\n" + strings.Join(details, "\n")
@@ -384,7 +363,7 @@ func NotRun(w io.Writer, chart, reason string, details []string, r Report) error
 		Timestamp:  time.Now().UTC().Format("2006-01-02T15:04:05"),
 		Properties: []junitProperty{{"chart", r.xmlText(chart)}, {"status", "not_run"}},
 		Cases: []junitCase{{Name: "chart", Classname: class, Time: "0",
-			Error: problem("not_run", clip(r.xmlText(body)))}}}
+			Error: problem("not_run", r.xmlText(body))}}}
 	out := junitSuites{Name: "dtree", Tests: 1, Errors: 1, Time: "0", Suites: []junitSuite{suite}}
 	return encode(w, out)
 }

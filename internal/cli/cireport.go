@@ -30,11 +30,7 @@ func (a *App) ciReports(ctx context.Context, junit string, doc *types.Document, 
 	mask := a.redactor().String
 	report := ci.Report{Chart: doc.Source, Mask: mask}
 	if junit != "" {
-		err := mkParent(junit)
-		if err == nil {
-			err = atomicfile.Write(junit, 0o644, atomicfile.Options{}, func(w io.Writer) error { return ci.JUnit(w, sum, report) })
-		}
-		if err != nil {
+		if err := writeReport(junit, func(w io.Writer) error { return ci.JUnit(w, sum, report) }); err != nil {
 			problems = append(problems, fmt.Sprintf("the JUnit report: %v", err))
 		}
 	}
@@ -77,12 +73,14 @@ func (a *App) ciReports(ctx context.Context, junit string, doc *types.Document, 
 	return problems
 }
 
-// mkParent makes the directory a file goes in.
-func mkParent(path string) error {
+// writeReport writes a report file whole, its directory made if missing.
+func writeReport(path string, write func(io.Writer) error) error {
 	if dir := filepath.Dir(path); dir != "." {
-		return os.MkdirAll(dir, 0o755)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
 	}
-	return nil
+	return atomicfile.Write(path, 0o644, atomicfile.Options{}, write)
 }
 
 // appendFile appends b to the file at path, in one write.
@@ -143,12 +141,7 @@ func (a *App) notRunReports(junit, chart string, err error, diags []types.Diagno
 		fmt.Fprintf(a.Err, "dtree: warning: %s: %v\n", what, err)
 	}
 	if junit != "" {
-		werr := mkParent(junit)
-		if werr == nil {
-			werr = atomicfile.Write(junit, 0o644, atomicfile.Options{}, func(w io.Writer) error {
-				return ci.NotRun(w, chart, err.Error(), details, report)
-			})
-		}
+		werr := writeReport(junit, func(w io.Writer) error { return ci.NotRun(w, chart, err.Error(), details, report) })
 		if werr != nil {
 			warn("the JUnit report", werr)
 		}

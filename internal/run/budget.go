@@ -85,7 +85,7 @@ func (w *walker) overBudget(n *types.ProcessedNode) error {
 	}
 	switch {
 	case w.o.MaxTokens > 0 && tokens >= w.o.MaxTokens:
-		e.What, e.Spent, e.Limit = "tokens", thousands(tokens)+" tokens", thousands(w.o.MaxTokens)+" tokens (--max-tokens)"
+		e.What, e.Spent, e.Limit = "tokens", types.Thousands(tokens)+" tokens", types.Thousands(w.o.MaxTokens)+" tokens (--max-tokens)"
 	case w.o.MaxCost > 0 && u.CostUSD != nil && *u.CostUSD >= w.o.MaxCost:
 		e.What, e.Spent, e.Limit = "cost", dollars(*u.CostUSD), dollars(w.o.MaxCost)+" (--max-cost)"
 	default:
@@ -97,17 +97,4 @@ func (w *walker) overBudget(n *types.ProcessedNode) error {
 
 func dollars(f float64) string {
 	return "$" + strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.4f", f), "0"), ".")
-}
-
-// thousands writes n with commas: 12,400.
-func thousands(n int64) string {
-	s := fmt.Sprint(n)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 && s[0] != '-' {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }
