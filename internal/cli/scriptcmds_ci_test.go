@@ -2,6 +2,8 @@ package cli
 
 import (
 	"encoding/xml"
+	"errors"
+	"io"
 	"os"
 	"regexp"
 
@@ -45,7 +47,7 @@ func cmdXMLOK(ts *testscript.TestScript, neg bool, args []string) {
 		var perr error
 		for {
 			if _, err := d.Token(); err != nil {
-				if err.Error() != "EOF" {
+				if !errors.Is(err, io.EOF) {
 					perr = err
 				}
 				break
