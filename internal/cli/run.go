@@ -82,7 +82,7 @@ node's max_visits or --max-steps was reached; 130 interrupted.`,
 	o.registerWalk(f)
 	f.StringVar(&o.start, "start", "", "start at this node: its id or its text")
 	f.StringVar(&o.page, "page", "", "run this page: its id, title or number (default: the first)")
-	f.BoolVar(&o.dryRun, "dry-run", false, "start no agent: print each call's CLI, argv and prompt, and the path")
+	f.BoolVar(&o.dryRun, "dry-run", false, "start no agent, none need be installed: print each call's CLI, argv and prompt, and the path, on stdout")
 	f.StringArrayVar(&o.answer, "answer", nil, "with --dry-run: the branch a decision takes, NODE=LABEL; again for its next visit")
 	f.StringVar(&o.answers, "answers", "", "answer every call from this answers file with the replay agent, no model")
 	return cmd
@@ -208,7 +208,8 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 			fmt.Fprintf(a.Err, "dtree: warning: %s\n", msg)
 		}
 	}
-	if err := preflight(c, page, start, reg, o.noValidate, answers != nil || o.dryRun, os.Geteuid() == 0, a.Getenv, warn); err != nil {
+	pf := preflight(c, page, start, reg, o.noValidate, answers != nil || o.dryRun, os.Geteuid() == 0, a.Getenv, warn)
+	if err := pf.err(); err != nil && !o.dryRun {
 		return err
 	}
 	wait, err := a.backoff()
@@ -229,7 +230,7 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 		return &UsageError{Err: fmt.Errorf("--workdir %s is not a directory", workdir)}
 	}
 	if o.dryRun {
-		return a.dryRun(ctx, c, page, start, reg, workdir, o)
+		return a.dryRun(ctx, c, page, start, reg, workdir, o, pf)
 	}
 	for _, f := range agent.RemoveStalePromptFiles(workdir) {
 		if !o.quiet {
@@ -439,8 +440,9 @@ func (a *App) runTarget(c *chart.Chart, o runOptions, path string) (types.Page, 
 // IS_SANDBOX=1): each of those would fail its first call, after the nodes
 // before it did their work. An in-process CLI (replay) has nothing to
 // install: it can run when inProcess says the run answers it (--answers,
-// or a dry run, which calls nothing).
-func preflight(c *chart.Chart, page types.Page, start string, reg *agent.Registry, noValidate, inProcess, asRootUser bool, getenv func(string) string, warn func(string)) error {
+// or a dry run, which calls nothing). A run stops on what it finds; a dry
+// run notes it.
+func preflight(c *chart.Chart, page types.Page, start string, reg *agent.Registry, noValidate, inProcess, asRootUser bool, getenv func(string) string, warn func(string)) cliProblems {
 	g := c.Graph
 	root, _ := g.Index(start)
 	reach := g.ReachableUntil(root, func(i int) bool {
@@ -529,15 +531,35 @@ func preflight(c *chart.Chart, page types.Page, start string, reg *agent.Registr
 			}
 		}
 	}
-	if len(problems) == 0 && len(asRoot) > 0 {
-		return &UsageError{Err: fmt.Errorf("dtree runs as root, and CLI %s refuses to run as root with --dangerously-skip-permissions unless IS_SANDBOX=1",
-			strings.Join(asRoot, ", ")), Hint: agent.RootHint}
+	return cliProblems{cannot: problems, asRoot: asRoot}
+}
+
+// cliProblems is what preflight found: why CLIs the chart needs cannot
+// run, and those that would refuse to run as root.
+type cliProblems struct {
+	cannot, asRoot []string
+}
+
+// err is the error that stops a run, nil when every CLI can run.
+func (p cliProblems) err() error {
+	if len(p.cannot) == 0 && len(p.asRoot) > 0 {
+		return &UsageError{Err: fmt.Errorf("dtree runs as root, and %s",
+			p.notes()[0]), Hint: agent.RootHint}
 	}
-	if len(problems) == 0 {
+	if len(p.cannot) == 0 {
 		return nil
 	}
-	return &UsageError{Err: fmt.Errorf("the chart needs CLIs that cannot run:\n  %s", strings.Join(problems, "\n  ")),
+	return &UsageError{Err: fmt.Errorf("the chart needs CLIs that cannot run:\n  %s", strings.Join(p.cannot, "\n  ")),
 		Hint: "install them, pick others with --cli or the nodes' cli metadata, or define them under clis: in the settings"}
+}
+
+// notes are the problems one per line, for a dry run.
+func (p cliProblems) notes() []string {
+	notes := slices.Clone(p.cannot)
+	if len(p.asRoot) > 0 {
+		notes = append(notes, fmt.Sprintf("CLI %s refuses to run as root with --dangerously-skip-permissions unless IS_SANDBOX=1", strings.Join(p.asRoot, ", ")))
+	}
+	return notes
 }
 
 // backoff is the wait after an agent error; DTREE_RETRY_BACKOFF (seconds
@@ -592,14 +614,28 @@ func runPicture(on bool, dir string, doc *types.Document, mask func(string) stri
 }
 
 // dryRun walks the chart with no agent: each call is printed, not made.
-func (a *App) dryRun(ctx context.Context, c *chart.Chart, page types.Page, start string, reg *agent.Registry, workdir string, o runOptions) error {
+//
+// The plan is the command's output, on stdout; with --json the summary is,
+// and the plan goes to stderr. A CLI that is not installed is noted, not
+// an error: a dry run starts none.
+func (a *App) dryRun(ctx context.Context, c *chart.Chart, page types.Page, start string, reg *agent.Registry, workdir string, o runOptions, pf cliProblems) error {
 	picks, err := dryAnswers(c, page.ID, o.answer)
 	if err != nil {
 		return err
 	}
-	d := &dryRun{w: a.Err, c: c, answers: picks, asked: map[string]int{}}
-	fmt.Fprintf(a.Err, "dry run of %s: no agent is started, and every attempt succeeds\n", c.Doc.Source)
-	fmt.Fprintf(a.Err, "(a failed attempt would be retried with the node's retry CLI, its prompt followed by a \"Previous attempt feedback\" section per failure)\n")
+	w := a.maskedOut(false)
+	if o.json {
+		w = a.Err
+	}
+	d := &dryRun{w: w, c: c, answers: picks, asked: map[string]int{}}
+	fmt.Fprintf(w, "dry run of %s: no agent is started, and every attempt succeeds\n", c.Doc.Source)
+	fmt.Fprintf(w, "(a failed attempt would be retried with the node's retry CLI, its prompt followed by a \"Previous attempt feedback\" section per failure)\n")
+	if notes := pf.notes(); len(notes) > 0 {
+		for _, n := range notes {
+			fmt.Fprintf(w, "not ready: %s\n", n)
+		}
+		fmt.Fprintf(w, "(a real run would stop before its first step, with exit status 2, until these are fixed)\n")
+	}
 	if o.budgetUSD > 0 || o.budgetTok > 0 {
 		var parts []string
 		if o.budgetUSD > 0 {
@@ -608,7 +644,7 @@ func (a *App) dryRun(ctx context.Context, c *chart.Chart, page types.Page, start
 		if o.budgetTok > 0 {
 			parts = append(parts, fmt.Sprintf("%d tokens (--max-tokens)", o.budgetTok))
 		}
-		fmt.Fprintf(a.Err, "budget: %s; a real run stops before the agent call that would start beyond it; a dry run spends nothing\n", strings.Join(parts, " and "))
+		fmt.Fprintf(w, "budget: %s; a real run stops before the agent call that would start beyond it; a dry run spends nothing\n", strings.Join(parts, " and "))
 	}
 	sum, werr := run.Walk(ctx, run.Options{
 		Chart: c, Page: page, Start: start, Registry: reg, Runner: d.Call,
