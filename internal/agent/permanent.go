@@ -18,6 +18,10 @@ const (
 	PermanentUntrusted = "untrusted folder"
 	PermanentRoot      = "refused as root"
 	PermanentLogin     = "not logged in"
+	// PermanentRecordingEnds is the replay agent at the end of an answers
+	// file recorded by a run that stopped early: the calls after it
+	// were never answered.
+	PermanentRecordingEnds = "end of the recording"
 )
 
 // permanentRule recognizes one failure that cannot change. A rule matches

@@ -105,5 +105,5 @@ func replayPlan(c *chart.Chart, page types.Page, ans *replay.Answers) (*replay.P
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
-	return &replay.Plan{Answers: path, Nodes: nodes}, nil
+	return &replay.Plan{Answers: path, Nodes: nodes, Recorded: ans.Recorded}, nil
 }

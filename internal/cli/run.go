@@ -332,7 +332,8 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 		if errors.As(werr, &wrote) {
 			re.hint = fmt.Sprintf("free space on the disk of %s, or pass --log-dir (log_dir) a directory on another disk, then run the chart again", s.LogDir)
 		}
-		if re.hint == "" && sum.Status != run.StatusSucceeded && sum.RunID != "" {
+		// A replay is not resumed (resume.go): it is run again, for nothing.
+		if re.hint == "" && sum.Status != run.StatusSucceeded && sum.RunID != "" && answers == nil {
 			re.hint = fmt.Sprintf("go on from where it stopped, without redoing the steps that finished: dtree resume %s", sum.RunID)
 		}
 		return re

@@ -19,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -45,7 +46,20 @@ type Reply struct {
 type Answers struct {
 	Path    string
 	Entries []Entry
+	// Recorded is the run the file was recorded from, when dtree wrote
+	// it (its header says so); nil for a file written by hand.
+	Recorded *Recording
 }
+
+// Recording is the run an answers.yaml was recorded from: its id and how
+// it ended (a run.Status: succeeded, interrupted, failed, …).
+type Recording struct {
+	RunID, Status string
+}
+
+// recordedHeader is the first line of the header Recorder's callers
+// write (internal/run, saveAnswers).
+var recordedHeader = regexp.MustCompile(`\A# Answers recorded by dtree run (\S+) \(([a-z_]+)\) of `)
 
 // FileError is a problem in an answers file, at a line when known.
 type FileError struct {
@@ -74,6 +88,9 @@ func Load(path string) (*Answers, error) {
 // to one reply or a list of them.
 func Parse(path string, b []byte) (*Answers, error) {
 	a := &Answers{Path: path}
+	if m := recordedHeader.FindSubmatch(b); m != nil {
+		a.Recorded = &Recording{RunID: string(m[1]), Status: string(m[2])}
+	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(b, &doc); err != nil {
 		line, msg := yamlread.Syntax(err)
@@ -201,8 +218,9 @@ func (a *Answers) Resolve(find Finder, info func(id string) (text, role string))
 // Plan is what the replay agent answers from: every node's replies, by
 // id, and where the answers came from.
 type Plan struct {
-	Answers string // the answers file, for messages
-	Nodes   map[string]*Node
+	Answers  string // the answers file, for messages
+	Nodes    map[string]*Node
+	Recorded *Recording // the run it was recorded from, if any
 }
 
 // Leftover is a node whose replies a replay did not all use.

@@ -38,6 +38,9 @@ func (r *Runner) Answers() string { return r.plan.Answers }
 type CallError struct {
 	Node string
 	Msg  string
+	// End is set when the file is a recording of a run that stopped
+	// before this call (interrupted, failed): no retry can mend that.
+	End bool
 }
 
 func (e *CallError) Error() string { return e.Msg }
@@ -57,6 +60,14 @@ func (r *Runner) Call(ctx context.Context, c agent.Call) (agent.Result, error) {
 	}
 	id, purpose := c.Request.Node, c.Request.Purpose
 	node, reply, err := r.next(id, purpose)
+	if err != nil && err.End {
+		rec := r.plan.Recorded
+		res := agent.InProcessResult(c, argv, "", err.Msg+"\n", 1)
+		return res, &agent.AgentError{Name: "replay", ExitCode: 1, Reason: strings.TrimPrefix(err.Msg, "replay: "),
+			Permanent: agent.PermanentRecordingEnds,
+			Hint: fmt.Sprintf("go on with the agents from where run %s stopped: dtree resume %s; or add replies for node %s to %s to replay further",
+				rec.RunID, rec.RunID, id, r.plan.Answers)}
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -80,6 +91,20 @@ func (r *Runner) next(id, purpose string) (*Node, Reply, *CallError) {
 		return fail("a call for no node: the replay agent answers the calls of `dtree run CHART --answers FILE`")
 	}
 	node := r.plan.Nodes[id]
+	if rec := r.plan.Recorded; rec != nil && rec.Status != "succeeded" {
+		r.mu.Lock()
+		n := r.used[id]
+		r.mu.Unlock()
+		if node == nil || n >= len(node.Replies) {
+			text := ""
+			if node != nil {
+				text = fmt.Sprintf(" %q", types.Excerpt(node.Text, 60))
+			}
+			return nil, Reply{}, &CallError{Node: id, End: true, Msg: fmt.Sprintf(
+				"replay: has no reply left for node %s%s in %s: the run it was recorded from, %s, was %s before this %s call was answered, so the recording ends here",
+				id, text, r.plan.Answers, rec.RunID, rec.Status, purposeName(purpose))}
+		}
+	}
 	switch {
 	case node == nil:
 		return fail("node %s has no replies in %s; add a list under %q", id, r.plan.Answers, id)

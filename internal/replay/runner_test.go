@@ -214,3 +214,53 @@ func TestRunnerUnused(t *testing.T) {
 	}
 	assert.Equal(t, []Leftover{{"3", "Test", 2, 2}}, r.Unused())
 }
+
+// The recording of a run that stopped early ends where the run did: a
+// call past it fails with no retry, naming the run to resume; the same
+// call in a recording of a finished run, or a file written by hand, is an
+// ordinary failed call that a retry may get a reply for.
+func TestRunnerRecordingEnds(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		recorded  *Recording
+		permanent bool
+	}{
+		{"interrupted run", &Recording{RunID: "20261125T080000Z-abc123", Status: "interrupted"}, true},
+		{"failed run", &Recording{RunID: "20261125T080000Z-abc123", Status: "failed"}, true},
+		{"finished run", &Recording{RunID: "20261125T080000Z-abc123", Status: "succeeded"}, false},
+		{"by hand", nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p := testPlan()
+			p.Recorded = tt.recorded
+			r := NewRunner(p)
+			call := agent.Call{Def: replayDef(), Request: agent.Request{Node: "3", Purpose: agent.PurposeRun}}
+			_, err := r.Call(t.Context(), call)
+			require.NoError(t, err)
+			_, err = r.Call(t.Context(), call)
+			require.Error(t, err)
+			kind, hint := agent.Permanent(err)
+			if !tt.permanent {
+				assert.Empty(t, kind)
+				return
+			}
+			assert.Equal(t, agent.PermanentRecordingEnds, kind)
+			assert.Contains(t, err.Error(), `replay has no reply left for node 3 "Passed?" in /charts/answers.yaml: the run it was recorded from, 20261125T080000Z-abc123, was `+tt.recorded.Status+" before this run call was answered")
+			assert.Equal(t, "go on with the agents from where run 20261125T080000Z-abc123 stopped: dtree resume 20261125T080000Z-abc123; or add replies for node 3 to /charts/answers.yaml to replay further", hint)
+		})
+	}
+}
+
+// dtree's own header, and only it, marks a file as a recording.
+func TestParseRecorded(t *testing.T) {
+	t.Parallel()
+	a, err := Parse("a.yaml", []byte("# Answers recorded by dtree run 20261125T080000Z-abc123 (interrupted) of chart.csv.\n\"3\": [Yes]\n"))
+	require.NoError(t, err)
+	assert.Equal(t, &Recording{RunID: "20261125T080000Z-abc123", Status: "interrupted"}, a.Recorded)
+	a, err = Parse("a.yaml", []byte("\"3\": [Yes]\n# Answers recorded by dtree run x (interrupted) of chart.csv.\n"))
+	require.NoError(t, err)
+	assert.Nil(t, a.Recorded)
+}
