@@ -106,7 +106,7 @@ func Open(o Options) (*Log, error) {
 	if o.OpenFile == nil {
 		o.OpenFile = openFile
 	}
-	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+	if err := makeLogDir(o.Dir); err != nil {
 		return nil, fmt.Errorf("create log directory: %w", err)
 	}
 	removeLeftovers(o.Dir, o.Now())
@@ -132,6 +132,27 @@ func Open(o Options) (*Log, error) {
 		return nil, err
 	}
 	return l, nil
+}
+
+// gitignore is the .gitignore dtree writes into a log directory it
+// creates, as pytest does in its cache: the logs stay out of the user's
+// repository (git status, and an agent step's `git add -A`).
+const gitignore = "# Created by dtree: run logs are not for version control.\n*\n"
+
+// makeLogDir creates the log directory, with its .gitignore, when it is
+// not there; one that is there is left as it is, .gitignore or not.
+func makeLogDir(dir string) error {
+	if st, err := os.Stat(dir); err == nil && st.IsDir() {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	// Without it the run goes on: it is a convenience, and a disk that
+	// cannot take 60 bytes fails the run's own files next, with the
+	// error that says why.
+	_ = os.WriteFile(filepath.Join(dir, ".gitignore"), []byte(gitignore), 0o644)
+	return nil
 }
 
 // leftoverAge is how old short.json's temporary file must be to count as

@@ -265,3 +265,43 @@ func TestOpenRemovesWhatKilledRunsLeft(t *testing.T) {
 		assert.NoFileExists(t, fresh, "the run that wrote it has ended")
 	}
 }
+
+// A log directory dtree creates gets a .gitignore that ignores it all; one
+// the user made is left as it is.
+func TestOpenIgnoresTheLogDirItCreates(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		exists bool
+		want   bool
+	}{
+		{"created", false, true},
+		{"already there", true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := filepath.Join(t.TempDir(), ".dtree", "runs")
+			if tt.exists {
+				require.NoError(t, os.MkdirAll(dir, 0o755))
+			}
+			l, err := Open(Options{Dir: dir})
+			require.NoError(t, err)
+			l.Close()
+			b, err := os.ReadFile(filepath.Join(dir, ".gitignore"))
+			if !tt.want {
+				assert.ErrorIs(t, err, os.ErrNotExist)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, "*", strings.Split(strings.TrimSpace(string(b)), "\n")[1])
+			// A second run leaves it be.
+			require.NoError(t, os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("mine\n"), 0o644))
+			l, err = Open(Options{Dir: dir})
+			require.NoError(t, err)
+			l.Close()
+			b, _ = os.ReadFile(filepath.Join(dir, ".gitignore"))
+			assert.Equal(t, "mine\n", string(b))
+		})
+	}
+}
