@@ -18,6 +18,10 @@ import (
 // form takes it, and goes on stdin (or, for CLIs that cannot read stdin,
 // into a file the short argv prompt names) when it is over MaxArgPrompt or
 // starts with '-'; "{model}" arguments are dropped when no model is set.
+// ReplayName is the built-in replay agent's name: it answers from an
+// answers file, inside dtree (readme/replay.md).
+const ReplayName = "replay"
+
 var builtins = map[string]Definition{
 	"claude": {
 		Name:   "claude",
@@ -219,8 +223,8 @@ var builtins = map[string]Definition{
 	// replay is no program: it answers each call from an answers file,
 	// inside dtree (internal/replay, readme/replay.md), when `dtree run
 	// CHART --answers FILE` brings its runner.
-	"replay": {
-		Name:        "replay",
+	ReplayName: {
+		Name:        ReplayName,
 		InProcess:   true,
 		Output:      OutputText,
 		InstallHint: "replay is built into dtree; pass --answers FILE",

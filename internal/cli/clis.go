@@ -13,6 +13,7 @@ import (
 
 	"github.com/dtree-dev/dtree/internal/agent"
 	"github.com/dtree-dev/dtree/internal/nodeconf"
+	"github.com/dtree-dev/dtree/internal/settings"
 	"github.com/dtree-dev/dtree/types"
 )
 
@@ -79,7 +80,7 @@ type cliInfo struct {
 }
 
 func (a *App) clis(ctx context.Context, o clisOptions) error {
-	s, err := a.settings(o.config)
+	s, err := a.settings(o.config, []string{settings.KeyDefaultCLI})
 	if err != nil {
 		return err
 	}

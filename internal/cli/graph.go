@@ -15,6 +15,7 @@ import (
 
 	"github.com/dtree-dev/dtree/internal/chart"
 	"github.com/dtree-dev/dtree/internal/export"
+	"github.com/dtree-dev/dtree/internal/settings"
 	"github.com/dtree-dev/dtree/types"
 )
 
@@ -138,7 +139,7 @@ func (a *App) runDir(run, logDir, config string) (string, error) {
 	byName := !strings.ContainsRune(run, '/') && !strings.ContainsRune(run, filepath.Separator)
 	if byName {
 		if logDir == "" {
-			s, err := a.settings(config)
+			s, err := a.settings(config, append([]string{settings.KeyLogDir}, settings.ChartKeys...))
 			if err != nil {
 				return "", err
 			}

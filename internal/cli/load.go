@@ -32,21 +32,32 @@ func (f *chartFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.varFile, "vars", "", "a YAML file of variables' values (--var wins over it)")
 }
 
-// settings loads the settings (readme/settings.md): the defaults nodes fall
-// back to and the custom CLIs a chart may name.
-func (a *App) settings(config string) (*settings.Settings, error) {
-	return a.settingsWithFlags(config, nil)
+// settings loads the settings (readme/settings.md) for a command that
+// uses those named by check (and the custom CLIs): a bad value of any
+// other setting is a warning, not an error, as the command does not use
+// it; dtree run, which uses them all, stops on it.
+func (a *App) settings(config string, check []string) (*settings.Settings, error) {
+	s, err := settings.Load(settings.LoadOptions{ConfigFile: config, Getenv: a.Getenv, Check: check})
+	if err != nil {
+		return nil, err
+	}
+	a.maskSettings(s)
+	a.warnIgnored(s)
+	return s, nil
 }
 
-// settingsWithFlags is settings with dtree run's flags as their top
-// layer: the settings package owns "a flag that was given wins"
-// (readme/settings.md), for run and for what `dtree settings` shows.
-func (a *App) settingsWithFlags(config string, flags *pflag.FlagSet) (*settings.Settings, error) {
-	s, err := settings.Load(settings.LoadOptions{ConfigFile: config, Getenv: a.Getenv, Flags: flags})
-	if err == nil {
-		a.maskSettings(s)
+// warnIgnored warns of the bad values the command passed over, once each.
+func (a *App) warnIgnored(s *settings.Settings) {
+	for _, e := range s.Ignored {
+		if a.warned[e.Error()] {
+			continue // graph --run loads them twice
+		}
+		if a.warned == nil {
+			a.warned = map[string]bool{}
+		}
+		a.warned[e.Error()] = true
+		fmt.Fprintf(a.Err, "dtree: warning: %v (%s does not use %s; dtree run will refuse it)\n", e, a.command, e.Key)
 	}
-	return s, err
 }
 
 // load reads and checks a chart with the settings' defaults and CLIs.
@@ -56,7 +67,7 @@ func (a *App) load(path string, f chartFlags) (*chart.Chart, types.Defaults, err
 	default:
 		return nil, types.Defaults{}, &UsageError{Err: fmt.Errorf("unknown --format %q", f.format), Hint: "use --format csv, json or yaml"}
 	}
-	s, err := a.settings(f.config)
+	s, err := a.settings(f.config, settings.ChartKeys)
 	if err != nil {
 		return nil, types.Defaults{}, err
 	}

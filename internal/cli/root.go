@@ -49,6 +49,10 @@ type App struct {
 	// walked is set once a run starts walking its chart: an error before
 	// that is a run that never started (readme/ci.md).
 	walked bool
+	// command is the command running, "dtree lint", for messages.
+	command string
+	// warned are the settings warnings printed, each said once.
+	warned map[string]bool
 }
 
 // gcPercent is dtree's garbage collector target when GOGC is not set. An
@@ -128,8 +132,9 @@ branch, results are validated and retried.`,
 		Version:       version(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
-		PersistentPreRun: func(*cobra.Command, []string) {
+		PersistentPreRun: func(cmd *cobra.Command, _ []string) {
 			a.started = true
+			a.command = cmd.CommandPath()
 		},
 	}
 	root.SetIn(a.In)

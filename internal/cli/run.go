@@ -388,8 +388,8 @@ func (a *App) runSettings(o runOptions, fs *pflag.FlagSet, lo settings.LoadOptio
 		return nil, &UsageError{Err: errors.New("--answer is for --dry-run"),
 			Hint: "to script a real run's answers, write an answers file and pass --answers FILE"}
 	}
-	if o.answers == "" && !o.dryRun && s.DefaultCLI == "replay" {
-		return nil, &UsageError{Err: errors.New("the replay agent needs --answers FILE"),
+	if o.answers == "" && !o.dryRun && s.DefaultCLI == agent.ReplayName {
+		return nil, &UsageError{Err: fmt.Errorf("the replay agent needs --answers FILE (default_cli is replay, from %s)", s.Sources[settings.KeyDefaultCLI]),
 			Hint: "a run's answers.yaml (in its log directory) replays it; readme/replay.md says how to write one"}
 	}
 	if o.maxSteps < 1 {

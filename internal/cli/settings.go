@@ -168,7 +168,7 @@ func (a *App) checkKey(key string, clisOK bool) (string, error) {
 	if !clisOK {
 		known = known[:len(known)-1]
 	}
-	return "", &UsageError{Err: fmt.Errorf("unknown setting %q", key), Hint: "the settings are: " + strings.Join(known, ", ")}
+	return "", &UsageError{Err: fmt.Errorf("unknown setting %q%s", key, types.DidYouMean(k, known)), Hint: "the settings are: " + strings.Join(known, ", ")}
 }
 
 func (a *App) settingsGet(key string, o settingsOptions) error {
@@ -176,10 +176,15 @@ func (a *App) settingsGet(key string, o settingsOptions) error {
 	if err != nil {
 		return err
 	}
-	s, err := settings.Load(a.settingsLoadOptions(o))
+	// Only the setting asked for is checked: a bad value of another is
+	// no reason not to say this one.
+	lo := a.settingsLoadOptions(o)
+	lo.Check = []string{key}
+	s, err := settings.Load(lo)
 	if err != nil {
 		return settingsFailure(err)
 	}
+	a.warnIgnored(s)
 	if key == settings.KeyCLIs {
 		for _, name := range slices.Sorted(maps.Keys(s.CLIs)) {
 			fmt.Fprintln(a.Out, name)

@@ -121,25 +121,7 @@ func typo(s, key string) bool {
 	if len(key) >= 5 {
 		limit = 2
 	}
-	if len(s) > len(key)+limit || len(key) > len(s)+limit {
-		return false
-	}
-	prev, cur := make([]int, len(key)+1), make([]int, len(key)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(s); i++ {
-		cur[0] = i
-		for j := 1; j <= len(key); j++ {
-			cost := 1
-			if s[i-1] == key[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(key)] <= limit
+	return types.EditDistance(s, key) <= limit
 }
 
 // readDefaults reads defaults:, metadata every node that runs gets unless

@@ -280,35 +280,11 @@ func nearCLI(tag string, names CLINames) string {
 		if len(name) >= 6 {
 			limit = 2
 		}
-		if d := editDistance(tag, name); d > 0 && d <= limit {
+		if d := types.EditDistance(tag, name); d > 0 && d <= limit {
 			return name
 		}
 	}
 	return ""
-}
-
-// editDistance is the Levenshtein distance between two short strings.
-func editDistance(a, b string) int {
-	if len(a) > 64 || len(b) > 64 {
-		return 64
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // ParseDuration reads a duration as dtree takes it everywhere: a Go duration

@@ -4,17 +4,19 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/dtree-dev/dtree/internal/atomicfile"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/dtree-dev/dtree/internal/agent"
+	"github.com/dtree-dev/dtree/internal/atomicfile"
 	"github.com/dtree-dev/dtree/internal/yamlread"
+	"github.com/dtree-dev/dtree/types"
 )
 
 // UserFile is the user settings file opened for `dtree settings set` and
@@ -105,6 +107,12 @@ func (f *UserFile) Set(key, value string) error {
 	val, err := k.parse(value, names)
 	if err != nil {
 		return &Error{Key: key, Err: err, Hint: k.hint(names)}
+	}
+	if (k.kind == kindCLI || k.kind == kindCLIOrEmpty) && slices.Contains(types.SplitCLIs(val), agent.ReplayName) {
+		// Every later run would stop at "the replay agent needs
+		// --answers FILE"; a run given one picks replay itself.
+		return &Error{Key: key, Err: errors.New("replay answers only from an answers file, which a setting cannot give, so every run would fail"),
+			Hint: "pass --answers FILE to dtree run instead: it answers every node with the replay agent, whatever the settings say (readme/replay.md)"}
 	}
 	node := &yaml.Node{Kind: yaml.ScalarNode, Value: val, Tag: "!!str"}
 	switch k.kind {

@@ -88,6 +88,9 @@ func TestUserFileSetErrors(t *testing.T) {
 		{name: "tokens with a unit", key: "max_tokens", value: "200k", message: `max_tokens: "200k" is not a whole number of 0 or more`, hint: "whole number of tokens"},
 		{name: "clis", key: "clis", value: "x", message: "clis: not a setting 'dtree settings set' can change"},
 		{name: "unknown key", key: "colour", value: "x", message: "colour: not a setting", hint: "default_cli, default_validate_cli"},
+		{name: "replay as the default CLI", key: "default_cli", value: "replay", message: "default_cli: replay answers only from an answers file", hint: "pass --answers FILE to dtree run instead"},
+		{name: "replay in a fallback list", key: "default_cli", value: "claude,replay", message: "every run would fail"},
+		{name: "replay validates", key: "default_validate_cli", value: "replay", message: "default_validate_cli: replay answers only"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/dtree-dev/dtree/internal/agent"
 	"github.com/dtree-dev/dtree/internal/yamlread"
+	"github.com/dtree-dev/dtree/types"
 )
 
 // fileLayer is one settings file as read: its scalar values as written
@@ -102,7 +104,10 @@ func readLayer(root *yaml.Node, src Source) (*fileLayer, error) {
 		}
 		k, ok := LookupKey(key)
 		if !ok {
-			return nil, &Error{Source: at, Key: key, Err: errors.New("unknown setting"),
+			if chart := chartKey(root); chart != "" {
+				return nil, chartError(src, chart)
+			}
+			return nil, &Error{Source: at, Key: key, Err: errors.New("unknown setting" + types.DidYouMean(key, KeyNames())),
 				Hint: "the settings are: " + strings.Join(KeyNames(), ", ")}
 		}
 		if isNull(vn) {
@@ -115,6 +120,28 @@ func readLayer(root *yaml.Node, src Source) (*fileLayer, error) {
 		l.values[key] = scalar{text: vn.Value, line: vn.Line}
 	}
 	return l, nil
+}
+
+// chartKey is the first key of a top-level mapping that only a YAML chart
+// has (nodes:, pages:), or "".
+func chartKey(root *yaml.Node) string {
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if k := root.Content[i]; k.Value == "nodes" || k.Value == "pages" {
+			return k.Value
+		}
+	}
+	return ""
+}
+
+// chartError says a settings file is a chart: one named dtree.yaml in the
+// working directory is read as the project's settings.
+func chartError(src Source, key string) *Error {
+	if src.Layer == LayerProject && filepath.Base(src.Name) == "dtree.yaml" {
+		return &Error{Source: src, Err: fmt.Errorf("this is a chart (it has %s:), but dtree reads ./dtree.yaml as its settings file", key),
+			Hint: "rename the chart (mv dtree.yaml chart.yaml) and run it by its new name; ./dtree.yaml is for settings (readme/settings.md), or pass --config to read settings from elsewhere"}
+	}
+	return &Error{Source: src, Err: fmt.Errorf("this is a chart (it has %s:), not a settings file", key),
+		Hint: "--config takes a settings file (readme/settings.md); the chart is the command's argument"}
 }
 
 func isNull(n *yaml.Node) bool {

@@ -129,7 +129,7 @@ func (k Key) parse(raw string, names agent.Names) (string, error) {
 		for i, name := range list {
 			c, ok := names.Canonical(name)
 			if !ok {
-				return "", fmt.Errorf("%q is not a CLI dtree knows", name)
+				return "", fmt.Errorf("%q is not a CLI dtree knows%s", name, types.DidYouMean(name, names.List()))
 			}
 			list[i] = c
 		}
@@ -140,7 +140,7 @@ func (k Key) parse(raw string, names agent.Names) (string, error) {
 		}
 		c, ok := names.Canonical(v)
 		if !ok {
-			return "", fmt.Errorf("%q is not a CLI dtree knows", v)
+			return "", fmt.Errorf("%q is not a CLI dtree knows%s", v, types.DidYouMean(v, names.List()))
 		}
 		return c, nil
 	case kindCount:
@@ -186,13 +186,19 @@ func (k Key) parse(raw string, names agent.Names) (string, error) {
 	return "", fmt.Errorf("unknown kind of setting %d", k.kind)
 }
 
+// settable are the CLIs a setting may name: not replay, which answers
+// only a run given --answers, and picks itself then.
+func settable(names agent.Names) []string {
+	return slices.DeleteFunc(names.List(), func(n string) bool { return n == agent.ReplayName })
+}
+
 // hint says what the key takes, for error hints.
 func (k Key) hint(names agent.Names) string {
 	switch k.kind {
 	case kindCLI:
-		return fmt.Sprintf("%s takes one of: %s (or a CLI defined under clis:)", k.Name, strings.Join(names.List(), ", "))
+		return fmt.Sprintf("%s takes one of: %s (or a CLI defined under clis:)", k.Name, strings.Join(settable(names), ", "))
 	case kindCLIOrEmpty:
-		return fmt.Sprintf(`%s takes one of: %s (or a CLI defined under clis:), or "" for the node's own CLI`, k.Name, strings.Join(names.List(), ", "))
+		return fmt.Sprintf(`%s takes one of: %s (or a CLI defined under clis:), or "" for the node's own CLI`, k.Name, strings.Join(settable(names), ", "))
 	case kindCount:
 		return k.Name + " takes a whole number, 0 or more (0 means one attempt and no retry)"
 	case kindTokens:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
@@ -35,6 +36,22 @@ type LoadOptions struct {
 	// UserConfigDir holds dtree/config.yaml; "" is $XDG_CONFIG_HOME, or
 	// $HOME/.config when that is unset or relative.
 	UserConfigDir string
+	// Check names the settings the command uses; nil is all of them. A
+	// bad value of any other setting is not an error: that setting keeps
+	// the value of the layer below (its default at the bottom), and the
+	// problem is in Settings.Ignored, for a warning. A run-only setting
+	// gone wrong does not stop lint or inspect.
+	Check []string
+}
+
+// ChartKeys are the settings the commands that read a chart without
+// running it use (lint, inspect, graph, convert): the CLIs a node falls
+// back to, which they show and check. The custom CLIs (clis:) are read by
+// every command.
+var ChartKeys = []string{KeyDefaultCLI, KeyDefaultValidateCLI, KeyDefaultRetryCLI}
+
+func (o LoadOptions) checks(key string) bool {
+	return o.Check == nil || slices.Contains(o.Check, key)
 }
 
 func (o LoadOptions) getenv(name string) string {
@@ -124,52 +141,66 @@ func Load(o LoadOptions) (*Settings, error) {
 	for _, k := range keys {
 		v.SetDefault(k.Name, k.Default)
 	}
-	// check parses one raw value and records where it came from.
-	check := func(k Key, raw string, src Source) (string, error) {
-		val, err := k.parse(raw, names)
+	// check parses one raw value and records where it came from. A bad
+	// value of a setting the command does not use is skipped: ok false,
+	// no error.
+	check := func(k Key, raw string, src Source) (val string, ok bool, err error) {
+		val, err = k.parse(raw, names)
 		if err != nil {
-			return "", &Error{Source: src, Key: k.Name, Err: err, Hint: k.hint(names) + "\n" + fixHint(k, src)}
+			e := &Error{Source: src, Key: k.Name, Err: err, Hint: k.hint(names) + "\n" + fixHint(k, src)}
+			if !o.checks(k.Name) {
+				s.Ignored = append(s.Ignored, e)
+				return "", false, nil
+			}
+			return "", false, e
 		}
 		s.Sources[k.Name] = src
-		return val, nil
+		return val, true, nil
 	}
+	// layerOf checks each value a layer sets, for MergeConfigMap.
+	layerOf := func(raw func(k Key) (string, Source, bool)) (map[string]any, error) {
+		layer := map[string]any{}
+		for _, k := range keys {
+			text, src, given := raw(k)
+			if !given {
+				continue
+			}
+			val, ok, err := check(k, text, src)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				layer[k.Name] = val
+			}
+		}
+		return layer, nil
+	}
+	layers := []func(k Key) (string, Source, bool){}
 	for _, f := range files {
 		if f == nil {
 			continue
 		}
-		layer := map[string]any{}
-		for _, k := range keys {
-			if sc, ok := f.values[k.Name]; ok {
-				if layer[k.Name], err = check(k, sc.text, Source{Layer: f.src.Layer, Name: f.src.Name, Line: sc.line}); err != nil {
-					return nil, err
-				}
-			}
-		}
-		if err := v.MergeConfigMap(layer); err != nil {
+		layers = append(layers, func(k Key) (string, Source, bool) {
+			sc, ok := f.values[k.Name]
+			return sc.text, Source{Layer: f.src.Layer, Name: f.src.Name, Line: sc.line}, ok
+		})
+	}
+	layers = append(layers, func(k Key) (string, Source, bool) {
+		raw := o.getenv(k.Env)
+		return raw, Source{Layer: LayerEnv, Name: k.Env}, raw != ""
+	})
+	if o.Run != nil {
+		layers = append(layers, func(k Key) (string, Source, bool) {
+			raw, ok := o.Run[k.Name]
+			return raw, Source{Layer: LayerRun, Name: o.RunID}, ok
+		})
+	}
+	for _, raw := range layers {
+		layer, err := layerOf(raw)
+		if err != nil {
 			return nil, err
 		}
-	}
-	env := map[string]any{}
-	for _, k := range keys {
-		if raw := o.getenv(k.Env); raw != "" {
-			if env[k.Name], err = check(k, raw, Source{Layer: LayerEnv, Name: k.Env}); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if err := v.MergeConfigMap(env); err != nil {
-		return nil, err
-	}
-	if o.Run != nil {
-		run := map[string]any{}
-		for _, k := range keys {
-			if raw, ok := o.Run[k.Name]; ok {
-				if run[k.Name], err = check(k, raw, Source{Layer: LayerRun, Name: o.RunID}); err != nil {
-					return nil, err
-				}
-			}
-		}
-		if err := v.MergeConfigMap(run); err != nil {
+		if err := v.MergeConfigMap(layer); err != nil {
 			return nil, err
 		}
 	}
@@ -186,7 +217,7 @@ func Load(o LoadOptions) (*Settings, error) {
 				return nil, err
 			}
 			if f.Changed {
-				if _, err := check(k, f.Value.String(), Source{Layer: LayerFlag, Name: "--" + k.Flag}); err != nil {
+				if _, _, err := check(k, f.Value.String(), Source{Layer: LayerFlag, Name: "--" + k.Flag}); err != nil {
 					return nil, err
 				}
 			}

@@ -161,6 +161,64 @@ func TestLoadPrecedence(t *testing.T) {
 	}
 }
 
+// A command checks only the settings it uses (Check): a bad value of
+// another is passed over, in Ignored, and that setting keeps the layer
+// below's value.
+func TestLoadCheckOnly(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		layers  layers
+		check   []string
+		timeout time.Duration
+		ignored []string // Error() of each ignored value
+		err     string
+	}{
+		{name: "run-only setting bad, chart keys checked", layers: layers{project: "default_timeout: ten\ndefault_cli: codex\n"},
+			check: settings.ChartKeys, timeout: types.DefaultTimeout, ignored: []string{`dtree.yaml:1: default_timeout: "ten" is not a duration`}},
+		{name: "a bad value falls to the layer below", layers: layers{user: "default_timeout: 20m\n", env: map[string]string{"DTREE_DEFAULT_TIMEOUT": "soon"}},
+			check: settings.ChartKeys, timeout: 20 * time.Minute, ignored: []string{`environment variable DTREE_DEFAULT_TIMEOUT: "soon" is not a duration`}},
+		{name: "all checked", layers: layers{project: "default_timeout: ten\n"}, err: `default_timeout: "ten" is not a duration`},
+		{name: "a checked key is still an error", layers: layers{project: "default_timeout: ten\ndefault_cli: gpt\n"},
+			check: settings.ChartKeys, err: `default_cli: "gpt" is not a CLI dtree knows`},
+		{name: "an unknown key is an error for every command", layers: layers{project: "colour: red\n"},
+			check: []string{}, err: "colour: unknown setting"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			home, cwd := t.TempDir(), t.TempDir()
+			env := map[string]string{"HOME": home}
+			for k, v := range tt.layers.env {
+				env[k] = v
+			}
+			o := settings.LoadOptions{Cwd: cwd, Getenv: func(k string) string { return env[k] }, Check: tt.check}
+			if tt.layers.user != "" {
+				writeFile(t, o.UserFile(), tt.layers.user)
+			}
+			if tt.layers.project != "" {
+				writeFile(t, filepath.Join(cwd, "dtree.yaml"), tt.layers.project)
+			}
+			s, err := settings.Load(o)
+			if tt.err != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.timeout, s.DefaultTimeout)
+			var got []string
+			for _, e := range s.Ignored {
+				got = append(got, e.Error())
+			}
+			require.Len(t, got, len(tt.ignored))
+			for i, want := range tt.ignored {
+				assert.Contains(t, got[i], want)
+			}
+		})
+	}
+}
+
 // Sources name the file and line, the variable, the flag.
 func TestLoadSources(t *testing.T) {
 	t.Parallel()

@@ -40,6 +40,9 @@ type Settings struct {
 	// Sources say where each value came from, keyed by setting name
 	// (default_cli) and by "clis.NAME" for custom CLIs.
 	Sources map[string]Source
+	// Ignored are the bad values of settings the command does not use
+	// (LoadOptions.Check), which it passed over.
+	Ignored []*Error
 }
 
 // Default returns the built-in settings, before any file, variable or flag.
