@@ -202,6 +202,25 @@ func (c *Chart) FindNode(page, key string) []string {
 	return matches
 }
 
+// NearNode is "; did you mean …?" for the node of page whose id or text
+// key is a typo of (a text quoted), else "".
+func (c *Chart) NearNode(page, key string) string {
+	var ids, texts []string
+	for i := range c.Doc.Nodes {
+		if n := &c.Doc.Nodes[i]; n.Page == page {
+			ids = append(ids, n.ID)
+			texts = append(texts, strings.TrimSpace(n.Text))
+		}
+	}
+	if near, ok := types.Nearest(key, ids); ok {
+		return "; did you mean " + near + "?"
+	}
+	if near, ok := types.Nearest(key, texts); ok {
+		return fmt.Sprintf("; did you mean %q?", near)
+	}
+	return ""
+}
+
 // commandLabels checks that a command decision's branches route its exit
 // statuses (readme/context.md#command-steps).
 func commandLabels(g *graph.Graph, i int, n *types.Node) []types.Diagnostic {

@@ -181,7 +181,7 @@ func dryAnswers(c *chart.Chart, page string, flags []string) (map[string][]strin
 		}
 		ids := c.FindNode(page, key)
 		if len(ids) != 1 {
-			what := "no node has that id or text"
+			what := "no node has that id or text" + c.NearNode(page, key)
 			if len(ids) > 1 {
 				what = "nodes " + strings.Join(ids, ", ") + " all have that text; use the id"
 			}

@@ -86,7 +86,8 @@ func replayPlan(c *chart.Chart, page types.Page, ans *replay.Answers) (*replay.P
 		func(id string) (string, string) {
 			i, _ := c.Graph.Index(id)
 			return c.Doc.Nodes[i].Text, c.Nodes[i].Role
-		})
+		},
+		func(key string) string { return c.NearNode(page.ID, key) })
 	if err != nil {
 		return nil, &UsageError{Err: fmt.Errorf("--answers: %w", err)}
 	}

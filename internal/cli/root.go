@@ -110,8 +110,11 @@ func (a *App) Run(ctx context.Context, args []string) int {
 		var usage *UsageError
 		if !errors.As(err, &usage) {
 			path := root.CommandPath()
-			if c, _, ferr := root.Find(args); ferr == nil {
+			c, _, ferr := root.Find(args)
+			if ferr == nil {
 				path = c.CommandPath()
+			} else {
+				err = unknownCommand(root, args, err)
 			}
 			err = &UsageError{Err: err, Cmd: path}
 		}
@@ -126,9 +129,9 @@ func (a *App) newRoot() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "dtree",
 		Short: "Run flowcharts as LLM agent workflows",
-		Long: `dtree runs a flowchart (a Lucidchart CSV export or Lucid API JSON) as an
-agent workflow: each step is sent to an agent CLI, decisions pick a labelled
-branch, results are validated and retried.`,
+		Long: `dtree runs a flowchart (a Lucidchart CSV export, Lucid API JSON, or a chart
+written in dtree's YAML) as an agent workflow: each step is sent to an agent
+CLI, decisions pick a labelled branch, results are validated and retried.`,
 		Version:       version(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
@@ -142,8 +145,14 @@ branch, results are validated and retried.`,
 	root.SetErr(a.Err)
 	root.SetVersionTemplate("dtree {{.Version}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return &UsageError{Err: err, Cmd: c.CommandPath()}
+		return &UsageError{Err: flagError(c, err), Cmd: c.CommandPath()}
 	})
+	// -v is --verbose, on every command (dtree run and resume print every
+	// agent call with it), so that `dtree -v run` and `dtree run -v` say
+	// the same; the version is --version alone, or dtree version.
+	root.Flags().Bool("version", false, "print dtree's version")
+	root.PersistentFlags().BoolP("verbose", "v", false, "print more: every agent call of dtree run and dtree resume")
+	root.DisableSuggestions = true // unknownCommand suggests, in dtree's words
 	root.AddCommand(a.newVersion(), a.newInspect(), a.newLint(), a.newRun(), a.newResume(), a.newSettings())
 	root.AddCommand(a.newConvert(), a.newGraph())
 	root.AddCommand(a.newCLIs())

@@ -428,7 +428,7 @@ func (a *App) runTarget(c *chart.Chart, o runOptions, path string) (types.Page, 
 	case 1:
 		return page, matches[0], nil
 	case 0:
-		return page, "", &UsageError{Err: fmt.Errorf("--start %q: no node on page %s has that id or text", o.start, page.ID),
+		return page, "", &UsageError{Err: fmt.Errorf("--start %q: no node on page %s has that id or text%s", o.start, page.ID, c.NearNode(page.ID, o.start)),
 			Hint: "'dtree inspect CHART' lists the nodes with their ids"}
 	}
 	return page, "", &UsageError{Err: fmt.Errorf("--start %q: nodes %s all have that text", o.start, strings.Join(matches, ", ")),

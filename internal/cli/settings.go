@@ -37,7 +37,11 @@ CLIs (clis:) are edited in the file. readme/settings.md describes them all.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return &UsageError{Err: fmt.Errorf("unknown command %q for %q", args[0], cmd.CommandPath()), Cmd: cmd.CommandPath()}
+				var names []string
+				for _, c := range cmd.Commands() {
+					names = append(names, c.Name())
+				}
+				return &UsageError{Err: fmt.Errorf("unknown command %q for %q%s", args[0], cmd.CommandPath(), types.DidYouMean(args[0], names)), Cmd: cmd.CommandPath()}
 			}
 			return cmd.Help()
 		},

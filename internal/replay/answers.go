@@ -185,7 +185,10 @@ type Node struct {
 // Resolve matches every entry to a node of the chart; info gives a
 // node's text and role (types.Role*). All unmatched or ambiguous keys, and
 // keys of terminators, which never reach an agent, are reported together.
-func (a *Answers) Resolve(find Finder, info func(id string) (text, role string)) (map[string]*Node, error) {
+//
+// near says which node a key that matches none may be a typo of:
+// "; did you mean …?", or "".
+func (a *Answers) Resolve(find Finder, info func(id string) (text, role string), near func(key string) string) (map[string]*Node, error) {
 	nodes := map[string]*Node{}
 	var errs []error
 	by := map[string]int{} // node id → the line that claimed it
@@ -193,7 +196,7 @@ func (a *Answers) Resolve(find Finder, info func(id string) (text, role string))
 		ids := find(e.Key)
 		switch {
 		case len(ids) == 0:
-			errs = append(errs, &FileError{Path: a.Path, Line: e.Line, Msg: fmt.Sprintf("no node has the id or text %q ('dtree inspect CHART' lists them)", e.Key)})
+			errs = append(errs, &FileError{Path: a.Path, Line: e.Line, Msg: fmt.Sprintf("no node has the id or text %q%s ('dtree inspect CHART' lists them)", e.Key, near(e.Key))})
 			continue
 		case len(ids) > 1:
 			errs = append(errs, &FileError{Path: a.Path, Line: e.Line, Msg: fmt.Sprintf("nodes %s all have the text %q; key them by id", strings.Join(ids, ", "), e.Key)})

@@ -39,7 +39,7 @@ func FuzzParseAnswers(f *testing.F) {
 			}
 		}
 		nodes, err := a.Resolve(func(key string) []string { return []string{key} },
-			func(id string) (string, string) { return id, types.RoleDecision })
+			func(id string) (string, string) { return id, types.RoleDecision }, func(string) string { return "" })
 		if err != nil {
 			t.Fatalf("every key is its own node, yet: %v", err)
 		}

@@ -92,10 +92,16 @@ func TestResolveReportsEveryUnknownKey(t *testing.T) {
 		}
 		return "Run tests", types.RoleProcess
 	}
-	_, err = a.Resolve(find, info)
+	near := func(key string) string {
+		if key == "nope" {
+			return "; did you mean note?"
+		}
+		return ""
+	}
+	_, err = a.Resolve(find, info, near)
 	require.Error(t, err)
 	for _, want := range []string{
-		`a.yaml:2: no node has the id or text "nope"`,
+		`a.yaml:2: no node has the id or text "nope"; did you mean note? ('dtree inspect CHART' lists them)`,
 		`a.yaml:3: nodes 8, 9 all have the text "twin"; key them by id`,
 		`a.yaml:4: node 7 already has replies at line 1`,
 		`a.yaml:5: node 1 "Start" is a terminator: it never reaches an agent, so it takes no replies`,
