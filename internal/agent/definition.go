@@ -89,6 +89,11 @@ type Definition struct {
 	OutputTokensPath string `yaml:"output_tokens_path" json:"output_tokens_path"`
 	CostPath         string `yaml:"cost_path" json:"cost_path"`
 	DurationPath     string `yaml:"duration_path" json:"duration_path"`
+	// VersionArgs make Binary print its version, for `dtree clis`: a
+	// built-in's is --version. A custom CLI is asked only when its
+	// definition gives them: its program may take any argument for a
+	// prompt, and send `--version` to a paid model.
+	VersionArgs []string `yaml:"version_args" json:"version_args"`
 	// Env is added to the child's environment; UnsetEnv is removed from it.
 	Env      map[string]string `yaml:"env" json:"env"`
 	UnsetEnv []string          `yaml:"unset_env" json:"unset_env"`

@@ -35,8 +35,9 @@ type Probe struct {
 // ProbeVersion finds a CLI's binary and asks it for its version the way Run
 // starts agents: no shell, stdin empty, env as an agent gets it, in a
 // process group of its own that is killed whole when timeout is up. It
-// runs `BINARY --version` alone, never with the definition's arguments,
-// so no prompt is sent.
+// runs BINARY with the definition's VersionArgs (--version when it has
+// none) alone, never with its arguments, so no prompt is sent. The caller
+// asks a custom CLI only when it has VersionArgs.
 func ProbeVersion(ctx context.Context, def Definition, env []string, timeout time.Duration) Probe {
 	var p Probe
 	path, name, err := LookPath(def)
@@ -48,7 +49,11 @@ func ProbeVersion(ctx context.Context, def Definition, env []string, timeout tim
 	ctx, cancel := context.WithTimeoutCause(ctx, timeout, errNoAnswer)
 	defer cancel()
 	stdout, stderr := &tail{max: 4 << 10}, &tail{max: 4 << 10}
-	cmd := exec.CommandContext(ctx, path, "--version")
+	args := def.VersionArgs
+	if len(args) == 0 {
+		args = []string{"--version"}
+	}
+	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.Env = childEnv(env, def)
 	cmd.Stdout, cmd.Stderr = tailWriter{stdout}, tailWriter{stderr}
 	setProcessGroup(cmd)

@@ -77,6 +77,9 @@ type cliInfo struct {
 	InProcess bool `json:"in_process"`
 	// slow says --version did not answer in time (the table shows "slow").
 	slow bool
+	// notAsked says a custom CLI without version_args was not run (the
+	// table shows "not asked").
+	notAsked bool
 }
 
 func (a *App) clis(ctx context.Context, o clisOptions) error {
@@ -117,6 +120,17 @@ func (a *App) clis(ctx context.Context, o clisOptions) error {
 			continue
 		}
 		infos[i] = info
+		if e.Custom && len(e.Def.VersionArgs) == 0 {
+			// Its program may take any argument for a prompt: it is looked
+			// up, not run (readme/clis.md#dtree-clis).
+			if path, name, err := agent.LookPath(e.Def); err == nil {
+				infos[i].Path, infos[i].Installed, infos[i].Binary = path, true, name
+				infos[i].VersionError, infos[i].notAsked = "not asked: give the definition version_args to have dtree clis run it for its version", true
+			} else {
+				infos[i].VersionError = "not installed"
+			}
+			continue
+		}
 		wg.Go(func() {
 			p := agent.ProbeVersion(ctx, e.Def, env, timeout)
 			infos[i].Path, infos[i].Installed = p.Path, p.Path != ""
@@ -184,6 +198,8 @@ func versionCell(c cliInfo) string {
 		return "-"
 	case len(r) == 0 && c.slow:
 		return "slow"
+	case len(r) == 0 && c.notAsked:
+		return "not asked"
 	case len(r) == 0:
 		return "?"
 	case len(r) > width:

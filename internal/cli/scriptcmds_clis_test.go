@@ -18,6 +18,7 @@ import (
 // (dtree clis gives a CLI a second, which a loaded test machine can take
 // just to start a Go binary), or, when FAKECLI_NOVERSION lists NAME, with
 // a complaint on stderr and exit status 2, as a CLI without --version.
+// With FAKECLI_DIR set, `NAME --version` leaves FAKECLI_DIR/NAME.version.
 func cmdFakeBin(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 2 {
 		ts.Fatalf("usage: fakebin DIR NAME...")
@@ -27,6 +28,7 @@ func cmdFakeBin(ts *testscript.TestScript, neg bool, args []string) {
 	for _, name := range args[1:] {
 		script := strings.NewReplacer("NAME", name).Replace(`#!/bin/sh
 if [ "$#" = 1 ] && [ "$1" = --version ]; then
+	if [ -n "$FAKECLI_DIR" ]; then : > "$FAKECLI_DIR/NAME.version"; fi
 	case ",$FAKECLI_HANG," in *,NAME,*) exec sleep 3600 ;; esac
 	case ",$FAKECLI_NOVERSION," in *,NAME,*) echo "error: unknown option '--version'" >&2; exit 2 ;; esac
 	echo "NAME 1.2.3 (fake)"

@@ -304,7 +304,7 @@ func (a *App) settingsList(o settingsOptions) error {
 
 // noNulls gives a definition empty lists rather than nulls in JSON.
 func noNulls(d agent.Definition) agent.Definition {
-	for _, l := range []*[]string{&d.Args, &d.FallbackArgs, &d.UnsetEnv, &d.KeyVars} {
+	for _, l := range []*[]string{&d.Args, &d.FallbackArgs, &d.UnsetEnv, &d.KeyVars, &d.VersionArgs} {
 		if *l == nil {
 			*l = []string{}
 		}
