@@ -145,9 +145,10 @@ func (a *App) clis(ctx context.Context, o clisOptions) error {
 		return writeJSON(a.Out, clisReport{FormatVersion: types.FormatVersion, CLIs: infos})
 	}
 	tw := tabwriter.NewWriter(a.Out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "CLI\tBINARY\tINSTALLED\tVERSION\tKEY\tPROMPT\tUSAGE\tMODEL FLAG")
+	w := a.masked(tw, false) // spelt in ASCII before the columns are aligned
+	fmt.Fprintln(w, "CLI\tBINARY\tINSTALLED\tVERSION\tKEY\tPROMPT\tUSAGE\tMODEL FLAG")
 	for _, c := range infos {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", nameCell(c), binaryCell(c), yesNo(c.Installed),
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", nameCell(c), binaryCell(c), yesNo(c.Installed),
 			versionCell(c), keyCell(c), promptCell(c), usageCell(c.Usage), modelCell(c.ModelFlag))
 	}
 	return tw.Flush()

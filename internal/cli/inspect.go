@@ -51,5 +51,5 @@ func (a *App) inspect(path string, o inspectOptions) error {
 	if o.json {
 		return writeJSON(a.Out, c.Normalized(page))
 	}
-	return render.Flow(a.Out, c, page, defaults)
+	return render.Flow(a.maskedOut(false), c, page, defaults)
 }

@@ -58,6 +58,9 @@ type maskedWriter struct {
 	w    io.Writer
 	a    *App
 	json bool // the writes are JSON documents: mask inside strings only
+	// ascii spells dtree's symbols in ASCII (→ as ->) for a locale that
+	// is not UTF-8 (locale.go); never in JSON.
+	ascii bool
 }
 
 func (m maskedWriter) Write(p []byte) (int, error) {
@@ -66,6 +69,9 @@ func (m maskedWriter) Write(p []byte) (int, error) {
 		out = m.a.redactor().JSON(p)
 	} else {
 		out = m.a.redactor().Bytes(p)
+	}
+	if m.ascii {
+		out = asciiSymbols(out)
 	}
 	if _, err := m.w.Write(out); err != nil {
 		return 0, err
@@ -88,9 +94,9 @@ func (a *App) masked(w io.Writer, json bool) io.Writer {
 	case maskedWriter, maskedFile:
 		return w
 	case interface{ Fd() uintptr }:
-		return maskedFile{maskedWriter{w: w.(io.Writer), a: a, json: json}, w}
+		return maskedFile{maskedWriter{w: w.(io.Writer), a: a, json: json, ascii: a.ascii && !json}, w}
 	}
-	return maskedWriter{w: w, a: a, json: json}
+	return maskedWriter{w: w, a: a, json: json, ascii: a.ascii && !json}
 }
 
 // maskedOut is stdout masked: with json, for one JSON document per write.

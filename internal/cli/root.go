@@ -53,6 +53,8 @@ type App struct {
 	command string
 	// warned are the settings warnings printed, each said once.
 	warned map[string]bool
+	// ascii is set when the locale is not UTF-8 (locale.go).
+	ascii bool
 }
 
 // gcPercent is dtree's garbage collector target when GOGC is not set. An
@@ -86,6 +88,7 @@ const gracefulInterrupt = "graceful-interrupt"
 func (a *App) Run(ctx context.Context, args []string) int {
 	// Everything on stderr is masked: warnings quote the chart, errors
 	// the agents and the settings.
+	a.ascii = !utf8Locale(a.Getenv)
 	a.Err = a.masked(a.Err, false)
 	a.mask.Store(nil)
 	root := a.newRoot()
