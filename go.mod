@@ -3,6 +3,7 @@ module github.com/dtree-dev/dtree
 go 1.26.0
 
 require (
+	github.com/creack/pty v1.1.24
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.10

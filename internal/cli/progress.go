@@ -3,6 +3,8 @@ package cli
 import (
 	"fmt"
 	"io"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -43,6 +45,13 @@ type progress struct {
 	chart   string
 	line    int
 	mask    func(string) string
+	// cols is the terminal's width now, 0 when unknown: the live line is
+	// cut to fit it, as a line that wraps cannot be redrawn in place.
+	// drawn is the width of the live line as last drawn, for a redraw
+	// after the window shrank. ascii is the locale's (locale.go).
+	cols  func() int
+	drawn int
+	ascii bool
 }
 
 // clearLine returns to the start of the line and erases it.
@@ -81,14 +90,37 @@ func isTerminal(w io.Writer, getenv func(string) string) bool {
 	return ok && term.IsTerminal(int(f.Fd())) && getenv("TERM") != "dumb"
 }
 
+// termWidth returns the width of the terminal w is, asked anew each time
+// (the window may be resized), or $COLUMNS where the terminal does not
+// say; 0 when neither does.
+func (a *App) termWidth(w io.Writer) func() int {
+	return func() int {
+		if f, ok := w.(interface{ Fd() uintptr }); ok {
+			if cols, _, err := term.GetSize(int(f.Fd())); err == nil && cols > 0 {
+				return cols
+			}
+		}
+		if n, err := strconv.Atoi(a.Getenv("COLUMNS")); err == nil && n > 0 {
+			return n
+		}
+		return 0
+	}
+}
+
 func (p *progress) tick(every time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()
+	resized := make(chan os.Signal, 1)
+	defer notifyResize(resized)()
 	for {
 		select {
 		case <-t.C:
 			p.mu.Lock()
 			p.drawLive()
+			p.mu.Unlock()
+		case <-resized:
+			p.mu.Lock()
+			p.redrawResized()
 			p.mu.Unlock()
 		case <-p.stop:
 			return
@@ -96,11 +128,49 @@ func (p *progress) tick(every time.Duration) {
 	}
 }
 
-// drawLive redraws the live line; the caller holds p.mu.
-func (p *progress) drawLive() {
-	if p.live && p.current != "" {
-		fmt.Fprintf(p.w, "%s%s %s", clearLine, p.current, time.Since(p.currentAt).Round(time.Second))
+// redrawResized redraws the live line at once when the window changed
+// size; the caller holds p.mu. A terminal that shrank below the line
+// drawn has wrapped it onto more rows: those are cleared first, from the
+// first of them down, so no stale copy stays above.
+func (p *progress) redrawResized() {
+	if !p.live || p.current == "" {
+		return
 	}
+	if cols := p.width(); cols > 0 && p.drawn > cols {
+		rows := (p.drawn + cols - 1) / cols
+		fmt.Fprintf(p.w, "\x1b[%dA\r\x1b[J", rows-1)
+	}
+	p.drawLive()
+}
+
+// width is the terminal's width now, 0 when unknown.
+func (p *progress) width() int {
+	if p.cols == nil {
+		return 0
+	}
+	return p.cols()
+}
+
+// drawLive redraws the live line, cut to the terminal's width; the caller
+// holds p.mu.
+func (p *progress) drawLive() {
+	if !p.live || p.current == "" {
+		return
+	}
+	line, elapsed := p.current, " "+time.Since(p.currentAt).Round(time.Second).String()
+	if p.ascii {
+		line = string(asciiSymbols([]byte(line)))
+	}
+	// One column is left free: a line that fills the last column leaves
+	// some terminals waiting to wrap, and the next \r lands a row down.
+	if cols := p.width(); cols > 0 {
+		line = fitWidth(line, cols-1-textWidth(elapsed), p.ascii) + elapsed
+		line = fitWidth(line, cols-1, p.ascii)
+	} else {
+		line += elapsed
+	}
+	p.drawn = textWidth(line)
+	fmt.Fprintf(p.w, "%s%s", clearLine, line)
 }
 
 // printf prints a whole line, above the live line.

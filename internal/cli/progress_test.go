@@ -51,3 +51,37 @@ func TestIsTerminal(t *testing.T) {
 	assert.False(t, isTerminal(devnull, env), "/dev/null is a character device, not a terminal")
 	assert.False(t, isTerminal(&bytes.Buffer{}, env))
 }
+
+// On a terminal of 40 columns the live line is cut to 39, its elapsed
+// time kept, so it never wraps; when the window shrinks below the line
+// drawn, the rows it wrapped onto are cleared before the redraw.
+func TestProgressLiveLineFitsTheTerminal(t *testing.T) {
+	t.Parallel()
+	n := &types.ProcessedNode{Node: &types.Node{ID: "4", Text: strings.Repeat("Update every dependency ", 4)},
+		Settings: &types.Settings{Role: types.RoleProcess, CLI: "claude"}}
+	cols := 80
+	var b bytes.Buffer
+	p := newProgress(&b, false, false, true)
+	p.cols = func() int { return cols }
+	p.NodeStarted(n, 1)
+	frames := strings.Split(b.String(), clearLine)
+	last := frames[len(frames)-1]
+	assert.Equal(t, 79, textWidth(last), "cut to the width less one column: %q", last)
+	assert.True(t, strings.HasSuffix(last, "… 0s"), "the elapsed time is kept: %q", last)
+
+	cols = 40
+	b.Reset()
+	p.mu.Lock()
+	p.redrawResized()
+	p.mu.Unlock()
+	assert.True(t, strings.HasPrefix(b.String(), "\x1b[1A\r\x1b[J"), "79 columns wrapped onto 2 rows of 40: one row up, cleared to the end: %q", b.String())
+	frames = strings.Split(b.String(), clearLine)
+	assert.Equal(t, 39, textWidth(frames[len(frames)-1]))
+
+	b.Reset()
+	p.mu.Lock()
+	p.redrawResized() // the line fits: nothing to clear above
+	p.mu.Unlock()
+	assert.True(t, strings.HasPrefix(b.String(), clearLine), "%q", b.String())
+	p.finished(&run.Summary{RunID: "r1", Status: run.StatusSucceeded})
+}

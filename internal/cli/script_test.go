@@ -58,10 +58,12 @@ func TestScript(t *testing.T) {
 				return os.Geteuid() == 0, nil
 			case "tmpfs":
 				return canMountTmpfs(), nil
+			case "pty":
+				return ptyCmds["ptyrun"] != nil, nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
-		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+		Cmds: merged(map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"promptcheck":   cmdPromptCheck,
 			"promptsize":    cmdPromptSize,
 			"bigchart":      cmdBigChart,
@@ -86,7 +88,7 @@ func TestScript(t *testing.T) {
 			"jsonok":        cmdJSONOK,
 			"steady":        cmdSteady,
 			"xmlok":         cmdXMLOK,
-		},
+		}, ptyCmds),
 	})
 }
 
@@ -141,4 +143,15 @@ func expectExit() {
 			}
 		}
 	}
+}
+
+// ptyCmds are the script commands that need a pseudo-terminal
+// (scriptcmds_pty_test.go), where there is one.
+var ptyCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){}
+
+func merged(a, b map[string]func(ts *testscript.TestScript, neg bool, args []string)) map[string]func(ts *testscript.TestScript, neg bool, args []string) {
+	for k, v := range b {
+		a[k] = v
+	}
+	return a
 }
