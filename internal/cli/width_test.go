@@ -20,7 +20,7 @@ func TestFitWidth(t *testing.T) {
 		{"exactly10!", 10, false, "exactly10!"},
 		{"eleven cols", 10, false, "eleven co…"},
 		{"eleven cols", 10, true, "eleven ..."},
-		{"日本語のテキスト", 9, false, "日本語の…"}, // 2 columns each
+		{"日本語のテキスト", 9, false, "日本語の…"},                  // 2 columns each
 		{"e\u0301te\u0301", 3, false, "e\u0301te\u0301"}, // combining accents take none
 		{"anything", 0, false, ""},
 		{"anything", 2, true, ".."},
