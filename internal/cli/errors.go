@@ -28,6 +28,8 @@ type ChartError struct {
 	Path   string // as given on the command line
 	Count  int
 	Quiet  bool
+	// Diags are the errors, for --json (errorJSON).
+	Diags []types.Diagnostic
 }
 
 func (e *ChartError) Error() string {
@@ -79,17 +81,28 @@ func (a *App) printError(err error) {
 		fmt.Fprintln(a.Err, "dtree: interrupted; agents stopped, logs closed")
 		return
 	}
-	fmt.Fprintf(a.Err, "dtree: error: %v\n", err)
-	if ran != nil {
-		for _, line := range ran.also {
-			fmt.Fprintf(a.Err, "dtree: error: %s\n", line)
-		}
+	msgs, hints := errorText(err)
+	for _, m := range msgs {
+		fmt.Fprintf(a.Err, "dtree: error: %s\n", m)
+	}
+	for _, h := range hints {
+		fmt.Fprintf(a.Err, "dtree: hint: %s\n", h)
+	}
+}
+
+// errorText is what dtree says of err: its error lines and its hints.
+func errorText(err error) (msgs, hints []string) {
+	msgs = append(msgs, err.Error())
+	var ran *runError
+	if errors.As(err, &ran) {
+		msgs = append(msgs, ran.also...)
 	}
 	var (
 		usage      *UsageError
 		unreadable *document.UnreadableError
 		bad        *settings.Error
 		changed    *ChangedChartError
+		chart      *ChartError
 	)
 	hint := ""
 	switch {
@@ -111,7 +124,36 @@ func (a *App) printError(err error) {
 	}
 	for _, h := range strings.Split(hint, "\n") {
 		if h != "" {
-			fmt.Fprintf(a.Err, "dtree: hint: %s\n", h)
+			hints = append(hints, h)
 		}
 	}
+	return msgs, hints
+}
+
+// errorReport is what a command given --json prints on stdout when it
+// fails before printing its own JSON (readme/exit-codes.md#json): the
+// exit code, the error lines and hints that stderr has too, and a chart's
+// errors as lint --json gives them.
+type errorReport struct {
+	FormatVersion int                `json:"format_version"`
+	ExitCode      int                `json:"exit_code"`
+	Error         string             `json:"error"`
+	Errors        []string           `json:"errors"`
+	Hints         []string           `json:"hints"`
+	Chart         string             `json:"chart,omitempty"`
+	Diagnostics   []types.Diagnostic `json:"diagnostics"`
+}
+
+func newErrorReport(err error) errorReport {
+	msgs, hints := errorText(err)
+	r := errorReport{FormatVersion: types.FormatVersion, ExitCode: exitCode(err), Error: msgs[0], Errors: msgs,
+		Hints: hints, Diagnostics: []types.Diagnostic{}}
+	if r.Hints == nil {
+		r.Hints = []string{}
+	}
+	var chart *ChartError
+	if errors.As(err, &chart) && chart.Diags != nil {
+		r.Chart, r.Diagnostics = chart.Source, chart.Diags
+	}
+	return r
 }

@@ -90,6 +90,12 @@ func (a *App) Run(ctx context.Context, args []string) int {
 	// the agents and the settings.
 	a.ascii = !utf8Locale(a.Getenv)
 	a.Err = a.masked(a.Err, false)
+	out := wroteWriter{w: a.Out, wrote: new(atomic.Bool)}
+	if f, ok := a.Out.(interface{ Fd() uintptr }); ok {
+		a.Out = wroteFile{out, f}
+	} else {
+		a.Out = out
+	}
 	a.mask.Store(nil)
 	root := a.newRoot()
 	root.SetArgs(args)
@@ -124,8 +130,53 @@ func (a *App) Run(ctx context.Context, args []string) int {
 	}
 	if err != nil {
 		a.printError(err)
+		if !out.wrote.Load() && wantsJSON(root, args) {
+			// Scripts get the reason as data too (readme/exit-codes.md#json).
+			_ = writeJSON(a.maskedOut(true), newErrorReport(err))
+		}
 	}
 	return exitCode(err)
+}
+
+// wroteWriter notes whether anything was written through it.
+type wroteWriter struct {
+	w     io.Writer
+	wrote *atomic.Bool
+}
+
+func (w wroteWriter) Write(p []byte) (int, error) {
+	w.wrote.Store(true)
+	return w.w.Write(p)
+}
+
+// wroteFile is a wroteWriter on a file, which keeps its Fd.
+type wroteFile struct {
+	wroteWriter
+	f interface{ Fd() uintptr }
+}
+
+func (w wroteFile) Fd() uintptr { return w.f.Fd() }
+
+// wantsJSON reports whether the command line asks for JSON: --json given
+// to a command that has it, parsed or, when the line did not parse, as
+// written before any "--".
+func wantsJSON(root *cobra.Command, args []string) bool {
+	c, _, err := root.Find(args)
+	if err != nil || c.Flags().Lookup("json") == nil {
+		return false
+	}
+	if f := c.Flags().Lookup("json"); f.Changed {
+		return f.Value.String() == "true"
+	}
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "--json", "--json=true", "--json=1":
+			return true
+		}
+	}
+	return false
 }
 
 func (a *App) newRoot() *cobra.Command {
