@@ -80,7 +80,7 @@ func (a *App) convert(ctx context.Context, path string, o convertOptions) error 
 				out = "chart.svg"
 			}
 			return &UsageError{Err: fmt.Errorf("convert does not draw SVG"),
-				Hint: "draw it with dtree graph: " + shellJoin([]string{"dtree", "graph", "--format", "svg", "-o", out, path})}
+				Hint: "draw it with dtree graph: " + shellJoin([]string{"dtree", "graph", "--to", "svg", "-o", out, path})}
 		}
 		return err
 	}
@@ -163,7 +163,7 @@ func exportError(err error, to string) error {
 	var col *export.ColumnError
 	switch {
 	case errors.As(err, &big):
-		return &UsageError{Err: err, Hint: "draw one page with --page, or use --format dot and Graphviz (dot -Tsvg; sfdp for large graphs)"}
+		return &UsageError{Err: err, Hint: "draw one page with --page, or use --to dot and Graphviz (dot -Tsvg; sfdp for large graphs)"}
 	case errors.As(err, &col):
 		return &UsageError{Err: fmt.Errorf("cannot write CSV: %w", err), Hint: "rename the metadata key, or convert to yaml or json, which keep any key"}
 	}

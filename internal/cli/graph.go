@@ -22,7 +22,7 @@ import (
 type graphOptions struct {
 	chartFlags
 	run    string
-	format string
+	to     string // the picture's format
 	out    string
 	page   string
 	logDir string
@@ -31,12 +31,13 @@ type graphOptions struct {
 func (a *App) newGraph() *cobra.Command {
 	var o graphOptions
 	cmd := &cobra.Command{
-		Use:   "graph CHART [--run RUN_ID|latest] [--format mermaid|dot|svg] [-o FILE]",
+		Use:   "graph CHART [--run RUN_ID|latest] [--to mermaid|dot|svg] [-o FILE]",
 		Short: "Draw a chart, and the path a run took through it",
 		Long: `Graph draws CHART (a file, or - for stdin) as a Mermaid flowchart, a Graphviz
 DOT graph or an SVG picture (laid out by dtree itself: no outside program),
-on stdout or atomically to -o FILE. Without --format the format comes from
-FILE's extension, else it is mermaid.
+on stdout or atomically to -o FILE. Without --to the format comes from
+FILE's extension, else it is mermaid. --format is the chart's format, as
+in every command (--format mermaid, the old spelling, is taken as --to).
 
 With --run, the run's nodes and the edges it took are marked, with visit
 and retry counts and the node where it failed or stopped; RUN is a run id
@@ -50,12 +51,12 @@ A chart with errors prints them on stderr and exits 3, as inspect does.`,
 		},
 	}
 	f := cmd.Flags()
-	// --format is the picture's format here; the chart's is --chart-format.
-	f.StringVar(&o.chartFlags.format, "chart-format", "", "chart format: csv, json or yaml (default: from the file's extension or content)")
-	f.StringVar(&o.config, "config", "", "settings file to use instead of ./dtree.yaml")
-	f.StringArrayVar(&o.varSet, "var", nil, "a variable's value, NAME=VALUE, for {{var.NAME}} in node text; again for another")
-	f.StringVar(&o.varFile, "vars", "", "a YAML file of variables' values (--var wins over it)")
-	f.StringVar(&o.format, "format", "", "picture format: mermaid, dot or svg (default: from -o's extension, else mermaid)")
+	o.register(f)
+	// --chart-format was the chart's format while --format was the
+	// picture's; both spellings still work.
+	f.StringVar(&o.chartFlags.format, "chart-format", "", "the chart's format: the same as --format")
+	_ = f.MarkHidden("chart-format")
+	f.StringVar(&o.to, "to", "", "picture format: mermaid, dot or svg (default: from -o's extension, else mermaid)")
 	f.StringVar(&o.run, "run", "", "mark the path of this run: a run id, latest, or a run directory")
 	f.StringVarP(&o.out, "output", "o", "", "write to FILE instead of stdout")
 	f.StringVar(&o.page, "page", "", "draw one page: its id, title or number (default: every page; with --run, the run's)")
@@ -64,11 +65,19 @@ A chart with errors prints them on stderr and exits 3, as inspect does.`,
 }
 
 func (a *App) graph(ctx context.Context, path string, o graphOptions) error {
-	format := o.format
+	if slices.Contains(export.PictureFormats, strings.ToLower(o.chartFlags.format)) {
+		// The old spelling: --format was the picture's format.
+		if o.to != "" {
+			return &UsageError{Err: fmt.Errorf("--format %s and --to %s: the picture's format is --to", o.chartFlags.format, o.to),
+				Hint: "--format is the chart's format (csv, json or yaml), as in every command"}
+		}
+		o.to, o.chartFlags.format = o.chartFlags.format, ""
+	}
+	format := o.to
 	if format == "" && o.out == "" {
 		format = "mermaid"
 	}
-	format, err := outputFormat(format, "format", o.out, export.PictureFormats)
+	format, err := outputFormat(format, "to", o.out, export.PictureFormats)
 	if err != nil {
 		return err
 	}
