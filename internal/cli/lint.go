@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -13,34 +15,74 @@ type lintOptions struct {
 	json bool
 }
 
-// lintReport is what `dtree lint --json` prints.
+// lintReport is what `dtree lint --json` prints for each chart.
 type lintReport struct {
 	FormatVersion int                `json:"format_version"`
 	Source        string             `json:"source"`
 	Errors        []types.Diagnostic `json:"errors"`
 	Warnings      []types.Diagnostic `json:"warnings"`
+	// Error is why the chart could not be read; absent when it was.
+	Error string `json:"error,omitempty"`
 }
 
 func (a *App) newLint() *cobra.Command {
 	var o lintOptions
 	cmd := &cobra.Command{
-		Use:   "lint CHART",
-		Short: "Check a chart for errors and warnings",
-		Long: `Lint imports CHART (a file, or - for stdin) and reports every error (the
-chart cannot run) and warning (it can, but probably not as meant), each with
-its class, the ids involved, the CSV line, and a hint how to fix it in Lucid.
-readme/lint.md lists the classes.
+		Use:   "lint CHART...",
+		Short: "Check charts for errors and warnings",
+		Long: `Lint imports each CHART (a file, or - for stdin) and reports every error
+(the chart cannot run) and warning (it can, but probably not as meant), each
+with its class, the ids involved, the line of the file, and a hint how to fix
+it. readme/lint.md lists the classes.
 
-Exit status: 0 when there are no errors (warnings allowed), 3 when there
-are, or when the chart cannot be read.`,
-		Args: oneChart,
+Exit status: 0 when no chart has errors (warnings allowed), 3 when one has,
+or cannot be read; every chart is linted either way.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return &UsageError{Err: errors.New("lint takes one or more chart files (or - for stdin), got none"), Cmd: cmd.CommandPath()}
+			}
+			if n := slices.Index(args, "-"); n >= 0 && slices.Index(args[n+1:], "-") >= 0 {
+				return &UsageError{Err: errors.New("lint reads stdin (-) once"), Cmd: cmd.CommandPath()}
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.lint(args[0], o)
+			return a.lintAll(args, o)
 		},
 	}
 	o.register(cmd.Flags())
-	cmd.Flags().BoolVar(&o.json, "json", false, "print the findings as JSON")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print the findings as JSON: one document per chart")
 	return cmd
+}
+
+// lintAll lints each chart in turn, as go vet does its packages: a chart
+// that cannot be read is reported and the next one linted. A usage or
+// settings error stops them all.
+func (a *App) lintAll(paths []string, o lintOptions) error {
+	if len(paths) == 1 {
+		return a.lint(paths[0], o)
+	}
+	var failed error
+	for _, path := range paths {
+		err := a.lint(path, o)
+		switch code := exitCode(err); {
+		case err == nil:
+		case code == types.ExitChart:
+			var chart *ChartError
+			if !errors.As(err, &chart) {
+				// unreadable: said here, as the next chart goes on
+				a.printError(err)
+				if o.json {
+					_ = writeJSON(a.maskedOut(true), lintReport{FormatVersion: types.FormatVersion, Source: path,
+						Errors: []types.Diagnostic{}, Warnings: []types.Diagnostic{}, Error: err.Error()})
+				}
+			}
+			failed = exitStatus(types.ExitChart)
+		default:
+			return err
+		}
+	}
+	return failed
 }
 
 func (a *App) lint(path string, o lintOptions) error {
