@@ -2,7 +2,6 @@ package types
 
 import (
 	"encoding/json"
-	"fmt"
 	"strings"
 )
 
@@ -121,7 +120,7 @@ func (n Node) Describe() string {
 	if t == "" {
 		return n.ID
 	}
-	return fmt.Sprintf("%s %q", n.ID, t)
+	return n.ID + " " + Quote(t)
 }
 
 // Metadata is a node's custom data. A node without any has a nil map, which

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Excerpt is the first line of text, cut at max runes; "…" marks what was
@@ -140,4 +141,37 @@ func ContextMode(s string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// Quote puts a text in double quotes for people to read: unlike %q it
+// leaves quotes, backslashes and every printable character as they are
+// (`"echo "hi""`, not `"echo \"hi\""`), and spells only what a terminal
+// would act on or hide: control characters as \n, \t, \r or \xNN, and
+// bytes that are not UTF-8 as \xNN.
+func Quote(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte('"')
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size <= 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r == 0x2028 || r == 0x2029 || r == 0x200e || r == 0x200f || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069):
+			fmt.Fprintf(&b, `\u%04x`, r) // line separators and bidi controls reorder or break a line
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	b.WriteByte('"')
+	return b.String()
 }

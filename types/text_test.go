@@ -87,3 +87,20 @@ func TestByteBounds(t *testing.T) {
 		}
 	}
 }
+
+func TestQuote(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{`make test; echo "exit $?"`, `"make test; echo "exit $?""`},
+		{`C:\temp\out`, `"C:\temp\out"`},
+		{"café → ✓", `"café → ✓"`},
+		{"a\tb\nc\r", `"a\tb\nc\r"`},
+		{"bell\x07 esc\x1b[2J", `"bell\x07 esc\x1b[2J"`},
+		{"bad \xff byte", `"bad \xff byte"`},
+		{"rtl \u202e override", `"rtl \u202e override"`},
+		{"", `""`},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, types.Quote(tt.in), "Quote(%q)", tt.in)
+	}
+}

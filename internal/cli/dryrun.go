@@ -131,7 +131,7 @@ func (d *dryRun) NodeStarted(n *types.ProcessedNode, visit int) {
 	if visit > 1 {
 		again = fmt.Sprintf(" (visit %d)", visit)
 	}
-	fmt.Fprintf(d.w, "step %d · node %s %q%s · %s · %s\n", d.steps, n.ID, types.Excerpt(n.Text, 60), again, n.Role, n.CLI)
+	fmt.Fprintf(d.w, "step %d · node %s %s%s · %s · %s\n", d.steps, n.ID, types.Quote(types.Excerpt(n.Text, 60)), again, n.Role, n.CLI)
 	if n.Retries > 0 && n.RetryCLI != n.CLI {
 		fmt.Fprintf(d.w, "  retries: up to %s with %s, not %s\n", types.Plural(n.Retries, "retry"), n.RetryCLI, n.CLI)
 	}
@@ -151,7 +151,7 @@ func (d *dryRun) NodeFinished(r *run.NodeResult) {
 		return
 	}
 	i, _ := d.c.Graph.Index(r.Next)
-	fmt.Fprintf(d.w, "  next: %s %q\n", r.Next, types.Excerpt(d.c.Doc.Nodes[i].Text, 60))
+	fmt.Fprintf(d.w, "  next: %s %s\n", r.Next, types.Quote(types.Excerpt(d.c.Doc.Nodes[i].Text, 60)))
 }
 
 // finished prints the path and where the run would end.

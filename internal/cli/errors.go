@@ -26,6 +26,7 @@ func (e *UsageError) Unwrap() error { return e.Err }
 type ChartError struct {
 	Source string // the chart's name in messages ("stdin" for -)
 	Path   string // as given on the command line
+	Format string // csv, json or yaml
 	Count  int
 	Quiet  bool
 	// Diags are the errors, for --json (errorJSON).
@@ -120,7 +121,7 @@ func errorText(err error) (msgs, hints []string) {
 	case errors.As(err, &changed):
 		hint = "the steps it took may not be the chart's now: start a new run with dtree run, or go on all the same with --force"
 	case errors.As(err, &chart):
-		hint = fmt.Sprintf("fix the errors above in the chart and export it again; 'dtree lint %s' lists them", chart.Path)
+		hint = chartFixHint(chart)
 	}
 	for _, h := range strings.Split(hint, "\n") {
 		if h != "" {
@@ -156,4 +157,17 @@ func newErrorReport(err error) errorReport {
 		r.Chart, r.Diagnostics = chart.Source, chart.Diags
 	}
 	return r
+}
+
+// chartFixHint says where a chart's errors are mended: in Lucid for its
+// exports, in the file for YAML, and for a chart on stdin in what sent it.
+func chartFixHint(e *ChartError) string {
+	fix := "fix the errors above in Lucid and export the chart again"
+	if e.Format == document.FormatYAML {
+		fix = "fix the errors above in the chart"
+	}
+	if e.Path == "-" {
+		return fix + "; pipe it to 'dtree lint -' to list them"
+	}
+	return fmt.Sprintf("%s; 'dtree lint %s' lists them", fix, shellJoin([]string{e.Path}))
 }

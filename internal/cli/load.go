@@ -147,7 +147,7 @@ func (a *App) checkPage(c *chart.Chart, path string, page *types.Page, quiet boo
 	}
 	if len(errs) > 0 {
 		show(a.Err, c.Doc.Source, "error", errs)
-		return &ChartError{Source: c.Doc.Source, Path: path, Count: len(errs), Diags: errs}
+		return &ChartError{Source: c.Doc.Source, Path: path, Format: c.Doc.Format, Count: len(errs), Diags: errs}
 	}
 	return nil
 }

@@ -193,7 +193,7 @@ func (p *progress) NodeStarted(n *types.ProcessedNode, visit int) {
 		again = fmt.Sprintf(" (visit %d)", visit)
 	}
 	line := fmt.Sprintf("→ %s %s [%s, %s]%s", n.ID, types.Excerpt(n.Text, 60), n.Role, n.CLI, again)
-	node := fmt.Sprintf("node %s %q", n.ID, types.Excerpt(n.Text, 60))
+	node := fmt.Sprintf("node %s %s", n.ID, types.Quote(types.Excerpt(n.Text, 60)))
 	p.node.Store(&node)
 	if p.actions {
 		p.line = n.Line

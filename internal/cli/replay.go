@@ -74,7 +74,7 @@ func givenFlags(fs *pflag.FlagSet, names ...string) []string {
 // matched, and a CI check would want to know.
 func warnUnused(w io.Writer, r *replay.Runner) {
 	for _, l := range r.Unused() {
-		fmt.Fprintf(w, "dtree: warning: %s:%d: node %s %q: %s not used by this run\n", r.Answers(), l.Line, l.ID, types.Excerpt(l.Text, 60), types.Plural(l.Left, "reply"))
+		fmt.Fprintf(w, "dtree: warning: %s:%d: node %s %s: %s not used by this run\n", r.Answers(), l.Line, l.ID, types.Quote(types.Excerpt(l.Text, 60)), types.Plural(l.Left, "reply"))
 	}
 }
 

@@ -259,7 +259,7 @@ func resumeLine(runID string, r *run.Carried, c *chart.Chart) string {
 	if r.At != "" {
 		at = "node " + r.At
 		if i, ok := c.Graph.Index(r.At); ok {
-			at += " " + strconv.Quote(types.Excerpt(firstLineOf(c.Nodes[i].Text), 60))
+			at += " " + types.Quote(types.Excerpt(firstLineOf(c.Nodes[i].Text), 60))
 		}
 	}
 	return fmt.Sprintf("dtree: run %s goes on from run %s at %s: %s taken from it, no agent called for them",

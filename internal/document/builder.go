@@ -761,7 +761,7 @@ func quoteList(s []string) string {
 			q = append(q, fmt.Sprintf("and %d more", len(s)-maxListed))
 			break
 		}
-		q = append(q, fmt.Sprintf("%q", types.Excerpt(v, maxQuoted)))
+		q = append(q, types.Quote(types.Excerpt(v, maxQuoted)))
 	}
 	return strings.Join(q, ", ")
 }

@@ -82,6 +82,14 @@ func Read(path, format string, stdin io.Reader) (*types.Document, error) {
 		return nil, &UnreadableError{Path: name, Err: err}
 	}
 	doc.Source = name
+	if path == "-" {
+		// Nothing to export again: what pipes the chart in sent nothing.
+		for i := range doc.Errors {
+			if doc.Errors[i].Class == "empty_chart" {
+				doc.Errors[i].Hint = "nothing came on stdin: check the command that pipes the chart in, or pass the chart's file instead of -"
+			}
+		}
+	}
 	return doc, nil
 }
 

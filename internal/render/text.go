@@ -7,7 +7,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/dtree-dev/dtree/internal/chart"
@@ -175,7 +174,7 @@ func (o *outliner) line(i int) string {
 		facts[0] += " (" + n.Shape + " shape)"
 	}
 	if n.Command != "" {
-		facts = append(facts, "command "+strconv.Quote(types.Excerpt(n.Command, 40)))
+		facts = append(facts, "command "+types.Quote(types.Excerpt(n.Command, 40)))
 		if n.Retries > 0 {
 			facts = append(facts, fmt.Sprintf("retries %d", n.Retries))
 		}

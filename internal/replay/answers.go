@@ -210,7 +210,7 @@ func (a *Answers) Resolve(find Finder, info func(id string) (text, role string),
 		by[id] = e.Line
 		text, role := info(id)
 		if role == types.RoleTerminator {
-			errs = append(errs, &FileError{Path: a.Path, Line: e.Line, Msg: fmt.Sprintf("node %s %q is a terminator: it never reaches an agent, so it takes no replies", id, types.Excerpt(text, 60))})
+			errs = append(errs, &FileError{Path: a.Path, Line: e.Line, Msg: fmt.Sprintf("node %s %s is a terminator: it never reaches an agent, so it takes no replies", id, types.Quote(types.Excerpt(text, 60)))})
 			continue
 		}
 		nodes[id] = &Node{Text: text, Decision: role == types.RoleDecision, Replies: e.Replies, Line: e.Line}

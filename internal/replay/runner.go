@@ -98,7 +98,7 @@ func (r *Runner) next(id, purpose string) (*Node, Reply, *CallError) {
 		if node == nil || n >= len(node.Replies) {
 			text := ""
 			if node != nil {
-				text = fmt.Sprintf(" %q", types.Excerpt(node.Text, 60))
+				text = " " + types.Quote(types.Excerpt(node.Text, 60))
 			}
 			return nil, Reply{}, &CallError{Node: id, End: true, Msg: fmt.Sprintf(
 				"replay: has no reply left for node %s%s in %s: the run it was recorded from, %s, was %s before this %s call was answered, so the recording ends here",
@@ -109,7 +109,7 @@ func (r *Runner) next(id, purpose string) (*Node, Reply, *CallError) {
 	case node == nil:
 		return fail("node %s has no replies in %s; add a list under %q", id, r.plan.Answers, id)
 	case len(node.Replies) == 0:
-		return fail("node %s %q has no replies in %s; add a list under %q", id, types.Excerpt(node.Text, 60), r.plan.Answers, id)
+		return fail("node %s %s has no replies in %s; add a list under %q", id, types.Quote(types.Excerpt(node.Text, 60)), r.plan.Answers, id)
 	}
 	r.mu.Lock()
 	n := r.used[id]
@@ -122,8 +122,8 @@ func (r *Runner) next(id, purpose string) (*Node, Reply, *CallError) {
 		if len(node.Replies) == 1 {
 			spent = fmt.Sprintf("its one reply (line %d) is used", node.Line)
 		}
-		return fail("node %s %q has no reply left in %s: %s; add one for this %s call",
-			id, types.Excerpt(node.Text, 60), r.plan.Answers, spent, purposeName(purpose))
+		return fail("node %s %s has no reply left in %s: %s; add one for this %s call",
+			id, types.Quote(types.Excerpt(node.Text, 60)), r.plan.Answers, spent, purposeName(purpose))
 	}
 	return node, node.Replies[n], nil
 }

@@ -39,7 +39,7 @@ type BudgetError struct {
 }
 
 func (e *BudgetError) Error() string {
-	msg := fmt.Sprintf("the run reached its budget before node %s %q: it spent %s of %s", e.Node, types.Excerpt(e.Text, errorTextRunes), e.Spent, e.Limit)
+	msg := fmt.Sprintf("the run reached its budget before node %s %s: it spent %s of %s", e.Node, types.Quote(types.Excerpt(e.Text, errorTextRunes)), e.Spent, e.Limit)
 	if e.Unknown > 0 {
 		msg += fmt.Sprintf(", not counting %s whose CLI reported no figures", types.Plural(e.Unknown, "call"))
 	}

@@ -96,7 +96,7 @@ type NodeFailedError struct {
 const errorTextRunes = 60
 
 func (e *NodeFailedError) Error() string {
-	return fmt.Sprintf("node %s %q failed after %s: %s", e.Node, types.Excerpt(e.Text, errorTextRunes), types.Plural(e.Attempts, "attempt"), e.Last)
+	return fmt.Sprintf("node %s %s failed after %s: %s", e.Node, types.Quote(types.Excerpt(e.Text, errorTextRunes)), types.Plural(e.Attempts, "attempt"), e.Last)
 }
 
 // LimitError is a run stopped by max_visits or --max-steps (exit 4).
@@ -109,9 +109,9 @@ type LimitError struct {
 
 func (e *LimitError) Error() string {
 	if e.Limit == "max_visits" {
-		return fmt.Sprintf("node %s %q reached its visit limit (max_visits %d): the run is looping", e.Node, types.Excerpt(e.Text, errorTextRunes), e.Value)
+		return fmt.Sprintf("node %s %s reached its visit limit (max_visits %d): the run is looping", e.Node, types.Quote(types.Excerpt(e.Text, errorTextRunes)), e.Value)
 	}
-	return fmt.Sprintf("the run reached %s (--max-steps) at node %s %q", types.Plural(e.Value, "step"), e.Node, types.Excerpt(e.Text, errorTextRunes))
+	return fmt.Sprintf("the run reached %s (--max-steps) at node %s %s", types.Plural(e.Value, "step"), e.Node, types.Quote(types.Excerpt(e.Text, errorTextRunes)))
 }
 
 // walker is one run in progress.
@@ -521,6 +521,12 @@ func (w *walker) drawPicture(ctx context.Context) {
 	}
 	path, err := w.o.Picture(ctx)
 	if err != nil {
+		switch {
+		case errors.Is(err, context.Canceled):
+			err = errors.New("interrupted")
+		case errors.Is(err, context.DeadlineExceeded):
+			err = fmt.Errorf("not done within %s of the interrupt", PictureGrace)
+		}
 		if w.sum.LogError == "" {
 			w.sum.LogError = "draw the run: " + err.Error()
 		}
