@@ -31,7 +31,11 @@ func (a *App) newCLIs() *cobra.Command {
 the settings: its binary, whether it is on PATH and its version (when
 --version answers within 10 seconds; all are asked at once), whether one of its API key variables is
 set, how it takes the prompt, what usage it reports, and its model flag.
-readme/clis.md describes each built-in.`,
+'dtree docs clis' describes each built-in.
+
+Docs: dtree docs clis`,
+		Example: `  dtree clis
+  dtree clis --json | jq -r '.clis[] | select(.installed) | .name' `,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.clis(cmd.Context(), o)

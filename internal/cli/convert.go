@@ -31,9 +31,14 @@ Lucid API JSON, a CSV in the layout of Lucid's export, a Mermaid flowchart or a
 Graphviz DOT graph: on stdout, or atomically to -o FILE. Without --to the
 format comes from FILE's extension. The graph, texts, tags and metadata are
 kept; what a format cannot hold (tags in JSON, swim lanes, comments) is
-named on stderr. readme/convert.md describes each format.
+named on stderr. 'dtree docs convert' describes each format.
 
-A chart with errors prints them on stderr and exits 3, as inspect does.`,
+A chart with errors prints them on stderr and exits 3, as inspect does.
+
+Docs: dtree docs convert`,
+		Example: `  dtree convert --to yaml chart.csv -o chart.yaml
+  dtree convert chart.yaml -o chart.json
+  dtree convert --to csv chart.json > chart.csv`,
 		Args: oneChart,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.convert(cmd.Context(), args[0], o)

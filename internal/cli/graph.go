@@ -42,9 +42,14 @@ in every command (--format mermaid, the old spelling, is taken as --to).
 With --run, the run's nodes and the edges it took are marked, with visit
 and retry counts and the node where it failed or stopped; RUN is a run id
 under log_dir (--log-dir), latest, or a run directory. Only the run's page
-is drawn unless --page says otherwise. readme/graph.md has examples.
+is drawn unless --page says otherwise. 'dtree docs graph' has examples.
 
-A chart with errors prints them on stderr and exits 3, as inspect does.`,
+A chart with errors prints them on stderr and exits 3, as inspect does.
+
+Docs: dtree docs graph`,
+		Example: `  dtree graph chart.csv
+  dtree graph --run latest chart.csv -o run.svg
+  dtree graph --to dot chart.csv | dot -Tpng -o chart.png`,
 		Args: oneChart,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.graph(cmd.Context(), args[0], o)

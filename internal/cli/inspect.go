@@ -21,8 +21,13 @@ func (a *App) newInspect() *cobra.Command {
 start of each page: every node with how it will run, branch labels, and a
 merge or loop as a reference back to a node already shown.
 
-With --json it prints the normalized document instead (readme/inspect.md
-describes it). A chart with errors prints them on stderr and exits 3.`,
+With --json it prints the normalized document instead ('dtree docs inspect'
+describes it). A chart with errors prints them on stderr and exits 3.
+
+Docs: dtree docs inspect`,
+		Example: `  dtree inspect chart.csv
+  dtree inspect --page Main chart.json
+  dtree inspect --json chart.yaml | jq '.pages[0].nodes[] | .id' `,
 		Args: oneChart,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.inspect(args[0], o)

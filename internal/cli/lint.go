@@ -33,10 +33,15 @@ func (a *App) newLint() *cobra.Command {
 		Long: `Lint imports each CHART (a file, or - for stdin) and reports every error
 (the chart cannot run) and warning (it can, but probably not as meant), each
 with its class, the ids involved, the line of the file, and a hint how to fix
-it. readme/lint.md lists the classes.
+it. 'dtree docs lint' lists the classes.
 
 Exit status: 0 when no chart has errors (warnings allowed), 3 when one has,
-or cannot be read; every chart is linted either way.`,
+or cannot be read; every chart is linted either way.
+
+Docs: dtree docs lint`,
+		Example: `  dtree lint chart.csv
+  dtree lint flows/*.csv flows/*.yaml
+  dtree lint --json chart.csv | jq -r '.errors[].class' `,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return &UsageError{Err: errors.New("lint takes one or more chart files (or - for stdin), got none"), Cmd: cmd.CommandPath()}

@@ -52,7 +52,12 @@ refused when its graph changed since (exit 3) unless --force. Settings,
 variables and the run's flags are the run's own unless given again.
 
 Exit status: as dtree run's; 2 also when there is no such run, it is still
-going, or it got to its end and --from names no step to go back to.`,
+going, or it got to its end and --from names no step to go back to.
+
+Docs: dtree docs resume`,
+		Example: `  dtree resume                   # the latest run
+  dtree resume 20261125T083512Z-dfaa7a
+  dtree resume latest --from 7   # run node 7 and what follows again`,
 		Args:        cobra.MaximumNArgs(1),
 		Annotations: map[string]string{gracefulInterrupt: "yes"},
 		RunE: func(cmd *cobra.Command, args []string) error {

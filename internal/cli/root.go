@@ -185,7 +185,13 @@ func (a *App) newRoot() *cobra.Command {
 		Short: "Run flowcharts as LLM agent workflows",
 		Long: `dtree runs a flowchart (a Lucidchart CSV export, Lucid API JSON, or a chart
 written in dtree's YAML) as an agent workflow: each step is sent to an agent
-CLI, decisions pick a labelled branch, results are validated and retried.`,
+CLI, decisions pick a labelled branch, results are validated and retried.
+
+Its documentation is built in: 'dtree docs' lists the topics.`,
+		Example: `  dtree lint chart.csv                         # check a Lucid export
+  dtree run --dry-run chart.csv                # every agent call, none made
+  dtree run chart.csv                          # run it with Claude Code
+  dtree docs run                               # how a run goes`,
 		Version:       version(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
@@ -209,6 +215,6 @@ CLI, decisions pick a labelled branch, results are validated and retried.`,
 	root.DisableSuggestions = true // unknownCommand suggests, in dtree's words
 	root.AddCommand(a.newVersion(), a.newInspect(), a.newLint(), a.newRun(), a.newResume(), a.newSettings())
 	root.AddCommand(a.newConvert(), a.newGraph())
-	root.AddCommand(a.newCLIs())
+	root.AddCommand(a.newCLIs(), a.newDocs())
 	return root
 }

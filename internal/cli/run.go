@@ -71,7 +71,14 @@ when it fails. Every step is logged as it happens under --log-dir.
 Exit status: 0 the run finished; 1 a node failed after its attempts; 2 a
 usage or settings error, a CLI the chart needs is not installed, or the
 run's logs cannot be written (a full disk); 3 the chart has errors; 4 a
-node's max_visits or --max-steps was reached; 130 interrupted.`,
+node's max_visits or --max-steps was reached; 130 interrupted.
+
+Docs: dtree docs run`,
+		Example: `  dtree run chart.csv
+  dtree run --dry-run chart.csv | less         # every call, none made
+  dtree run chart.csv --answers answers.yaml   # the replay agent, no model
+  dtree run --cli codex --retries 1 --max-cost 2 chart.csv
+  dtree run --json chart.csv > summary.json`,
 		Args:        oneChart,
 		Annotations: map[string]string{gracefulInterrupt: "yes"},
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -391,14 +398,14 @@ func (a *App) runSettings(o runOptions, fs *pflag.FlagSet, lo settings.LoadOptio
 	}
 	if o.answers == "" && !o.dryRun && s.DefaultCLI == agent.ReplayName {
 		return nil, &UsageError{Err: fmt.Errorf("the replay agent needs --answers FILE (default_cli is replay, from %s)", s.Sources[settings.KeyDefaultCLI]),
-			Hint: "a run's answers.yaml (in its log directory) replays it; readme/replay.md says how to write one"}
+			Hint: "a run's answers.yaml (in its log directory) replays it; 'dtree docs replay' says how to write one"}
 	}
 	if o.maxSteps < 1 {
 		return nil, &UsageError{Err: fmt.Errorf("--max-steps %d: must be 1 or more", o.maxSteps)}
 	}
 	if _, ok := types.ContextMode(o.context); o.context != "" && !ok {
 		return nil, &UsageError{Err: fmt.Errorf("--context %q: not one of %s", o.context, strings.Join(types.ContextModes, ", ")),
-			Hint: "path gives each prompt every step so far, previous the step before, none nothing (readme/context.md)"}
+			Hint: "path gives each prompt every step so far, previous the step before, none nothing ('dtree docs context')"}
 	}
 	return s, nil
 }

@@ -33,7 +33,13 @@ A setting comes from, highest first: a flag of dtree run, a DTREE_*
 environment variable (DTREE_DEFAULT_CLI), the project file (--config FILE,
 or ./dtree.yaml), the user file, the built-in default. get and list show the
 effective settings here; set and unset change only the user file. Custom
-CLIs (clis:) are edited in the file. readme/settings.md describes them all.`,
+CLIs (clis:) are edited in the file. 'dtree docs settings' describes them all.
+
+Docs: dtree docs settings`,
+		Example: `  dtree settings list
+  dtree settings set default_cli codex
+  dtree settings get log_dir
+  dtree settings unset default_cli`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
@@ -54,8 +60,10 @@ CLIs (clis:) are edited in the file. readme/settings.md describes them all.`,
 		return settings.KeyNames(), cobra.ShellCompDirectiveNoFileComp
 	}
 	get := &cobra.Command{
-		Use:               "get KEY",
-		Short:             "Print the value of a setting that applies here",
+		Use:   "get KEY",
+		Short: "Print the value of a setting that applies here",
+		Example: `  dtree settings get default_cli
+  dtree settings get clis`,
 		Args:              nArgs(1, "a KEY"),
 		ValidArgsFunction: keyArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -63,8 +71,10 @@ CLIs (clis:) are edited in the file. readme/settings.md describes them all.`,
 		},
 	}
 	set := &cobra.Command{
-		Use:               "set KEY VALUE",
-		Short:             "Set a setting in the user file",
+		Use:   "set KEY VALUE",
+		Short: "Set a setting in the user file",
+		Example: `  dtree settings set default_cli codex
+  dtree settings set default_timeout 15m`,
 		Args:              nArgs(2, "a KEY and a VALUE"),
 		ValidArgsFunction: keyArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -76,6 +86,7 @@ CLIs (clis:) are edited in the file. readme/settings.md describes them all.`,
 	unset := &cobra.Command{
 		Use:               "unset KEY",
 		Short:             "Remove a setting from the user file",
+		Example:           `  dtree settings unset default_timeout`,
 		Args:              nArgs(1, "a KEY"),
 		ValidArgsFunction: keyArg,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -85,16 +96,19 @@ CLIs (clis:) are edited in the file. readme/settings.md describes them all.`,
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List every setting that applies here and where it comes from",
-		Args:  nArgs(0, "no arguments"),
+		Example: `  dtree settings list
+  dtree settings list --json`,
+		Args: nArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.settingsList(o)
 		},
 	}
 	list.Flags().BoolVar(&o.json, "json", false, "print the settings as JSON")
 	path := &cobra.Command{
-		Use:   "path",
-		Short: "Print the path of the user file",
-		Args:  nArgs(0, "no arguments"),
+		Use:     "path",
+		Short:   "Print the path of the user file",
+		Example: `  $EDITOR "$(dtree settings path)"`,
+		Args:    nArgs(0, "no arguments"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p, err := a.userFile()
 			if err == nil {
@@ -159,9 +173,9 @@ func (a *App) userFile() (string, error) {
 func (a *App) checkKey(key string, clisOK bool) (string, error) {
 	k := strings.ToLower(strings.TrimSpace(key))
 	if k == settings.KeyCLIs && !clisOK {
-		hint := "edit the user file; readme/settings.md describes a CLI definition"
+		hint := "edit the user file; 'dtree docs settings' describes a CLI definition"
 		if p, err := a.userFile(); err == nil {
-			hint = fmt.Sprintf("edit %s; readme/settings.md describes a CLI definition", p)
+			hint = fmt.Sprintf("edit %s; 'dtree docs settings' describes a CLI definition", p)
 		}
 		return "", &UsageError{Err: errors.New("clis holds custom CLI definitions, which are edited in the file"), Hint: hint}
 	}

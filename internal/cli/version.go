@@ -30,7 +30,9 @@ func (a *App) newVersion() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print dtree's version",
-		Args:  cobra.NoArgs,
+		Example: `  dtree version
+  dtree --version`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			_, err := fmt.Fprintf(a.Out, "dtree %s\n", version())
 			return err

@@ -45,7 +45,7 @@ var yamlHints = map[string]string{
 	"duplicate_line":         "delete one of the two",
 	"ambiguous_root":         "mark exactly one node of the page kind: start, or connect or delete the other nodes that no next: or branches: leads to",
 	"no_root":                "add a node with kind: start and next: the first step",
-	"empty_chart":            "list the steps under nodes: (readme/yaml-charts.md)",
+	"empty_chart":            "list the steps under nodes: ('dtree docs yaml-charts')",
 	// lint
 	"branching_terminator":   "give the start one next: to a node with kind: decision, and list the branches there",
 	"end_with_outgoing_line": "remove next: (or branches:) from the end, or set kind: process if the run should go on",
@@ -69,7 +69,7 @@ func Localize(format string, diags []types.Diagnostic) {
 	}
 }
 
-const yamlHint = "see readme/yaml-charts.md for the keys a chart takes"
+const yamlHint = "see 'dtree docs yaml-charts' for the keys a chart takes"
 
 // FromYAML reads a chart in dtree's YAML format (readme/yaml-charts.md).
 // The nodes and their next: and branches: go through the same graph rules

@@ -66,7 +66,7 @@ func FormulaWarning(doc *types.Document) string {
 	if count > len(cells) {
 		list += fmt.Sprintf(" and %d more", count-len(cells))
 	}
-	return fmt.Sprintf("%s of the CSV start with =, +, -, @, a tab or a carriage return, which a spreadsheet may run as a formula: %s. Lucid reads them as text; before opening the file in a spreadsheet, see readme/convert.md#formula-cells",
+	return fmt.Sprintf("%s of the CSV start with =, +, -, @, a tab or a carriage return, which a spreadsheet may run as a formula: %s. Lucid reads them as text; before opening the file in a spreadsheet, see its section Formula cells in 'dtree docs convert'",
 		types.Plural(count, "cell"), list)
 }
 

@@ -21,7 +21,7 @@ func TestFormulaWarning(t *testing.T) {
 	for i := range doc.Edges {
 		doc.Edges[i].Label = ""
 	}
-	assert.Equal(t, `5 cells of the CSV start with =, +, -, @, a tab or a carriage return, which a spreadsheet may run as a formula: node n1's text, node n3's text, node n4's text, node n5's text, node n6's text. Lucid reads them as text; before opening the file in a spreadsheet, see readme/convert.md#formula-cells`,
+	assert.Equal(t, `5 cells of the CSV start with =, +, -, @, a tab or a carriage return, which a spreadsheet may run as a formula: node n1's text, node n3's text, node n4's text, node n5's text, node n6's text. Lucid reads them as text; before opening the file in a spreadsheet, see its section Formula cells in 'dtree docs convert'`,
 		export.FormulaWarning(doc))
 	var buf bytes.Buffer
 	_, err := export.CSV(&buf, doc)

@@ -51,7 +51,7 @@ func readCLIs(n *yaml.Node, src Source) ([]customCLI, error) {
 	at := func(line int) Source { s := src; s.Line = line; return s }
 	if n.Kind != yaml.MappingNode {
 		return nil, &Error{Source: at(n.Line), Key: KeyCLIs, Err: errors.New("must be a mapping of CLI names to their definitions"),
-			Hint: "write clis: then, indented, a name and under it binary:, args: and so on; readme/settings.md shows the format"}
+			Hint: "write clis: then, indented, a name and under it binary:, args: and so on; 'dtree docs settings' shows the format"}
 	}
 	var out []customCLI
 	seen := map[string]string{} // folded name -> as written
@@ -82,7 +82,7 @@ func readCLIs(n *yaml.Node, src Source) ([]customCLI, error) {
 // nameLine.
 func readCLI(n *yaml.Node, key string, nameLine int, at func(int) Source) (agent.Definition, error) {
 	var def agent.Definition
-	fix := "readme/settings.md describes a CLI definition"
+	fix := "'dtree docs settings' describes a CLI definition"
 	if n.Kind != yaml.MappingNode {
 		return def, &Error{Source: at(nameLine), Key: key, Err: errors.New("must be a mapping of fields (binary:, args:, …)"), Hint: fix}
 	}

@@ -112,7 +112,7 @@ func (f *UserFile) Set(key, value string) error {
 		// Every later run would stop at "the replay agent needs
 		// --answers FILE"; a run given one picks replay itself.
 		return &Error{Key: key, Err: errors.New("replay answers only from an answers file, which a setting cannot give, so every run would fail"),
-			Hint: "pass --answers FILE to dtree run instead: it answers every node with the replay agent, whatever the settings say (readme/replay.md)"}
+			Hint: "pass --answers FILE to dtree run instead: it answers every node with the replay agent, whatever the settings say ('dtree docs replay')"}
 	}
 	node := &yaml.Node{Kind: yaml.ScalarNode, Value: val, Tag: "!!str"}
 	switch k.kind {

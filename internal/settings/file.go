@@ -63,7 +63,7 @@ func parseYAML(data []byte, src Source) (doc, root *yaml.Node, err error) {
 			where = fmt.Sprintf("line %d of %s", src.Line, src.Name)
 		}
 		return nil, nil, &Error{Source: src, Err: fmt.Errorf("not valid YAML: %s", msg),
-			Hint: fmt.Sprintf("fix the YAML at %s; readme/settings.md shows the format", where)}
+			Hint: fmt.Sprintf("fix the YAML at %s; 'dtree docs settings' shows the format", where)}
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
 		return doc, nil, nil
@@ -75,7 +75,7 @@ func parseYAML(data []byte, src Source) (doc, root *yaml.Node, err error) {
 	case root.Kind != yaml.MappingNode:
 		src.Line = root.Line
 		return nil, nil, &Error{Source: src, Err: errors.New("the file is not a YAML mapping of settings"),
-			Hint: "write one setting a line, as key: value (default_cli: codex); readme/settings.md shows the format"}
+			Hint: "write one setting a line, as key: value (default_cli: codex); 'dtree docs settings' shows the format"}
 	}
 	return doc, root, nil
 }
@@ -138,10 +138,10 @@ func chartKey(root *yaml.Node) string {
 func chartError(src Source, key string) *Error {
 	if src.Layer == LayerProject && filepath.Base(src.Name) == "dtree.yaml" {
 		return &Error{Source: src, Err: fmt.Errorf("this is a chart (it has %s:), but dtree reads ./dtree.yaml as its settings file", key),
-			Hint: "rename the chart (mv dtree.yaml chart.yaml) and run it by its new name; ./dtree.yaml is for settings (readme/settings.md), or pass --config to read settings from elsewhere"}
+			Hint: "rename the chart (mv dtree.yaml chart.yaml) and run it by its new name; ./dtree.yaml is for settings ('dtree docs settings'), or pass --config to read settings from elsewhere"}
 	}
 	return &Error{Source: src, Err: fmt.Errorf("this is a chart (it has %s:), not a settings file", key),
-		Hint: "--config takes a settings file (readme/settings.md); the chart is the command's argument"}
+		Hint: "--config takes a settings file ('dtree docs settings'); the chart is the command's argument"}
 }
 
 func isNull(n *yaml.Node) bool {
