@@ -216,5 +216,17 @@ Its documentation is built in: 'dtree docs' lists the topics.`,
 	root.AddCommand(a.newVersion(), a.newInspect(), a.newLint(), a.newRun(), a.newResume(), a.newSettings())
 	root.AddCommand(a.newConvert(), a.newGraph())
 	root.AddCommand(a.newCLIs(), a.newDocs())
+	for _, c := range root.Commands() {
+		switch c.Name() {
+		case "run", "inspect", "graph", "convert":
+			c.ValidArgsFunction = completeChart(false)
+		case "lint":
+			c.ValidArgsFunction = completeChart(true)
+		case "resume":
+			c.ValidArgsFunction = a.completeRun
+		}
+		a.registerCompletions(c)
+	}
+	a.strictCompletion(root)
 	return root
 }

@@ -53,19 +53,13 @@ Docs: dtree docs settings`,
 		},
 	}
 	cmd.PersistentFlags().StringVar(&o.config, "config", "", "read this settings file instead of ./dtree.yaml (get, list)")
-	keyArg := func(_ *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
-		if len(args) > 0 {
-			return nil, cobra.ShellCompDirectiveNoFileComp
-		}
-		return settings.KeyNames(), cobra.ShellCompDirectiveNoFileComp
-	}
 	get := &cobra.Command{
 		Use:   "get KEY",
 		Short: "Print the value of a setting that applies here",
 		Example: `  dtree settings get default_cli
   dtree settings get clis`,
 		Args:              nArgs(1, "a KEY"),
-		ValidArgsFunction: keyArg,
+		ValidArgsFunction: a.completeSetting(false, true),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.settingsGet(args[0], o)
 		},
@@ -76,7 +70,7 @@ Docs: dtree docs settings`,
 		Example: `  dtree settings set default_cli codex
   dtree settings set default_timeout 15m`,
 		Args:              nArgs(2, "a KEY and a VALUE"),
-		ValidArgsFunction: keyArg,
+		ValidArgsFunction: a.completeSetting(true, false),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.settingsSet(args[0], args[1], o)
 		},
@@ -88,7 +82,7 @@ Docs: dtree docs settings`,
 		Short:             "Remove a setting from the user file",
 		Example:           `  dtree settings unset default_timeout`,
 		Args:              nArgs(1, "a KEY"),
-		ValidArgsFunction: keyArg,
+		ValidArgsFunction: a.completeSetting(false, false),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.settingsUnset(args[0])
 		},

@@ -216,3 +216,18 @@ func (k Key) hint(names agent.Names) string {
 	}
 	return ""
 }
+
+// Values are the values the setting takes when they are few (true and
+// false), for completion; nil otherwise.
+func (k Key) Values() []string {
+	if k.kind == kindBool {
+		return []string{"true", "false"}
+	}
+	return nil
+}
+
+// IsCLI reports whether the setting names a CLI.
+func (k Key) IsCLI() bool { return k.kind == kindCLI || k.kind == kindCLIOrEmpty }
+
+// IsPath reports whether the setting is a path: a directory or a file.
+func (k Key) IsPath() bool { return k.kind == kindPath || k.kind == kindFileOrEmpty }
