@@ -5,14 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/dtree-dev/dtree/internal/agent"
 	"github.com/dtree-dev/dtree/internal/chart"
 	"github.com/dtree-dev/dtree/internal/export"
+	"github.com/dtree-dev/dtree/internal/nodeconf"
+	"github.com/dtree-dev/dtree/internal/settings"
+	"github.com/dtree-dev/dtree/types"
 )
 
 type convertOptions struct {
@@ -100,7 +105,14 @@ func (a *App) convert(ctx context.Context, path string, o convertOptions) error 
 		case "yaml":
 			dropped, err = export.YAML(w, c.Doc)
 		case "json":
-			dropped, err = export.JSON(w, c.Doc)
+			doc, carried, cerr := a.tagsAsMetadata(c.Doc, o.config)
+			if cerr != nil {
+				return cerr
+			}
+			if dropped, err = export.JSON(w, doc); carried > 0 {
+				dropped = append(dropped, fmt.Sprintf("JSON has no tags: the CLI and NoValidation tags of %s are custom data cli and validate instead, which mean the same",
+					types.Plural(carried, "node")))
+			}
 		case "csv":
 			dropped, err = export.CSV(w, c.Doc)
 		default:
@@ -173,4 +185,34 @@ func exportError(err error, to string) error {
 		return &UsageError{Err: fmt.Errorf("cannot write CSV: %w", err), Hint: "rename the metadata key, or convert to yaml or json, which keep any key"}
 	}
 	return fmt.Errorf("write %s: %w", to, err)
+}
+
+// tagsAsMetadata is doc with what its nodes' tags say written as custom
+// data (nodeconf.TagsAsMetadata), for Lucid's API JSON, which has no
+// tags: a node tagged codex gets cli: codex instead of losing its CLI.
+// carried counts the nodes that changed.
+func (a *App) tagsAsMetadata(doc *types.Document, config string) (*types.Document, int, error) {
+	s, err := a.settings(config, settings.ChartKeys)
+	if err != nil {
+		return nil, 0, err
+	}
+	names := agent.NewRegistry(s.CLIs).Names()
+	out := *doc
+	out.Nodes = slices.Clone(doc.Nodes)
+	carried := 0
+	for i := range out.Nodes {
+		n := &out.Nodes[i]
+		meta, rest := nodeconf.TagsAsMetadata(n, names)
+		if len(meta) == 0 {
+			continue
+		}
+		carried++
+		merged := maps.Clone(n.Metadata)
+		if merged == nil {
+			merged = types.Metadata{}
+		}
+		maps.Copy(merged, meta)
+		n.Metadata, n.Tags = merged, rest
+	}
+	return &out, carried, nil
 }

@@ -102,7 +102,7 @@ func (l *losses) node(n *types.Node, noTags bool) {
 		l.add("comments")
 	}
 	if noTags && len(n.Tags) > 0 {
-		l.add("tags (Lucid's API JSON has none; set custom data cli or validate instead)")
+		l.add("tags that name no CLI and are not NoValidation (Lucid's API JSON has no tags)")
 	}
 }
 

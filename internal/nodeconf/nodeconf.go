@@ -80,25 +80,22 @@ func Resolve(n *types.Node, role string, d types.Defaults, names CLINames) (type
 	var tagCLIs []string
 	for _, t := range n.Tags {
 		norm := Normalize(t)
-		if norm == "novalidation" {
+		m := readTag(t, names)
+		switch {
+		case m.noValidation:
 			validate = false
 			continue
-		}
-		// "cli:NAME" or "cli=NAME" names a CLI outright; a bare tag names
-		// one when it is a CLI's name.
-		if name, ok := cutCLITag(t); ok {
-			if c, known := names.Canonical(name); known {
-				tagCLIs = appendNew(tagCLIs, c)
-			} else if name == "" {
-				bad("unknown_cli", knownHint(), "tag %q names no CLI", t)
-			} else {
-				bad("unknown_cli", knownHint(), "tag %q names CLI %q, which dtree does not know", t, name)
-			}
+		case m.cli != "":
+			tagCLIs = appendNew(tagCLIs, m.cli)
+			continue
+		case m.cliTag && m.named == "":
+			bad("unknown_cli", knownHint(), "tag %q names no CLI", t)
+			continue
+		case m.cliTag:
+			bad("unknown_cli", knownHint(), "tag %q names CLI %q, which dtree does not know", t, m.named)
 			continue
 		}
-		if c, ok := names.Canonical(t); ok {
-			tagCLIs = appendNew(tagCLIs, c)
-		} else if near := nearCLI(norm, names); near != "" {
+		if near := nearCLI(norm, names); near != "" {
 			diag(&f.Warnings, "unknown_cli_tag", fmt.Sprintf("if the tag is meant to pick a CLI, spell it %s; %s", near, knownHint()),
 				"tag %q is not a CLI dtree knows, so it does not change the CLI; did you mean %s?", t, near)
 		}
@@ -234,6 +231,69 @@ func command(p *types.ProcessedNode, v string, meta, keys map[string]string, bad
 
 // cutCLITag splits a "cli:NAME" or "cli=NAME" tag (spaces allowed around
 // the separator).
+// tagMeaning is what one tag says: nothing, no validation, or a CLI.
+type tagMeaning struct {
+	noValidation bool
+	cli          string // the CLI it names, canonical, when known
+	cliTag       bool   // written cli:NAME or cli=NAME
+	named        string // the NAME of cli:NAME, known or not
+}
+
+// readTag reads a tag: NoValidation; "cli:NAME" or "cli=NAME", which
+// names a CLI outright; a bare tag that is a CLI's name.
+func readTag(t string, names CLINames) tagMeaning {
+	if Normalize(t) == "novalidation" {
+		return tagMeaning{noValidation: true}
+	}
+	if name, ok := cutCLITag(t); ok {
+		m := tagMeaning{cliTag: true, named: name}
+		if c, known := names.Canonical(name); known && name != "" {
+			m.cli = c
+		}
+		return m
+	}
+	if c, ok := names.Canonical(t); ok {
+		return tagMeaning{cli: c}
+	}
+	return tagMeaning{}
+}
+
+// TagsAsMetadata says in custom data what a node's tags say, for a
+// format that has no tags (Lucid's API JSON): cli for a CLI tag,
+// validate false for NoValidation, unless the node's metadata sets that
+// key itself (metadata wins over tags, as in Resolve). rest are the tags
+// that say nothing dtree reads.
+func TagsAsMetadata(n *types.Node, names CLINames) (meta map[string]string, rest []string) {
+	var clis []string
+	noValidation := false
+	for _, t := range n.Tags {
+		switch m := readTag(t, names); {
+		case m.noValidation:
+			noValidation = true
+		case m.cli != "":
+			clis = appendNew(clis, m.cli)
+		default:
+			rest = append(rest, t)
+		}
+	}
+	has := func(key string) bool {
+		for k := range n.Metadata {
+			if Normalize(k) == key {
+				return true
+			}
+		}
+		return false
+	}
+	meta = map[string]string{}
+	if len(clis) > 0 && !has(keyCLI) {
+		meta["cli"] = strings.Join(clis, ",")
+	}
+	if noValidation && !has(keyValidate) {
+		meta["validate"] = "false"
+	}
+	return meta, rest
+}
+
 func cutCLITag(tag string) (string, bool) {
 	t := strings.TrimSpace(tag)
 	if len(t) < 3 || !strings.EqualFold(t[:3], "cli") {
