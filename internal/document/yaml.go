@@ -118,6 +118,11 @@ const maxYAMLErrors = 50
 // an anchored node would otherwise be reported once per alias (up to the
 // limit, for a file of aliases of aliases).
 func (y *yamlReader) malformed(line int, format string, args ...any) {
+	y.malformedHint(line, yamlHint, format, args...)
+}
+
+// malformedHint is malformed with a hint of its own.
+func (y *yamlReader) malformedHint(line int, hint, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	if line > 0 {
 		msg = fmt.Sprintf("line %d: %s", line, msg)
@@ -133,7 +138,7 @@ func (y *yamlReader) malformed(line int, format string, args ...any) {
 	if y.bad > maxYAMLErrors {
 		return
 	}
-	y.b.errorf("malformed_yaml", nil, line, yamlHint, "%s", msg)
+	y.b.errorf("malformed_yaml", nil, line, hint, "%s", msg)
 }
 
 func (y *yamlReader) read(data []byte) {
@@ -227,7 +232,36 @@ func (y *yamlReader) read(data []byte) {
 // syntaxError reports what the YAML parser rejected.
 func (y *yamlReader) syntaxError(err error) {
 	line, msg := yamlread.Syntax(err)
+	if strings.HasPrefix(msg, "mapping values are not allowed") {
+		// Most often a text with ": " in it, which plain YAML reads as a
+		// key: the text must be quoted.
+		y.malformedHint(line, quoteHint, "not YAML: %s (a text holding \": \" must be quoted)", msg)
+		return
+	}
 	y.malformed(line, "not YAML: %s", msg)
+}
+
+// quoteHint says how to write a text YAML would read otherwise.
+const quoteHint = `quote the text (text: "Deploy: then check #ci-health") or write it as a block: text: | and the text on the lines below, indented`
+
+// textComment warns when a node's text is plain YAML followed by a
+// comment on the same line: "Post a summary in #ci-health" is the text
+// "Post a summary in" and the comment "#ci-health", and the prompt loses
+// its end without a word.
+//
+// A command is not checked: a # after a space starts a comment in the
+// shell too, so the command runs the same either way.
+func (y *yamlReader) textComment(id, key string, v *yaml.Node) {
+	if v.Kind != yaml.ScalarNode || v.Style != 0 || v.LineComment == "" {
+		return
+	}
+	var ids []string
+	if id != "" {
+		ids = []string{id}
+	}
+	y.b.warnf("yaml_comment_in_text", ids, v.Line, quoteHint,
+		"node %s: its %s ends where a YAML comment starts: it is %s, and %s is a comment; if the # belongs to the %s, quote it",
+		id, key, types.Quote(types.Excerpt(v.Value, 60)), types.Quote(types.Excerpt(v.LineComment, 40)), key)
 }
 
 // readPageEntry reads one item of pages:.
@@ -291,7 +325,7 @@ func (y *yamlReader) readNode(m *yaml.Node, page string) {
 	n := types.Node{Page: page, Tags: []string{}, TextAreas: []string{}, Comments: []string{}, Line: m.Line}
 	kind, hasID := "", false
 	var edges []yamlEdge
-	var nextKey, branchesKey, commandKey *yaml.Node
+	var nextKey, branchesKey, commandKey, textValue *yaml.Node
 	command := ""
 	y.fields(m, YAMLNodeKeys, "a node", func(key string, k, v *yaml.Node) {
 		switch key {
@@ -310,7 +344,7 @@ func (y *yamlReader) readNode(m *yaml.Node, page string) {
 			n.Shape = strings.TrimSpace(n.Shape)
 		case "text":
 			if s, ok := y.scalar(v, "text"); ok {
-				n.Text = cleanText(s)
+				n.Text, textValue = cleanText(s), v
 			}
 		case "command":
 			commandKey = k
@@ -343,6 +377,9 @@ func (y *yamlReader) readNode(m *yaml.Node, page string) {
 			n.Metadata = map[string]string{}
 		}
 		n.Metadata["command"] = command
+	}
+	if textValue != nil {
+		y.textComment(n.ID, "text", textValue)
 	}
 	if !hasID || n.ID == "" {
 		y.malformed(m.Line, "the node has no id:; give every node an id that next: and branches: can name")
