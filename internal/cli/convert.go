@@ -94,7 +94,7 @@ func (a *App) convert(ctx context.Context, path string, o convertOptions) error 
 		}
 		return err
 	}
-	c, err := a.loadClean(path, o.chartFlags, nil)
+	c, broken, err := a.loadDrawn(path, o.chartFlags, nil)
 	if err != nil {
 		return err
 	}
@@ -116,10 +116,13 @@ func (a *App) convert(ctx context.Context, path string, o convertOptions) error 
 		case "csv":
 			dropped, err = export.CSV(w, c.Doc)
 		default:
-			err = export.Picture(ctx, w, c.Doc, to, export.PictureOptions{})
+			err = export.Picture(ctx, w, c.Doc, to, export.PictureOptions{Errors: c.Errors})
 		}
 		return err
 	})
+	if err != nil && broken != nil {
+		return broken // a chart too broken to draw (no page): its errors say why
+	}
 	if err != nil {
 		return exportError(err, to)
 	}
@@ -131,27 +134,26 @@ func (a *App) convert(ctx context.Context, path string, o convertOptions) error 
 			fmt.Fprintf(a.Err, "dtree: warning: %s\n", w)
 		}
 	}
-	return nil
+	return broken
 }
 
-// loadClean reads a chart as inspect does: warnings on stderr, and a
-// chart with errors (with page: errors on that page or the whole
-// document) printed and refused.
-func (a *App) loadClean(path string, f chartFlags, page func(*chart.Chart) (string, error)) (*chart.Chart, error) {
-	c, _, err := a.load(path, f)
+// loadDrawn reads a chart for a command that shows it (inspect, graph,
+// convert): warnings on stderr, and errors (with page: those on that
+// page and the whole document's) too. A chart with errors is still shown,
+// its errors marked, so a broken export can be seen: broken is the
+// *ChartError (exit 3) the command returns once it has shown it.
+func (a *App) loadDrawn(path string, f chartFlags, page func(*chart.Chart) (string, error)) (c *chart.Chart, broken, err error) {
+	c, _, err = a.load(path, f)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sel := ""
 	if page != nil {
 		if sel, err = page(c); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	if err := a.checkPage(c, path, pageByID(c, sel), false); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return c, a.checkPage(c, path, pageByID(c, sel), false), nil
 }
 
 // output writes to stdout, or atomically to the file out.

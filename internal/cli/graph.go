@@ -96,7 +96,7 @@ func (a *App) graph(ctx context.Context, path string, o graphOptions) error {
 			return &UsageError{Err: fmt.Errorf("read run %s: %w", o.run, err), Hint: "pass a run id from log_dir, or latest"}
 		}
 	}
-	c, err := a.loadClean(path, o.chartFlags, func(c *chart.Chart) (string, error) {
+	c, broken, err := a.loadDrawn(path, o.chartFlags, func(c *chart.Chart) (string, error) {
 		return graphPage(c, o.page, trace)
 	})
 	if err != nil {
@@ -109,12 +109,15 @@ func (a *App) graph(ctx context.Context, path string, o graphOptions) error {
 		}
 	}
 	err = a.output(o.out, func(w io.Writer) error {
-		return export.Picture(ctx, w, c.Doc, format, export.PictureOptions{Page: page, Trace: trace})
+		return export.Picture(ctx, w, c.Doc, format, export.PictureOptions{Page: page, Trace: trace, Errors: c.Errors})
 	})
+	if err != nil && broken != nil {
+		return broken // a chart too broken to draw (no page): its errors say why
+	}
 	if err != nil {
 		return exportError(err, format)
 	}
-	return nil
+	return broken
 }
 
 // graphPage is the id of the page to draw: --page's, else the run's, else

@@ -50,11 +50,16 @@ func (a *App) inspect(path string, o inspectOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := a.checkPage(c, path, page, false); err != nil {
-		return err
-	}
+	broken := a.checkPage(c, path, page, false)
 	if o.json {
+		if broken != nil {
+			return broken // the errors as JSON (readme/exit-codes.md#json)
+		}
 		return writeJSON(a.Out, c.Normalized(page))
 	}
-	return render.Flow(a.maskedOut(false), c, page, defaults)
+	// A chart with errors is shown all the same, its errors marked.
+	if err := render.Flow(a.maskedOut(false), c, page, defaults); err != nil {
+		return err
+	}
+	return broken
 }

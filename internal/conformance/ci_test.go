@@ -84,6 +84,20 @@ func TestConformanceCIOutputs(t *testing.T) {
 	}
 	out := node("mermaid", summary)
 	assert.Equal(t, 2, strings.Count(out, ": ok (flowchart"), "both runs' diagrams parse: %s", out)
+	// Every Mermaid picture the tests pin (dtree convert --to mermaid and
+	// dtree graph of each test chart, those with errors marked included)
+	// parses too.
+	all, err := filepath.Glob(filepath.Join(root, "testdata", "golden", "*", "*.mmd"))
+	require.NoError(t, err)
+	var mmd []string
+	for _, f := range all {
+		if st, err := os.Stat(f); err == nil && st.Size() > 0 { // a chart of no page draws nothing
+			mmd = append(mmd, f)
+		}
+	}
+	require.NotEmpty(t, mmd)
+	out = node(append([]string{"mermaid"}, mmd...)...)
+	assert.Equal(t, len(mmd), strings.Count(out, ": ok (flowchart"), "every golden picture parses: %s", out)
 	reports := filepath.Join(work, "reports")
 	out = node("junit", schema, filepath.Join(reports, "hostile.xml"), filepath.Join(reports, "quickstart.xml"), filepath.Join(reports, "broken.xml"))
 	assert.Equal(t, 3, strings.Count(out, "valid against"), out)

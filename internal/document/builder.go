@@ -1,6 +1,7 @@
 package document
 
 import (
+	"cmp"
 	"fmt"
 	"github.com/dtree-dev/dtree/internal/vars"
 	"maps"
@@ -335,7 +336,15 @@ func (b *builder) buildEdges() {
 	for _, l := range b.lines {
 		fromEnd, toEnd, ok := orientation(l)
 		if !ok {
-			b.errorf("bidirectional_line", []string{l.id}, l.srcLn,
+			// The steps at its ends, when they are on steps: a picture of
+			// the chart marks them (export.PictureOptions).
+			ids := []string{l.id}
+			for i := range l.ends {
+				if id, _, err := b.resolveEnd(l, i, i == 1, 0); err == nil {
+					ids = append(ids, id)
+				}
+			}
+			b.errorf("bidirectional_line", ids, l.srcLn,
 				"remove one of the arrowheads (select the line, then Line options > arrows) so the line points one way",
 				"line %s %s has arrowheads at both ends, so its direction is unknown", l.id, b.between(l))
 			continue
@@ -350,9 +359,16 @@ func (b *builder) buildEdges() {
 		to, ti, terr := b.resolveEnd(l, toEnd, true, 0)
 		if ferr != nil || terr != nil {
 			for _, e := range []*endError{ferr, terr} {
-				if e != nil {
-					b.errorf(e.class, e.ids, l.srcLn, e.hint, "%s", e.msg)
+				if e == nil {
+					continue
 				}
+				// The step at the line's other end, when it is on one:
+				// a picture of the chart marks it (export.PictureOptions).
+				ids := e.ids
+				if good := cmp.Or(from, to); good != "" && ferr != terr && (ferr == nil || terr == nil) {
+					ids = append(slices.Clip(ids), good)
+				}
+				b.errorf(e.class, ids, l.srcLn, e.hint, "%s", e.msg)
 			}
 			continue
 		}

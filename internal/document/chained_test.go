@@ -37,7 +37,7 @@ func TestChainedLinesMessagesAreBounded(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, doc.Errors, 3)
 	assert.Equal(t, `line 100 (between 101 and 2 "Work"): its source end is on line 101, which cannot be followed: it leads on to line 102 (between nothing and 2 "Work"): its source end is attached to nothing`, doc.Errors[0].Message)
-	assert.Equal(t, []string{"100", "101", "102"}, doc.Errors[0].IDs)
+	assert.Equal(t, []string{"100", "101", "102", "2"}, doc.Errors[0].IDs, "the lines followed, then the step at the line's good end")
 	assert.Equal(t, `line 101 (between 102 and 2 "Work"): its source end is on line 102, which cannot be followed: line 102 (between nothing and 2 "Work"): its source end is attached to nothing`, doc.Errors[1].Message)
 
 	doc, err = document.FromCSV(strings.NewReader(chainedLinesCSV(4)))

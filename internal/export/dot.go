@@ -74,6 +74,8 @@ func DOT(ctx context.Context, w io.Writer, doc *types.Document, o PictureOptions
 				attrs = append(attrs, "label="+dotString(l))
 			}
 			switch {
+			case e.err != "":
+				attrs = append(attrs, fmt.Sprintf("color=%q, fontcolor=%q, penwidth=2.5, style=dashed", colorFailed, colorFailed))
 			case e.taken > 0:
 				attrs = append(attrs, fmt.Sprintf("color=%q, fontcolor=%q, penwidth=2.5", colorVisited, colorVisited))
 			case p.run:
@@ -93,6 +95,8 @@ func DOT(ctx context.Context, w io.Writer, doc *types.Document, o PictureOptions
 // dotMarks are a node's attributes for the run: "" without one.
 func dotMarks(nd picNode, run bool) string {
 	switch {
+	case nd.state == stateError:
+		return fmt.Sprintf(", color=%q, fillcolor=%q, penwidth=3, style=\"filled,dashed\"", colorFailed, fillFailed)
 	case !run:
 		return ""
 	case nd.state == stateFailed || nd.state == stateInterrupted:

@@ -78,13 +78,16 @@ func Mermaid(ctx context.Context, w io.Writer, doc *types.Document, o PictureOpt
 			if nd.note != "" {
 				label += "<br/>" + mermaidText(nd.note)
 			}
+			if strings.TrimSpace(label) == "" {
+				label = " " // Mermaid 11 does not parse an empty label, [""]
+			}
 			fmt.Fprintf(bw, "%sn%d%s%s%s\n", indent, nd.n, s[0], label, s[1])
 		}
 		if len(p.pages) > 1 {
 			bw.WriteString("  end\n")
 		}
 	}
-	var taken []string
+	var taken, broken []string
 	link := 0
 	classes := map[string][]string{}
 	for _, pg := range p.pages {
@@ -97,6 +100,9 @@ func Mermaid(ctx context.Context, w io.Writer, doc *types.Document, o PictureOpt
 			}
 			if e.taken > 0 {
 				taken = append(taken, fmt.Sprint(link))
+			}
+			if e.err != "" {
+				broken = append(broken, fmt.Sprint(link))
 			}
 			link++
 		}
@@ -118,6 +124,15 @@ func Mermaid(ctx context.Context, w io.Writer, doc *types.Document, o PictureOpt
 		}
 		if len(taken) > 0 {
 			fmt.Fprintf(bw, "  linkStyle %s stroke:%s,stroke-width:3px\n", strings.Join(taken, ","), colorVisited)
+		}
+	}
+	if p.errors {
+		fmt.Fprintf(bw, "  classDef error fill:%s,stroke:%s,stroke-width:3px,stroke-dasharray: 6 3\n", fillFailed, colorFailed)
+		if ids := classes[stateError]; len(ids) > 0 {
+			fmt.Fprintf(bw, "  class %s error\n", strings.Join(ids, ","))
+		}
+		if len(broken) > 0 {
+			fmt.Fprintf(bw, "  linkStyle %s stroke:%s,stroke-width:3px,stroke-dasharray: 6 3\n", strings.Join(broken, ","), colorFailed)
 		}
 	}
 	return bw.Flush()

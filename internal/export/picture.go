@@ -19,6 +19,9 @@ type PictureOptions struct {
 	// Mask, when not nil, masks secrets in every text the picture shows,
 	// before it is wrapped and escaped (a run's graph.svg).
 	Mask func(string) string
+	// Errors are the chart's errors: the nodes and lines they name are
+	// drawn red with the class, so a broken chart can be seen.
+	Errors []types.Diagnostic
 }
 
 // picture is a chart laid out for drawing, the same for every format:
@@ -28,6 +31,7 @@ type picture struct {
 	caption string // what the run did, when there is one
 	pages   []picPage
 	run     bool
+	errors  bool // some node or edge is marked with an error
 }
 
 type picPage struct {
@@ -42,6 +46,7 @@ const (
 	stateFailed      = "failed"
 	stateInterrupted = "interrupted"
 	stateLimit       = "limit"
+	stateError       = "error" // a chart error names the node
 )
 
 type picNode struct {
@@ -55,12 +60,15 @@ type picNode struct {
 	state   string
 	visits  int
 	retries int
+	errs    string // the classes of the errors that name it
 }
 
 type picEdge struct {
+	id       string
 	from, to int // indexes in the page's nodes
 	label    string
-	taken    int // times the run went along it
+	taken    int    // times the run went along it
+	err      string // the classes of the errors that name it
 }
 
 // Text wrapping for boxes: lines of at most wrapWidth characters, at most
@@ -123,14 +131,79 @@ func newPicture(ctx context.Context, doc *types.Document, o PictureOptions) (*pi
 		t, okt := where[e.To]
 		if okf && okt && f[0] == t[0] {
 			pg := &p.pages[f[0]]
-			pg.edges = append(pg.edges, picEdge{from: f[1], to: t[1], label: mask(e.Label)})
+			pg.edges = append(pg.edges, picEdge{id: e.ID, from: f[1], to: t[1], label: mask(e.Label)})
 		}
 	}
 	if o.Trace != nil {
 		p.mark(o.Trace, where)
 		p.caption = mask(p.caption)
 	}
+	if len(o.Errors) > 0 {
+		p.markErrors(o.Errors, where)
+	}
 	return p, nil
+}
+
+// markErrors draws the chart's errors: each node and line an error names
+// is red, with the error's class under its text or on its label, and the
+// caption counts them.
+func (p *picture) markErrors(diags []types.Diagnostic, where map[string][2]int) {
+	edges := map[string][2]int{} // edge id -> page, index
+	for k, pg := range p.pages {
+		for i, e := range pg.edges {
+			if e.id != "" {
+				edges[e.id] = [2]int{k, i}
+			}
+		}
+	}
+	add := func(list, class string) string {
+		if list == "" {
+			return class
+		}
+		if strings.Contains(", "+list+", ", ", "+class+", ") {
+			return list
+		}
+		return list + ", " + class
+	}
+	count := 0
+	for _, d := range diags {
+		marked := false
+		for _, id := range d.IDs {
+			if w, ok := where[id]; ok {
+				nd := &p.pages[w[0]].nodes[w[1]]
+				if nd.state != stateFailed && nd.state != stateInterrupted && nd.state != stateLimit {
+					nd.state = stateError
+				}
+				nd.errs = add(nd.errs, d.Class)
+				marked = true
+			} else if w, ok := edges[id]; ok {
+				e := &p.pages[w[0]].edges[w[1]]
+				e.err = add(e.err, d.Class)
+				marked = true
+			}
+		}
+		if marked {
+			count++
+		}
+	}
+	if count == 0 {
+		return
+	}
+	p.errors = true
+	for k := range p.pages {
+		for i := range p.pages[k].nodes {
+			nd := &p.pages[k].nodes[i]
+			if nd.errs != "" {
+				nd.note = strings.TrimPrefix(nd.note+" · ✗ "+nd.errs, " · ")
+			}
+		}
+	}
+	what := fmt.Sprintf("%s marked", types.Plural(count, "error"))
+	if p.caption == "" {
+		p.caption = what
+	} else {
+		p.caption += "; " + what
+	}
 }
 
 // mark sets the run's visits, retries, stop and steps on the picture.
@@ -208,9 +281,13 @@ func (e picEdge) edgeLabel() string {
 	label := types.Clip(e.label, maxLabel)
 	if e.taken > 1 {
 		if label == "" {
-			return fmt.Sprintf("×%d", e.taken)
+			label = fmt.Sprintf("×%d", e.taken)
+		} else {
+			label = fmt.Sprintf("%s ×%d", label, e.taken)
 		}
-		return fmt.Sprintf("%s ×%d", label, e.taken)
+	}
+	if e.err != "" {
+		label = strings.TrimPrefix(label+" ✗ "+e.err, " ")
 	}
 	return label
 }

@@ -120,7 +120,11 @@ func SVG(ctx context.Context, w io.Writer, doc *types.Document, o PictureOptions
 		width, top, width, top)
 	fmt.Fprintf(bw, "<title>%s</title>\n", esc(p.headline()))
 	bw.WriteString("<defs>\n")
-	for _, m := range [][2]string{{"arrow", colorPlain}, {"arrow-taken", colorVisited}, {"arrow-dim", colorUnvisited}} {
+	markers := [][2]string{{"arrow", colorPlain}, {"arrow-taken", colorVisited}, {"arrow-dim", colorUnvisited}}
+	if p.errors {
+		markers = append(markers, [2]string{"arrow-error", colorFailed})
+	}
+	for _, m := range markers {
 		fmt.Fprintf(bw, "<marker id=\"%s\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" markerUnits=\"userSpaceOnUse\" markerWidth=\"10\" markerHeight=\"10\" orient=\"auto\"><path d=\"M0,0L10,5L0,10z\" fill=\"%s\"/></marker>\n", m[0], m[1])
 	}
 	bw.WriteString("</defs>\n")
@@ -158,7 +162,7 @@ func SVG(ctx context.Context, w io.Writer, doc *types.Document, o PictureOptions
 func svgNode(w *bufio.Writer, nd picNode, b svgBox, c layout.Point, run bool) {
 	stroke, fill, width, textColor := colorPlain, "#ffffff", 1.2, "#000000"
 	switch {
-	case nd.state == stateFailed || nd.state == stateInterrupted:
+	case nd.state == stateFailed || nd.state == stateInterrupted || nd.state == stateError:
 		stroke, fill, width = colorFailed, fillFailed, 3
 	case nd.state == stateLimit:
 		stroke, fill, width = colorLimit, fillLimit, 3
@@ -210,7 +214,10 @@ func svgNode(w *bufio.Writer, nd picNode, b svgBox, c layout.Point, run bool) {
 // its right.
 func svgEdge(w *bufio.Writer, e picEdge, pts []layout.Point, from, to svgBox, fromKind, toKind string, nth int, run bool) {
 	color, width, marker := colorPlain, 1.2, "arrow"
+	dash := ""
 	switch {
+	case e.err != "":
+		color, width, marker, dash = colorFailed, 2.5, "arrow-error", ` stroke-dasharray="6 3"`
 	case e.taken > 0:
 		color, width, marker = colorVisited, 2.5, "arrow-taken"
 	case run:
@@ -224,8 +231,8 @@ func svgEdge(w *bufio.Writer, e picEdge, pts []layout.Point, from, to svgBox, fr
 		if fromKind == types.KindDecision {
 			x = c.X + from.w/4
 		}
-		fmt.Fprintf(w, "<path d=\"M%.1f,%.1f C%.1f,%.1f %.1f,%.1f %.1f,%.1f\" fill=\"none\" stroke=\"%s\" stroke-width=\"%.1f\" marker-end=\"url(#%s)\"/>\n",
-			x, c.Y-8, x+50, c.Y-40, x+50, c.Y+40, x, c.Y+8, color, width, marker)
+		fmt.Fprintf(w, "<path d=\"M%.1f,%.1f C%.1f,%.1f %.1f,%.1f %.1f,%.1f\" fill=\"none\" stroke=\"%s\" stroke-width=\"%.1f\"%s marker-end=\"url(#%s)\"/>\n",
+			x, c.Y-8, x+50, c.Y-40, x+50, c.Y+40, x, c.Y+8, color, width, dash, marker)
 		lx, ly = x+44, c.Y
 	} else {
 		pts = append([]layout.Point{}, pts...)
@@ -245,7 +252,7 @@ func svgEdge(w *bufio.Writer, e picEdge, pts []layout.Point, from, to svgBox, fr
 			}
 			fmt.Fprintf(&b, "%.1f,%.1f", p.X, p.Y)
 		}
-		fmt.Fprintf(w, "<polyline points=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"%.1f\" marker-end=\"url(#%s)\"/>\n", b.String(), color, width, marker)
+		fmt.Fprintf(w, "<polyline points=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"%.1f\"%s marker-end=\"url(#%s)\"/>\n", b.String(), color, width, dash, marker)
 		k := (len(pts) - 1) / 2
 		lx, ly = (pts[k].X+pts[k+1].X)/2, (pts[k].Y+pts[k+1].Y)/2+float64(nth)*14
 	}

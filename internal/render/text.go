@@ -46,8 +46,20 @@ func Flow(w io.Writer, c *chart.Chart, page *types.Page, d types.Defaults) error
 	if page != nil {
 		pages = []types.Page{*page}
 	}
+	// A chart with errors is drawn all the same: each node and line an
+	// error names says so.
+	errs := map[string]string{}
+	for _, e := range c.Errors {
+		for _, id := range e.IDs {
+			if list := errs[id]; list == "" {
+				errs[id] = e.Class
+			} else if !strings.Contains(", "+list+", ", ", "+e.Class+", ") {
+				errs[id] = list + ", " + e.Class
+			}
+		}
+	}
 	for _, p := range pages {
-		o := outliner{w: bw, c: c, d: d, printed: make([]bool, len(doc.Nodes)), onPath: make([]bool, len(doc.Nodes)), roots: roots}
+		o := outliner{w: bw, c: c, d: d, printed: make([]bool, len(doc.Nodes)), onPath: make([]bool, len(doc.Nodes)), roots: roots, errs: errs}
 		o.page(p)
 	}
 	return bw.Flush()
@@ -59,7 +71,8 @@ type outliner struct {
 	d       types.Defaults
 	printed []bool
 	onPath  []bool
-	roots   map[string]bool // page starts
+	roots   map[string]bool   // page starts
+	errs    map[string]string // node or line id -> the classes of its errors
 }
 
 func (o *outliner) page(p types.Page) {
@@ -69,7 +82,17 @@ func (o *outliner) page(p types.Page) {
 	}
 	root, ok := o.c.Graph.Index(p.Root)
 	if !ok {
+		// No start (no_root, ambiguous_root): each node that no line
+		// enters starts a flow, and the rest follow.
 		fmt.Fprintln(o.w, ": no start node")
+		for pass := 0; pass < 2; pass++ {
+			for i := range o.c.Doc.Nodes {
+				n := &o.c.Doc.Nodes[i]
+				if n.Page == p.ID && !o.printed[i] && (pass == 1 || o.c.Graph.InDegree(i) == 0) {
+					o.sequence(i, "  ", "  ", 0)
+				}
+			}
+		}
 		return
 	}
 	fmt.Fprintf(o.w, ", start %s\n", p.Root)
@@ -123,8 +146,8 @@ func (o *outliner) sequence(i int, first, indent string, depth int) {
 		case 1:
 			i, _ = o.c.Graph.Index(out[0].To)
 			lead = prefix
-			if out[0].Label != "" {
-				lead = prefix + out[0].Label + ": "
+			if label := out[0].Label + o.edgeErr(out[0]); label != "" {
+				lead = prefix + strings.TrimSpace(label) + ": "
 			}
 			continue
 		}
@@ -138,6 +161,7 @@ func (o *outliner) sequence(i int, first, indent string, depth int) {
 			if label == "" {
 				label = "(no label)"
 			}
+			label += o.edgeErr(e)
 			inner := indent + next
 			if depth+1 >= maxIndent {
 				inner = indent
@@ -202,5 +226,17 @@ func (o *outliner) line(i int) string {
 			facts = append(facts, fmt.Sprintf("max visits %d", n.MaxVisits))
 		}
 	}
-	return fmt.Sprintf("%s %s  [%s]", n.ID, text, strings.Join(facts, ", "))
+	line := fmt.Sprintf("%s %s  [%s]", n.ID, text, strings.Join(facts, ", "))
+	if errs := o.errs[n.ID]; errs != "" {
+		line += "  ✗ " + errs
+	}
+	return line
+}
+
+// edgeErr is " ✗ CLASS" for a line an error names, else "".
+func (o *outliner) edgeErr(e types.Edge) string {
+	if errs := o.errs[e.ID]; errs != "" && e.ID != "" {
+		return " ✗ " + errs
+	}
+	return ""
 }

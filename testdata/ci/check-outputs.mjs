@@ -3,6 +3,7 @@
 // conformance` installs the packages):
 //
 //   node check-outputs.mjs mermaid SUMMARY.md        every ```mermaid block parses
+//   node check-outputs.mjs mermaid CHART.mmd         a Mermaid file (.mmd) parses whole
 //   node check-outputs.mjs junit SCHEMA.xsd FILE...  each file is valid against the schema
 //
 // It prints one line per check and exits 1 when one fails. Run from a
@@ -23,7 +24,7 @@ if (mode === 'mermaid') {
   mermaid.initialize({ startOnLoad: false });
   for (const file of args) {
     const text = readFileSync(file, 'utf8');
-    const blocks = [...text.matchAll(/^```mermaid\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
+    const blocks = file.endsWith('.mmd') ? [text] : [...text.matchAll(/^```mermaid\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
     if (blocks.length === 0) {
       console.log(`${file}: no mermaid block`);
       failed = true;
