@@ -34,9 +34,9 @@ const resizeMark = "\x00resize %d\x00"
 // cmdPtyRun: ptyrun COLS OUT [-resize COLS2@SECONDS] PROGRAM ARGS... —
 // runs PROGRAM on a pseudo-terminal COLS columns wide as its controlling
 // terminal (stdin, stdout and stderr), with TERM=xterm, and writes all it
-// printed to OUT. -resize changes the window to COLS2 columns after
-// SECONDS, as a user dragging it would (the kernel sends SIGWINCH); the
-// capture marks the moment for screen.
+// printed to OUT. -resize changes the window to COLS2 columns SECONDS
+// after the first live line, as a user dragging it would (the kernel
+// sends SIGWINCH); the capture marks the moment for screen.
 func cmdPtyRun(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 3 {
 		ts.Fatalf("usage: ptyrun COLS OUT [-resize COLS2@SECONDS] PROGRAM ARGS...")
@@ -86,6 +86,16 @@ func cmdPtyRun(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}()
 	if resizeTo > 0 {
+		// SECONDS count from the first live line: a loaded machine may
+		// take a while to start dtree and its agent.
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			mu.Lock()
+			started := bytes.Contains(buf.Bytes(), []byte("\x1b[2K→"))
+			mu.Unlock()
+			if started {
+				break
+			}
+		}
 		time.Sleep(resizeAfter)
 		// Marked before the resize: all dtree prints after SIGWINCH is
 		// read after the mark.
