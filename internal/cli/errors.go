@@ -162,6 +162,9 @@ func newErrorReport(err error) errorReport {
 // chartFixHint says where a chart's errors are mended: in Lucid for its
 // exports, in the file for YAML, and for a chart on stdin in what sent it.
 func chartFixHint(e *ChartError) string {
+	if e.Path == "-" && len(e.Diags) == 1 && e.Diags[0].Class == "empty_chart" {
+		return "check the command that pipes the chart in"
+	}
 	fix := "fix the errors above in Lucid and export the chart again"
 	if e.Format == document.FormatYAML {
 		fix = "fix the errors above in the chart"
