@@ -234,5 +234,8 @@ func (a *App) strictCompletion(root *cobra.Command) {
 		c.RunE = func(cmd *cobra.Command, args []string) error {
 			return cmd.Help() // no shell: what the command is for
 		}
+		c.Example = `  source <(dtree completion bash)
+  dtree completion zsh > "${fpath[1]}/_dtree"
+  dtree completion fish | source`
 	}
 }

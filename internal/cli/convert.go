@@ -74,8 +74,11 @@ func outputFormat(flag, name, out string, allowed []string) (string, error) {
 	if f == "" {
 		return "", &UsageError{Err: fmt.Errorf("no --%s", name), Hint: fmt.Sprintf("pass --%s %s", name, strings.Join(allowed, "|"))}
 	}
+	if low := strings.ToLower(f); low == "yml" || low == "gv" || low == "mmd" {
+		f = formatByExt["."+low] // the extensions' names for their formats
+	}
 	if !slices.Contains(allowed, f) {
-		return "", &UsageError{Err: fmt.Errorf("unknown --%s %q", name, f), Hint: "use one of: " + strings.Join(allowed, ", ")}
+		return "", &UsageError{Err: fmt.Errorf("unknown --%s %q%s", name, f, types.DidYouMean(f, allowed)), Hint: "use one of: " + strings.Join(allowed, ", ")}
 	}
 	return f, nil
 }

@@ -12,6 +12,7 @@ import (
 	"os"
 	"runtime/debug"
 	"sync/atomic"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -127,6 +128,11 @@ func (a *App) Run(ctx context.Context, args []string) int {
 			}
 			err = &UsageError{Err: err, Cmd: path}
 		}
+	}
+	if err != nil && errors.Is(err, syscall.EPIPE) && !a.walked {
+		// What reads stdout stopped reading (| head): it has what it
+		// wanted, and a shell says nothing of that; nor does dtree.
+		return types.ExitOK
 	}
 	if err != nil {
 		a.printError(err)

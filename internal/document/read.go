@@ -3,8 +3,10 @@ package document
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -32,7 +34,15 @@ type UnreadableError struct {
 	Hint string
 }
 
-func (e *UnreadableError) Error() string { return fmt.Sprintf("read chart %s: %v", e.Path, e.Err) }
+func (e *UnreadableError) Error() string {
+	err := e.Err
+	// "open x.csv: no such file or directory" says the path a second time
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return fmt.Sprintf("read chart %s: %v", e.Path, err)
+}
 func (e *UnreadableError) Unwrap() error { return e.Err }
 
 // Read imports the chart at path ("-" for stdin) in the given format, or the

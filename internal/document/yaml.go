@@ -259,7 +259,10 @@ func (y *yamlReader) textComment(id, key string, v *yaml.Node) {
 	if id != "" {
 		ids = []string{id}
 	}
-	y.b.warnf("yaml_comment_in_text", ids, v.Line, quoteHint,
+	whole := strings.TrimSpace(v.Value + " " + v.LineComment)
+	hint := fmt.Sprintf(`quote the %s: %s: %s, or write it as a block: %s: | and the text on the lines below, indented`,
+		key, key, strconv.Quote(types.Excerpt(whole, 80)), key)
+	y.b.warnf("yaml_comment_in_text", ids, v.Line, hint,
 		"node %s: its %s ends where a YAML comment starts: it is %s, and %s is a comment; if the # belongs to the %s, quote it",
 		id, key, types.Quote(types.Excerpt(v.Value, 60)), types.Quote(types.Excerpt(v.LineComment, 40)), key)
 }

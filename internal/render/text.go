@@ -198,13 +198,15 @@ func (o *outliner) line(i int) string {
 		facts[0] += " (" + n.Shape + " shape)"
 	}
 	if n.Command != "" {
-		facts = append(facts, "command "+types.Quote(types.Excerpt(n.Command, 40)))
 		if n.Retries > 0 {
 			facts = append(facts, fmt.Sprintf("retries %d", n.Retries))
 		}
 		if n.Timeout != o.d.Timeout {
 			facts = append(facts, "timeout "+types.ShortDuration(n.Timeout))
 		}
+		// Last, unquoted: the closing bracket ends it, and quotes in a
+		// command read as they are.
+		facts = append(facts, "command: "+oneLineCommand(n.Command))
 	} else if n.Role != types.RoleTerminator {
 		facts = append(facts, strings.Join(n.CLIChain(), " or "))
 		if n.Role == types.RoleProcess && !n.Validate {
@@ -239,4 +241,11 @@ func (o *outliner) edgeErr(e types.Edge) string {
 		return " ✗ " + errs
 	}
 	return ""
+}
+
+// oneLineCommand is a command on one line for the outline: its first
+// line, cut at 40 characters, control characters spelt.
+func oneLineCommand(cmd string) string {
+	q := types.Quote(types.Excerpt(cmd, 40))
+	return q[1 : len(q)-1]
 }

@@ -61,7 +61,7 @@ func TestLoadErrors(t *testing.T) {
 			layer:   settings.LayerFlag,
 			key:     "default_timeout",
 			message: `--timeout: "forever" is not a duration`,
-			hint:    "give --timeout a value it takes",
+			hint:    "--timeout takes seconds (600) or a Go duration",
 		},
 		{
 			name:    "unknown CLI",

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
@@ -147,7 +148,12 @@ func Load(o LoadOptions) (*Settings, error) {
 	check := func(k Key, raw string, src Source) (val string, ok bool, err error) {
 		val, err = k.parse(raw, names)
 		if err != nil {
-			e := &Error{Source: src, Key: k.Name, Err: err, Hint: k.hint(names) + "\n" + fixHint(k, src)}
+			hint := k.hint(names) + "\n" + fixHint(k, src)
+			if src.Layer == LayerFlag {
+				// the user typed the flag, not the setting
+				hint = strings.Replace(k.hint(names), k.Name+" takes", src.Name+" takes", 1)
+			}
+			e := &Error{Source: src, Key: k.Name, Err: err, Hint: hint}
 			if !o.checks(k.Name) {
 				s.Ignored = append(s.Ignored, e)
 				return "", false, nil
