@@ -5,6 +5,7 @@
 package nodeconf
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -160,8 +161,13 @@ func Resolve(n *types.Node, role string, d types.Defaults, names CLINames) (type
 		if !ok {
 			return
 		}
-		if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n >= least {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		switch {
+		case err == nil && n >= least:
 			*dst = n
+			return
+		case errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(strings.TrimSpace(v), "-"):
+			bad("bad_metadata", hint, "%s is %s, a whole number too large to count to", keys[key], types.Quote(types.Excerpt(v, 40)))
 			return
 		}
 		bad("bad_metadata", hint, "%s is %q, not a whole number of %d or more", keys[key], v, least)

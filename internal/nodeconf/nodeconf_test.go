@@ -225,6 +225,7 @@ func TestResolveNumbers(t *testing.T) {
 		{name: "maxVisits", node: node(nil, "maxVisits=4"), retries: 3, timeout: 600 * time.Second, maxVisits: 4},
 		{name: "max_visits zero", node: node(nil, "max_visits=0"), retries: 3, timeout: 600 * time.Second, maxVisits: 10, errs: []string{"bad_metadata"}},
 		{name: "max_visits word", node: node(nil, "max_visits=lots"), retries: 3, timeout: 600 * time.Second, maxVisits: 10, errs: []string{"bad_metadata"}},
+		{name: "max_visits too large", node: node(nil, "max_visits=99999999999999999999"), retries: 3, timeout: 600 * time.Second, maxVisits: 10, errs: []string{"bad_metadata"}},
 		{name: "all bad at once", node: node(nil, "retries=x", "timeout=y", "max_visits=z"), retries: 3, timeout: 600 * time.Second, maxVisits: 10,
 			errs: []string{"bad_metadata", "bad_metadata", "bad_metadata"}},
 	}
@@ -395,4 +396,12 @@ func TestResolveModel(t *testing.T) {
 			assert.Equal(t, tt.want, p.Model)
 		})
 	}
+}
+
+// A number too large to hold is said so, not called "not a whole number".
+func TestResolveNumberTooLarge(t *testing.T) {
+	t.Parallel()
+	_, f := nodeconf.Resolve(node(nil, "max_visits=99999999999999999999"), types.RoleProcess, types.BuiltinDefaults(), agent.Names{})
+	require.Len(t, f.Errors, 1)
+	assert.Equal(t, `node 7: max_visits is "99999999999999999999", a whole number too large to count to`, f.Errors[0].Message)
 }
