@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dtree-dev/dtree/internal/agent"
 	"github.com/dtree-dev/dtree/internal/document"
 	"github.com/dtree-dev/dtree/internal/graph"
 	"github.com/dtree-dev/dtree/internal/lint"
@@ -22,7 +23,8 @@ import (
 type Options struct {
 	Format   string // "" to detect
 	Defaults types.Defaults
-	Names    nodeconf.CLINames
+	// Names are the CLIs a node may name; nil is the built-ins alone.
+	Names nodeconf.CLINames
 	// Vars are the variables a run or lint is given (--var, --vars), which
 	// {{var.NAME}} may name besides the chart's own.
 	Vars []string
@@ -35,6 +37,8 @@ type Chart struct {
 	Nodes    []types.ProcessedNode // parallel to Doc.Nodes
 	Errors   []types.Diagnostic
 	Warnings []types.Diagnostic
+	// Names are the CLI names the chart was read with (Options.Names).
+	Names nodeconf.CLINames
 }
 
 // Load reads the chart at path ("-" for stdin) and checks it. The error is
@@ -50,12 +54,16 @@ func Load(path string, stdin io.Reader, opts Options) (*Chart, error) {
 
 // Check resolves and lints an imported document.
 func Check(doc *types.Document, opts Options) *Chart {
+	if opts.Names == nil {
+		opts.Names = agent.Names{}
+	}
 	g := graph.New(doc)
 	c := &Chart{
 		Doc: doc, Graph: g,
 		Nodes:    make([]types.ProcessedNode, len(doc.Nodes)),
 		Errors:   slices.Clone(doc.Errors),
 		Warnings: slices.Clone(doc.Warnings),
+		Names:    opts.Names,
 	}
 	// The graph checks need no resolved settings: they run alongside.
 	var lintErrs, lintWarns []types.Diagnostic

@@ -39,6 +39,11 @@ func completeChart(many bool) completeFunc {
 	}
 }
 
+// completeYAMLFile completes a YAML file: settings, variables, answers.
+func completeYAMLFile(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	return []string{"yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt
+}
+
 // completeWords completes a fixed list.
 func completeWords(words ...string) completeFunc {
 	return func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
@@ -80,7 +85,11 @@ func (a *App) completeChartPart(nodes bool) completeFunc {
 		if f := cmd.Flags().Lookup("format"); f != nil && slices.Contains([]string{"csv", "json", "yaml"}, f.Value.String()) {
 			format = f.Value.String()
 		}
-		c, err := chart.Load(args[0], nil, chart.Options{Format: format, Defaults: types.BuiltinDefaults()})
+		var defs map[string]agent.Definition
+		if s := a.completeSettings(cmd); s != nil {
+			defs = s.CLIs // a node may name a custom CLI
+		}
+		c, err := chart.Load(args[0], nil, chart.Options{Format: format, Defaults: types.BuiltinDefaults(), Names: agent.NewRegistry(defs).Names()})
 		if err != nil || c == nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
@@ -184,9 +193,9 @@ func (a *App) registerCompletions(cmd *cobra.Command) {
 		"page":         a.completeChartPart(false),
 		"start":        a.completeChartPart(true),
 		"run":          a.completeRun,
-		"config":       completeWords(),
-		"vars":         completeWords(),
-		"answers":      completeWords(),
+		"config":       completeYAMLFile,
+		"vars":         completeYAMLFile,
+		"answers":      completeYAMLFile,
 		"chart":        completeChart(false),
 	}
 	if cmd.Name() == "graph" {
@@ -197,13 +206,6 @@ func (a *App) registerCompletions(cmd *cobra.Command) {
 	for name, f := range flags {
 		if cmd.Flags().Lookup(name) == nil {
 			continue
-		}
-		switch name {
-		case "config", "vars", "answers":
-			// a file of any name: the shell's own file completion
-			f = func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-				return []string{"yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt
-			}
 		}
 		if err := cmd.RegisterFlagCompletionFunc(name, f); err != nil {
 			panic(fmt.Sprintf("completion of --%s of %s: %v", name, cmd.Name(), err))
