@@ -123,6 +123,24 @@ func (n Node) Describe() string {
 	return n.ID + " " + Quote(t)
 }
 
+// ClassesByID maps each node or line id the diagnostics name to their
+// classes, "dangling_line, unlabeled_branch", each once, in order: how a
+// drawing of a chart with errors marks them.
+func ClassesByID(diags []Diagnostic) map[string]string {
+	out := map[string]string{}
+	for _, d := range diags {
+		for _, id := range d.IDs {
+			switch list := out[id]; {
+			case list == "":
+				out[id] = d.Class
+			case !strings.Contains(", "+list+", ", ", "+d.Class+", "):
+				out[id] = list + ", " + d.Class
+			}
+		}
+	}
+	return out
+}
+
 // Metadata is a node's custom data. A node without any has a nil map, which
 // JSON shows as {} like any other empty object.
 type Metadata map[string]string

@@ -12,11 +12,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/dtree-dev/dtree/internal/agent"
 	"github.com/dtree-dev/dtree/internal/chart"
 	"github.com/dtree-dev/dtree/internal/export"
 	"github.com/dtree-dev/dtree/internal/nodeconf"
-	"github.com/dtree-dev/dtree/internal/settings"
 	"github.com/dtree-dev/dtree/types"
 )
 
@@ -108,10 +106,7 @@ func (a *App) convert(ctx context.Context, path string, o convertOptions) error 
 		case "yaml":
 			dropped, err = export.YAML(w, c.Doc)
 		case "json":
-			doc, carried, cerr := a.tagsAsMetadata(c.Doc, o.config)
-			if cerr != nil {
-				return cerr
-			}
+			doc, carried := tagsAsMetadata(c)
 			if dropped, err = export.JSON(w, doc); carried > 0 {
 				dropped = append(dropped, fmt.Sprintf("JSON has no tags: the CLI and NoValidation tags of %s are custom data cli and validate instead, which mean the same",
 					types.Plural(carried, "node")))
@@ -192,22 +187,16 @@ func exportError(err error, to string) error {
 	return fmt.Errorf("write %s: %w", to, err)
 }
 
-// tagsAsMetadata is doc with what its nodes' tags say written as custom
-// data (nodeconf.TagsAsMetadata), for Lucid's API JSON, which has no
-// tags: a node tagged codex gets cli: codex instead of losing its CLI.
-// carried counts the nodes that changed.
-func (a *App) tagsAsMetadata(doc *types.Document, config string) (*types.Document, int, error) {
-	s, err := a.settings(config, settings.ChartKeys)
-	if err != nil {
-		return nil, 0, err
-	}
-	names := agent.NewRegistry(s.CLIs).Names()
-	out := *doc
-	out.Nodes = slices.Clone(doc.Nodes)
-	carried := 0
+// tagsAsMetadata is the chart's document with what its nodes' tags say
+// written as custom data (nodeconf.TagsAsMetadata), for Lucid's API JSON,
+// which has no tags: a node tagged codex gets cli: codex instead of
+// losing its CLI. carried counts the nodes that changed.
+func tagsAsMetadata(c *chart.Chart) (doc *types.Document, carried int) {
+	out := *c.Doc
+	out.Nodes = slices.Clone(c.Doc.Nodes)
 	for i := range out.Nodes {
 		n := &out.Nodes[i]
-		meta, rest := nodeconf.TagsAsMetadata(n, names)
+		meta, rest := nodeconf.TagsAsMetadata(n, c.Names)
 		if len(meta) == 0 {
 			continue
 		}
@@ -219,5 +208,5 @@ func (a *App) tagsAsMetadata(doc *types.Document, config string) (*types.Documen
 		maps.Copy(merged, meta)
 		n.Metadata, n.Tags = merged, rest
 	}
-	return &out, carried, nil
+	return &out, carried
 }

@@ -3,6 +3,7 @@ package export
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -148,6 +149,7 @@ func newPicture(ctx context.Context, doc *types.Document, o PictureOptions) (*pi
 // is red, with the error's class under its text or on its label, and the
 // caption counts them.
 func (p *picture) markErrors(diags []types.Diagnostic, where map[string][2]int) {
+	classes := types.ClassesByID(diags)
 	edges := map[string][2]int{} // edge id -> page, index
 	for k, pg := range p.pages {
 		for i, e := range pg.edges {
@@ -156,33 +158,14 @@ func (p *picture) markErrors(diags []types.Diagnostic, where map[string][2]int) 
 			}
 		}
 	}
-	add := func(list, class string) string {
-		if list == "" {
-			return class
-		}
-		if strings.Contains(", "+list+", ", ", "+class+", ") {
-			return list
-		}
-		return list + ", " + class
+	marked := func(id string) bool {
+		_, node := where[id]
+		_, edge := edges[id]
+		return node || edge
 	}
 	count := 0
 	for _, d := range diags {
-		marked := false
-		for _, id := range d.IDs {
-			if w, ok := where[id]; ok {
-				nd := &p.pages[w[0]].nodes[w[1]]
-				if nd.state != stateFailed && nd.state != stateInterrupted && nd.state != stateLimit {
-					nd.state = stateError
-				}
-				nd.errs = add(nd.errs, d.Class)
-				marked = true
-			} else if w, ok := edges[id]; ok {
-				e := &p.pages[w[0]].edges[w[1]]
-				e.err = add(e.err, d.Class)
-				marked = true
-			}
-		}
-		if marked {
+		if slices.ContainsFunc(d.IDs, marked) {
 			count++
 		}
 	}
@@ -190,12 +173,16 @@ func (p *picture) markErrors(diags []types.Diagnostic, where map[string][2]int) 
 		return
 	}
 	p.errors = true
-	for k := range p.pages {
-		for i := range p.pages[k].nodes {
-			nd := &p.pages[k].nodes[i]
-			if nd.errs != "" {
-				nd.note = strings.TrimPrefix(nd.note+" · ✗ "+nd.errs, " · ")
+	for id, list := range classes {
+		if w, ok := where[id]; ok {
+			nd := &p.pages[w[0]].nodes[w[1]]
+			if nd.state != stateFailed && nd.state != stateInterrupted && nd.state != stateLimit {
+				nd.state = stateError
 			}
+			nd.errs = list
+			nd.note = strings.TrimPrefix(nd.note+" · ✗ "+list, " · ")
+		} else if w, ok := edges[id]; ok {
+			p.pages[w[0]].edges[w[1]].err = list
 		}
 	}
 	what := fmt.Sprintf("%s marked", types.Plural(count, "error"))

@@ -48,16 +48,7 @@ func Flow(w io.Writer, c *chart.Chart, page *types.Page, d types.Defaults) error
 	}
 	// A chart with errors is drawn all the same: each node and line an
 	// error names says so.
-	errs := map[string]string{}
-	for _, e := range c.Errors {
-		for _, id := range e.IDs {
-			if list := errs[id]; list == "" {
-				errs[id] = e.Class
-			} else if !strings.Contains(", "+list+", ", ", "+e.Class+", ") {
-				errs[id] = list + ", " + e.Class
-			}
-		}
-	}
+	errs := types.ClassesByID(c.Errors)
 	for _, p := range pages {
 		o := outliner{w: bw, c: c, d: d, printed: make([]bool, len(doc.Nodes)), onPath: make([]bool, len(doc.Nodes)), roots: roots, errs: errs}
 		o.page(p)

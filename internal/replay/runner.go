@@ -91,41 +91,37 @@ func (r *Runner) next(id, purpose string) (*Node, Reply, *CallError) {
 		return fail("a call for no node: the replay agent answers the calls of `dtree run CHART --answers FILE`")
 	}
 	node := r.plan.Nodes[id]
-	if rec := r.plan.Recorded; rec != nil && rec.Status != "succeeded" {
-		r.mu.Lock()
-		n := r.used[id]
-		r.mu.Unlock()
-		if node == nil || n >= len(node.Replies) {
-			text := ""
-			if node != nil {
-				text = " " + types.Quote(types.Excerpt(node.Text, 60))
-			}
-			return nil, Reply{}, &CallError{Node: id, End: true, Msg: fmt.Sprintf(
-				"replay: has no reply left for node %s%s in %s: the run it was recorded from, %s, was %s before this %s call was answered, so the recording ends here",
-				id, text, r.plan.Answers, rec.RunID, rec.Status, purposeName(purpose))}
-		}
-	}
-	switch {
-	case node == nil:
-		return fail("node %s has no replies in %s; add a list under %q", id, r.plan.Answers, id)
-	case len(node.Replies) == 0:
-		return fail("node %s %s has no replies in %s; add a list under %q", id, types.Quote(types.Excerpt(node.Text, 60)), r.plan.Answers, id)
+	var replies []Reply
+	if node != nil {
+		replies = node.Replies
 	}
 	r.mu.Lock()
 	n := r.used[id]
-	if n < len(node.Replies) {
+	if n < len(replies) {
 		r.used[id] = n + 1
 	}
 	r.mu.Unlock()
-	if n >= len(node.Replies) {
-		spent := fmt.Sprintf("its %d replies (line %d) are used", len(node.Replies), node.Line)
-		if len(node.Replies) == 1 {
-			spent = fmt.Sprintf("its one reply (line %d) is used", node.Line)
-		}
-		return fail("node %s %s has no reply left in %s: %s; add one for this %s call",
-			id, types.Quote(types.Excerpt(node.Text, 60)), r.plan.Answers, spent, purposeName(purpose))
+	if n < len(replies) {
+		return node, replies[n], nil
 	}
-	return node, node.Replies[n], nil
+	text := ""
+	if node != nil {
+		text = " " + types.Quote(types.Excerpt(node.Text, 60))
+	}
+	if rec := r.plan.Recorded; rec != nil && rec.Status != "succeeded" {
+		return nil, Reply{}, &CallError{Node: id, End: true, Msg: fmt.Sprintf(
+			"replay: has no reply left for node %s%s in %s: the run it was recorded from, %s, was %s before this %s call was answered, so the recording ends here",
+			id, text, r.plan.Answers, rec.RunID, rec.Status, purposeName(purpose))}
+	}
+	switch {
+	case node == nil, len(replies) == 0:
+		return fail("node %s%s has no replies in %s; add a list under %q", id, text, r.plan.Answers, id)
+	case len(replies) == 1:
+		return fail("node %s%s has no reply left in %s: its one reply (line %d) is used; add one for this %s call",
+			id, text, r.plan.Answers, node.Line, purposeName(purpose))
+	}
+	return fail("node %s%s has no reply left in %s: its %d replies (line %d) are used; add one for this %s call",
+		id, text, r.plan.Answers, len(replies), node.Line, purposeName(purpose))
 }
 
 func purposeName(p string) string {

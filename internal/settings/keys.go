@@ -193,26 +193,29 @@ func settable(names agent.Names) []string {
 }
 
 // hint says what the key takes, for error hints.
-func (k Key) hint(names agent.Names) string {
+func (k Key) hint(names agent.Names) string { return k.hintAs(k.Name, names) }
+
+// hintAs is hint said of subject: the setting, or the flag that gave it.
+func (k Key) hintAs(subject string, names agent.Names) string {
 	switch k.kind {
 	case kindCLI:
-		return fmt.Sprintf("%s takes one of: %s (or a CLI defined under clis:)", k.Name, strings.Join(settable(names), ", "))
+		return fmt.Sprintf("%s takes one of: %s (or a CLI defined under clis:)", subject, strings.Join(settable(names), ", "))
 	case kindCLIOrEmpty:
-		return fmt.Sprintf(`%s takes one of: %s (or a CLI defined under clis:), or "" for the node's own CLI`, k.Name, strings.Join(settable(names), ", "))
+		return fmt.Sprintf(`%s takes one of: %s (or a CLI defined under clis:), or "" for the node's own CLI`, subject, strings.Join(settable(names), ", "))
 	case kindCount:
-		return k.Name + " takes a whole number, 0 or more (0 means one attempt and no retry)"
+		return subject + " takes a whole number, 0 or more (0 means one attempt and no retry)"
 	case kindTokens:
-		return k.Name + " takes a whole number of tokens (200000), or 0 for no budget"
+		return subject + " takes a whole number of tokens (200000), or 0 for no budget"
 	case kindMoney:
-		return k.Name + " takes US dollars (2.50), or 0 for no budget"
+		return subject + " takes US dollars (2.50), or 0 for no budget"
 	case kindDuration:
-		return k.Name + " takes seconds (600) or a Go duration (90s, 15m)"
+		return subject + " takes seconds (600) or a Go duration (90s, 15m)"
 	case kindPath:
-		return k.Name + " takes a directory (.dtree/runs)"
+		return subject + " takes a directory (.dtree/runs)"
 	case kindFileOrEmpty:
-		return k.Name + ` takes a file's path (reports/dtree.xml), or "" for none`
+		return subject + ` takes a file's path (reports/dtree.xml), or "" for none`
 	case kindBool:
-		return k.Name + " takes true or false"
+		return subject + " takes true or false"
 	}
 	return ""
 }

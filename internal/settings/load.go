@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
@@ -150,8 +149,7 @@ func Load(o LoadOptions) (*Settings, error) {
 		if err != nil {
 			hint := k.hint(names) + "\n" + fixHint(k, src)
 			if src.Layer == LayerFlag {
-				// the user typed the flag, not the setting
-				hint = strings.Replace(k.hint(names), k.Name+" takes", src.Name+" takes", 1)
+				hint = k.hintAs(src.Name, names) // the user typed the flag, not the setting
 			}
 			e := &Error{Source: src, Key: k.Name, Err: err, Hint: hint}
 			if !o.checks(k.Name) {
