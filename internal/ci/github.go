@@ -160,7 +160,7 @@ func StepSummary(w io.Writer, sum *run.Summary, s Summary) error {
 	var b strings.Builder
 	name := suiteName(sum, s.Chart)
 	fmt.Fprintf(&b, "### %s dtree: %s — %s\n\n", mark(sum.Status), md(s.mask(name)), md(strings.ReplaceAll(sum.Status, "_", " ")))
-	what := []string{types.Plural(len(sum.Nodes), "step"), Duration(sum.DurationMS)}
+	what := []string{types.Plural(sum.Steps(), "step"), Duration(sum.DurationMS)}
 	if u := Usage(sum.Usage); u != "" {
 		what = append(what, u)
 	}
@@ -179,6 +179,9 @@ func StepSummary(w io.Writer, sum *run.Summary, s Summary) error {
 	if s.Note != "" {
 		b.WriteString(md(s.Note) + "\n\n")
 	}
+	if sum.NodesLeftOut > 0 { // a long run keeps its newest steps (run.KeptSteps)
+		fmt.Fprintf(&b, "The first %s are in events.jsonl only.\n\n", types.Plural(sum.NodesLeftOut, "step"))
+	}
 	if len(sum.Nodes) > 0 {
 		b.WriteString("| # | Step | Status | Time | Attempts | Tokens | Cost |\n")
 		b.WriteString("|---:|---|---|---:|---:|---:|---:|\n")
@@ -192,7 +195,7 @@ func StepSummary(w io.Writer, sum *run.Summary, s Summary) error {
 			if n.Label != "" {
 				status += " → " + md(s.mask(types.Excerpt(n.Label, 60)))
 			}
-			fmt.Fprintf(&b, "| %d | %s | %s | %s | %d | %s | %s |\n", i+1, md(s.mask(CaseName(n))), status,
+			fmt.Fprintf(&b, "| %d | %s | %s | %s | %d | %s | %s |\n", sum.NodesLeftOut+i+1, md(s.mask(CaseName(n))), status,
 				Duration(n.DurationMS), 1+n.Retries, dash(Tokens(n.Usage)), dash(Cost(n.Usage)))
 		}
 		b.WriteByte('\n')

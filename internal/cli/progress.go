@@ -277,6 +277,22 @@ func (p *progress) doing() string {
 	return ""
 }
 
+// pathShown bounds the node ids the path line shows at each end: a run of
+// 100,000 steps would make it a line of megabytes. The whole path is in
+// the --json summary and in run_end (readme/run.md).
+const pathShown = 50
+
+// pathLine is the path as the last lines of a run show it: whole up to
+// 2*pathShown ids, else its first and last pathShown with how many are
+// left out between.
+func pathLine(path []string) string {
+	if len(path) <= 2*pathShown {
+		return strings.Join(path, " → ")
+	}
+	return fmt.Sprintf("%s → … %d more … → %s", strings.Join(path[:pathShown], " → "),
+		len(path)-2*pathShown, strings.Join(path[len(path)-pathShown:], " → "))
+}
+
 func (p *progress) finished(s *run.Summary) {
 	if p.live {
 		close(p.stop)
@@ -288,9 +304,9 @@ func (p *progress) finished(s *run.Summary) {
 		p.mu.Unlock()
 	}
 	took := time.Duration(s.DurationMS) * time.Millisecond
-	p.printf("dtree: run %s %s: %s in %s; logs in %s\n", s.RunID, s.Status, types.Plural(len(s.Nodes), "step"), took.Round(time.Millisecond), s.Logs.Dir)
+	p.printf("dtree: run %s %s: %s in %s; logs in %s\n", s.RunID, s.Status, types.Plural(s.Steps(), "step"), took.Round(time.Millisecond), s.Logs.Dir)
 	if len(s.Path) > 0 {
-		p.printf("path: %s\n", strings.Join(s.Path, " → "))
+		p.printf("path: %s\n", pathLine(s.Path))
 	}
 	if s.Logs.Graph != "" {
 		p.printf("picture: %s\n", s.Logs.Graph)

@@ -85,9 +85,7 @@ func (l *Log) Err() error {
 // Wait waits for the short.json writes QueueShort started and returns Err.
 func (l *Log) Wait() error {
 	l.smu.Lock()
-	for l.writing {
-		l.idle.Wait()
-	}
+	l.waitWriter()
 	l.smu.Unlock()
 	return l.Err()
 }

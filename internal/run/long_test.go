@@ -1,0 +1,117 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dtree-dev/dtree/internal/agent"
+	"github.com/dtree-dev/dtree/internal/runlog"
+	"github.com/dtree-dev/dtree/prompts"
+)
+
+// A loop of two NoValidation process nodes, each allowed a million visits.
+const twoStepLoopCSV = `Id,Name,Shape Library,Page ID,Contained By,Group,Line Source,Line Destination,Source Arrow,Destination Arrow,Tags,Status,Text Area 1,Comments,max_visits
+1,Page,,,,,,,,,,,P,,
+2,Terminator,Flowchart Shapes/Containers,1,,,,,,,,,Start,,
+3,Process,Flowchart Shapes/Containers,1,,,,,,,NoValidation,,Step a,,1000000
+4,Process,Flowchart Shapes/Containers,1,,,,,,,NoValidation,,Step b,,1000000
+5,Line,,1,,,2,3,None,Arrow,,,,,
+6,Line,,1,,,3,4,None,Arrow,,,,,
+7,Line,,1,,,4,3,None,Arrow,,,,,`
+
+// walkLoop runs steps steps of the two-step loop with agents that answer
+// at once, and returns the summary and the run's short.json.
+func walkLoop(t *testing.T, steps int) (*Summary, map[string]any) {
+	t.Helper()
+	c, reg := fakeChart(t, strings.NewReader(twoStepLoopCSV))
+	runner := func(ctx context.Context, call agent.Call) (agent.Result, error) {
+		return agent.Result{Answer: `{"completed": true, "comments": ["` + call.Request.Node + `"]}`}, nil
+	}
+	log, err := runlog.Open(runlog.Options{Dir: t.TempDir(), Short: true})
+	require.NoError(t, err)
+	sum, err := Walk(context.Background(), Options{Chart: c, Page: c.Doc.Pages[0], Start: c.Doc.Pages[0].Root,
+		Registry: reg, Runner: runner, Backoff: func(int) time.Duration { return 0 }, Log: log, MaxSteps: steps})
+	require.ErrorAs(t, err, new(*LimitError))
+	require.NoError(t, log.Close())
+	b, err := os.ReadFile(filepath.Join(log.Dir, "short.json"))
+	require.NoError(t, err)
+	var short map[string]any
+	require.NoError(t, json.Unmarshal(b, &short))
+	return sum, short
+}
+
+// What a run keeps of its steps, in the summary and in short.json, stops
+// growing at KeptSteps: the newest ones, and how many are left out.
+func TestLongRunKeepsItsNewestSteps(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		steps, kept, leftOut int
+	}{
+		{steps: 10, kept: 10},
+		{steps: KeptSteps, kept: KeptSteps},
+		{steps: 2*KeptSteps + 7, kept: KeptSteps, leftOut: KeptSteps + 7},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprint(tt.steps), func(t *testing.T) {
+			t.Parallel()
+			sum, short := walkLoop(t, tt.steps)
+			assert.Equal(t, tt.steps, sum.Steps())
+			require.Len(t, sum.Nodes, tt.kept)
+			assert.Equal(t, tt.leftOut, sum.NodesLeftOut)
+			last := sum.Nodes[len(sum.Nodes)-1]
+			assert.Equal(t, (tt.steps+1)/2, last.Visit, "the newest step is kept")
+			assert.Len(t, sum.Path, 1+tt.steps, "the summary's path is whole")
+
+			nodes := short["nodes"].([]any)
+			require.Len(t, nodes, tt.kept)
+			assert.Equal(t, float64(last.Visit), nodes[len(nodes)-1].(map[string]any)["visit"])
+			path := short["path"].([]any)
+			assert.Len(t, path, min(1+tt.steps, KeptSteps))
+			// Absent when 0: the path has the start too.
+			leftOut := func(key string) int { f, _ := short[key].(float64); return int(f) }
+			assert.Equal(t, tt.leftOut, leftOut("nodes_left_out"))
+			assert.Equal(t, max(1+tt.steps-KeptSteps, 0), leftOut("path_left_out"))
+		})
+	}
+}
+
+// The walker keeps at most 2*keptHistory finished visits however long the
+// run, and each node's latest for its variables.
+func TestHistoryIsBounded(t *testing.T) {
+	t.Parallel()
+	w := &walker{}
+	const n = 100_000
+	for i := range n {
+		w.addHistory(pastStep{ID: fmt.Sprint(i % 3), Text: "Step", Output: strings.Repeat("x", 100), ExitCode: i})
+		require.Less(t, len(w.history), 2*keptHistory)
+	}
+	assert.Equal(t, n, w.steps())
+	p, ok := w.lastOf("1")
+	require.True(t, ok)
+	assert.Equal(t, n-3, p.ExitCode, "the latest visit of node 1") // 99,997
+	assert.Equal(t, n-1, w.past(n-1).ExitCode)
+	assert.Equal(t, n-keptHistory, w.past(n-keptHistory).ExitCode)
+}
+
+// The run so far never reaches a visit the walker no longer keeps: each
+// step it shows costs at least its heading.
+func TestRunSoFarReadsOnlyKeptHistory(t *testing.T) {
+	t.Parallel()
+	const n = 1_000_000
+	oldest := n
+	out := prompts.RunSoFar(n, func(i int) prompts.Step {
+		oldest = min(oldest, i)
+		return prompts.Step{}
+	}, prompts.RunSoFarBytes)
+	assert.NotEmpty(t, out)
+	assert.GreaterOrEqual(t, oldest, n-keptHistory, "read a step %d back", n-oldest)
+}
