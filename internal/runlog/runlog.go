@@ -68,7 +68,7 @@ type Log struct {
 	longSize int64
 	longFull bool
 	redact   *Redactor
-	now       func() time.Time
+	now      func() time.Time
 
 	// failed is the first write that failed, of any of the files (Err).
 	fmu    sync.Mutex
