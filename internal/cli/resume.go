@@ -169,12 +169,7 @@ func (a *App) resume(ctx context.Context, id string, o resumeOptions, fs *pflag.
 
 // readCarried reads the run's events.jsonl for dtree resume.
 func readCarried(dir string) (*run.Carried, error) {
-	f, err := os.Open(filepath.Join(dir, "events.jsonl"))
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return run.ReadCarried(f)
+	return run.ReadCarriedFile(filepath.Join(dir, "events.jsonl"))
 }
 
 // resumedOptions are the options of the run that is resumed, with those
@@ -268,7 +263,7 @@ func resumeLine(runID string, r *run.Carried, c *chart.Chart) string {
 		}
 	}
 	return fmt.Sprintf("dtree: run %s goes on from run %s at %s: %s taken from it, no agent called for them",
-		runID, r.Start.RunID, at, types.Plural(len(r.Steps), "finished step"))
+		runID, r.Start.RunID, at, types.Plural(r.Len(), "finished step"))
 }
 
 func firstLineOf(s string) string {

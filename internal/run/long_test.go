@@ -115,3 +115,64 @@ func TestRunSoFarReadsOnlyKeptHistory(t *testing.T) {
 	assert.NotEmpty(t, out)
 	assert.GreaterOrEqual(t, oldest, n-keptHistory, "read a step %d back", n-oldest)
 }
+
+// A resume read from the file keeps no step of the earlier run: it reads
+// them again one at a time as it takes them, copies every line of theirs
+// to the new log, and --from cuts where it goes on as with ReadCarried.
+func TestResumeStreamsTheEarlierRun(t *testing.T) {
+	t.Parallel()
+	c, reg := resumeChart(t, 2*carryFlushSteps+10)
+	dir := failingRun(t, c, reg, t.TempDir())
+	events := filepath.Join(dir, "events.jsonl")
+	whole, err := os.ReadFile(events)
+	require.NoError(t, err)
+	f, err := os.Open(events)
+	require.NoError(t, err)
+	kept, err := ReadCarried(f)
+	f.Close()
+	require.NoError(t, err)
+
+	for _, from := range []string{"", c.Nodes[5].ID} {
+		t.Run("from "+from, func(t *testing.T) {
+			t.Parallel()
+			carried, err := ReadCarriedFile(events)
+			require.NoError(t, err)
+			assert.Nil(t, carried.Steps, "no step held")
+			assert.Equal(t, kept.Path(), carried.Path())
+			assert.Equal(t, kept.At, carried.At)
+			want := 2*carryFlushSteps + 9
+			if from != "" {
+				require.NoError(t, carried.From(from))
+				want = 4 // the start terminator is node 0: steps 1-4 are taken
+			}
+			require.Equal(t, want, carried.Len())
+
+			log, err := runlog.Open(runlog.Options{Dir: t.TempDir(), Short: true})
+			require.NoError(t, err)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			runner := func(context.Context, agent.Call) (agent.Result, error) {
+				cancel() // the first call: every carried step is taken
+				return agent.Result{}, context.Canceled
+			}
+			page := c.Doc.Pages[0]
+			sum, err := Walk(ctx, Options{Chart: c, Page: page, Start: carried.Start.Start, Registry: reg, Runner: runner,
+				Backoff: func(int) time.Duration { return 0 }, Log: log, Resume: carried, MaxSteps: 10000})
+			require.ErrorIs(t, err, context.Canceled)
+			require.NoError(t, log.Close())
+			assert.Equal(t, want+1, sum.Steps(), "the carried steps and the one interrupted")
+			assert.Equal(t, 2*want+1, sum.Usage.Calls, "each carried step's run and validation, and the call interrupted")
+			got, err := os.ReadFile(filepath.Join(log.Dir, "events.jsonl"))
+			require.NoError(t, err)
+			// Every line of each carried step, as it was.
+			copied := 0
+			for line := range strings.SplitSeq(string(got), "\n") {
+				if strings.Contains(line, `"run_id":"`+carried.Start.RunID+`"`) {
+					require.Contains(t, string(whole), line)
+					copied++
+				}
+			}
+			assert.Equal(t, 5*want, copied, "node_start, two agent_calls, validation, node_end a step")
+		})
+	}
+}

@@ -1,10 +1,12 @@
 package run
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -23,9 +25,10 @@ type Carried struct {
 	// Status is how the earlier run ended, its run_end's status; "" when
 	// it has none: it was killed, or is still going.
 	Status string
-	// Steps are the visits it finished, in order; a visit that failed,
-	// was interrupted, or had not ended when the run stopped is not among
-	// them.
+	// Steps are the visits it finished, in order, when it was read with
+	// ReadCarried; a visit that failed, was interrupted, or had not ended
+	// when the run stopped is not among them. ReadCarriedFile keeps none
+	// of them, and reads them again, one at a time, as the run takes them.
 	Steps []CarriedStep
 	// At is the node the resumed run goes on at: where the last carried
 	// step led, or the --from node. "" is the run's start.
@@ -36,6 +39,13 @@ type Carried struct {
 	// Torn says the earlier log ended in a line cut short (a run killed
 	// while writing it), which was skipped.
 	Torn bool
+
+	// path is the node of each finished visit, of which the first taken
+	// are carried (From cuts it); file is the events.jsonl they are read
+	// from again when Steps is not kept.
+	path  []string
+	taken int
+	file  string
 }
 
 // CarriedStep is one finished visit of the earlier run.
@@ -48,12 +58,50 @@ type CarriedStep struct {
 	dur     time.Duration
 }
 
-// ReadCarried reads the events.jsonl of the run to resume. A line that is
-// not an event is skipped, as is a torn last line; an event of a newer
-// dtree inside a step is carried with it.
+// ReadCarried reads the events.jsonl of the run to resume, every finished
+// step into Steps. A line that is not an event is skipped, as is a torn
+// last line; an event of a newer dtree inside a step is carried with it.
 func ReadCarried(r io.Reader) (*Carried, error) {
-	rd := runlog.NewEventReader(r)
 	c := &Carried{}
+	err := c.scan(r, false, func(s *CarriedStep) bool {
+		c.Steps = append(c.Steps, *s)
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// ReadCarriedFile is ReadCarried of the events.jsonl at path, read as a
+// stream and without keeping the steps: a resume of a run of 100,000
+// steps holds one of them at a time (readme/performance.md#long-runs).
+// The run reads them again from path as it takes them.
+func ReadCarriedFile(path string) (*Carried, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	c := &Carried{file: path}
+	if err := c.scan(bufio.NewReaderSize(f, 1<<20), true, func(*CarriedStep) bool { return true }); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Len is how many finished steps the resumed run takes.
+func (c *Carried) Len() int { return c.taken }
+
+// scan reads an events.jsonl, filling in c and handing each finished
+// step to took, in order, until took returns false. A light scan reads
+// only what c holds: the steps it hands over have no calls, retries or
+// lines.
+func (c *Carried) scan(r io.Reader, light bool, took func(*CarriedStep) bool) error {
+	rd := runlog.NewEventReader(r)
+	if light {
+		rd.Only(runlog.EventRunStart, runlog.EventNodeStart, runlog.EventNodeEnd, runlog.EventEnd, runlog.EventRunEnd)
+	}
 	started := false
 	var cur *CarriedStep // the visit being read
 	var curStart time.Time
@@ -63,17 +111,20 @@ func ReadCarried(r io.Reader) (*Carried, error) {
 			break
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if !started {
 			rs, ok := ev.(runlog.RunStart)
 			if !ok {
-				return nil, errors.New("its events.jsonl does not start with run_start: not the log of a dtree run")
+				return errors.New("its events.jsonl does not start with run_start: not the log of a dtree run")
 			}
 			c.Start, started = rs, true
 			continue
 		}
-		line := append([]byte(nil), rd.Raw()...)
+		var line []byte
+		if !light {
+			line = append(line, rd.Raw()...)
+		}
 		switch e := ev.(type) {
 		case runlog.NodeStart:
 			cur, curStart = &CarriedStep{Start: e}, rd.Time()
@@ -86,8 +137,12 @@ func ReadCarried(r io.Reader) (*Carried, error) {
 			if e.Status == StatusSucceeded {
 				cur.End, cur.dur = e, rd.Time().Sub(curStart)
 				cur.lines = append(cur.lines, line)
-				c.Steps = append(c.Steps, *cur)
+				c.path = append(c.path, e.Node)
 				c.Ended = e.Next == ""
+				c.At = e.Next
+				if !took(cur) {
+					return nil
+				}
 			}
 			cur = nil
 		case runlog.End:
@@ -99,7 +154,7 @@ func ReadCarried(r io.Reader) (*Carried, error) {
 			}
 		case runlog.RunStart:
 			// a second run in one log: not dtree's
-			return nil, errors.New("its events.jsonl holds two run_start events: not the log of one dtree run")
+			return errors.New("its events.jsonl holds two run_start events: not the log of one dtree run")
 		default:
 			if cur == nil {
 				continue // the lines copied from the run before it, say, are in their steps
@@ -114,22 +169,26 @@ func ReadCarried(r io.Reader) (*Carried, error) {
 		}
 	}
 	if !started {
-		return nil, errors.New("its events.jsonl has no run_start event: the run stopped before it began")
+		return errors.New("its events.jsonl has no run_start event: the run stopped before it began")
 	}
 	c.Torn = rd.Torn()
-	if n := len(c.Steps); n > 0 && !c.Ended {
-		c.At = c.Steps[n-1].End.Next
+	c.taken = len(c.path)
+	if c.taken == 0 || c.Ended {
+		c.At = ""
 	}
-	return c, nil
+	return nil
 }
 
 // From has the resumed run go on at the latest visit of node id on the
 // path instead: that visit and the steps after it run again. The node may
 // be the one the run would go on at anyway.
 func (c *Carried) From(id string) error {
-	for i := len(c.Steps) - 1; i >= 0; i-- {
-		if c.Steps[i].Start.Node == id {
-			c.Steps, c.At, c.Ended = c.Steps[:i], id, false
+	for i := c.taken - 1; i >= 0; i-- {
+		if c.path[i] == id {
+			c.taken, c.At, c.Ended = i, id, false
+			if c.Steps != nil {
+				c.Steps = c.Steps[:i]
+			}
 			return nil
 		}
 	}
@@ -145,21 +204,27 @@ type FromError struct {
 	Path []string
 }
 
+// maxPathShown bounds the path a FromError names: the newest steps.
+const maxPathShown = 50
+
 func (e *FromError) Error() string {
 	if len(e.Path) == 0 {
 		return fmt.Sprintf("--from %s: the run finished no step to go back to", e.Node)
 	}
-	return fmt.Sprintf("--from %s: node %s is not on the run's path (%s)", e.Node, e.Node, strings.Join(e.Path, " → "))
+	path := strings.Join(e.Path[max(len(e.Path)-maxPathShown, 0):], " → ")
+	if len(e.Path) > maxPathShown {
+		path = fmt.Sprintf("… %d steps before, then %s", len(e.Path)-maxPathShown, path)
+	}
+	return fmt.Sprintf("--from %s: node %s is not on the run's path (%s)", e.Node, e.Node, path)
 }
 
 // Path is the node ids of the carried steps, in order.
-func (c *Carried) Path() []string {
-	p := make([]string, len(c.Steps))
-	for i, s := range c.Steps {
-		p[i] = s.Start.Node
-	}
-	return p
-}
+func (c *Carried) Path() []string { return append([]string{}, c.path[:c.taken]...) }
+
+// carryFlushSteps is how many carried steps' lines are kept for one write
+// to events.jsonl: a resume of a long run copies them in batches, not all
+// at once.
+const carryFlushSteps = 256
 
 // carry makes the steps of the earlier run this run's own, as if it had
 // taken them: their lines in events.jsonl, the summary's path, nodes and
@@ -179,17 +244,44 @@ func (w *walker) carry() (cur, steps int, ok bool, err error) {
 	if i, ok := g.Index(w.o.Start); ok && w.node(i).Role == types.RoleTerminator {
 		w.sum.Path = append(w.sum.Path, w.o.Start) // skipped to its successor
 	}
-	for i := range r.Steps {
-		s := &r.Steps[i]
+	n := 0
+	take := func(s *CarriedStep) bool {
+		if n == r.taken {
+			return false
+		}
 		if w.o.Log != nil {
 			for _, l := range s.lines {
 				w.o.Log.Carry(l)
 			}
+			if n%carryFlushSteps == carryFlushSteps-1 {
+				_ = w.o.Log.Flush() // its error is the log's Err, which the walk stops at
+			}
 		}
 		w.carryStep(s)
+		n++
+		return true
+	}
+	if r.file == "" {
+		for i := range r.Steps {
+			take(&r.Steps[i])
+		}
+	} else {
+		f, err := os.Open(r.file)
+		if err != nil {
+			return 0, 0, false, fmt.Errorf("read the run to resume: %w", err)
+		}
+		again := &Carried{}
+		err = again.scan(bufio.NewReaderSize(f, 1<<20), false, take)
+		f.Close()
+		if err == nil && n < r.taken {
+			err = fmt.Errorf("its events.jsonl changed while it was read: %d finished steps, then %d", r.taken, n)
+		}
+		if err != nil {
+			return 0, 0, false, fmt.Errorf("read the run to resume: %w", err)
+		}
 	}
 	w.queueShort()
-	return cur, len(r.Steps), true, nil
+	return cur, n, true, nil
 }
 
 // carryStep adds one carried visit to the run's state.
