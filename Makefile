@@ -98,6 +98,7 @@ bench:
 	$(GO) run ./internal/testchart/benchimport
 	$(GO) run ./internal/testchart/benchrun
 	$(GO) run ./internal/testchart/benchcalls
+	$(GO) run ./internal/testchart/benchlong
 
 clean:
 	rm -rf bin
