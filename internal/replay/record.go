@@ -143,33 +143,64 @@ func compact(v any) string {
 // run first reached it, keyed by id with the node's text as a comment.
 // mask, when not nil, masks secrets in every text before it is encoded
 // (YAML quotes, escapes and folds them; masking the file after would miss
-// those forms and could break its syntax).
+// those forms and could break its syntax). It is encoded yamlChunk replies
+// at a time, so that a run of 100,000 calls does not build a YAML tree of
+// them all; the file is the same.
 func (r *Recorder) YAML(header string, mask func(string) string) ([]byte, error) {
 	if mask == nil {
 		mask = func(s string) string { return s }
 	}
 	header = mask(header)
-	root := &yaml.Node{Kind: yaml.MappingNode}
-	for _, id := range r.order {
-		n := r.nodes[id]
-		key := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: mask(id), Style: yaml.DoubleQuotedStyle,
-			LineComment: types.Excerpt(mask(strings.TrimSpace(n.text)), 70)}
-		list := &yaml.Node{Kind: yaml.SequenceNode}
-		for _, c := range n.calls {
-			reply := mask(ReplyFor(c.decision, c.validation, c.answer, c.err, c.labels))
-			list.Content = append(list.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: reply})
-		}
-		root.Content = append(root.Content, key, list)
-	}
-	doc := &yaml.Node{Kind: yaml.DocumentNode, HeadComment: header, Content: []*yaml.Node{root}}
-	if len(root.Content) == 0 {
+	if len(r.order) == 0 {
 		// An empty mapping prints as "{}"; say why it is empty.
 		return []byte(commentLines(header) + "# no agent was called\n{}\n"), nil
 	}
 	var b bytes.Buffer
+	for i, id := range r.order {
+		n := r.nodes[id]
+		for from := 0; from < len(n.calls); from += yamlChunk {
+			list := &yaml.Node{Kind: yaml.SequenceNode}
+			for _, c := range n.calls[from:min(from+yamlChunk, len(n.calls))] {
+				reply := mask(ReplyFor(c.decision, c.validation, c.answer, c.err, c.labels))
+				list.Content = append(list.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: reply})
+			}
+			if from > 0 { // more of the list: a list of its own, indented as the first part
+				out, err := encodeYAML(list)
+				if err != nil {
+					return nil, err
+				}
+				for line := range bytes.Lines(out) {
+					if len(line) > 1 { // an empty line, of a block scalar, stays empty
+						b.WriteString("  ")
+					}
+					b.Write(line)
+				}
+				continue
+			}
+			key := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: mask(id), Style: yaml.DoubleQuotedStyle,
+				LineComment: types.Excerpt(mask(strings.TrimSpace(n.text)), 70)}
+			doc := &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode, Content: []*yaml.Node{key, list}}}}
+			if i == 0 {
+				doc.HeadComment = header
+			}
+			out, err := encodeYAML(doc)
+			if err != nil {
+				return nil, err
+			}
+			b.Write(out)
+		}
+	}
+	return b.Bytes(), nil
+}
+
+// yamlChunk is how many replies YAML encodes at once.
+const yamlChunk = 256
+
+func encodeYAML(n *yaml.Node) ([]byte, error) {
+	var b bytes.Buffer
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
-	if err := enc.Encode(doc); err != nil {
+	if err := enc.Encode(n); err != nil {
 		return nil, fmt.Errorf("encode answers: %w", err)
 	}
 	if err := enc.Close(); err != nil {
