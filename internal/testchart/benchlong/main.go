@@ -2,9 +2,10 @@
 // run (readme/performance.md#long-runs): a loop of two instant steps (the
 // replay agent, which answers inside dtree, so no process is started per
 // step) run for 1,000 and for 100,000 steps, and a resume of the long run.
-// It reports the time per step of each run and their ratio, each run's peak
-// RSS (getrusage of the child), the sizes of its logs, and the resume's time
-// and peak RSS. It asserts nothing.
+// It reports the time per step of each run and their ratio, wall and CPU
+// (user and system: on a shared machine the wall time is the load's), each
+// run's peak RSS (getrusage of the child), the sizes of its logs, and the
+// resume's times and peak RSS. It asserts nothing.
 //
 //	go run ./internal/testchart/benchlong [-steps 1000,100000] [-old BIN]
 //
@@ -130,21 +131,22 @@ func writeAnswers(path string, n int) error {
 	return os.WriteFile(path, b.Bytes(), 0o644)
 }
 
-// result is one child process: its wall time and peak RSS.
+// result is one child process: its wall time, CPU time (user and
+// system) and peak RSS.
 type result struct {
-	wall time.Duration
-	rss  int64 // bytes
-	exit int
+	wall, cpu time.Duration
+	rss       int64 // bytes
+	exit      int
 }
 
 func (r result) String() string {
-	return fmt.Sprintf("%8.2f s  %6.0f MB", r.wall.Seconds(), float64(r.rss)/1e6)
+	return fmt.Sprintf("%8.2f s %8.2f s  %6.0f MB", r.wall.Seconds(), r.cpu.Seconds(), float64(r.rss)/1e6)
 }
 
 func benchOne(dir, name, bin string, ns []int) error {
 	fmt.Printf("%s (%s)\n", name, bin)
-	fmt.Printf("%-22s %10s %9s %12s %12s %12s %12s\n", "", "wall", "peak RSS", "per step", "events.jsonl", "short.json", "long.log")
-	var base float64
+	fmt.Printf("%-22s %10s %10s %9s %12s %12s %12s %12s\n", "", "wall", "CPU", "peak RSS", "per step", "events.jsonl", "short.json", "long.log")
+	var base, baseCPU float64
 	var lastLogs string
 	for i, n := range ns {
 		logs := filepath.Join(dir, fmt.Sprintf("logs-%s-%d", filepath.Base(bin), n))
@@ -156,12 +158,12 @@ func benchOne(dir, name, bin string, ns []int) error {
 		if r.exit != 4 {
 			return fmt.Errorf("the run of %d steps ended with exit status %d, not 4 (its --max-steps)", n, r.exit)
 		}
-		per := float64(r.wall.Microseconds()) / float64(n)
+		per, perCPU := float64(r.wall.Microseconds())/float64(n), float64(r.cpu.Microseconds())/float64(n)
 		if i == 0 {
-			base = per
+			base, baseCPU = per, perCPU
 		}
-		fmt.Printf("%-22s %s %9.1f µs %12s %12s %12s   %.2fx the first\n", fmt.Sprintf("run, %d steps", n), r, per,
-			size(logs, "events.jsonl"), size(logs, "short.json"), size(logs, "long.log"), per/base)
+		fmt.Printf("%-22s %s %9.1f µs %12s %12s %12s   %.2fx the first (CPU %.1f µs a step, %.2fx)\n", fmt.Sprintf("run, %d steps", n), r, per,
+			size(logs, "events.jsonl"), size(logs, "short.json"), size(logs, "long.log"), per/base, perCPU, perCPU/baseCPU)
 		lastLogs = logs
 	}
 	if err := unreplay(filepath.Join(lastLogs, "latest", "events.jsonl")); err != nil {
@@ -195,6 +197,7 @@ func run(dir, bin string, args ...string) (result, error) {
 	r.exit = cmd.ProcessState.ExitCode()
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		r.rss = int64(ru.Maxrss) * 1024 // KB on Linux
+		r.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
 	if r.exit != 4 {
 		fmt.Fprint(os.Stderr, stderr.String())
