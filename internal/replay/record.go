@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -46,6 +47,17 @@ func (r *Recorder) Add(id, text string, decision, validation bool, answer string
 		n = &recorded{text: text}
 		r.nodes[id] = n
 		r.order = append(r.order, id)
+	}
+	// A node in a loop is often answered alike: its calls share the text
+	// and labels of a recent call's, so that a run of 100,000 steps keeps
+	// one copy of them, not one a call.
+	for i := len(n.calls) - 1; i >= max(len(n.calls)-2, 0); i-- {
+		if c := &n.calls[i]; c.answer == answer {
+			answer = c.answer
+		}
+		if c := &n.calls[i]; slices.Equal(c.labels, labels) {
+			labels = c.labels
+		}
 	}
 	n.calls = append(n.calls, call{decision: decision, validation: validation, answer: answer, err: callErr, labels: labels})
 }
