@@ -10,6 +10,8 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -205,6 +207,28 @@ type walkJob struct {
 	replay func(answers string) string
 }
 
+// walkHeap is the heap a run may grow to before the collector works
+// harder (readme/performance.md#long-runs), unless the chart alone takes
+// half of it. GOGC=200 (root.go) is for an import, which allocates the
+// chart at once; a run holds what is bounded (its newest steps) and what
+// grows slowly (its path, its answers for answers.yaml), and at 200% a
+// 100,000-step run peaked at three times what it held.
+const walkHeap = 48 << 20
+
+// limitWalkMemory sets the soft memory limit of the walk to walkHeap, or
+// to twice the heap the chart and settings take when that is more. A run
+// whose heap stays under it (any run of a few thousand steps) collects as
+// before. GOGC or GOMEMLIMIT in the environment wins.
+func limitWalkMemory(getenv func(string) string) {
+	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	runtime.GC() // what the chart holds, without what reading it left
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	debug.SetMemoryLimit(max(walkHeap, 2*int64(m.HeapAlloc)))
+}
+
 // walkChart checks that the chart's CLIs can run, opens the run's logs
 // and walks the chart.
 func (a *App) walkChart(ctx context.Context, j walkJob) error {
@@ -295,6 +319,7 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 	p.cols, p.ascii = a.termWidth(stderr), a.ascii
 	a.interrupts.setDoing(func() string { return a.redactor().String(p.doing()) }, p.notice)
 	a.walked = true
+	limitWalkMemory(a.Getenv)
 	sum, werr := run.Walk(ctx, run.Options{
 		Chart: c, Page: page, Start: start, Registry: reg, Runner: runner,
 		Workdir: workdir, Env: env, MaxSteps: o.maxSteps, NoValidate: o.noValidate,
