@@ -289,8 +289,8 @@ func pathLine(path []string) string {
 	if len(path) <= 2*pathShown {
 		return strings.Join(path, " → ")
 	}
-	return fmt.Sprintf("%s → … %d more … → %s", strings.Join(path[:pathShown], " → "),
-		len(path)-2*pathShown, strings.Join(path[len(path)-pathShown:], " → "))
+	return fmt.Sprintf("%s → … %s more … → %s", strings.Join(path[:pathShown], " → "),
+		types.Thousands(int64(len(path)-2*pathShown)), strings.Join(path[len(path)-pathShown:], " → "))
 }
 
 func (p *progress) finished(s *run.Summary) {

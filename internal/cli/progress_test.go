@@ -85,3 +85,21 @@ func TestProgressLiveLineFitsTheTerminal(t *testing.T) {
 	assert.True(t, strings.HasPrefix(b.String(), clearLine), "%q", b.String())
 	p.finished(&run.Summary{RunID: "r1", Status: run.StatusSucceeded})
 }
+
+// The path line of a long run shows its two ends and how many steps are
+// between: a 100,000-step run's would be a line of 700 KB.
+func TestPathLineIsBounded(t *testing.T) {
+	t.Parallel()
+	ids := func(n int) []string {
+		p := make([]string, n)
+		for i := range p {
+			p[i] = "a"
+		}
+		return p
+	}
+	assert.Equal(t, "a → a → a", pathLine(ids(3)))
+	assert.Equal(t, strings.Repeat("a → ", 2*pathShown-1)+"a", pathLine(ids(2*pathShown)))
+	long := pathLine(ids(100_000))
+	assert.Contains(t, long, " → … 99,900 more … → ")
+	assert.Less(t, len(long), 1000)
+}
