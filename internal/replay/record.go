@@ -170,11 +170,11 @@ func (r *Recorder) YAML(header string, mask func(string) string) ([]byte, error)
 	var b bytes.Buffer
 	for i, id := range r.order {
 		n := r.nodes[id]
+		replies := map[int]string{} // of the node's last calls, for reply
 		for from := 0; from < len(n.calls); from += yamlChunk {
 			list := &yaml.Node{Kind: yaml.SequenceNode}
-			for _, c := range n.calls[from:min(from+yamlChunk, len(n.calls))] {
-				reply := mask(ReplyFor(c.decision, c.validation, c.answer, c.err, c.labels))
-				list.Content = append(list.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: reply})
+			for i := from; i < min(from+yamlChunk, len(n.calls)); i++ {
+				list.Content = append(list.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: n.reply(i, replies, mask)})
 			}
 			if from > 0 { // more of the list: a list of its own, indented as the first part
 				out, err := encodeYAML(list)
@@ -203,6 +203,24 @@ func (r *Recorder) YAML(header string, mask func(string) string) ([]byte, error)
 		}
 	}
 	return b.Bytes(), nil
+}
+
+// reply is the reply of the node's i-th call, masked; replies holds those
+// of the calls before it, and gets this one's. A call answered as one of
+// the two before it has its reply: in a loop most calls are (Add shares
+// their text), and each is worked out once.
+func (n *recorded) reply(i int, replies map[int]string, mask func(string) string) string {
+	c := &n.calls[i]
+	delete(replies, i-3)
+	for j := i - 1; j >= max(i-2, 0); j-- {
+		if p := &n.calls[j]; p.answer == c.answer && p.err == nil && c.err == nil &&
+			p.decision == c.decision && p.validation == c.validation && slices.Equal(p.labels, c.labels) {
+			replies[i] = replies[j]
+			return replies[i]
+		}
+	}
+	replies[i] = mask(ReplyFor(c.decision, c.validation, c.answer, c.err, c.labels))
+	return replies[i]
 }
 
 // yamlChunk is how many replies YAML encodes at once.

@@ -278,6 +278,19 @@ func TestRecorderYAMLInChunksIsTheWholeFile(t *testing.T) {
 		}
 		r.Add(id, "Step "+id, false, i%5 == 0, answers[i%len(answers)], nil, nil)
 	}
+	// A loop: the same answers again and again, as work and as its
+	// validation, and a decision's same answer under other labels.
+	for i := range 2*yamlChunk + 3 {
+		r.Add("loop", "Loop", false, i%2 == 1, `{"completed": true, "fully_completed": false}`, nil, nil)
+		labels := []string{"Yes", "No"}
+		if i%3 == 0 {
+			labels = []string{"yes", "Maybe"}
+		}
+		r.Add("ask", "Ask", true, false, `{"answer": "yes"}`, nil, labels)
+		if i%50 == 0 {
+			r.Add("ask", "Ask", true, false, `{"answer": "yes"}`, errors.New("exit 3"), labels)
+		}
+	}
 	header := "Recorded by a test.\nSecond line."
 	got, err := r.YAML(header, nil)
 	require.NoError(t, err)
