@@ -291,3 +291,18 @@ func TestPicture(t *testing.T) {
 	assert.Empty(t, none)
 	assert.Contains(t, note, "too large for GitHub to draw")
 }
+
+// A long run's summary keeps its newest steps: the job summary counts
+// them all, numbers the rows as the run did, and says where the first
+// ones are.
+func TestStepSummaryOfALongRun(t *testing.T) {
+	sum := summary(run.StatusSucceeded, run.StatusSucceeded, run.StatusSucceeded)
+	sum.NodesLeftOut = 99_998
+	var b bytes.Buffer
+	require.NoError(t, StepSummary(&b, sum, Summary{Report: Report{Chart: "c.csv"}}))
+	got := b.String()
+	assert.Contains(t, got, ": 100000 steps · ")
+	assert.Contains(t, got, "The first 99998 steps are in events.jsonl only.\n")
+	assert.Contains(t, got, "\n| 99999 | ")
+	assert.Contains(t, got, "\n| 100000 | ")
+}
