@@ -85,7 +85,9 @@ func (l *Log) Err() error {
 // Wait waits for the short.json writes QueueShort started and returns Err.
 func (l *Log) Wait() error {
 	l.smu.Lock()
-	l.waitWriter()
+	for l.writing {
+		l.idle.Wait()
+	}
 	l.smu.Unlock()
 	return l.Err()
 }

@@ -35,21 +35,11 @@ type Options struct {
 	// OpenFile opens the log's files, os.OpenFile when nil: tests give
 	// one on a disk that fills up.
 	OpenFile func(name string, flag int, perm os.FileMode) (File, error)
-	// ShortEvery is the least time between two background rewrites of
-	// short.json (QueueShort); ShortEvery when 0.
-	ShortEvery time.Duration
 	// LongCallMax and LongMax bound long.log: what one agent call's
 	// output may take of it, and the whole file (readme/logs.md#longlog);
 	// 0 is no bound. A line says where and why the output was cut.
 	LongCallMax, LongMax int64
 }
-
-// ShortEvery is how often at most short.json is rewritten in the
-// background (readme/logs.md#shortjson): a run of instant steps would
-// otherwise spend a core rewriting it. A node that finishes within that
-// time of the last write is in the next one, at most this much later, or
-// in the last write of the run, which is never delayed.
-const ShortEvery = 100 * time.Millisecond
 
 // Log is one run's log directory.
 type Log struct {
@@ -76,17 +66,12 @@ type Log struct {
 
 	// The background writer of QueueShort: pending builds the newest
 	// document not yet taken, writing says a writer goroutine is on it,
-	// and idle is signalled when it stops. lastShort is when it last
-	// wrote; hurry (and a token on wake) has it write what is pending at
-	// once, for a caller waiting on it.
-	smu       sync.Mutex
-	idle      *sync.Cond
-	pending   func() [][]byte
-	writing   bool
-	shortErr  error
-	lastShort time.Time
-	hurry     bool
-	wake      chan struct{}
+	// and idle is signalled when it stops.
+	smu      sync.Mutex
+	idle     *sync.Cond
+	pending  func() [][]byte
+	writing  bool
+	shortErr error
 }
 
 // NewRunID returns a run id: the UTC time to the second and a random
@@ -138,11 +123,7 @@ func Open(o Options) (*Log, error) {
 		return nil, err
 	}
 	dir := filepath.Join(o.Dir, o.RunID)
-	if o.ShortEvery == 0 {
-		o.ShortEvery = ShortEvery
-	}
-	l := &Log{RunID: o.RunID, Dir: dir, opts: o, redact: o.Redactor.Except(o.RunID), now: o.Now,
-		wake: make(chan struct{}, 1)}
+	l := &Log{RunID: o.RunID, Dir: dir, opts: o, redact: o.Redactor.Except(o.RunID), now: o.Now}
 	l.idle = sync.NewCond(&l.smu)
 	if l.events, err = o.OpenFile(filepath.Join(dir, "events.jsonl"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
 		return nil, fmt.Errorf("create events log: %w", err)
@@ -319,11 +300,9 @@ func (l *Log) ShortJSON(parts ...[]byte) error {
 // background and returns at once, so the next agent starts without
 // waiting for the file system: the run goes on while the last node's state
 // is joined, masked and written. The parts must not change afterwards. A
-// document queued while another is being written, or within ShortEvery of
-// the last write, replaces any still waiting, so the file only ever moves
-// forward, and is written at most every ShortEvery. ShortJSON, Wait and
-// Close write what waits at once and wait for it; errors come back from
-// them.
+// document queued while another is being written replaces any still
+// waiting, so the file only ever moves forward. ShortJSON and Close wait
+// for the queue; errors come back from them.
 func (l *Log) QueueShort(parts ...[]byte) {
 	l.QueueShortFunc(func() [][]byte { return parts })
 }
@@ -348,20 +327,8 @@ func (l *Log) drainShort() {
 	l.smu.Lock()
 	defer l.smu.Unlock()
 	for l.pending != nil {
-		if wait := l.opts.ShortEvery - time.Since(l.lastShort); wait > 0 && !l.hurry {
-			t := time.NewTimer(wait)
-			l.smu.Unlock()
-			select {
-			case <-t.C:
-			case <-l.wake:
-			}
-			t.Stop()
-			l.smu.Lock()
-			continue
-		}
 		build := l.pending
 		l.pending = nil
-		l.lastShort = time.Now()
 		l.smu.Unlock()
 		err := l.writeShort(build())
 		l.smu.Lock()
@@ -369,7 +336,7 @@ func (l *Log) drainShort() {
 			l.shortErr = err
 		}
 	}
-	l.writing, l.hurry = false, false
+	l.writing = false
 	l.idle.Broadcast()
 }
 
@@ -378,25 +345,12 @@ func (l *Log) drainShort() {
 func (l *Log) waitShort() error {
 	l.smu.Lock()
 	defer l.smu.Unlock()
-	l.waitWriter()
-	err := l.shortErr
-	l.shortErr = nil
-	return err
-}
-
-// waitWriter has the background writer write what is pending without
-// waiting out ShortEvery, and waits until it is done. l.smu is held.
-func (l *Log) waitWriter() {
-	if l.writing {
-		l.hurry = true
-		select {
-		case l.wake <- struct{}{}:
-		default:
-		}
-	}
 	for l.writing {
 		l.idle.Wait()
 	}
+	err := l.shortErr
+	l.shortErr = nil
+	return err
 }
 
 // writeShort replaces short.json; when the disk is full, the old one stays

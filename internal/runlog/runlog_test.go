@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -305,56 +304,6 @@ func TestOpenIgnoresTheLogDirItCreates(t *testing.T) {
 			assert.Equal(t, "mine\n", string(b))
 		})
 	}
-}
-
-// A run of instant steps queues short.json after every node; it is
-// written at most every ShortEvery, the newest document each time, and
-// the last one queued lands within ShortEvery without waiting for Close.
-func TestQueuedShortIsWrittenAtMostEveryShortEvery(t *testing.T) {
-	t.Parallel()
-	var writes atomic.Int64
-	open := func(name string, flag int, perm os.FileMode) (File, error) {
-		if strings.Contains(filepath.Base(name), "short.json") {
-			writes.Add(1)
-		}
-		return os.OpenFile(name, flag, perm)
-	}
-	const every = 50 * time.Millisecond
-	l, err := Open(Options{Dir: t.TempDir(), Short: true, OpenFile: open, ShortEvery: every})
-	require.NoError(t, err)
-	start := time.Now()
-	const queued = 300
-	for i := range queued {
-		l.QueueShort(fmt.Appendf(nil, `{"n":%d}`, i))
-		time.Sleep(time.Millisecond)
-	}
-	took := time.Since(start)
-	// One at once, then one each time ShortEvery has passed, and one for
-	// what was queued last.
-	most := 2 + int64(took/every)
-	assert.LessOrEqual(t, writes.Load(), most, "%d documents queued in %s", queued, took)
-	assert.Eventually(t, func() bool {
-		got, err := os.ReadFile(filepath.Join(l.Dir, "short.json"))
-		return err == nil && string(got) == fmt.Sprintf(`{"n":%d}`, queued-1)
-	}, 20*every, every/5, "the newest document is written without a Close")
-	require.NoError(t, l.Close())
-}
-
-// Close and ShortJSON do not wait out ShortEvery: the run's last
-// short.json is written at once.
-func TestShortJSONDoesNotWaitOutShortEvery(t *testing.T) {
-	t.Parallel()
-	l, err := Open(Options{Dir: t.TempDir(), Short: true, ShortEvery: time.Hour})
-	require.NoError(t, err)
-	l.QueueShort([]byte(`{"n":1}`))
-	l.QueueShort([]byte(`{"n":2}`)) // waits for the hour
-	start := time.Now()
-	require.NoError(t, l.ShortJSON([]byte(`{"n":"final"}`)))
-	require.NoError(t, l.Close())
-	assert.Less(t, time.Since(start), 5*time.Second)
-	got, err := os.ReadFile(filepath.Join(l.Dir, "short.json"))
-	require.NoError(t, err)
-	assert.Equal(t, `{"n":"final"}`, string(got))
 }
 
 // long.log keeps at most LongCallMax of one call's output and LongMax in
