@@ -161,7 +161,7 @@ func (a *App) resume(ctx context.Context, id string, o resumeOptions, fs *pflag.
 		}
 	} else if carried.Ended {
 		return &UsageError{Err: fmt.Errorf("resume: run %s got to its end (%s): there is no step to go on at", runID, cmp.Or(carried.Status, "succeeded")),
-			Hint: fmt.Sprintf("to run steps of it again, name the first with --from NODE; its path: %s", strings.Join(carried.Path(), " → "))}
+			Hint: fmt.Sprintf("to run steps of it again, name the first with --from NODE; its path: %s", pathLine(carried.Path()))}
 	}
 	return a.walkChart(ctx, walkJob{o: o.runOptions, s: s, reg: reg, c: c, page: page, start: start, resume: carried,
 		replay: func(file string) string { return resumeReplayCommand(path, rs, o.runOptions, fs, file) }})
