@@ -237,7 +237,7 @@ func TestStepSummaryIsBounded(t *testing.T) {
 	var b bytes.Buffer
 	require.NoError(t, StepSummary(&b, sum, Summary{Report: Report{Chart: "c.csv"}}))
 	assert.Equal(t, maxRows+2, strings.Count(b.String(), "\n|"), "the header, its rule and maxRows rows")
-	assert.True(t, strings.Contains(b.String(), "\n4800 steps more in short.json.\n"), "says how many steps the table leaves out")
+	assert.True(t, strings.Contains(b.String(), "\n4800 steps more in events.jsonl.\n"), "says how many steps the table leaves out")
 	assert.Less(t, b.Len(), 100<<10)
 }
 

@@ -187,7 +187,7 @@ func StepSummary(w io.Writer, sum *run.Summary, s Summary) error {
 		b.WriteString("|---:|---|---|---:|---:|---:|---:|\n")
 		for i := range sum.Nodes {
 			if i == maxRows {
-				fmt.Fprintf(&b, "\n%s more in short.json.\n", types.Plural(len(sum.Nodes)-maxRows, "step"))
+				fmt.Fprintf(&b, "\n%s more in events.jsonl.\n", types.Plural(len(sum.Nodes)-maxRows, "step")) // short.json keeps the newest 200
 				break
 			}
 			n := &sum.Nodes[i]

@@ -49,14 +49,16 @@ func walkLoop(t *testing.T, steps int) (*Summary, map[string]any) {
 	return sum, short
 }
 
-// What a run keeps of its steps, in the summary and in short.json, stops
-// growing at KeptSteps: the newest ones, and how many are left out.
+// What a run keeps of its steps stops growing: the newest KeptSteps in the
+// summary, the newest ShortSteps in short.json, and how many are left out.
 func TestLongRunKeepsItsNewestSteps(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		steps, kept, leftOut int
 	}{
 		{steps: 10, kept: 10},
+		{steps: ShortSteps, kept: ShortSteps},
+		{steps: 2*ShortSteps + 3, kept: 2*ShortSteps + 3},
 		{steps: KeptSteps, kept: KeptSteps},
 		{steps: 2*KeptSteps + 7, kept: KeptSteps, leftOut: KeptSteps + 7},
 	}
@@ -71,15 +73,15 @@ func TestLongRunKeepsItsNewestSteps(t *testing.T) {
 			assert.Equal(t, (tt.steps+1)/2, last.Visit, "the newest step is kept")
 			assert.Len(t, sum.Path, 1+tt.steps, "the summary's path is whole")
 
+			// short.json: the newest ShortSteps of them, and of the path,
+			// which has the start too; a count of 0 is absent.
 			nodes := short["nodes"].([]any)
-			require.Len(t, nodes, tt.kept)
+			require.Len(t, nodes, min(tt.steps, ShortSteps))
 			assert.Equal(t, float64(last.Visit), nodes[len(nodes)-1].(map[string]any)["visit"])
-			path := short["path"].([]any)
-			assert.Len(t, path, min(1+tt.steps, KeptSteps))
-			// Absent when 0: the path has the start too.
+			assert.Len(t, short["path"].([]any), min(1+tt.steps, ShortSteps))
 			leftOut := func(key string) int { f, _ := short[key].(float64); return int(f) }
-			assert.Equal(t, tt.leftOut, leftOut("nodes_left_out"))
-			assert.Equal(t, max(1+tt.steps-KeptSteps, 0), leftOut("path_left_out"))
+			assert.Equal(t, max(tt.steps-ShortSteps, 0), leftOut("nodes_left_out"))
+			assert.Equal(t, max(1+tt.steps-ShortSteps, 0), leftOut("path_left_out"))
 		})
 	}
 }

@@ -61,14 +61,17 @@ type Summary struct {
 	shortDone  int
 }
 
-// KeptSteps bounds what a run keeps of its steps for the summary and
-// short.json (readme/logs.md#shortjson): the newest 1,000 node executions,
-// each with its path entry in short.json. Five times the default
-// --max-steps, so a run within the default limit keeps them all; a longer
-// run's earlier steps are in events.jsonl, and what is kept of each, and
-// the cost of each rewrite of short.json, stays the same at any length of
-// run.
+// KeptSteps bounds what a run keeps of its steps for the summary
+// (readme/run.md#fields): the newest 1,000 node executions. A longer run's
+// earlier steps are in events.jsonl, and what is kept of each stays the
+// same at any length of run.
 const KeptSteps = 1000
+
+// ShortSteps bounds short.json (readme/logs.md#shortjson): its newest 200
+// node executions and path entries, the default --max-steps, so that a
+// run within the default limit has them all. short.json is rewritten
+// after every node, and each rewrite costs the same at any length of run.
+const ShortSteps = DefaultMaxSteps
 
 // Steps is how many node executions the run has finished, those left out
 // of Nodes included.
@@ -193,7 +196,7 @@ type shortNode struct {
 }
 
 // encodeShort encodes the node executions not yet in shortNodes, and
-// cuts shortNodes to its newest KeptSteps entries once it holds twice
+// cuts shortNodes to its newest ShortSteps entries once it holds twice
 // that, into a new buffer.
 func (s *Summary) encodeShort() {
 	for ; s.shortDone < len(s.Nodes); s.shortDone++ {
@@ -204,8 +207,8 @@ func (s *Summary) encodeShort() {
 		s.shortStart = append(s.shortStart, len(s.shortNodes))
 		s.shortNodes = append(append(s.shortNodes, ",\n"...), b...)
 	}
-	if len(s.shortStart) >= 2*KeptSteps {
-		drop := len(s.shortStart) - KeptSteps
+	if len(s.shortStart) >= 2*ShortSteps {
+		drop := len(s.shortStart) - ShortSteps
 		from := s.shortStart[drop]
 		nodes := make([]byte, len(s.shortNodes)-from, 2*(len(s.shortNodes)-from))
 		copy(nodes, s.shortNodes[from:])
@@ -223,7 +226,7 @@ func (s *Summary) encodeShort() {
 // retry count. It is rewritten after every node, so each finished node is
 // encoded once and kept, and the parts share that encoding: a 200-node run
 // neither re-encodes nor copies 20,000 nodes on the way to the next agent.
-// It holds the newest KeptSteps node executions and path entries, and says
+// It holds the newest ShortSteps node executions and path entries, and says
 // how many earlier ones it leaves out, so that each rewrite costs the same
 // however long the run has gone.
 func (s *Summary) shortJSON() [][]byte { return s.shortSnapshot()() }
@@ -234,11 +237,11 @@ func (s *Summary) shortJSON() [][]byte { return s.shortSnapshot()() }
 func (s *Summary) shortSnapshot() func() [][]byte {
 	s.encodeShort()
 	path, pathLeftOut := s.Path[:len(s.Path):len(s.Path)], 0
-	if len(path) > KeptSteps {
-		pathLeftOut = len(path) - KeptSteps
+	if len(path) > ShortSteps {
+		pathLeftOut = len(path) - ShortSteps
 		path = path[pathLeftOut:]
 	}
-	first := max(len(s.shortStart)-KeptSteps, 0)
+	first := max(len(s.shortStart)-ShortSteps, 0)
 	nodes := []byte("\n")
 	if len(s.shortStart) > 0 { // from the "\n" after the first entry's ","
 		nodes = s.shortNodes[s.shortStart[first]+1 : len(s.shortNodes) : len(s.shortNodes)]
