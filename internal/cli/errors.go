@@ -80,6 +80,9 @@ func (a *App) printError(err error) {
 	var ran *runError
 	if errors.As(err, &ran) && ran.code == types.ExitInterrupted {
 		fmt.Fprintln(a.Err, "dtree: interrupted; agents stopped, logs closed")
+		if ran.hint != "" {
+			fmt.Fprintf(a.Err, "dtree: hint: %s\n", ran.hint)
+		}
 		return
 	}
 	msgs, hints := errorText(err)
