@@ -151,7 +151,11 @@ func (v *step) ask(ctx context.Context, a int, prompt, purpose string) (agent.Re
 		kind, _ := agent.Permanent(err)
 		if errors.Is(err, agent.ErrNotFound) || kind != "" {
 			if reason := "the agent call failed: " + err.Error(); v.fallBack(a, def.Name, reason) {
-				w.o.Progress.AttemptFailed(n, a, fmt.Sprintf("%s; falling back to %s", reason, v.cli(a)))
+				// A CLI that is not installed was named before the run
+				// started (the preflight's warning): no failure to report.
+				if !errors.Is(err, agent.ErrNotFound) {
+					w.o.Progress.AttemptFailed(n, a, fmt.Sprintf("%s; falling back to %s", reason, v.cli(a)))
+				}
 				continue
 			}
 			if kind == "" {
