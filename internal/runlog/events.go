@@ -84,7 +84,7 @@ type AgentCall struct {
 	CLI                string      `json:"cli"`
 	DurationMS         int64       `json:"duration_ms"` // dtree's own clock
 	Error              string      `json:"error"`       // "" when the call succeeded
-	ExitCode           int         `json:"exit_code"`   // -1 when killed or never started
+	ExitCode           int         `json:"exit_code"`   // -1 when stopped by dtree, killed or never started
 	Node               string      `json:"node"`
 	Purpose            string      `json:"purpose"` // run or validate
 	RunID              string      `json:"run_id"`
