@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -18,7 +19,7 @@ import (
 // dryRun stands in for the agents in `dtree run --dry-run`: it prints each
 // call as it would be made (CLI, argv, the whole prompt) and answers at
 // once: a process is completed, a validation passes, a decision takes its
-// --answer or else its first label.
+// --answer or else its default label (defaultLabel).
 type dryRun struct {
 	w       io.Writer
 	c       *chart.Chart
@@ -67,16 +68,49 @@ func (d *dryRun) Call(_ context.Context, c agent.Call) (agent.Result, error) {
 		label = picks[min(d.asked[id], len(picks)-1)]
 		d.asked[id]++
 	} else {
-		out := d.c.Graph.Out(i)
-		if len(out) > 0 {
-			label = out[0].Label
+		var labels []string
+		for _, e := range d.c.Graph.Out(i) {
+			labels = append(labels, e.Label)
 		}
-		why = fmt.Sprintf("the first label; --answer %s=LABEL picks another", id)
+		label = defaultLabel(labels)
+		why = fmt.Sprintf("the default: a pass label, else the first A to Z; --answer %s=LABEL picks another", id)
 	}
 	fmt.Fprintf(d.w, "  answer: %q (%s)\n", label, why)
 	b, _ := json.Marshal(map[string]string{"answer": label})
 	res.Answer = string(b)
 	return res, nil
+}
+
+// defaultLabel is the branch a dry run takes at a decision given no
+// --answer: a pass label (Yes, pass, ok, 0…: response.ExitLabel's pass
+// words) first, the way a run goes when all is well; else the first label
+// A to Z, case and punctuation aside, a fail label (No, fail, error…)
+// last. Not the first label in chart order: Lucid's CSV and its API JSON
+// list the lines of the same drawing in different orders, and the dry run
+// of one drawing must take one path (readme/replay.md#dry-runs).
+func defaultLabel(labels []string) string {
+	rank := func(l string) int {
+		o, ok := response.ExitLabel(l)
+		switch {
+		case ok && (o.Pass || !o.Fail && o.Code == 0):
+			return 0
+		case ok:
+			return 2
+		}
+		return 1
+	}
+	best := ""
+	for i, l := range labels {
+		if i == 0 {
+			best = l
+			continue
+		}
+		if c := cmp.Compare(rank(l), rank(best)); c < 0 ||
+			c == 0 && cmp.Or(cmp.Compare(response.CleanLabel(l), response.CleanLabel(best)), cmp.Compare(l, best)) < 0 {
+			best = l
+		}
+	}
+	return best
 }
 
 // command shows a command step's command and runs nothing. A process
