@@ -72,7 +72,7 @@ func (u *Untrusted) Error() *Error {
 	return &Error{Source: Source{Layer: LayerProject, Name: u.File},
 		Err: fmt.Errorf("%w, and it sets what runs as an agent or where dtree writes: %s", ErrUntrusted, u.Names()),
 		Hint: "read the file; if you trust what it sets, run 'dtree trust' (it stays trusted until it changes)\n" +
-			"a CI job running its own repository can pass --trust or set " + TrustEnv + "=1; 'dtree docs settings' says why (#trust)"}
+			"a CI job running its own repository can pass --trust or set " + TrustEnv + "=1 instead ('dtree docs settings' says more)"}
 }
 
 // Digest is the sha256 of a file's content, in hex.
@@ -243,4 +243,20 @@ func looser(user *fileLayer, key string, v float64) bool {
 		return false
 	}
 	return v == 0 || v > mine
+}
+
+// ReadSettingsFile reads a file to trust: it must be there and be a
+// settings file dtree reads. It returns the content read.
+func ReadSettingsFile(path string) ([]byte, error) {
+	src := Source{Layer: LayerProject, Name: path}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &Error{Source: src, Err: fmt.Errorf("cannot read the settings file: %w", unwrapPath(err)),
+			Hint: "dtree trust takes a settings file, ./dtree.yaml when none is named"}
+	}
+	_, root, err := parseYAML(data, src)
+	if err == nil && root != nil {
+		_, err = readLayer(root, src)
+	}
+	return data, err
 }
