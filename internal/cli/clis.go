@@ -32,7 +32,8 @@ func (a *App) newCLIs() *cobra.Command {
 the settings: its binary, whether it is on PATH and its version (when
 --version answers within 10 seconds; all are asked at once), whether one of its API key variables is
 set, how it takes the prompt, what usage it reports, and its model flag.
-'dtree docs clis' describes each built-in.
+A CLI that an untrusted ./dtree.yaml defines is looked up, never run
+('dtree trust', or --trust). 'dtree docs clis' describes each built-in.
 
 Docs: dtree docs clis`,
 		Example: `  dtree clis
