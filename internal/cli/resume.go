@@ -279,7 +279,7 @@ func firstLineOf(s string) string {
 // resumeReplayCommand is the command line that replays a resumed run from
 // its answers.yaml: its chart, page and start are the first run's.
 func resumeReplayCommand(path string, rs runlog.RunStart, o runOptions, fs *pflag.FlagSet, answers string) string {
-	flags := givenFlags(fs, "format", "config")
+	flags := givenFlags(fs, "format", "config", "trust")
 	if rs.Page != "" {
 		flags = append(flags, "--page", rs.Page)
 	}
