@@ -42,6 +42,7 @@ type progress struct {
 	// line the line of the running node; mask masks a text before it is
 	// escaped.
 	actions bool
+	cmd     io.Writer // for those commands; other lines go to w
 	chart   string
 	line    int
 	mask    func(string) string
@@ -197,7 +198,7 @@ func (p *progress) NodeStarted(n *types.ProcessedNode, visit int) {
 	p.node.Store(&node)
 	if p.actions {
 		p.line = n.Line
-		p.printf("%s", ci.GroupStart(p.mask(line)))
+		p.command(ci.GroupStart(p.mask(line)))
 		return
 	}
 	if !p.live {
@@ -235,12 +236,14 @@ func (p *progress) NodeFinished(r *run.NodeResult) {
 	}
 	took := time.Duration(r.DurationMS) * time.Millisecond
 	if p.actions {
-		p.printf("%s%s", ci.Verbatim(p.mask(ci.Answer(r))), ci.GroupEnd)
+		p.command(ci.Verbatim(p.mask(ci.Answer(r))) + ci.GroupEnd)
 		if r.Status != run.StatusSucceeded {
 			// An error even with --quiet: it is the run's failure.
-			p.notice(strings.TrimSuffix(ci.Annotation("error", ci.Where{File: p.chart, Line: p.line},
+			p.mu.Lock()
+			fmt.Fprint(p.cmd, ci.Annotation("error", ci.Where{File: p.chart, Line: p.line},
 				p.mask(fmt.Sprintf("dtree: %s %s %s", r.ID, types.Excerpt(r.Text, 60), strings.ReplaceAll(r.Status, "_", " "))),
-				p.mask(r.Error)), "\n"))
+				p.mask(r.Error)))
+			p.mu.Unlock()
 		}
 	}
 	switch {
@@ -255,6 +258,17 @@ func (p *progress) NodeFinished(r *run.NodeResult) {
 	default:
 		p.printf("✓ %s %s (%s)\n", r.ID, types.Excerpt(r.Text, 60), took.Round(time.Millisecond))
 	}
+}
+
+// command prints workflow commands of GitHub Actions' mode, unless
+// quiet.
+func (p *progress) command(s string) {
+	if p.quiet {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprint(p.cmd, s)
 }
 
 // notice prints a line above the live line even with --quiet: the answer
