@@ -238,8 +238,7 @@ func aiderCount(s string) *int64 {
 	if err != nil {
 		return nil
 	}
-	n := int64(f*mult + 0.5)
-	return &n
+	return countOf(f * mult)
 }
 
 func (*aiderDecoder) final() bool { return false } // its transcript has no end mark

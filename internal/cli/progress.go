@@ -226,6 +226,12 @@ func (p *progress) AttemptFailed(n *types.ProcessedNode, attempt int, reason str
 	p.printf("  ✗ attempt %d: %s\n", attempt, r)
 }
 
+// UsageWarning says that a figure a CLI reported is not one, and counts
+// as unknown (readme/run.md#budgets); even with --quiet, as warnings are.
+func (p *progress) UsageWarning(n *types.ProcessedNode, attempt int, cli, msg string) {
+	p.notice(fmt.Sprintf("dtree: warning: node %s attempt %d: %s reported %s: counted as unknown", n.ID, attempt, cli, msg))
+}
+
 func (p *progress) NodeFinished(r *run.NodeResult) {
 	p.node.Store(nil)
 	if p.live {
