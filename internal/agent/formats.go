@@ -215,7 +215,7 @@ func (d *aiderDecoder) line(b []byte) {
 	if strings.Contains(s, "Cost: $") {
 		if m := aiderCost.FindStringSubmatch(s); m != nil {
 			if f, err := strconv.ParseFloat(m[2], 64); err == nil {
-				d.session = &f // the session's total so far
+				d.session = costOf(f) // the session's total so far
 			}
 			d.lastUsage = d.n
 		}
