@@ -61,6 +61,7 @@ const clearLine = "\r\x1b[2K"
 func newProgress(w io.Writer, quiet, verbose, live bool) *progress {
 	p := &progress{w: &untilError{w: w}, quiet: quiet, verbose: verbose, live: live && !quiet, started: time.Now(), stop: make(chan struct{}),
 		mask: func(s string) string { return s }}
+	p.cmd = p.w
 	if p.live {
 		go p.tick(time.Second)
 	}
