@@ -312,6 +312,11 @@ func TestStepSummaryBoundsEveryPart(t *testing.T) {
 	b.Reset()
 	require.NoError(t, NotRunSummary(&b, huge, huge, []string{huge, huge}, Report{}))
 	assert.Less(t, b.Len(), 16<<10)
+
+	b.Reset()
+	sum.Logs.Dir = "logs/r1" // a path a tool reads: whole
+	require.NoError(t, JUnit(&b, sum, Report{Chart: "c.csv"}))
+	assert.Less(t, b.Len(), 64<<10, "the JUnit report quotes the title cut too")
 }
 
 // Whatever still passes is cut under 1 MiB at a line's end, with a note.
