@@ -87,6 +87,11 @@ func TestNumberFigures(t *testing.T) {
 	assert.Nil(t, u.InputTokens)
 	assert.Nil(t, u.CostUSD)
 	assert.Equal(t, []string{"input_tokens is negative (-3)", "cost_usd is negative (-0.5)"}, warnings, "from a runner that is no decoder")
+	for _, c := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		u, warnings := CheckUsage(types.Usage{CostUSD: fig(c)})
+		assert.Nil(t, u.CostUSD, "%v", c)
+		assert.Len(t, warnings, 1, "%v", c)
+	}
 }
 
 func fig[T any](v T) *T { return &v }
