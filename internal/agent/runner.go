@@ -82,6 +82,9 @@ type Result struct {
 	Truncated          bool   // stdout was longer than Stdout
 	Answer             string
 	Usage              types.Usage
+	// UsageWarnings says which figures the CLI reported were not ones
+	// (CheckUsage): those are unknown in Usage.
+	UsageWarnings []string
 	// Argv is the command line run, binary first, with the prompt
 	// replaced by "<prompt: N bytes>" so it can be logged.
 	Argv []string
@@ -341,7 +344,8 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	}
 	res.OutputError = out.err
 	reply, parseErr := dec.end(output{stdout: res.Stdout, total: res.StdoutBytes, truncated: res.Truncated, stderr: res.StderrTail})
-	res.Answer, res.Usage = reply.answer, reply.usage
+	res.Answer = reply.answer
+	res.Usage, res.UsageWarnings = CheckUsage(reply.usage)
 
 	fail := func(reason string) error {
 		e := &AgentError{Name: def.Name, ExitCode: res.ExitCode, TimedOut: res.TimedOut,

@@ -291,3 +291,43 @@ func TestPicture(t *testing.T) {
 	assert.Empty(t, none)
 	assert.Contains(t, note, "too large for GitHub to draw")
 }
+
+// Every part of a summary is bounded: a chart whose title is 2 MB (GitHub
+// drops a summary over 1 MiB) gives a summary of a few kilobytes, its
+// title cut and escaped.
+func TestStepSummaryBoundsEveryPart(t *testing.T) {
+	t.Parallel()
+	huge := "<img src=x> " + strings.Repeat("title ", 350_000)
+	sum := summary(run.StatusFailed, "succeeded", "failed")
+	sum.Title, sum.Error, sum.Logs.Dir = huge, huge, huge
+	sum.Nodes[1].Label = huge
+	var b bytes.Buffer
+	require.NoError(t, StepSummary(&b, sum, Summary{Report: Report{Chart: huge}, Note: huge}))
+	got := b.String()
+	assert.Less(t, len(got), 16<<10, "no part is quoted whole")
+	assert.True(t, strings.HasPrefix(got, "### ❌ dtree: \\<img src\\=x\\> title title "), got[:100])
+	heading, _, _ := strings.Cut(got, "\n")
+	assert.NotRegexp(t, `[^\\]<`, heading, "markup is escaped")
+
+	b.Reset()
+	require.NoError(t, NotRunSummary(&b, huge, huge, []string{huge, huge}, Report{}))
+	assert.Less(t, b.Len(), 16<<10)
+
+	b.Reset()
+	sum.Logs.Dir = "logs/r1" // a path a tool reads: whole
+	require.NoError(t, JUnit(&b, sum, Report{Chart: "c.csv"}))
+	assert.Less(t, b.Len(), 64<<10, "the JUnit report quotes the title cut too")
+}
+
+// Whatever still passes is cut under 1 MiB at a line's end, with a note.
+func TestBoundedCutsTheWhole(t *testing.T) {
+	t.Parallel()
+	line := strings.Repeat("x", 99) + "\n"
+	assert.Equal(t, line, bounded(line))
+	got := bounded(strings.Repeat(line, 30_000))
+	assert.LessOrEqual(t, len(got), maxSummary)
+	assert.Contains(t, got, "\n\n*The summary was cut at ")
+	assert.Contains(t, got, "of its 3000000 bytes: GitHub takes 1 MiB.")
+	before, _, _ := strings.Cut(got, "\n\n*The summary")
+	assert.Equal(t, 0, (len(before)+1)%100, "cut at a line's end")
+}

@@ -293,6 +293,7 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 	stderr := a.Err
 	p := newProgress(stderr, o.quiet, o.verbose, isTerminal(a.Err, a.Getenv) && !a.inActions())
 	p.actions, p.chart, p.mask = a.inActions(), c.Doc.Source, a.redactor().String
+	p.cmd = &untilError{w: a.commandWriter(stderr)}
 	p.cols, p.ascii = a.termWidth(stderr), a.ascii
 	a.interrupts.setDoing(func() string { return a.redactor().String(p.doing()) }, p.notice)
 	a.walked = true

@@ -356,6 +356,14 @@ func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, 
 	if lw != nil {
 		_ = lw.Close() // its error is logFailed's
 	}
+	// Whatever the runner, figures are checked (SPEC §12).
+	var more []string
+	r.Usage, more = agent.CheckUsage(r.Usage)
+	if ws, ok := w.o.Progress.(UsageWarner); ok {
+		for _, m := range append(r.UsageWarnings, more...) {
+			ws.UsageWarning(n, attempt, def.Name, m)
+		}
+	}
 	a := Attempt{N: attempt, Purpose: purpose, CLI: def.Name, ExitCode: r.ExitCode, TimedOut: r.TimedOut,
 		StoppedAfterAnswer: r.StoppedAfterAnswer, DurationMS: time.Since(start).Milliseconds(),
 		StdoutBytes: r.StdoutBytes, StderrBytes: r.StderrBytes, Usage: r.Usage, StderrTail: r.StderrTail}
