@@ -1,0 +1,192 @@
+package vars
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// hostile are agent outputs that would be code, or break the command
+// around them, if pasted into a command.
+var hostile = map[string]string{
+	"dollar-paren":   "$(touch PWNED)",
+	"backticks":      "`touch PWNED`",
+	"single-quote":   "it's'; touch PWNED; '",
+	"double-quote":   `say "hi"; touch PWNED; "`,
+	"backslash":      `a\b\\c\`,
+	"backslash-end":  `x\`,
+	"newlines":       "line 1\nline 2\n\n",
+	"lead-newline":   "\nx",
+	"END":            "x\nEND\ntouch PWNED\n",
+	"EOF":            "EOF\ntouch PWNED",
+	"dash-n":         "-n",
+	"dash-e":         "-e \\n",
+	"glob-star":      "*",
+	"glob-class":     "[a-z]* ?",
+	"braces":         "{a,b} ~ ~root",
+	"param":          "$HOME ${HOME} $1 $@",
+	"escaped-param":  `\$(touch PWNED)`,
+	"ansi-c":         `$'\x41' $"x"`,
+	"semicolons":     "; touch PWNED; # ",
+	"pipe":           "| touch PWNED &",
+	"empty":          "",
+	"spaces":         "  a   b  ",
+	"tab":            "a\tb",
+	"hash":           "# not a comment",
+	"quote-mix":      `'"'"'` + "`" + `"'`,
+	"utf8":           "héllo ✓ 日本",
+	"8KiB":           strings.Repeat("$(touch PWNED)'\"`\\\nEND\n", 8<<10/24),
+	"over-one-chunk": strings.Repeat("ab'\"$`\n", (MaxEnvChunk+100)/7),
+}
+
+// position is one place an author may write a reference, and what the
+// command must print for a value v.
+type positionCase struct {
+	name string
+	cmd  string
+	want func(v string) string
+	bash bool // bash only ($'…')
+}
+
+func trimNL(v string) string { return strings.TrimRight(v, "\n") }
+func same(v string) string   { return v }
+
+var positions = []positionCase{
+	{name: "bare", cmd: `printf '%s' {{node.a.output}}`, want: same},
+	{name: "bare-joined", cmd: `printf '%s' x{{node.a.output}}y`, want: func(v string) string { return "x" + v + "y" }},
+	{name: "double", cmd: `printf '%s' "{{node.a.output}}"`, want: same},
+	{name: "double-text", cmd: `printf '%s' "got: {{node.a.output}}!"`, want: func(v string) string { return "got: " + v + "!" }},
+	{name: "single", cmd: `printf '%s' '{{node.a.output}}'`, want: same},
+	{name: "single-text", cmd: `printf '%s' 'got: {{node.a.output}} $x'`, want: func(v string) string { return "got: " + v + " $x" }},
+	{name: "single-in-double", cmd: `printf '%s' "'{{node.a.output}}'"`, want: func(v string) string { return "'" + v + "'" }},
+	{name: "heredoc", cmd: "cat <<END\n{{node.a.output}}\nEND", want: func(v string) string { return v + "\n" }},
+	{name: "heredoc-text", cmd: "cat <<END\ngot: '{{node.a.output}}' \"x\"\nEND\necho after", want: func(v string) string { return "got: '" + v + "' \"x\"\nafter\n" }},
+	{name: "heredoc-dash", cmd: "cat <<-END\n\t{{node.a.output}}\n\tEND", want: func(v string) string { return v + "\n" }},
+	{name: "heredoc-EOF", cmd: "cat > out.txt <<EOF\n{{node.a.output}}\nEOF\ncat out.txt", want: func(v string) string { return v + "\n" }},
+	{name: "dollar-paren", cmd: `printf '%s' "$(printf '%s' {{node.a.output}})"`, want: trimNL},
+	{name: "dollar-paren-double", cmd: `printf '%s' "$(printf '%s' "{{node.a.output}}")"`, want: trimNL},
+	{name: "dollar-paren-single", cmd: `printf '%s' "$(printf '%s' '{{node.a.output}}')"`, want: trimNL},
+	{name: "dollar-paren-bare", cmd: `x=$(printf '%s' {{node.a.output}}); printf '%s' "$x"`, want: trimNL},
+	{name: "dollar-paren-heredoc", cmd: "printf '%s' \"$(cat <<END\n{{node.a.output}}\nEND\n)\"", want: trimNL},
+	{name: "backticks", cmd: "x=`printf '%s' {{node.a.output}}`; printf '%s' \"$x\"", want: trimNL},
+	{name: "backticks-in-double", cmd: "printf '%s' \"`printf '%s' {{node.a.output}}`\"", want: trimNL},
+	{name: "backticks-double", cmd: "printf '%s' \"`printf '%s' \"{{node.a.output}}\"`\"", want: trimNL},
+	{name: "backticks-single", cmd: "printf '%s' \"`printf '%s' '{{node.a.output}}'`\"", want: trimNL},
+	{name: "assign", cmd: `x={{node.a.output}}; printf '%s' "$x"`, want: same},
+	{name: "assign-double", cmd: `x="{{node.a.output}}"; printf '%s' "$x"`, want: same},
+	{name: "case", cmd: `case {{node.a.output}} in *) printf '%s' {{node.a.output}};; esac`, want: same},
+	{name: "redirect", cmd: `printf '%s' ok > {{node.a.output}}x; cat -- ./{{node.a.output}}x`, want: func(string) string { return "ok" }},
+	{name: "twice", cmd: `printf '%s|%s' {{node.a.output}} "{{ node.a.output }}"`, want: func(v string) string { return v + "|" + v }},
+	{name: "comment", cmd: "printf '%s' ok # {{node.a.output}}", want: func(string) string { return "ok" }},
+	{name: "ansi-c", cmd: `printf '%s' $'a\t{{node.a.output}}b'`, want: func(v string) string { return "a\t" + v + "b" }, bash: true},
+}
+
+// TestCommandHostileCorpus runs every hostile value in every position
+// through /bin/sh (and bash, where there is one): each must arrive as
+// text, and nothing may run from it.
+func TestCommandHostileCorpus(t *testing.T) {
+	t.Parallel()
+	shells := []string{"/bin/sh"}
+	if p, err := exec.LookPath("bash"); err == nil {
+		shells = append(shells, p)
+	}
+	for _, pc := range positions {
+		c, probs := ParseCommand(pc.cmd)
+		require.Empty(t, probs, pc.name)
+		for name, v := range hostile {
+			if pc.name == "redirect" && (strings.ContainsAny(v, "/\x00") || v == "" || len(v) > 200) {
+				continue // not a file name
+			}
+			for _, sh := range shells {
+				if pc.bash && sh == "/bin/sh" {
+					continue
+				}
+				t.Run(pc.name+"/"+name+"/"+filepath.Base(sh), func(t *testing.T) {
+					t.Parallel()
+					dir := t.TempDir()
+					script, env := c.Script([]string{v})
+					cmd := exec.Command(sh, "-c", script)
+					cmd.Dir, cmd.Env = dir, append(env, "PATH="+os.Getenv("PATH"), "HOME=/nonexistent")
+					out, err := cmd.CombinedOutput()
+					require.NoError(t, err, "script %q: %s", script, out)
+					assert.Equal(t, pc.want(v), string(out), "script %q", script)
+					assert.NoFileExists(t, filepath.Join(dir, "PWNED"), "script %q", script)
+				})
+			}
+		}
+	}
+}
+
+func TestCommandScript(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ cmd, want string }{
+		{"make test", "make test"},
+		{`echo {{var.v}}`, `echo "${DTREE_REF_1}"`},
+		{`echo "got: {{var.v}}"`, `echo "got: ${DTREE_REF_1}"`},
+		{`echo 'got: {{var.v}}'`, `echo 'got: '"${DTREE_REF_1}"''`},
+		{`echo $'a{{var.v}}'`, `echo $'a'"${DTREE_REF_1}"$''`},
+		{"cat <<END\n{{var.v}}\nEND", "cat <<END\n${DTREE_REF_1}\nEND"},
+		{`echo {{var.v}} {{run.id}} {{ var.v }}`, `echo "${DTREE_REF_1}" "${DTREE_REF_2}" "${DTREE_REF_1}"`},
+		{"echo ok # {{var.v}}", "echo ok # {{var.v}}"},
+		{`echo {{other.x}} {{var.v}}`, `echo {{other.x}} "${DTREE_REF_1}"`},
+	} {
+		c, probs := ParseCommand(tc.cmd)
+		require.Empty(t, probs, tc.cmd)
+		got, _ := c.Script(make([]string, len(c.Refs)))
+		assert.Equal(t, tc.want, got, tc.cmd)
+	}
+}
+
+// TestCommandProblems: where no quoting is safe, ParseCommand says so
+// and names the safe form.
+func TestCommandProblems(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ cmd, why, hint string }{
+		{"cat <<'END'\n{{var.v}}\nEND", "quoted, <<'END'", "unquote the here-document's delimiter"},
+		{"cat <<\"END\"\n{{var.v}}\nEND", "quoted, <<'END'", "printf %s"},
+		{"cat <<\\END\n{{var.v}}\nEND", "quoted, <<'END'", "<<END"},
+		{`echo \{{var.v}}`, "after a \\", "<<END"},
+		{`echo $(( {{var.v}} + 1 ))`, "arithmetic", "[ {{…}} -eq 1 ]"},
+		{`(( {{var.v}} > 1 ))`, "arithmetic", "[ {{…}} -eq 1 ]"},
+		{`[[ {{var.v}} -eq 1 ]]`, "as a number", "[ {{…}} -eq 1 ]"},
+		{`a[{{var.v}}]=1`, "array index", "test"},
+		{`echo "${x:-{{var.v}}}"`, "another parameter expansion", "set a shell variable first"},
+		{`eval "echo {{var.v}}"`, "eval", "argument"},
+		{"echo `echo \\`echo {{var.v}}\\``", "nested backquotes", "$(…)"},
+		{"cat <<{{var.v}}\nx\n", "expansions not allowed in heredoc words", "shell syntax"},
+		{`echo "{{var.v}}`, "does not parse", "shell syntax"},
+	} {
+		_, probs := ParseCommand(tc.cmd)
+		require.Len(t, probs, 1, tc.cmd)
+		assert.Equal(t, "{{var.v}}", probs[0].Ref.Raw)
+		assert.Contains(t, probs[0].Why, tc.why, tc.cmd)
+		assert.Contains(t, probs[0].Hint, tc.hint, tc.cmd)
+	}
+}
+
+// TestCommandLinear: a huge value and a huge command cost time in
+// proportion to their size.
+func TestCommandLinear(t *testing.T) {
+	t.Parallel()
+	cost := func(n int) time.Duration {
+		cmd := strings.Repeat(`echo "{{var.a}}" '{{node.b.output}}' {{run.id}}; `, n)
+		v := strings.Repeat("x'\"$`\n", n*20)
+		start := time.Now()
+		c, probs := ParseCommand(cmd)
+		require.Empty(t, probs)
+		_, env := c.Script([]string{v, v, v})
+		require.NotEmpty(t, env)
+		return time.Since(start)
+	}
+	cost(1000) // warm up
+	small, big := cost(2000), cost(32000)
+	// 16 times the input: linear is 16 times the time; allow 3x over that
+	// for a loaded machine, far under the 256 of a quadratic cost.
+	assert.Less(t, big, 48*small+50*time.Millisecond, "2000: %v, 32000: %v", small, big)
+}
