@@ -218,7 +218,7 @@ func (c *Command) walk(f *syntax.File, problem func(i int, why, hint string)) {
 					return
 				}
 				problem(i, "is where the shell expands nothing (a here-document whose delimiter is quoted, <<'END', or after a \\), so its value cannot be put in as text",
-					`unquote the here-document's delimiter (<<END; then write \$ for each $ of your own in it), or print the value where it can expand: "$(printf %s {{…}})"`)
+					`unquote the here-document's delimiter (<<END, and write \$ for each $ of your own in it), or write the value outside it: printf '%s\n' {{…}} > FILE`)
 			})
 		}
 		stack = append(stack, fr)

@@ -149,7 +149,7 @@ func TestCommandProblems(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ cmd, why, hint string }{
 		{"cat <<'END'\n{{var.v}}\nEND", "quoted, <<'END'", "unquote the here-document's delimiter"},
-		{"cat <<\"END\"\n{{var.v}}\nEND", "quoted, <<'END'", "printf %s"},
+		{"cat <<\"END\"\n{{var.v}}\nEND", "quoted, <<'END'", "printf"},
 		{"cat <<\\END\n{{var.v}}\nEND", "quoted, <<'END'", "<<END"},
 		{`echo \{{var.v}}`, "after a \\", "<<END"},
 		{`echo $(( {{var.v}} + 1 ))`, "arithmetic", "[ {{…}} -eq 1 ]"},
