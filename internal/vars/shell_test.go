@@ -7,9 +7,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // hostile are agent outputs that would be code, or break the command
@@ -189,4 +191,55 @@ func TestCommandLinear(t *testing.T) {
 	// 16 times the input: linear is 16 times the time; allow 3x over that
 	// for a loaded machine, far under the 256 of a quadratic cost.
 	assert.Less(t, big, 48*small+50*time.Millisecond, "2000: %v, 32000: %v", small, big)
+}
+
+// FuzzParseCommand: no command makes ParseCommand or Script panic, and
+// in the script of a command without problems every expansion of a
+// reference's variable is in "…" or a here-document's body, where the
+// shell expands it once and never reads its value as code.
+func FuzzParseCommand(f *testing.F) {
+	for _, pc := range positions {
+		f.Add(pc.cmd)
+	}
+	for _, s := range []string{"cat <<'END'\n{{var.v}}\nEND", `echo $(( {{var.v}} ))`, "echo `echo \\`echo {{var.v}}\\``",
+		`echo "${x:-{{var.v}}}"`, `f() { echo {{var.v}}; }; f`, `[[ {{var.v}} == x* ]] && echo {{run.id}}`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, cmd string) {
+		c, probs := ParseCommand(cmd)
+		values := make([]string, len(c.Refs))
+		for k := range values {
+			values[k] = "$(x)'\"`\nEND\n"
+		}
+		script, _ := c.Script(values)
+		if len(probs) > 0 || len(c.Refs) == 0 || strings.Contains(cmd, RefVarPrefix) || !utf8.ValidString(cmd) {
+			return
+		}
+		file, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(script), "")
+		if err != nil {
+			t.Fatalf("command %q parses, its script %q does not: %v", cmd, script, err)
+		}
+		var stack []syntax.Node
+		syntax.Walk(file, func(n syntax.Node) bool {
+			if n == nil {
+				stack = stack[:len(stack)-1]
+				return true
+			}
+			if pe, ok := n.(*syntax.ParamExp); ok && strings.HasPrefix(pe.Param.Value, RefVarPrefix) {
+				parent := stack[len(stack)-1]
+				_, dq := parent.(*syntax.DblQuoted)
+				hdoc := false
+				if w, ok := parent.(*syntax.Word); ok && len(stack) > 1 {
+					if r, ok := stack[len(stack)-2].(*syntax.Redirect); ok && r.Hdoc == w {
+						hdoc = true
+					}
+				}
+				if !dq && !hdoc {
+					t.Fatalf("command %q: script %q expands %s outside \"…\" and a here-document", cmd, script, pe.Param.Value)
+				}
+			}
+			stack = append(stack, n)
+			return true
+		})
+	})
 }
