@@ -21,8 +21,8 @@ const RefVarPrefix = "DTREE_REF_"
 
 // MaxEnvChunk bounds one environment string of a value: Linux refuses
 // a single string over 128 KiB (MAX_ARG_STRLEN), so a longer value is cut
-// into DTREE_REF_N_1, DTREE_REF_N_2, … and expanded as their
-// concatenation.
+// into DTREE_REF_N_1, DTREE_REF_N_2, …, which the script joins into
+// DTREE_REF_N before the command (DTREE_REF_N="${DTREE_REF_N_1}…"; ).
 const MaxEnvChunk = 64 << 10
 
 // position is the quoting a reference stands in.
@@ -285,7 +285,9 @@ func (c *Command) Script(values []string) (script string, env []string) {
 	if len(c.slots) == 0 {
 		return c.src, nil
 	}
-	exp := make([]string, len(c.Refs))
+	// A value over MaxEnvChunk comes in parts, joined into its variable
+	// once, before the command, so that each reference stays short.
+	var join strings.Builder
 	for k := range c.Refs {
 		v := ""
 		if k < len(values) {
@@ -293,25 +295,25 @@ func (c *Command) Script(values []string) (script string, env []string) {
 		}
 		name := RefVarPrefix + strconv.Itoa(k+1)
 		if len(v) <= MaxEnvChunk {
-			exp[k] = "${" + name + "}"
 			env = append(env, name+"="+v)
 			continue
 		}
-		var e strings.Builder
+		join.WriteString(name + `="`)
 		for j := 1; len(v) > 0; j++ {
 			n := min(len(v), MaxEnvChunk)
 			part := fmt.Sprintf("%s_%d", name, j)
-			e.WriteString("${" + part + "}")
+			join.WriteString("${" + part + "}")
 			env = append(env, part+"="+v[:n])
 			v = v[n:]
 		}
-		exp[k] = e.String()
+		join.WriteString(`"; `)
 	}
 	var b strings.Builder
+	b.WriteString(join.String())
 	last := 0
 	for _, s := range c.slots {
 		b.WriteString(c.src[last:s.start])
-		e := exp[s.ref]
+		e := "${" + RefVarPrefix + strconv.Itoa(s.ref+1) + "}"
 		switch s.pos {
 		case posBare:
 			b.WriteString(`"` + e + `"`)
