@@ -133,12 +133,15 @@ type VarUnset struct {
 }
 
 // VarNUL is a reference in a step's text or command whose value held NUL
-// bytes, which no argv or environment string can carry: each was
-// replaced by U+FFFD (readme/context.md#variables).
+// bytes, or an agent prompt whose run so far did, which no argv or
+// environment string can carry: each was replaced by U+FFFD
+// (readme/context.md#variables).
 type VarNUL struct {
-	Node  string `json:"node"` // the step whose text holds it
-	NULs  int    `json:"nuls"` // how many were replaced
-	Ref   string `json:"ref"`  // as written: "{{node.7.output}}"
+	Node string `json:"node"` // the step whose text or prompt holds it
+	NULs int    `json:"nuls"` // how many were replaced
+	// Ref is the reference as written ("{{node.7.output}}"); "" for the
+	// rest of an agent's prompt.
+	Ref   string `json:"ref,omitempty"`
 	RunID string `json:"run_id"`
 }
 
