@@ -177,6 +177,12 @@ func (c *Command) walk(f *syntax.File, problem func(i int, why, hint string)) {
 			case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
 				fr.unsafe, fr.hint = "is compared as a number in [[ … ]], which bash evaluates as arithmetic, as code", arithHint
 			}
+		case *syntax.DeclClause:
+			for _, a := range x.Args {
+				if f := a.Value; a.Naked && f != nil && strings.HasPrefix(f.Lit(), "-") && strings.Contains(f.Lit(), "i") {
+					fr.unsafe, fr.hint = "is assigned to an integer variable ("+x.Variant.Value+" -i), which bash evaluates as arithmetic, as code", arithHint
+				}
+			}
 		case *syntax.CallExpr:
 			if len(x.Args) > 0 && x.Args[0].Lit() == "eval" {
 				fr.unsafe, fr.hint = "is an argument of eval, which runs its arguments as shell code",

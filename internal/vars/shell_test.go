@@ -160,6 +160,8 @@ func TestCommandProblems(t *testing.T) {
 		{`a[{{var.v}}]=1`, "array index", "test"},
 		{`echo "${x:-{{var.v}}}"`, "another parameter expansion", "set a shell variable first"},
 		{`eval "echo {{var.v}}"`, "eval", "argument"},
+		{`declare -i n={{var.v}}`, "integer variable (declare -i)", "[ {{…}} -eq 1 ]"},
+		{`local -ri n="{{var.v}}"`, "integer variable (local -i)", "[ {{…}} -eq 1 ]"},
 		{"echo `echo \\`echo {{var.v}}\\``", "nested backquotes", "$(…)"},
 		{"cat <<{{var.v}}\nx\n", "expansions not allowed in heredoc words", "shell syntax"},
 		{`echo "{{var.v}}`, "does not parse", "shell syntax"},
