@@ -145,7 +145,7 @@ type frame struct {
 
 // walk finds the quoting of each slot.
 func (c *Command) walk(f *syntax.File, problem func(i int, why, hint string)) {
-	// slotAt finds the slots whose placeholder starts in [from, to).
+	// slotsIn calls fn with each slot whose placeholder starts in [from, to).
 	slotsIn := func(from, to int, fn func(i int)) {
 		for i := c.firstSlot(from); i < len(c.slots) && c.slots[i].start < to; i++ {
 			fn(i)
@@ -217,6 +217,10 @@ func (c *Command) walk(f *syntax.File, problem func(i int, why, hint string)) {
 				}
 				c.slots[i].pos, c.slots[i].done = pos, true
 			})
+		case *syntax.Comment:
+			slotsIn(from, to, func(i int) { // stays as written
+				c.slots[i].pos, c.slots[i].done = posComment, true
+			})
 		case *syntax.Lit:
 			slotsIn(from, to, func(i int) {
 				if fr.unsafe != "" {
@@ -230,25 +234,9 @@ func (c *Command) walk(f *syntax.File, problem func(i int, why, hint string)) {
 		stack = append(stack, fr)
 		return true
 	})
-	for _, st := range f.Stmts {
-		c.comments(st.Comments)
-	}
-	c.comments(f.Last)
 }
 
 const arithHint = `compare with test instead, which reads a number and never code: [ {{…}} -eq 1 ]`
-
-// comments marks the slots in comments: they stay as written.
-func (c *Command) comments(cs []syntax.Comment) {
-	for _, cm := range cs {
-		from, to := int(cm.Pos().Offset()), int(cm.End().Offset())
-		for i := c.firstSlot(from); i < len(c.slots) && c.slots[i].start < to; i++ {
-			if !c.slots[i].done {
-				c.slots[i].pos, c.slots[i].done = posComment, true
-			}
-		}
-	}
-}
 
 // place sets the quoting of slot i, a placeholder the parser read as an
 // expansion under p.

@@ -136,6 +136,8 @@ func TestCommandScript(t *testing.T) {
 		{"cat <<END\n{{var.v}}\nEND", "cat <<END\n${DTREE_REF_1}\nEND"},
 		{`echo {{var.v}} {{run.id}} {{ var.v }}`, `echo "${DTREE_REF_1}" "${DTREE_REF_2}" "${DTREE_REF_1}"`},
 		{"echo ok # {{var.v}}", "echo ok # {{var.v}}"},
+		{"if true; then\n  # {{var.v}}\n  echo {{var.v}}\nfi # {{var.v}}\n# {{var.v}}", "if true; then\n  # {{var.v}}\n  echo \"${DTREE_REF_1}\"\nfi # {{var.v}}\n# {{var.v}}"},
+		{"echo \"$(\n# {{var.v}}\necho {{var.v}})\"", "echo \"$(\n# {{var.v}}\necho \"${DTREE_REF_1}\")\""},
 		{`echo {{other.x}} {{var.v}}`, `echo {{other.x}} "${DTREE_REF_1}"`},
 	} {
 		c, probs := ParseCommand(tc.cmd)
