@@ -163,6 +163,13 @@ func (c *Command) walk(f *syntax.File, problem func(i int, why, hint string)) {
 		switch x := n.(type) {
 		case *syntax.ParamExp:
 			if i, ok := c.slotStarting(from); ok && to == c.slots[i].end && !c.slots[i].done {
+				if from > 0 && c.src[from-1] == '\\' {
+					// In backquotes \$ is $; any backslash before a
+					// reference is an escape whose layers dtree does not
+					// rewrite.
+					problem(i, unexpanded, unexpandedHint)
+					return false
+				}
 				c.place(i, p, problem)
 				return false
 			}
@@ -227,14 +234,20 @@ func (c *Command) walk(f *syntax.File, problem func(i int, why, hint string)) {
 					problem(i, fr.unsafe, fr.hint)
 					return
 				}
-				problem(i, "is where the shell expands nothing (a here-document whose delimiter is quoted, <<'END', or after a \\), so its value cannot be put in as text",
-					`unquote the here-document's delimiter (<<END, and write \$ for each $ of your own in it), or write the value outside it: printf '%s\n' {{…}} > FILE`)
+				problem(i, unexpanded, unexpandedHint)
 			})
 		}
 		stack = append(stack, fr)
 		return true
 	})
 }
+
+// unexpanded is the problem of a reference where the shell expands
+// nothing.
+const (
+	unexpanded     = "is where the shell expands nothing (a here-document whose delimiter is quoted, <<'END', or after a \\), so its value cannot be put in as text"
+	unexpandedHint = `unquote the here-document's delimiter (<<END, and write \$ for each $ of your own in it), or write the value outside it: printf '%s\n' {{…}} > FILE`
+)
 
 const arithHint = `compare with test instead, which reads a number and never code: [ {{…}} -eq 1 ]`
 

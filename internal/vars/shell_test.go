@@ -156,6 +156,8 @@ func TestCommandProblems(t *testing.T) {
 		{"cat <<\"END\"\n{{var.v}}\nEND", "quoted, <<'END'", "printf"},
 		{"cat <<\\END\n{{var.v}}\nEND", "quoted, <<'END'", "<<END"},
 		{`echo \{{var.v}}`, "after a \\", "<<END"},
+		{"echo `echo \\{{var.v}}`", "after a \\", "<<END"},
+		{`echo "\{{var.v}}"`, "after a \\", "<<END"},
 		{`echo $(( {{var.v}} + 1 ))`, "arithmetic", "[ {{…}} -eq 1 ]"},
 		{`(( {{var.v}} > 1 ))`, "arithmetic", "[ {{…}} -eq 1 ]"},
 		{`[[ {{var.v}} -eq 1 ]]`, "as a number", "[ {{…}} -eq 1 ]"},
