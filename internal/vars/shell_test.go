@@ -129,6 +129,10 @@ func TestCommandScript(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ cmd, want string }{
 		{"make test", "make test"},
+		// The table of readme/context.md#in-a-command.
+		{`git tag -a v{{var.version}}`, `git tag -a v"${DTREE_REF_1}"`},
+		{`echo "$(echo {{var.x}})"`, `echo "$(echo "${DTREE_REF_1}")"`},
+		{"cat <<-END\n\t{{var.x}}\n\tEND", "cat <<-END\n\t${DTREE_REF_1}\n\tEND"},
 		{`echo {{var.v}}`, `echo "${DTREE_REF_1}"`},
 		{`echo "got: {{var.v}}"`, `echo "got: ${DTREE_REF_1}"`},
 		{`echo 'got: {{var.v}}'`, `echo 'got: '"${DTREE_REF_1}"''`},
