@@ -128,9 +128,3 @@ func Expand(text string, value func(Ref) (string, bool)) string {
 	b.WriteString(text[last:])
 	return b.String()
 }
-
-// ShellQuote makes s one word for /bin/sh, whatever it holds: s in single
-// quotes, each single quote in it closed, escaped and reopened.
-func ShellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
