@@ -3,6 +3,9 @@
 // {{run.id}} and {{run.workdir}}. Only these namespaces are references;
 // any other {{…}} is left as written, so templates inside prompts
 // survive. Spaces just inside the braces are allowed ({{ var.NAME }}).
+// In a command, a reference is never pasted: ParseCommand finds the
+// quoting it stands in and Command.Script passes its value in a
+// variable (readme/context.md#in-a-command).
 package vars
 
 import (
