@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/dtree-dev/dtree/internal/agent"
@@ -38,7 +40,7 @@ func (d *dryRun) Call(_ context.Context, c agent.Call) (agent.Result, error) {
 	}
 	res.Argv, res.ExitCode = argv, 0
 	if purpose == agent.PurposeCommand {
-		return d.command(id, c.Prompt, res)
+		return d.command(id, c.Prompt, c.Def.Env, res)
 	}
 	where := "in argv"
 	switch {
@@ -116,8 +118,14 @@ func defaultLabel(labels []string) string {
 // command shows a command step's command and runs nothing. A process
 // command exits 0; a decision's exits with the status of its --answer
 // (a pass word 0, a fail word 1), else 0.
-func (d *dryRun) command(id, command string, res agent.Result) (agent.Result, error) {
+func (d *dryRun) command(id, command string, env map[string]string, res agent.Result) (agent.Result, error) {
 	fmt.Fprintf(d.w, "  command (not run): /bin/sh -c %s\n", shellJoin([]string{command}))
+	// The references' values, which the command gets in its environment
+	// (readme/context.md#in-a-command).
+	names := slices.Sorted(maps.Keys(env))
+	for _, k := range names {
+		fmt.Fprintf(d.w, "    %s=%s\n", k, shellJoin([]string{env[k]}))
+	}
 	i, _ := d.c.Graph.Index(id)
 	if d.c.Nodes[i].Role != types.RoleDecision {
 		return res, nil

@@ -327,6 +327,12 @@ func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, 
 		if err := w.overBudget(n); err != nil {
 			return agent.Result{}, err // no call made, none logged
 		}
+		// An earlier step's output in the run so far may hold a NUL,
+		// which no argv can carry (readme/context.md#variables).
+		if k := strings.Count(prompt, "\x00"); k > 0 {
+			prompt = strings.ReplaceAll(prompt, "\x00", "\uFFFD")
+			w.event(runlog.VarNUL{Node: n.ID, NULs: k})
+		}
 	}
 	runID := ""
 	if w.o.Log != nil {

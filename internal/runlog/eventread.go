@@ -244,6 +244,8 @@ func eventType(name []byte) EventType {
 		return EventRunEnd
 	case string(EventVarUnset):
 		return EventVarUnset
+	case string(EventVarNUL):
+		return EventVarNUL
 	case string(EventFallback):
 		return EventFallback
 	}
@@ -276,6 +278,8 @@ func decodeEvent(t EventType, line []byte) (Event, error) {
 		return decode[RunEnd](line)
 	case EventVarUnset:
 		return decode[VarUnset](line)
+	case EventVarNUL:
+		return decode[VarNUL](line)
 	case EventFallback:
 		return decode[Fallback](line)
 	}
