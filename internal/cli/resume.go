@@ -88,6 +88,18 @@ func (a *App) resume(ctx context.Context, id string, o resumeOptions, fs *pflag.
 			Hint: fmt.Sprintf("give the id of a run under %s (its directory's name), or latest; pass --log-dir when its logs are elsewhere", logDir)}
 	}
 	runID := filepath.Base(dir)
+	// Held until the resumed run ends: a second resume of the run started
+	// at the same moment is refused, not run beside it.
+	release, err := runlog.LockResume(dir)
+	if err != nil {
+		var busy *runlog.ResumingError
+		if errors.As(err, &busy) {
+			return &UsageError{Err: fmt.Errorf("resume: run %s: %w", runID, err),
+				Hint: "wait for that resume to end; the run it goes on in is the latest under " + logDir}
+		}
+		return fmt.Errorf("resume: run %s: %w", runID, err)
+	}
+	defer release()
 	if runlog.Going(dir) {
 		return &UsageError{Err: fmt.Errorf("resume: run %s is still going: a dtree holds its events.jsonl", runID),
 			Hint: "wait for it to end, or stop it (Ctrl-C), then resume it"}
