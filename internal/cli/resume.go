@@ -175,6 +175,9 @@ func (a *App) resume(ctx context.Context, id string, o resumeOptions, fs *pflag.
 		return &UsageError{Err: fmt.Errorf("resume: run %s got to its end (%s): there is no step to go on at", runID, cmp.Or(carried.Status, "succeeded")),
 			Hint: fmt.Sprintf("to run steps of it again, name the first with --from NODE; its path: %s", strings.Join(carried.Path(), " → "))}
 	}
+	if err := carried.Check(c, start); err != nil {
+		return strayPath(runID, path, carried, err)
+	}
 	return a.walkChart(ctx, walkJob{o: o.runOptions, s: s, reg: reg, c: c, page: page, start: start, resume: carried,
 		replay: func(file string) string { return resumeReplayCommand(path, rs, o.runOptions, fs, file) }})
 }
@@ -248,6 +251,35 @@ func (e *ChangedChartError) Error() string {
 		msg += ":\n  " + strings.Join(e.Changes, "\n  ")
 	}
 	return msg
+}
+
+// StrayPathError is a run whose log is not a path of the chart it is
+// resumed with (run.PathError): dtree resume does not follow it (exit 3).
+type StrayPathError struct {
+	RunID string
+	Path  string // the chart's file
+	Err   error
+	Hint  string
+}
+
+func (e *StrayPathError) Error() string {
+	return fmt.Sprintf("resume: the steps of run %s are not a path of %s: %v", e.RunID, e.Path, e.Err)
+}
+
+func (e *StrayPathError) Unwrap() error { return e.Err }
+
+// strayPath is the error of a run whose steps are not a path of the
+// chart at path, with the --from that runs the stray step again.
+func strayPath(runID, path string, c *run.Carried, err error) error {
+	var pe *run.PathError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	hint := fmt.Sprintf("its events.jsonl was edited, or it is not a run of %s: start a new run with dtree run", path)
+	if slices.Contains(c.Path(), pe.Node) {
+		hint += fmt.Sprintf(", or run node %s and the steps after it again: dtree resume %s --from %s", pe.Node, runID, pe.Node)
+	}
+	return &StrayPathError{RunID: runID, Path: path, Err: pe, Hint: hint}
 }
 
 // checkOutline refuses a chart whose graph is not the one the run walked,

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/dtree-dev/dtree/internal/agent"
+	"github.com/dtree-dev/dtree/internal/chart"
 	"github.com/dtree-dev/dtree/internal/runlog"
 	"github.com/dtree-dev/dtree/types"
 )
@@ -46,6 +47,9 @@ type CarriedStep struct {
 	End     runlog.NodeEnd
 	lines   [][]byte
 	dur     time.Duration
+	// startLine and endLine are the lines of its node_start and node_end
+	// in the events.jsonl read, for errors that name them.
+	startLine, endLine int
 }
 
 // ReadCarried reads the events.jsonl of the run to resume. A line that is
@@ -76,7 +80,7 @@ func ReadCarried(r io.Reader) (*Carried, error) {
 		line := append([]byte(nil), rd.Raw()...)
 		switch e := ev.(type) {
 		case runlog.NodeStart:
-			cur, curStart = &CarriedStep{Start: e}, rd.Time()
+			cur, curStart = &CarriedStep{Start: e, startLine: rd.Line()}, rd.Time()
 			cur.lines = append(cur.lines, line)
 		case runlog.NodeEnd:
 			if cur == nil || cur.Start.Node != e.Node {
@@ -84,7 +88,7 @@ func ReadCarried(r io.Reader) (*Carried, error) {
 				continue
 			}
 			if e.Status == StatusSucceeded {
-				cur.End, cur.dur = e, rd.Time().Sub(curStart)
+				cur.End, cur.dur, cur.endLine = e, rd.Time().Sub(curStart), rd.Line()
 				cur.lines = append(cur.lines, line)
 				c.Steps = append(c.Steps, *cur)
 				c.Ended = e.Next == ""
@@ -150,6 +154,89 @@ func (e *FromError) Error() string {
 		return fmt.Sprintf("--from %s: the run finished no step to go back to", e.Node)
 	}
 	return fmt.Sprintf("--from %s: node %s is not on the run's path (%s)", e.Node, e.Node, strings.Join(e.Path, " → "))
+}
+
+// PathError is a carried step that is not a step of the chart resumed:
+// a node it does not have, a next node no line of it leads to, or a step
+// that is not where the one before it led. The log was edited, or it is
+// another chart's.
+type PathError struct {
+	Line int    // the line of events.jsonl that says so
+	Node string // the step's node: --from it runs it again
+	Why  string
+}
+
+func (e *PathError) Error() string {
+	return fmt.Sprintf("events.jsonl line %d: %s", e.Line, e.Why)
+}
+
+// Check says whether the carried steps are a path of ch, the chart the
+// run goes on with, from start: the first step at start (or, for a start
+// terminator, where its line leads), each next one where the step before
+// it led, and each led on by a line of the chart, or to the end where
+// the node has none. A resume never follows a recorded next that is not
+// a line of the chart.
+func (c *Carried) Check(ch *chart.Chart, start string) error {
+	g := ch.Graph
+	want := start
+	if i, ok := g.Index(start); ok && ch.Nodes[i].Role == types.RoleTerminator {
+		if out := g.Out(i); len(out) > 0 {
+			want = out[0].To
+		}
+	}
+	for k := range c.Steps {
+		s := &c.Steps[k]
+		id, end := s.Start.Node, s.End
+		i, ok := g.Index(id)
+		switch {
+		case !ok:
+			return &PathError{Line: s.startLine, Node: id, Why: fmt.Sprintf("the run took node %s, which the chart does not have", id)}
+		case id != want && k == 0:
+			return &PathError{Line: s.startLine, Node: id, Why: fmt.Sprintf("the run's first step is node %s, not its start %s", id, want)}
+		case id != want:
+			return &PathError{Line: s.startLine, Node: c.Steps[k-1].Start.Node,
+				Why: fmt.Sprintf("the run went on at node %s, but the step before it led to %s", id, want)}
+		}
+		out := g.Out(i)
+		if end.Next == "" {
+			if len(out) > 0 {
+				return &PathError{Line: s.endLine, Node: id, Why: fmt.Sprintf("node %s led to the end, but the chart has lines from it (to %s)", id, targets(out))}
+			}
+		} else if !hasLine(out, end.Next, end.Label) {
+			why := fmt.Sprintf("node %s led to %s, but the chart has no line %s → %s", id, end.Next, id, end.Next)
+			if end.Label != "" {
+				why = fmt.Sprintf("node %s led to %s by %q, but the chart has no line %s → %s labelled %q", id, end.Next, end.Label, id, end.Next, end.Label)
+			}
+			if len(out) > 0 {
+				why += fmt.Sprintf(" (its lines go to %s)", targets(out))
+			} else {
+				why += " (it has no line out)"
+			}
+			return &PathError{Line: s.endLine, Node: id, Why: why}
+		}
+		want = end.Next
+	}
+	return nil
+}
+
+// hasLine says whether one of the lines out goes to next, with the label
+// taken when there is one.
+func hasLine(out []types.Edge, next, label string) bool {
+	for _, e := range out {
+		if e.To == next && (label == "" || e.Label == label) {
+			return true
+		}
+	}
+	return false
+}
+
+// targets names where lines go: "5, 7".
+func targets(out []types.Edge) string {
+	ids := make([]string, len(out))
+	for i, e := range out {
+		ids[i] = e.To
+	}
+	return strings.Join(ids, ", ")
 }
 
 // Path is the node ids of the carried steps, in order.
