@@ -71,7 +71,7 @@ Docs: dtree docs resume`,
 	f := cmd.Flags()
 	o.registerWalk(f)
 	f.StringVar(&o.from, "from", "", "run again from this node of the run's path (its latest visit): its id or its text")
-	f.BoolVar(&o.force, "force", false, "go on even though the chart's graph changed since the run")
+	f.BoolVar(&o.force, "force", false, "go on even though the chart's graph changed since the run, or its events.jsonl is damaged mid-way")
 	f.StringVar(&o.chart, "chart", "", "the chart to go on with, - for stdin (default: the file the run read)")
 	return cmd
 }
@@ -107,6 +107,9 @@ func (a *App) resume(ctx context.Context, id string, o resumeOptions, fs *pflag.
 	carried, err := readCarried(dir)
 	if err != nil {
 		return &UsageError{Err: fmt.Errorf("resume: run %s: %w", runID, err)}
+	}
+	if err := a.damagedLog(runID, carried, o.force); err != nil {
+		return err
 	}
 	rs := carried.Start
 	if rs.Answers != "" {
@@ -180,6 +183,24 @@ func (a *App) resume(ctx context.Context, id string, o resumeOptions, fs *pflag.
 	}
 	return a.walkChart(ctx, walkJob{o: o.runOptions, s: s, reg: reg, c: c, page: page, start: start, resume: carried,
 		replay: func(file string) string { return resumeReplayCommand(path, rs, o.runOptions, fs, file) }})
+}
+
+// damagedLog refuses a run whose events.jsonl has a line mid-way that is
+// not an event (torn or edited), unless force: what the run did after it
+// cannot be told, and going on from before it runs again steps that may
+// have been paid for. With force it says what it takes.
+func (a *App) damagedLog(runID string, c *run.Carried, force bool) error {
+	d := c.Damaged
+	if d == nil {
+		return nil
+	}
+	before := fmt.Sprintf("%s before it", types.Plural(len(c.Steps), "finished step"))
+	if !force {
+		return &UsageError{Err: fmt.Errorf("resume: run %s: its events.jsonl is damaged at line %d, which is not an event (%v): what the run did after it cannot be told", runID, d.Line, d.Err),
+			Hint: fmt.Sprintf("mend or remove the line, or go on all the same with --force: the run goes on after the %s, and the steps after it run again", before)}
+	}
+	fmt.Fprintf(a.Err, "dtree: warning: run %s: its events.jsonl is damaged at line %d, which is not an event (%v): going on after the %s; the steps after it run again\n", runID, d.Line, d.Err, before)
+	return nil
 }
 
 // readCarried reads the run's events.jsonl for dtree resume.

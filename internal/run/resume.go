@@ -37,6 +37,10 @@ type Carried struct {
 	// Torn says the earlier log ended in a line cut short (a run killed
 	// while writing it), which was skipped.
 	Torn bool
+	// Damaged is the first line of the earlier log, before its last, that
+	// is not an event (torn, or edited): reading stopped at it, so the
+	// steps are those that finished before it. nil when there is none.
+	Damaged *runlog.LineError
 }
 
 // CarriedStep is one finished visit of the earlier run.
@@ -52,9 +56,10 @@ type CarriedStep struct {
 	startLine, endLine int
 }
 
-// ReadCarried reads the events.jsonl of the run to resume. A line that is
-// not an event is skipped, as is a torn last line; an event of a newer
-// dtree inside a step is carried with it.
+// ReadCarried reads the events.jsonl of the run to resume. A torn last
+// line is skipped (Torn); reading stops at any other line that is not an
+// event (Damaged), since what the run did after it cannot be told; an
+// event of a newer dtree inside a step is carried with it.
 func ReadCarried(r io.Reader) (*Carried, error) {
 	rd := runlog.NewEventReader(r)
 	c := &Carried{}
@@ -62,8 +67,13 @@ func ReadCarried(r io.Reader) (*Carried, error) {
 	var cur *CarriedStep // the visit being read
 	var curStart time.Time
 	for {
-		ev, err := rd.NextEvent()
+		ev, err := rd.Next()
 		if errors.Is(err, io.EOF) {
+			break
+		}
+		var damaged *runlog.LineError
+		if errors.As(err, &damaged) && started {
+			c.Damaged = damaged
 			break
 		}
 		if err != nil {

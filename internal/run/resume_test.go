@@ -41,14 +41,18 @@ func TestReadCarried(t *testing.T) {
 		wantAt    string
 		wantEnded bool
 		wantTorn  bool
-		wantErr   string
+		// wantDamaged is the line where reading stopped, 0 for none.
+		wantDamaged int
+		wantErr     string
 	}{
 		{name: "failed step is not taken", lines: []string{evStart, evNS3, evCall3, evNE3, evNS4, evNE4, evNS3b, evFail3, evEnd},
 			wantPath: []string{"3", "4"}, wantAt: "3"},
 		{name: "killed mid-step, a torn last line", lines: []string{evStart, evNS3, evCall3, evNE3, evNS4, `{"time":"2026-11-25T00:00:05Z","event":"agent_ca`},
 			wantPath: []string{"3"}, wantAt: "4", wantTorn: true},
-		{name: "a line that is not an event is passed over", lines: []string{evStart, evNS3, "not json", evNE3},
-			wantPath: []string{"3"}, wantAt: "4"},
+		{name: "reading stops at a line mid-way that is not an event", lines: []string{evStart, evNS3, evCall3, evNE3, evNS4, "not json", evNE4},
+			wantPath: []string{"3"}, wantAt: "4", wantDamaged: 6},
+		{name: "a torn line mid-way", lines: []string{evStart, evNS3, evCall3, evNE3[:40], evNS4, evNE4},
+			wantPath: []string{}, wantAt: "", wantDamaged: 4},
 		{name: "an event of a newer dtree is carried", lines: []string{evStart, evNS3, `{"time":"t","event":"from_the_future","node":"3"}`, evNE3},
 			wantPath: []string{"3"}, wantAt: "4"},
 		{name: "nothing finished", lines: []string{evStart, evNS3}, wantPath: []string{}, wantAt: ""},
@@ -71,6 +75,11 @@ func TestReadCarried(t *testing.T) {
 			assert.Equal(t, tt.wantAt, c.At)
 			assert.Equal(t, tt.wantEnded, c.Ended)
 			assert.Equal(t, tt.wantTorn, c.Torn)
+			if tt.wantDamaged == 0 {
+				assert.Nil(t, c.Damaged)
+			} else if assert.NotNil(t, c.Damaged) {
+				assert.Equal(t, tt.wantDamaged, c.Damaged.Line)
+			}
 			assert.Equal(t, "r1", c.Start.RunID)
 		})
 	}
