@@ -266,6 +266,10 @@ func (c *Carried) Path() []string {
 func (w *walker) carry() (cur, steps int, ok bool, err error) {
 	r := w.o.Resume
 	g := w.o.Chart.Graph
+	w.sum.Resumed = &Resumed{From: r.Start.RunID, Steps: len(r.Steps)}
+	for i := range r.Steps {
+		w.sum.Resumed.DurationMS += r.Steps[i].dur.Milliseconds()
+	}
 	if r.At == "" {
 		return 0, 0, false, nil
 	}
