@@ -156,8 +156,38 @@ func (a *App) resume(ctx context.Context, id string, o resumeOptions, fs *pflag.
 		}
 		return err
 	}
-	if err := checkOutline(c, rs, dir, path, o.force); err != nil {
-		return err
+	renumbered := false
+	if len(c.Doc.Pages) > 0 {
+		p, err := resumePage(c, runID, path, rs.Page)
+		if err != nil {
+			return err
+		}
+		o.page = p.ID
+		if m := a.matchExport(ctx, c, p, rs, dir, path, o.format, s, reg, vars); m != nil {
+			if !m.whole && (!o.force || !m.covers(carried)) {
+				if !o.force {
+					return &ChangedChartError{RunID: runID, Path: path, Changes: m.changes()}
+				}
+			} else {
+				carried.Renumber(m.ids)
+				rs, o.start, renumbered = carried.Start, carried.Start.Start, true
+				if !o.quiet {
+					for _, l := range m.notes(runID, path) {
+						fmt.Fprintln(a.Err, l)
+					}
+				}
+			}
+		}
+	}
+	if !renumbered {
+		if err := checkOutline(c, rs, dir, path, o.force); err != nil {
+			return err
+		}
+	}
+	if o.start != "" && len(c.FindNode(o.page, o.start)) == 0 {
+		// Never "--start …": the user gave none.
+		return &UsageError{Err: fmt.Errorf("resume: run %s started at node %s, which %s does not have", runID, o.start, path),
+			Hint: "its ids changed since, and its nodes could not be matched to the run's: start a new run with dtree run"}
 	}
 	page, start, err := a.runTarget(c, o.runOptions, path)
 	if err != nil {

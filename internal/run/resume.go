@@ -166,6 +166,36 @@ func (e *FromError) Error() string {
 	return fmt.Sprintf("--from %s: node %s is not on the run's path (%s)", e.Node, e.Node, strings.Join(e.Path, " → "))
 }
 
+// Renumber renames the node ids of what is carried, old id → new id: the
+// chart was exported again, its ids new, its nodes matched to the old ones
+// (chart.Match). The steps' events, the lines copied into the new log, the
+// node the run goes on at and the run's start then name the new ids; an id
+// ids does not have is left as it is.
+func (c *Carried) Renumber(ids map[string]string) {
+	re := func(id *string) {
+		if n, ok := ids[*id]; ok {
+			*id = n
+		}
+	}
+	re(&c.Start.Start)
+	re(&c.At)
+	for i := range c.Steps {
+		s := &c.Steps[i]
+		re(&s.Start.Node)
+		re(&s.End.Node)
+		re(&s.End.Next)
+		for j := range s.Calls {
+			re(&s.Calls[j].Node)
+		}
+		for j := range s.Retries {
+			re(&s.Retries[j].Node)
+		}
+		for j, l := range s.lines {
+			s.lines[j] = runlog.Renumber(l, ids)
+		}
+	}
+}
+
 // PathError is a carried step that is not a step of the chart resumed:
 // a node it does not have, a next node no line of it leads to, or a step
 // that is not where the one before it led. The log was edited, or it is
