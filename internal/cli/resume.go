@@ -48,11 +48,15 @@ directory that records resumed_from. RUN_ID is a directory of --log-dir;
 latest (the default) is the newest run.
 
 The chart is read again from the file the run read (or --chart), and
-refused when its graph changed since (exit 3) unless --force. Settings,
-variables and the run's flags are the run's own unless given again.
+refused when its graph changed since (exit 3) unless --force; a chart
+exported again, its ids new, is matched to the run's by kind, text and
+place in the graph. Each step taken must be a step of the chart (exit 3).
+Settings, variables and the run's flags are the run's own unless given
+again.
 
 Exit status: as dtree run's; 2 also when there is no such run, it is still
-going, or it got to its end and --from names no step to go back to.
+going or being resumed, its events.jsonl is damaged mid-way (unless
+--force), or it got to its end and --from names no step to go back to.
 
 Docs: dtree docs resume`,
 		Example: `  dtree resume                   # the latest run
