@@ -167,21 +167,22 @@ func (a *App) resume(ctx context.Context, id string, o resumeOptions, fs *pflag.
 			return err
 		}
 		o.page = p.ID
-		if m := a.matchExport(ctx, c, p, rs, dir, path, o.format, s, reg, vars); m != nil {
-			if !m.whole && (!o.force || !m.covers(carried)) {
-				if !o.force {
-					return &ChangedChartError{RunID: runID, Path: path, Changes: m.changes()}
-				}
-			} else {
-				carried.Renumber(m.ids)
-				rs, o.start, renumbered = carried.Start, carried.Start.Start, true
-				if !o.quiet {
-					for _, l := range m.notes(runID, path) {
-						fmt.Fprintln(a.Err, l)
-					}
+		// The chart exported again, its ids new (resume.md#a-chart-exported-again).
+		switch m := a.matchExport(ctx, c, p, rs, dir, path, o.format, s, reg, vars); {
+		case m == nil:
+		case m.whole || o.force && m.covers(carried):
+			carried.Renumber(m.ids)
+			rs, o.start, renumbered = carried.Start, carried.Start.Start, true
+			if !o.quiet {
+				for _, l := range m.notes(runID, path) {
+					fmt.Fprintln(a.Err, l)
 				}
 			}
+		case !o.force:
+			return &ChangedChartError{RunID: runID, Path: path, Changes: m.changes()}
 		}
+		// Else --force with steps that match nothing: the checks below
+		// say what cannot be followed.
 	}
 	if !renumbered {
 		if err := checkOutline(c, rs, dir, path, o.force); err != nil {
