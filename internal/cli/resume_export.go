@@ -110,14 +110,14 @@ func (m *exportMatch) notes(runID, path string) []string {
 
 // resumePage is the page of c the run goes on with: the one of the id
 // it walked, else, in a chart of one page (exported again, its page's id
-// new), that page.
+// new), that page; the first for a run that recorded none.
 func resumePage(c *chart.Chart, runID, path, id string) (types.Page, error) {
 	for _, p := range c.Doc.Pages {
 		if p.ID == id {
 			return p, nil
 		}
 	}
-	if len(c.Doc.Pages) == 1 {
+	if len(c.Doc.Pages) == 1 || id == "" {
 		return c.Doc.Pages[0], nil
 	}
 	var names []string
