@@ -162,15 +162,16 @@ func (a *App) resume(ctx context.Context, id string, o resumeOptions, fs *pflag.
 	}
 	renumbered := false
 	if len(c.Doc.Pages) > 0 {
-		p, err := resumePage(c, runID, path, rs.Page)
+		// The chart exported again, its ids new (resume.md#a-chart-exported-again).
+		walked := a.walkedOutline(ctx, rs, dir, path, o.format, s, reg, vars)
+		p, err := resumePage(c, runID, path, rs.Page, walked)
 		if err != nil {
 			return err
 		}
 		o.page = p.ID
-		// The chart exported again, its ids new (resume.md#a-chart-exported-again).
-		switch m := a.matchExport(ctx, c, p, rs, dir, path, o.format, s, reg, vars); {
+		switch m := matchExport(c, p, rs, walked); {
 		case m == nil:
-		case m.whole || o.force && m.covers(carried):
+		case m.renumbered() || o.force && m.covers(carried):
 			carried.Renumber(m.ids)
 			rs, o.start, renumbered = carried.Start, carried.Start.Start, true
 			if !o.quiet {
