@@ -122,7 +122,13 @@ func (m *exportMatch) covers(c *run.Carried) bool {
 // the same shape, the texts.
 func (m *exportMatch) changes() []string {
 	if !m.whole {
-		return chart.Changes(m.was.Renamed(m.ids, "old "), m.is)
+		changes := chart.Changes(m.was.Renamed(m.ids, "old "), m.is)
+		for x, y := range m.ids {
+			if x != y { // renumbered too: say whose ids these are
+				return append([]string{"its node ids are not the run's (exported again?); the run's nodes are named by the ids of the nodes they match:"}, changes...)
+			}
+		}
+		return changes
 	}
 	out := []string{fmt.Sprintf("the graph has the same shape, but %d of its %d nodes have another text:", len(m.reworded), len(m.was.Nodes))}
 	return append(out, atMost(m.reworded, 10)...)
