@@ -215,7 +215,7 @@ func (a *App) resume(ctx context.Context, id string, o resumeOptions, fs *pflag.
 			Hint: fmt.Sprintf("to run steps of it again, name the first with --from NODE; its path: %s", strings.Join(carried.Path(), " → "))}
 	}
 	if err := carried.Check(c, start); err != nil {
-		return strayPath(runID, path, carried, err)
+		return strayPath(runID, path, carried, err, o.force)
 	}
 	return a.walkChart(ctx, walkJob{o: o.runOptions, s: s, reg: reg, c: c, page: page, start: start, resume: carried,
 		replay: func(file string) string { return resumeReplayCommand(path, rs, o.runOptions, fs, file) }})
@@ -327,14 +327,18 @@ func (e *StrayPathError) Unwrap() error { return e.Err }
 
 // strayPath is the error of a run whose steps are not a path of the
 // chart at path, with the --from that runs the stray step again.
-func strayPath(runID, path string, c *run.Carried, err error) error {
+func strayPath(runID, path string, c *run.Carried, err error, force bool) error {
 	var pe *run.PathError
 	if !errors.As(err, &pe) {
 		return err
 	}
 	hint := fmt.Sprintf("its events.jsonl was edited, or it is not a run of %s: start a new run with dtree run", path)
 	if slices.Contains(c.Path(), pe.Node) {
-		hint += fmt.Sprintf(", or run node %s and the steps after it again: dtree resume %s --from %s", pe.Node, runID, pe.Node)
+		again := fmt.Sprintf("dtree resume %s --from %s", runID, pe.Node)
+		if force {
+			again += " --force"
+		}
+		hint += fmt.Sprintf(", or run node %s and the steps after it again: %s", pe.Node, again)
 	}
 	return &StrayPathError{RunID: runID, Path: path, Err: pe, Hint: hint}
 }

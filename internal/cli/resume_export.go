@@ -123,10 +123,8 @@ func (m *exportMatch) covers(c *run.Carried) bool {
 func (m *exportMatch) changes() []string {
 	if !m.whole {
 		changes := chart.Changes(m.was.Renamed(m.ids, "old "), m.is)
-		for x, y := range m.ids {
-			if x != y { // renumbered too: say whose ids these are
-				return append([]string{"its node ids are not the run's (exported again?); the run's nodes are named by the ids of the nodes they match:"}, changes...)
-			}
+		if m.moved() { // renumbered too: say whose ids these are
+			return append([]string{"its node ids are not the run's (exported again?); the run's nodes are named by the ids of the nodes they match:"}, changes...)
 		}
 		return changes
 	}
@@ -134,9 +132,23 @@ func (m *exportMatch) changes() []string {
 	return append(out, atMost(m.reworded, 10)...)
 }
 
+// moved says whether a node has another id than the run's.
+func (m *exportMatch) moved() bool {
+	for x, y := range m.ids {
+		if x != y {
+			return true
+		}
+	}
+	return false
+}
+
 // notes are the lines dtree resume prints of a match it goes on with:
-// that the ids changed, and each node whose text changed.
+// that the ids changed, and each node whose text changed; none when the
+// ids are the run's (a graph changed, gone on with --force).
 func (m *exportMatch) notes(runID, path string) []string {
+	if !m.moved() {
+		return nil
+	}
 	lines := []string{fmt.Sprintf("dtree: the node ids of %s are not those run %s walked (exported again?): its nodes are matched to the run's by kind, text and place in the graph", path, runID)}
 	for _, r := range atMost(m.reworded, 10) {
 		lines = append(lines, "dtree: changed: "+r)
