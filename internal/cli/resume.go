@@ -164,7 +164,7 @@ func (a *App) resume(ctx context.Context, id string, o resumeOptions, fs *pflag.
 	if len(c.Doc.Pages) > 0 {
 		// The chart exported again, its ids new (resume.md#a-chart-exported-again).
 		walked := a.walkedOutline(ctx, rs, dir, path, o.format, s, reg, vars)
-		p, err := resumePage(c, runID, path, rs.Page, walked)
+		p, err := resumePage(c, runID, path, rs, walked)
 		if err != nil {
 			return err
 		}

@@ -165,28 +165,41 @@ func atMost(lines []string, n int) []string {
 }
 
 // resumePage is the page of c the run goes on with: the one of the id
-// it walked; else, its id new (exported again), the only page, or the one
-// page that is the run's renumbered; the first for a run that recorded
-// none.
-func resumePage(c *chart.Chart, runID, path, id string, walked func() chart.Outline) (types.Page, error) {
-	for _, p := range c.Doc.Pages {
-		if p.ID == id {
-			return p, nil
+// it walked, when it is that graph or no other page is; else, its ids new
+// (exported again), the only page, or the one page that is the run's
+// renumbered; the first for a run that recorded none.
+func resumePage(c *chart.Chart, runID, path string, start runlog.RunStart, walked func() chart.Outline) (types.Page, error) {
+	id := start.Page
+	var same []types.Page
+	renumbered := func() []types.Page {
+		if was := walked(); same == nil && len(was.Nodes) > 0 {
+			same = []types.Page{}
+			for _, p := range c.Doc.Pages {
+				if newExportMatch(was, c.Outline(p.ID)).renumbered() {
+					same = append(same, p)
+				}
+			}
 		}
+		return same
+	}
+	for _, p := range c.Doc.Pages {
+		if p.ID != id {
+			continue
+		}
+		// A page of the id but another graph: an export of more pages
+		// can give the run's page id to another page.
+		if start.GraphDigest != "" && c.Digest(p.ID) != start.GraphDigest && len(c.Doc.Pages) > 1 {
+			if r := renumbered(); len(r) == 1 {
+				return r[0], nil
+			}
+		}
+		return p, nil
 	}
 	if len(c.Doc.Pages) == 1 || id == "" {
 		return c.Doc.Pages[0], nil
 	}
-	var same []types.Page
-	if was := walked(); len(was.Nodes) > 0 {
-		for _, p := range c.Doc.Pages {
-			if newExportMatch(was, c.Outline(p.ID)).renumbered() {
-				same = append(same, p)
-			}
-		}
-	}
-	if len(same) == 1 {
-		return same[0], nil
+	if r := renumbered(); len(r) == 1 {
+		return r[0], nil
 	}
 	var names []string
 	for _, p := range c.Doc.Pages {
