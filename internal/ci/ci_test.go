@@ -223,6 +223,16 @@ func TestStepSummary(t *testing.T) {
 	assert.Contains(t, got, "Go on from where it stopped: `dtree resume 20261125T010203Z-abcdef`.")
 }
 
+// A resumed run's summary counts the steps it ran in its time, and those
+// it took from the run before in theirs.
+func TestStepSummaryOfAResumedRun(t *testing.T) {
+	sum := summary(run.StatusSucceeded, "succeeded", "succeeded")
+	sum.Resumed = &run.Resumed{From: "20261125T000000Z-aaaaaa", Steps: 1, DurationMS: 61000}
+	var b bytes.Buffer
+	require.NoError(t, StepSummary(&b, sum, Summary{Report: Report{Chart: "c.csv"}}))
+	assert.Contains(t, b.String(), "of `c.csv`: 1 step · 4.3s · 1 taken from run `20261125T000000Z-aaaaaa` (1m1s)", b.String())
+}
+
 // A run of many steps and long texts gives a summary of bounded size: the
 // table stops at maxRows, each name at its excerpt.
 func TestStepSummaryIsBounded(t *testing.T) {

@@ -180,6 +180,10 @@ func StepSummary(w io.Writer, sum *run.Summary, s Summary) error {
 	name := suiteName(sum, s.Chart)
 	fmt.Fprintf(&b, "### %s dtree: %s — %s\n\n", mark(sum.Status), md(types.Excerpt(s.mask(name), maxName)), md(strings.ReplaceAll(sum.Status, "_", " ")))
 	what := []string{types.Plural(len(sum.Nodes), "step"), Duration(sum.DurationMS)}
+	if r := sum.Resumed; r != nil && r.Steps > 0 { // their time is not the run's
+		what = []string{types.Plural(len(sum.Nodes)-r.Steps, "step"), Duration(sum.DurationMS),
+			fmt.Sprintf("%d taken from run %s (%s)", r.Steps, code(r.From), Duration(r.DurationMS))}
+	}
 	if u := Usage(sum.Usage); u != "" {
 		what = append(what, u)
 	}

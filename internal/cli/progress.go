@@ -314,7 +314,16 @@ func (p *progress) finished(s *run.Summary) {
 		p.mu.Unlock()
 	}
 	took := time.Duration(s.DurationMS) * time.Millisecond
-	p.printf("dtree: run %s %s: %s in %s; logs in %s\n", s.RunID, s.Status, types.Plural(len(s.Nodes), "step"), took.Round(time.Millisecond), s.Logs.Dir)
+	steps := types.Plural(len(s.Nodes), "step")
+	if r := s.Resumed; r != nil && r.Steps > 0 {
+		// The steps taken from the run before are not this run's time.
+		carried := time.Duration(r.DurationMS) * time.Millisecond
+		steps = fmt.Sprintf("%s in %s, and %d taken from run %s (%s)", types.Plural(len(s.Nodes)-r.Steps, "step"),
+			took.Round(time.Millisecond), r.Steps, r.From, carried.Round(time.Millisecond))
+	} else {
+		steps += " in " + took.Round(time.Millisecond).String()
+	}
+	p.printf("dtree: run %s %s: %s; logs in %s\n", s.RunID, s.Status, steps, s.Logs.Dir)
 	if len(s.Path) > 0 {
 		p.printf("path: %s\n", strings.Join(s.Path, " → "))
 	}

@@ -36,6 +36,10 @@ type Carried struct {
 	// Torn says the earlier log ended in a line cut short (a run killed
 	// while writing it), which was skipped.
 	Torn bool
+	// Damaged is the first line of the earlier log, before its last, that
+	// is not an event (torn, or edited): reading stopped at it, so the
+	// steps are those that finished before it. nil when there is none.
+	Damaged *runlog.LineError
 }
 
 // CarriedStep is one finished visit of the earlier run.
@@ -46,11 +50,15 @@ type CarriedStep struct {
 	End     runlog.NodeEnd
 	lines   [][]byte
 	dur     time.Duration
+	// startLine and endLine are the lines of its node_start and node_end
+	// in the events.jsonl read, for errors that name them.
+	startLine, endLine int
 }
 
-// ReadCarried reads the events.jsonl of the run to resume. A line that is
-// not an event is skipped, as is a torn last line; an event of a newer
-// dtree inside a step is carried with it.
+// ReadCarried reads the events.jsonl of the run to resume. A torn last
+// line is skipped (Torn); reading stops at any other line that is not an
+// event (Damaged), since what the run did after it cannot be told; an
+// event of a newer dtree inside a step is carried with it.
 func ReadCarried(r io.Reader) (*Carried, error) {
 	rd := runlog.NewEventReader(r)
 	c := &Carried{}
@@ -58,8 +66,13 @@ func ReadCarried(r io.Reader) (*Carried, error) {
 	var cur *CarriedStep // the visit being read
 	var curStart time.Time
 	for {
-		ev, err := rd.NextEvent()
+		ev, err := rd.Next()
 		if errors.Is(err, io.EOF) {
+			break
+		}
+		var damaged *runlog.LineError
+		if errors.As(err, &damaged) && started {
+			c.Damaged = damaged
 			break
 		}
 		if err != nil {
@@ -76,7 +89,7 @@ func ReadCarried(r io.Reader) (*Carried, error) {
 		line := append([]byte(nil), rd.Raw()...)
 		switch e := ev.(type) {
 		case runlog.NodeStart:
-			cur, curStart = &CarriedStep{Start: e}, rd.Time()
+			cur, curStart = &CarriedStep{Start: e, startLine: rd.Line()}, rd.Time()
 			cur.lines = append(cur.lines, line)
 		case runlog.NodeEnd:
 			if cur == nil || cur.Start.Node != e.Node {
@@ -84,7 +97,7 @@ func ReadCarried(r io.Reader) (*Carried, error) {
 				continue
 			}
 			if e.Status == StatusSucceeded {
-				cur.End, cur.dur = e, rd.Time().Sub(curStart)
+				cur.End, cur.dur, cur.endLine = e, rd.Time().Sub(curStart), rd.Line()
 				cur.lines = append(cur.lines, line)
 				c.Steps = append(c.Steps, *cur)
 				c.Ended = e.Next == ""
@@ -169,6 +182,10 @@ func (c *Carried) Path() []string {
 func (w *walker) carry() (cur, steps int, ok bool, err error) {
 	r := w.o.Resume
 	g := w.o.Chart.Graph
+	w.sum.Resumed = &Resumed{From: r.Start.RunID, Steps: len(r.Steps)}
+	for i := range r.Steps {
+		w.sum.Resumed.DurationMS += r.Steps[i].dur.Milliseconds()
+	}
 	if r.At == "" {
 		return 0, 0, false, nil
 	}

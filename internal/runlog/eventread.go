@@ -117,6 +117,10 @@ func (r *EventReader) NextEvent() (Event, error) {
 // it is valid until the next call of Next.
 func (r *EventReader) Raw() []byte { return r.raw }
 
+// Line is the line number, 1-based, of the event Next returned last, or
+// of the line of its *LineError.
+func (r *EventReader) Line() int { return r.line }
+
 // Time is the time of the event Next returned last: when it was logged,
 // zero when its line has no readable time.
 func (r *EventReader) Time() time.Time {
