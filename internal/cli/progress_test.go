@@ -40,6 +40,32 @@ func TestProgressLines(t *testing.T) {
 	}
 }
 
+// A node the budget stopped says whether it did anything, and is not said
+// to have failed.
+func TestProgressBudgetLines(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		r    run.NodeResult
+		want string
+	}{
+		{name: "before the first call", r: run.NodeResult{ID: "4", Text: "Work", Status: run.StatusBudget},
+			want: "✗ 4 Work not started: the run reached its budget\n"},
+		{name: "before its validation", r: run.NodeResult{ID: "4", Text: "Work", Status: run.StatusBudget, DurationMS: 2000,
+			Attempts: []run.Attempt{{N: 1, Purpose: "run"}}},
+			want: "✗ 4 Work stopped: the run reached its budget (2s)\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var b bytes.Buffer
+			p := newProgress(&b, false, false, false)
+			p.NodeFinished(&tt.r)
+			assert.Equal(t, tt.want, b.String())
+		})
+	}
+}
+
 func TestIsTerminal(t *testing.T) {
 	t.Parallel()
 	devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)

@@ -56,6 +56,7 @@ type runOptions struct {
 	maxCost     string            // --max-cost, read by the settings' flag layer
 	maxTokens   string            // --max-tokens, likewise
 	junit       string            // --junit, likewise
+	trust       bool              // --trust: ./dtree.yaml is trusted for this run
 	budgetUSD   float64           // max_cost, resolved
 	budgetTok   int64             // max_tokens, resolved
 }
@@ -118,6 +119,7 @@ func (o *runOptions) registerWalk(f *pflag.FlagSet) {
 	f.StringVar(&o.junit, "junit", "", "write a JUnit XML report of the run to this file (junit)")
 	f.StringVar(&o.context, "context", "", "how much of the run so far each agent prompt gets: path (every step, the default), previous or none")
 	f.StringVar(&o.model, "model", "", "model for the agent calls, passed with each CLI's own flag (a node's model metadata wins for its CLI)")
+	f.BoolVar(&o.trust, "trust", false, "trust ./dtree.yaml for this run, as DTREE_TRUST=1 does: for a CI job running its own repository")
 }
 
 // runError carries a run's exit code through to exitCode; the run's own
@@ -174,7 +176,7 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 	}
 	return a.walkChart(ctx, walkJob{o: o, s: s, reg: reg, c: c, page: page, start: start, answers: answers,
 		replay: func(file string) string {
-			return replayCommand(path, givenFlags(fs, "format", "config", "page", "start", "retries", "max-steps", "no-validate"), file)
+			return replayCommand(path, givenFlags(fs, "format", "config", "trust", "page", "start", "retries", "max-steps", "no-validate"), file)
 		}})
 }
 
@@ -316,6 +318,7 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 	stderr := a.Err
 	p := newProgress(stderr, o.quiet, o.verbose, isTerminal(a.Err, a.Getenv) && !a.inActions())
 	p.actions, p.chart, p.mask = a.inActions(), c.Doc.Source, a.redactor().String
+	p.cmd = &untilError{w: a.commandWriter(stderr)}
 	p.cols, p.ascii = a.termWidth(stderr), a.ascii
 	a.interrupts.setDoing(func() string { return a.redactor().String(p.doing()) }, p.notice)
 	a.walked = true
@@ -408,7 +411,7 @@ func (c ctxReader) Read(p []byte) (int, error) {
 // runSettings loads the settings and lays the flags over them; lo says
 // more of where to look (a resumed run's settings).
 func (a *App) runSettings(o runOptions, fs *pflag.FlagSet, lo settings.LoadOptions) (*settings.Settings, error) {
-	lo.ConfigFile, lo.Getenv, lo.Flags = o.config, a.Getenv, fs
+	lo.ConfigFile, lo.Getenv, lo.Flags, lo.Trust = o.config, a.Getenv, fs, o.trust
 	s, err := settings.Load(lo)
 	if err != nil {
 		return nil, err

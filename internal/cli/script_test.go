@@ -88,7 +88,7 @@ func TestScript(t *testing.T) {
 			"jsonok":        cmdJSONOK,
 			"steady":        cmdSteady,
 			"xmlok":         cmdXMLOK,
-		}, ptyCmds),
+		}, merged(ptyCmds, resumeCmds)),
 	})
 }
 

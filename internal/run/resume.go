@@ -39,13 +39,19 @@ type Carried struct {
 	// Torn says the earlier log ended in a line cut short (a run killed
 	// while writing it), which was skipped.
 	Torn bool
+	// Damaged is the first line of the earlier log, before its last, that
+	// is not an event (torn, or edited): reading stopped at it, so the
+	// steps are those that finished before it. nil when there is none.
+	Damaged *runlog.LineError
 
 	// path is the node of each finished visit, of which the first taken
 	// are carried (From cuts it); file is the events.jsonl they are read
-	// from again when Steps is not kept.
+	// from again when Steps is not kept, ids the renumbering to apply to
+	// them then (Renumber).
 	path  []string
 	taken int
 	file  string
+	ids   map[string]string
 }
 
 // CarriedStep is one finished visit of the earlier run.
@@ -56,11 +62,16 @@ type CarriedStep struct {
 	End     runlog.NodeEnd
 	lines   [][]byte
 	dur     time.Duration
+	// startLine and endLine are the lines of its node_start and node_end
+	// in the events.jsonl read, for errors that name them.
+	startLine, endLine int
 }
 
 // ReadCarried reads the events.jsonl of the run to resume, every finished
-// step into Steps. A line that is not an event is skipped, as is a torn
-// last line; an event of a newer dtree inside a step is carried with it.
+// step into Steps. A torn last line is skipped (Torn); reading stops at
+// any other line that is not an event (Damaged), since what the run did
+// after it cannot be told; an event of a newer dtree inside a step is
+// carried with it.
 func ReadCarried(r io.Reader) (*Carried, error) {
 	c := &Carried{}
 	err := c.scan(r, false, func(s *CarriedStep) bool {
@@ -94,20 +105,23 @@ func ReadCarriedFile(path string) (*Carried, error) {
 func (c *Carried) Len() int { return c.taken }
 
 // scan reads an events.jsonl, filling in c and handing each finished
-// step to took, in order, until took returns false. A light scan reads
+// step to took, in order, until took returns false. A light scan keeps
 // only what c holds: the steps it hands over have no calls, retries or
-// lines.
+// lines. Each line is decoded all the same, so that a light scan stops at
+// the line a full one stops at (Damaged).
 func (c *Carried) scan(r io.Reader, light bool, took func(*CarriedStep) bool) error {
 	rd := runlog.NewEventReader(r)
-	if light {
-		rd.Only(runlog.EventRunStart, runlog.EventNodeStart, runlog.EventNodeEnd, runlog.EventEnd, runlog.EventRunEnd)
-	}
 	started := false
 	var cur *CarriedStep // the visit being read
 	var curStart time.Time
 	for {
-		ev, err := rd.NextEvent()
+		ev, err := rd.Next()
 		if errors.Is(err, io.EOF) {
+			break
+		}
+		var damaged *runlog.LineError
+		if errors.As(err, &damaged) && started {
+			c.Damaged = damaged
 			break
 		}
 		if err != nil {
@@ -127,7 +141,7 @@ func (c *Carried) scan(r io.Reader, light bool, took func(*CarriedStep) bool) er
 		}
 		switch e := ev.(type) {
 		case runlog.NodeStart:
-			cur, curStart = &CarriedStep{Start: e}, rd.Time()
+			cur, curStart = &CarriedStep{Start: e, startLine: rd.Line()}, rd.Time()
 			cur.lines = append(cur.lines, line)
 		case runlog.NodeEnd:
 			if cur == nil || cur.Start.Node != e.Node {
@@ -135,7 +149,7 @@ func (c *Carried) scan(r io.Reader, light bool, took func(*CarriedStep) bool) er
 				continue
 			}
 			if e.Status == StatusSucceeded {
-				cur.End, cur.dur = e, rd.Time().Sub(curStart)
+				cur.End, cur.dur, cur.endLine = e, rd.Time().Sub(curStart), rd.Line()
 				cur.lines = append(cur.lines, line)
 				c.path = append(c.path, e.Node)
 				c.Ended = e.Next == ""
@@ -156,7 +170,7 @@ func (c *Carried) scan(r io.Reader, light bool, took func(*CarriedStep) bool) er
 			// a second run in one log: not dtree's
 			return errors.New("its events.jsonl holds two run_start events: not the log of one dtree run")
 		default:
-			if cur == nil {
+			if cur == nil || light {
 				continue // the lines copied from the run before it, say, are in their steps
 			}
 			cur.lines = append(cur.lines, line)
@@ -234,8 +248,13 @@ const carryFlushSteps = 256
 func (w *walker) carry() (cur, steps int, ok bool, err error) {
 	r := w.o.Resume
 	g := w.o.Chart.Graph
+	w.sum.Resumed = &Resumed{From: r.Start.RunID, Steps: r.taken}
 	if r.At == "" {
-		return 0, 0, false, nil
+		err := r.Each(func(s *CarriedStep) bool {
+			w.sum.Resumed.DurationMS += s.dur.Milliseconds()
+			return true
+		})
+		return 0, 0, false, err
 	}
 	cur, found := g.Index(r.At)
 	if !found {
@@ -258,30 +277,59 @@ func (w *walker) carry() (cur, steps int, ok bool, err error) {
 			}
 		}
 		w.carryStep(s)
+		w.sum.Resumed.DurationMS += s.dur.Milliseconds()
 		n++
 		return true
 	}
-	if r.file == "" {
-		for i := range r.Steps {
-			take(&r.Steps[i])
-		}
-	} else {
-		f, err := os.Open(r.file)
-		if err != nil {
-			return 0, 0, false, fmt.Errorf("read the run to resume: %w", err)
-		}
-		again := &Carried{}
-		err = again.scan(bufio.NewReaderSize(f, 1<<20), false, take)
-		f.Close()
-		if err == nil && n < r.taken {
-			err = fmt.Errorf("its events.jsonl changed while it was read: %d finished steps, then %d", r.taken, n)
-		}
-		if err != nil {
-			return 0, 0, false, fmt.Errorf("read the run to resume: %w", err)
-		}
+	if err := r.each(false, take); err != nil {
+		return 0, 0, false, err
 	}
 	w.queueShort()
 	return cur, n, true, nil
+}
+
+// Each hands the steps the resumed run takes to fn, in order, until fn
+// returns false: from Steps, or read again from the file, one at a time
+// and without their calls, retries and lines (ReadCarriedFile), renumbered
+// as Renumber says.
+func (c *Carried) Each(fn func(*CarriedStep) bool) error { return c.each(true, fn) }
+
+// each is Each, with the steps' calls, retries and lines read from the
+// file unless light.
+func (c *Carried) each(light bool, fn func(*CarriedStep) bool) error {
+	if c.file == "" {
+		for i := range c.Steps[:min(c.taken, len(c.Steps))] {
+			if !fn(&c.Steps[i]) {
+				break
+			}
+		}
+		return nil
+	}
+	f, err := os.Open(c.file)
+	if err != nil {
+		return fmt.Errorf("read the run to resume: %w", err)
+	}
+	defer f.Close()
+	n, stopped := 0, false
+	again := &Carried{}
+	err = again.scan(bufio.NewReaderSize(f, 1<<20), light, func(s *CarriedStep) bool {
+		if n == c.taken {
+			return false
+		}
+		n++
+		if c.ids != nil {
+			s.renumber(c.ids)
+		}
+		stopped = !fn(s)
+		return !stopped
+	})
+	if err == nil && n < c.taken && !stopped {
+		err = fmt.Errorf("its events.jsonl changed while it was read: %d finished steps, then %d", c.taken, n)
+	}
+	if err != nil {
+		return fmt.Errorf("read the run to resume: %w", err)
+	}
+	return nil
 }
 
 // carryStep adds one carried visit to the run's state.

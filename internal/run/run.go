@@ -83,6 +83,12 @@ type Progress interface {
 	NodeFinished(r *NodeResult)
 }
 
+// UsageWarner is a Progress told of a figure a CLI reported that is not
+// one (agent.CheckUsage): it counts as unknown.
+type UsageWarner interface {
+	UsageWarning(n *types.ProcessedNode, attempt int, cli, msg string)
+}
+
 // NodeFailedError is a node that failed every attempt (exit 1).
 type NodeFailedError struct {
 	Node     string

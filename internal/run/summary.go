@@ -49,6 +49,10 @@ type Summary struct {
 	// Budget is the run's budget and what it could not count; nil when
 	// the run has none.
 	Budget *Budget `json:"budget,omitempty"`
+	// Resumed is what a resumed run took from the run before it
+	// (readme/resume.md): its steps are in Nodes and Path, their time is
+	// not in DurationMS, which is this run's. nil for a run not resumed.
+	Resumed *Resumed `json:"resumed,omitempty"`
 
 	// shortNodes is short.json's newest node entries, each encoded once
 	// as it finished and appended with a ",\n" before it; shortStart holds
@@ -76,6 +80,15 @@ const ShortSteps = DefaultMaxSteps
 // Steps is how many node executions the run has finished, those left out
 // of Nodes included.
 func (s *Summary) Steps() int { return s.NodesLeftOut + len(s.Nodes) }
+
+// Resumed is what a resumed run took from the run before it.
+type Resumed struct {
+	From  string `json:"from"`  // the run's id
+	Steps int    `json:"steps"` // the steps taken, first in Nodes
+	// DurationMS is what those steps took, each from its node_start to
+	// its node_end, summed.
+	DurationMS int64 `json:"duration_ms"`
+}
 
 // Logs are the run's log files, empty when not written.
 type Logs struct {

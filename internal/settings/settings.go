@@ -47,6 +47,10 @@ type Settings struct {
 	// Ignored are the bad values of settings the command does not use
 	// (LoadOptions.Check), which it passed over.
 	Ignored []*Error
+	// Untrusted names what an untrusted project file sets that it may not
+	// (readme/settings.md#trust), when LoadOptions.ListUntrusted kept it;
+	// nil when nothing is.
+	Untrusted *Untrusted
 }
 
 // Default returns the built-in settings, before any file, variable or flag.

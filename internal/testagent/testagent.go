@@ -40,6 +40,10 @@ type Rule struct {
 	Warnings  []string `json:"warnings"`
 	Exit      int      `json:"exit"`
 	Sleep     string   `json:"sleep"`
+	// WaitFile holds the call until this file exists (relative to the
+	// agent's directory; at most a minute), after its pid is recorded: a
+	// test holds a step mid-call, and lets it go, without a sleep.
+	WaitFile string `json:"wait_file"`
 	// SpawnChild starts a child that sleeps an hour in the agent's group,
 	// its output on /dev/null (sleep 3600 >/dev/null 2>&1 &).
 	SpawnChild bool `json:"spawn_child"`
@@ -130,6 +134,13 @@ func Main() int {
 	}
 	if r.PrintBytes > 0 {
 		flood(os.Stdout, r.PrintBytes)
+	}
+	if r.WaitFile != "" {
+		for end := time.Now().Add(time.Minute); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
+			if _, err := os.Stat(r.WaitFile); err == nil {
+				break
+			}
+		}
 	}
 	if r.Sleep != "" {
 		if d, err := time.ParseDuration(r.Sleep); err == nil {
