@@ -74,7 +74,7 @@ type CarriedStep struct {
 // carried with it.
 func ReadCarried(r io.Reader) (*Carried, error) {
 	c := &Carried{}
-	err := c.scan(r, false, func(s *CarriedStep) bool {
+	err := c.scan(r, scanFull, func(s *CarriedStep) bool {
 		c.Steps = append(c.Steps, *s)
 		return true
 	})
@@ -95,7 +95,7 @@ func ReadCarriedFile(path string) (*Carried, error) {
 	}
 	defer f.Close()
 	c := &Carried{file: path}
-	if err := c.scan(bufio.NewReaderSize(f, 1<<20), true, func(*CarriedStep) bool { return true }); err != nil {
+	if err := c.scan(bufio.NewReaderSize(f, 1<<20), scanLight, func(*CarriedStep) bool { return true }); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -104,13 +104,25 @@ func ReadCarriedFile(path string) (*Carried, error) {
 // Len is how many finished steps the resumed run takes.
 func (c *Carried) Len() int { return c.taken }
 
+// How scan reads: scanFull keeps each step whole; scanLight keeps only
+// what Carried holds (the steps it hands over have no calls, retries or
+// lines), but decodes every line, so that it stops at the line a full
+// read stops at (Damaged); scanQuick decodes only the events a step's
+// start and end are, to read again the steps a scan found before.
+const (
+	scanFull = iota
+	scanLight
+	scanQuick
+)
+
 // scan reads an events.jsonl, filling in c and handing each finished
-// step to took, in order, until took returns false. A light scan keeps
-// only what c holds: the steps it hands over have no calls, retries or
-// lines. Each line is decoded all the same, so that a light scan stops at
-// the line a full one stops at (Damaged).
-func (c *Carried) scan(r io.Reader, light bool, took func(*CarriedStep) bool) error {
+// step to took, in order, until took returns false.
+func (c *Carried) scan(r io.Reader, mode int, took func(*CarriedStep) bool) error {
 	rd := runlog.NewEventReader(r)
+	if mode == scanQuick {
+		rd.Only(runlog.EventRunStart, runlog.EventNodeStart, runlog.EventNodeEnd, runlog.EventEnd, runlog.EventRunEnd)
+	}
+	light := mode != scanFull
 	started := false
 	var cur *CarriedStep // the visit being read
 	var curStart time.Time
@@ -281,7 +293,7 @@ func (w *walker) carry() (cur, steps int, ok bool, err error) {
 		n++
 		return true
 	}
-	if err := r.each(false, take); err != nil {
+	if err := r.each(scanFull, take); err != nil {
 		return 0, 0, false, err
 	}
 	w.queueShort()
@@ -292,11 +304,10 @@ func (w *walker) carry() (cur, steps int, ok bool, err error) {
 // returns false: from Steps, or read again from the file, one at a time
 // and without their calls, retries and lines (ReadCarriedFile), renumbered
 // as Renumber says.
-func (c *Carried) Each(fn func(*CarriedStep) bool) error { return c.each(true, fn) }
+func (c *Carried) Each(fn func(*CarriedStep) bool) error { return c.each(scanQuick, fn) }
 
-// each is Each, with the steps' calls, retries and lines read from the
-// file unless light.
-func (c *Carried) each(light bool, fn func(*CarriedStep) bool) error {
+// each is Each, reading the file as mode says.
+func (c *Carried) each(mode int, fn func(*CarriedStep) bool) error {
 	if c.file == "" {
 		for i := range c.Steps[:min(c.taken, len(c.Steps))] {
 			if !fn(&c.Steps[i]) {
@@ -312,7 +323,7 @@ func (c *Carried) each(light bool, fn func(*CarriedStep) bool) error {
 	defer f.Close()
 	n, stopped := 0, false
 	again := &Carried{}
-	err = again.scan(bufio.NewReaderSize(f, 1<<20), light, func(s *CarriedStep) bool {
+	err = again.scan(bufio.NewReaderSize(f, 1<<20), mode, func(s *CarriedStep) bool {
 		if n == c.taken {
 			return false
 		}
