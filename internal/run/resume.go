@@ -45,13 +45,23 @@ type Carried struct {
 	Damaged *runlog.LineError
 
 	// path is the node of each finished visit, of which the first taken
-	// are carried (From cuts it); file is the events.jsonl they are read
-	// from again when Steps is not kept, ids the renumbering to apply to
-	// them then (Renumber).
+	// are carried (From cuts it), and steps what Each hands over of each
+	// when Steps is not kept; file is the events.jsonl they are read from
+	// again to be carried, ids the renumbering to apply to them then
+	// (Renumber).
 	path  []string
+	steps []stepEnds
 	taken int
 	file  string
 	ids   map[string]string
+}
+
+// stepEnds is what Check and the export match read of a carried step:
+// about 50 bytes, where a step is 1 KB of events.jsonl.
+type stepEnds struct {
+	next, label        string
+	startLine, endLine int
+	dur                time.Duration
 }
 
 // CarriedStep is one finished visit of the earlier run.
@@ -106,23 +116,18 @@ func (c *Carried) Len() int { return c.taken }
 
 // How scan reads: scanFull keeps each step whole; scanLight keeps only
 // what Carried holds (the steps it hands over have no calls, retries or
-// lines), but decodes every line, so that it stops at the line a full
-// read stops at (Damaged); scanQuick decodes only the events a step's
-// start and end are, to read again the steps a scan found before.
+// lines, and Carried keeps their ends for Each), but decodes every line,
+// so that it stops at the line a full read stops at (Damaged).
 const (
 	scanFull = iota
 	scanLight
-	scanQuick
 )
 
 // scan reads an events.jsonl, filling in c and handing each finished
 // step to took, in order, until took returns false.
 func (c *Carried) scan(r io.Reader, mode int, took func(*CarriedStep) bool) error {
 	rd := runlog.NewEventReader(r)
-	if mode == scanQuick {
-		rd.Only(runlog.EventRunStart, runlog.EventNodeStart, runlog.EventNodeEnd, runlog.EventEnd, runlog.EventRunEnd)
-	}
-	light := mode != scanFull
+	light := mode == scanLight
 	started := false
 	var cur *CarriedStep // the visit being read
 	var curStart time.Time
@@ -164,6 +169,10 @@ func (c *Carried) scan(r io.Reader, mode int, took func(*CarriedStep) bool) erro
 				cur.End, cur.dur, cur.endLine = e, rd.Time().Sub(curStart), rd.Line()
 				cur.lines = append(cur.lines, line)
 				c.path = append(c.path, e.Node)
+				if mode == scanLight {
+					c.steps = append(c.steps, stepEnds{next: e.Next, label: e.Label, startLine: cur.startLine,
+						endLine: cur.endLine, dur: cur.dur})
+				}
 				c.Ended = e.Next == ""
 				c.At = e.Next
 				if !took(cur) {
@@ -301,10 +310,23 @@ func (w *walker) carry() (cur, steps int, ok bool, err error) {
 }
 
 // Each hands the steps the resumed run takes to fn, in order, until fn
-// returns false: from Steps, or read again from the file, one at a time
-// and without their calls, retries and lines (ReadCarriedFile), renumbered
-// as Renumber says.
-func (c *Carried) Each(fn func(*CarriedStep) bool) error { return c.each(scanQuick, fn) }
+// returns false: from Steps, or, when it read the file (ReadCarriedFile),
+// their nodes, where they led, their lines in the file and their time,
+// without their calls, retries and lines.
+func (c *Carried) Each(fn func(*CarriedStep) bool) error {
+	if c.file == "" {
+		return c.each(scanFull, fn)
+	}
+	for i := range c.taken {
+		e := &c.steps[i]
+		s := CarriedStep{Start: runlog.NodeStart{Node: c.path[i]}, End: runlog.NodeEnd{Node: c.path[i], Next: e.next, Label: e.label},
+			startLine: e.startLine, endLine: e.endLine, dur: e.dur}
+		if !fn(&s) {
+			break
+		}
+	}
+	return nil
+}
 
 // each is Each, reading the file as mode says.
 func (c *Carried) each(mode int, fn func(*CarriedStep) bool) error {

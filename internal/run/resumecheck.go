@@ -26,6 +26,9 @@ func (c *Carried) Renumber(ids map[string]string) {
 	for i := range c.path {
 		re(&c.path[i])
 	}
+	for i := range c.steps {
+		re(&c.steps[i].next)
+	}
 	for i := range c.Steps {
 		c.Steps[i].renumber(ids)
 	}
