@@ -92,6 +92,11 @@ func Main() int {
 	}
 	switch os.Getenv("FAKEAGENT_CHILD") {
 	case "stubborn":
+		// FAKEAGENT_CHILD_DELAY: slow to start, as a test binary built
+		// with -race is on a loaded machine.
+		if d, err := time.ParseDuration(os.Getenv("FAKEAGENT_CHILD_DELAY")); err == nil {
+			time.Sleep(d)
+		}
 		ignoreTerm()
 		fallthrough
 	case "sleep":
