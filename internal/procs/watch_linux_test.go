@@ -150,3 +150,18 @@ func TestWatcherProcess(t *testing.T) {
 		assert.False(t, ok, "the watcher exited and was reaped")
 	})
 }
+
+// What each agent call's sweep costs when nothing is left and the run's
+// watcher is dtree's one child: the waitid of the no-children path, then
+// the children lists of dtree's threads
+// (go test -run XXX -bench StepEnded ./internal/procs).
+func BenchmarkStepEndedNothingLeftWithWatcher(b *testing.B) {
+	r := New(time.Second).WithWatcher(os.Args[0])
+	if err := r.Watch("bench"); err != nil {
+		b.Fatal(err)
+	}
+	defer r.EndAll()
+	for b.Loop() {
+		r.StepEnded(false)
+	}
+}
