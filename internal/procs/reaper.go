@@ -27,7 +27,7 @@ type Reaper struct {
 	argv0 string // how to start the watcher (WithWatcher); "" starts none
 
 	// The run's watcher (watch.go): its pid and start time, spared by
-	// every sweep, and the pipe that tells it the run is over.
+	// every sweep, the write end of its pipe, and its process.
 	watcher      map[int]uint64
 	watcherPid   int
 	watcherClose *os.File
@@ -121,18 +121,19 @@ func (r *Reaper) EndAll() {
 	}
 	r.end(true)
 	r.mu.Lock()
-	done, proc := r.watcherClose, r.watcherProc
+	pipe, proc := r.watcherClose, r.watcherProc
 	r.watcherClose, r.watcherProc = nil, nil
 	r.mu.Unlock()
-	if done == nil {
+	if proc == nil {
 		return
 	}
-	// The watcher's byte: the run is over, nothing is left to end. It
-	// exits on it, and is waited for (briefly: it only reads and exits),
-	// so that it is not left a zombie where init reaps none (a container
-	// whose PID 1 is not an init).
-	_, _ = done.Write([]byte{1})
-	done.Close()
+	// The run is over and nothing is left: the watcher has nothing to
+	// do. It is killed while the pipe is open (it cannot mistake that
+	// for dtree's death) and reaped, so that it is not left a zombie
+	// where init reaps none (a container whose PID 1 is not an init).
+	// Killing it, rather than telling it to exit, does not wait for it
+	// to have started: a run may end before it has.
+	_ = proc.Kill()
 	exited := make(chan struct{})
 	go func() {
 		_, _ = proc.Wait()
@@ -142,6 +143,7 @@ func (r *Reaper) EndAll() {
 	case <-exited:
 	case <-time.After(2 * time.Second):
 	}
+	pipe.Close()
 }
 
 // spared is kept with the watcher added: what no sweep ends.

@@ -13,11 +13,11 @@ import (
 // DTREE_RUN_ID in their environment.
 //
 // dtree starts it with the read end of a pipe whose write end only dtree
-// holds. When the run is over and everything ended (EndAll), dtree writes
-// one byte and the watcher exits. When dtree dies, the kernel closes the
-// pipe: the watcher reads end of file and ends every process whose
-// environment holds the run's id, SIGTERM then SIGKILL after the grace
-// period, as EndAll would have.
+// holds, and never writes. When the run is over and everything ended
+// (EndAll), dtree kills the watcher. When dtree dies first, the kernel
+// closes the pipe: the watcher reads end of file and ends every process
+// whose environment holds the run's id, SIGTERM then SIGKILL after the
+// grace period, as EndAll would have.
 
 // watchArg and watchEnv mark a dtree started as a watcher: argv is
 // [argv0, watchArg, RUN_ID] and watchEnv names the pipe's descriptor.
@@ -35,17 +35,13 @@ func WatcherMain() (code int, ok bool) {
 	return watch(os.NewFile(3, "dtree"), os.Args[2]), true
 }
 
-// watch waits for dtree's byte or its death, and after a death ends the
-// run's processes.
+// watch waits for dtree's death, then ends the run's processes.
 func watch(pipe *os.File, runID string) int {
 	if pipe == nil || runID == "" {
 		return 2
 	}
-	n, _ := pipe.Read(make([]byte, 1))
+	_, _ = pipe.Read(make([]byte, 1)) // blocks until dtree is gone
 	pipe.Close()
-	if n == 1 {
-		return 0 // the run ended: dtree has ended everything itself
-	}
 	endRun("DTREE_RUN_ID="+runID, DefaultGrace)
 	return 0
 }

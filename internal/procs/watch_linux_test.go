@@ -44,8 +44,8 @@ func marked(t *testing.T, entry string) []int {
 	return pids
 }
 
-// The watcher, once dtree is gone (its pipe closed without a byte), ends
-// every process whose environment holds the run's id, and only those.
+// The watcher, once dtree is gone (its pipe closed), ends every process
+// whose environment holds the run's id, and only those.
 func TestWatchEndsTheRunsProcessesWhenDtreeDies(t *testing.T) {
 	if _, err := exec.LookPath("setsid"); err != nil {
 		t.Skip("needs setsid")
@@ -69,25 +69,6 @@ func TestWatchEndsTheRunsProcessesWhenDtreeDies(t *testing.T) {
 	}
 	for _, p := range other {
 		assert.True(t, alive(p), "pid %d of another run", p)
-	}
-}
-
-// When the run ends as it should, dtree writes its byte: the watcher
-// exits and ends nothing (dtree has ended the run's processes itself).
-func TestWatchEndsNothingAfterTheRunsEnd(t *testing.T) {
-	if _, err := exec.LookPath("setsid"); err != nil {
-		t.Skip("needs setsid")
-	}
-	run := "DTREE_RUN_ID=test-" + strconv.Itoa(os.Getpid()) + "-ended"
-	ours := marked(t, run)
-	r, w, err := os.Pipe()
-	require.NoError(t, err)
-	_, err = w.Write([]byte{1})
-	require.NoError(t, err)
-	assert.Equal(t, 0, watch(r, strings.TrimPrefix(run, "DTREE_RUN_ID=")))
-	w.Close()
-	for _, p := range ours {
-		assert.True(t, alive(p), "pid %d", p)
 	}
 }
 
@@ -120,8 +101,8 @@ func TestMain(m *testing.M) {
 }
 
 // The watcher Watch starts is a process of its own: dtree's death (its
-// pipe closed) makes it end the run's processes; the end of the run
-// makes it exit, and it is reaped, not left a zombie.
+// pipe closed) makes it end the run's processes; at the end of the run
+// it is killed and reaped, not left a zombie, and ends nothing.
 func TestWatcherProcess(t *testing.T) {
 	if _, err := exec.LookPath("setsid"); err != nil {
 		t.Skip("needs setsid")
@@ -145,9 +126,18 @@ func TestWatcherProcess(t *testing.T) {
 		require.NoError(t, r.Watch(id))
 		pid := r.watcherPid
 		require.True(t, alive(pid))
+		// A process of the run that EndAll spares, as one it could not
+		// see would be: the watcher must not end it after the run's end.
+		ours := marked(t, "DTREE_RUN_ID="+id)
+		r.mu.Lock()
+		r.self = -1 // EndAll sees no descendants
+		r.mu.Unlock()
 		r.EndAll()
 		_, ok := readStat(strconv.Itoa(pid))
-		assert.False(t, ok, "the watcher exited and was reaped")
+		assert.False(t, ok, "the watcher is gone and reaped: it can end nothing now")
+		for _, p := range ours {
+			assert.True(t, alive(p), "pid %d", p)
+		}
 	})
 }
 
