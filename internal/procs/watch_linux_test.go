@@ -155,3 +155,16 @@ func BenchmarkStepEndedNothingLeftWithWatcher(b *testing.B) {
 		r.StepEnded(false)
 	}
 }
+
+// What the watcher costs a run: its start (a fork and exec of this
+// program) and, at the end, its kill and reaping
+// (go test -run XXX -bench WatcherPerRun ./internal/procs).
+func BenchmarkWatcherPerRun(b *testing.B) {
+	for b.Loop() {
+		r := New(time.Second).WithWatcher(os.Args[0])
+		if err := r.Watch("bench"); err != nil {
+			b.Fatal(err)
+		}
+		r.EndAll()
+	}
+}
