@@ -32,6 +32,7 @@ type Reaper struct {
 	watcherPid   int
 	watcherClose *os.File
 	watcherProc  *os.Process
+	children     childLists // read with mu held
 
 	mu     sync.Mutex
 	kept   map[int]uint64 // pid -> start time of what keep_running steps left
@@ -123,6 +124,7 @@ func (r *Reaper) EndAll() {
 	r.mu.Lock()
 	pipe, proc := r.watcherClose, r.watcherProc
 	r.watcherClose, r.watcherProc = nil, nil
+	r.children.close()
 	r.mu.Unlock()
 	if proc == nil {
 		return
@@ -169,9 +171,8 @@ func (r *Reaper) anyChild() bool {
 		return false
 	}
 	r.mu.Lock()
-	w := r.watcherPid
-	r.mu.Unlock()
-	return w == 0 || childOtherThan(w)
+	defer r.mu.Unlock()
+	return r.watcherPid == 0 || r.children.otherThan(r.watcherPid)
 }
 
 // Force sends SIGKILL to every descendant of dtree at once, the running

@@ -2,6 +2,7 @@ package procs
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -83,24 +84,66 @@ func withEnv(entry string, skip int) []int {
 	return out
 }
 
-// childOtherThan says whether dtree has a child, alive or not yet reaped,
-// other than pid (the watcher), from the children lists of its threads.
-// When they cannot be read, it says yes.
-func childOtherThan(pid int) bool {
+// childLists reads the children lists of this process's threads
+// (/proc/self/task/TID/children). It keeps each list open and reads it
+// again from its start (pread regenerates it): a third of the cost of
+// opening each anew. Not safe for concurrent use.
+type childLists struct {
+	open map[string]*os.File
+	buf  []byte
+}
+
+// otherThan says whether this process has a child, alive or not yet
+// reaped, other than pid (the watcher). When a list cannot be read, it
+// says yes.
+func (c *childLists) otherThan(pid int) bool {
 	tasks, err := os.ReadDir("/proc/self/task")
 	if err != nil {
 		return true
 	}
+	if c.open == nil {
+		c.open, c.buf = map[string]*os.File{}, make([]byte, 4096)
+	}
+	seen := make(map[string]bool, len(tasks))
+	other := false
 	for _, t := range tasks {
-		b, err := os.ReadFile("/proc/self/task/" + t.Name() + "/children")
-		if err != nil {
-			return true
+		tid := t.Name()
+		seen[tid] = true
+		if other {
+			continue // only to keep the lists of live threads
 		}
-		for _, f := range bytes.Fields(b) {
-			if c, _ := strconv.Atoi(string(f)); c != pid {
+		f := c.open[tid]
+		if f == nil {
+			if f, err = os.Open("/proc/self/task/" + tid + "/children"); err != nil {
 				return true
+			}
+			c.open[tid] = f
+		}
+		n, err := f.ReadAt(c.buf, 0)
+		if err != nil && err != io.EOF || n == len(c.buf) {
+			other = true // unreadable, or too many children to matter
+			continue
+		}
+		for _, field := range bytes.Fields(c.buf[:n]) {
+			if child, _ := strconv.Atoi(string(field)); child != pid {
+				other = true
+				break
 			}
 		}
 	}
-	return false
+	for tid, f := range c.open {
+		if !seen[tid] {
+			f.Close()
+			delete(c.open, tid)
+		}
+	}
+	return other
+}
+
+// close closes the lists kept open.
+func (c *childLists) close() {
+	for tid, f := range c.open {
+		f.Close()
+		delete(c.open, tid)
+	}
 }
