@@ -26,18 +26,18 @@ type Reaper struct {
 	grace time.Duration
 	argv0 string // how to start the watcher (WithWatcher); "" starts none
 
-	// The run's watcher (watch.go): its pid and start time, spared by
-	// every sweep, the write end of its pipe, and its process.
-	watcher      map[int]uint64
-	watcherPid   int
-	watcherClose *os.File
-	watcherProc  *os.Process
-	children     childLists // read with mu held
-
 	mu     sync.Mutex
 	kept   map[int]uint64 // pid -> start time of what keep_running steps left
 	forced bool           // a second interrupt: SIGKILL, no grace
 	on     bool           // the subreaper flag is set
+
+	// The run's watcher (watch.go): its pid and start time, spared by
+	// every sweep, the write end of its pipe, and its process.
+	watcher     map[int]uint64
+	watcherPid  int
+	watcherPipe *os.File
+	watcherProc *os.Process
+	children    childLists // dtree's children, read by anyChild
 }
 
 // New returns a Reaper for this process with the given grace (0 means
@@ -74,7 +74,7 @@ func (r *Reaper) Watch(runID string) error {
 		return err
 	}
 	r.mu.Lock()
-	r.watcherPid, r.watcher, r.watcherClose, r.watcherProc = proc.Pid, map[int]uint64{proc.Pid: start}, done, proc
+	r.watcherPid, r.watcher, r.watcherPipe, r.watcherProc = proc.Pid, map[int]uint64{proc.Pid: start}, done, proc
 	r.mu.Unlock()
 	return nil
 }
@@ -122,8 +122,8 @@ func (r *Reaper) EndAll() {
 	}
 	r.end(true)
 	r.mu.Lock()
-	pipe, proc := r.watcherClose, r.watcherProc
-	r.watcherClose, r.watcherProc = nil, nil
+	pipe, proc := r.watcherPipe, r.watcherProc
+	r.watcherPipe, r.watcherProc = nil, nil
 	r.children.close()
 	r.mu.Unlock()
 	if proc == nil {

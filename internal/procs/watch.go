@@ -1,6 +1,7 @@
 package procs
 
 import (
+	"io"
 	"os"
 )
 
@@ -40,8 +41,13 @@ func watch(pipe *os.File, runID string) int {
 	if pipe == nil || runID == "" {
 		return 2
 	}
-	_, _ = pipe.Read(make([]byte, 1)) // blocks until dtree is gone
+	// The read blocks until dtree is gone; nothing else ends it with end
+	// of file (dtree writes nothing), and anything else is no death.
+	n, err := pipe.Read(make([]byte, 1))
 	pipe.Close()
+	if n != 0 || err != io.EOF {
+		return 2
+	}
 	endRun("DTREE_RUN_ID="+runID, DefaultGrace)
 	return 0
 }

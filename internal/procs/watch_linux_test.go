@@ -72,6 +72,25 @@ func TestWatchEndsTheRunsProcessesWhenDtreeDies(t *testing.T) {
 	}
 }
 
+// A watcher whose pipe says anything but end of file (dtree writes
+// nothing) takes it for no death, and ends nothing.
+func TestWatchEndsNothingWithoutEndOfFile(t *testing.T) {
+	if _, err := exec.LookPath("setsid"); err != nil {
+		t.Skip("needs setsid")
+	}
+	run := "DTREE_RUN_ID=test-" + strconv.Itoa(os.Getpid()) + "-byte"
+	ours := marked(t, run)
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	_, err = w.Write([]byte{1})
+	require.NoError(t, err)
+	w.Close()
+	assert.Equal(t, 2, watch(r, strings.TrimPrefix(run, "DTREE_RUN_ID=")))
+	for _, p := range ours {
+		assert.True(t, alive(p), "pid %d", p)
+	}
+}
+
 // A dtree started as a watcher is told apart by its argv and its
 // environment together; anything else is a command line.
 func TestWatcherMainOnlyForAWatcher(t *testing.T) {
@@ -113,7 +132,7 @@ func TestWatcherProcess(t *testing.T) {
 		r := New(time.Second).WithWatcher(os.Args[0])
 		require.NoError(t, r.Watch(id))
 		proc := r.watcherProc
-		require.NoError(t, r.watcherClose.Close()) // as the kernel does when dtree dies
+		require.NoError(t, r.watcherPipe.Close()) // as the kernel does when dtree dies
 		_, err := proc.Wait()
 		require.NoError(t, err)
 		for _, p := range ours {
