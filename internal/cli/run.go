@@ -296,6 +296,9 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 	if err := a.Procs.Subreap(); err != nil {
 		fmt.Fprintf(a.Err, "dtree: warning: cannot become the reaper of the agents' processes (%v): what an agent leaves outside its process group is not stopped\n", err)
 	}
+	if err := a.Procs.Watch(log.RunID); err != nil {
+		fmt.Fprintf(a.Err, "dtree: warning: cannot start the watcher of the run's processes (%v): if dtree is killed, what its steps started runs on\n", err)
+	}
 	defer func() {
 		// The run is over: what keep_running steps left goes now (up to
 		// the grace period), and an interrupt meanwhile says so.

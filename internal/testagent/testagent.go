@@ -87,16 +87,24 @@ type Record struct {
 //
 // FAKEAGENT_PIDS names a file where the agent appends its pid and its
 // children's (spawn_*); FAKEAGENT_PARENT one where it writes its parent's
-// pid (dtree's), so that a script can signal dtree itself.
+// pid (dtree's), so that a script can signal dtree itself;
+// FAKEAGENT_TERMS one where a process that ignores SIGTERM (ignore_term,
+// stubborn_children) notes each it gets.
 func Main() int {
 	if os.Getenv("FAKE_MODE") != "" {
 		return modeMain()
 	}
 	switch os.Getenv("FAKEAGENT_CHILD") {
 	case "stubborn":
+		// FAKEAGENT_CHILD_DELAY: slow to start, as a test binary built
+		// with -race is on a loaded machine.
+		if d, err := time.ParseDuration(os.Getenv("FAKEAGENT_CHILD_DELAY")); err == nil {
+			time.Sleep(d)
+		}
 		ignoreTerm()
 		fallthrough
 	case "sleep":
+		signalReady()
 		time.Sleep(time.Hour)
 		return 0
 	}
@@ -290,7 +298,10 @@ const (
 )
 
 // spawn starts a process that sleeps an hour, ignoring SIGTERM when
-// stubborn, and returns its pid (0 when it could not start).
+// stubborn, and returns its pid (0 when it could not start) once the
+// process is ready: its signal handling is in place (signalReady). A pid
+// returned earlier would let a test signal a process that does not yet
+// ignore SIGTERM.
 func spawn(how int, stubborn bool) int {
 	self, err := os.Executable()
 	if err != nil {
@@ -305,10 +316,69 @@ func spawn(how int, stubborn bool) int {
 	if how == childSetsid {
 		newSession(cmd)
 	}
-	if err := cmd.Start(); err != nil {
+	pid, err := startReady(cmd)
+	if err != nil {
 		return 0
 	}
-	return cmd.Process.Pid
+	return pid
+}
+
+// readyFD is the variable that names the descriptor a spawned process
+// writes one byte to once it is ready (signalReady).
+const readyFD = "FAKEAGENT_READY_FD"
+
+// readyWait bounds the wait for a spawned process to say it is ready: a
+// test binary built with -race can take seconds to start on a loaded
+// machine.
+const readyWait = 2 * time.Minute
+
+// startReady starts cmd and waits until it has said it is ready (or has
+// exited without saying so, an error).
+func startReady(cmd *exec.Cmd) (int, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return 0, err
+	}
+	defer r.Close()
+	cmd.ExtraFiles = append(cmd.ExtraFiles, w)
+	cmd.Env = append(cmd.Env, fmt.Sprintf("%s=%d", readyFD, 2+len(cmd.ExtraFiles)))
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		return 0, err
+	}
+	_ = r.SetReadDeadline(time.Now().Add(readyWait))
+	if _, err := r.Read(make([]byte, 1)); err != nil {
+		return 0, fmt.Errorf("pid %d did not say it was ready: %w", cmd.Process.Pid, err)
+	}
+	return cmd.Process.Pid, nil
+}
+
+// signalReady tells the process that spawned this one that its signal
+// handling is in place.
+func signalReady() {
+	fd, err := strconv.Atoi(os.Getenv(readyFD))
+	if err != nil {
+		return
+	}
+	f := os.NewFile(uintptr(fd), "ready")
+	_, _ = f.Write([]byte{1})
+	f.Close()
+}
+
+// recordTerm appends "PID TERM" to FAKEAGENT_TERMS: a process that ignores
+// SIGTERM has had one. A test waits for it to know that dtree has begun a
+// stop, instead of sleeping a while.
+func recordTerm() {
+	path := os.Getenv("FAKEAGENT_TERMS")
+	if path == "" {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err == nil {
+		_, _ = fmt.Fprintf(f, "%d TERM\n", os.Getpid())
+		f.Close()
+	}
 }
 
 // recordPids appends pids to FAKEAGENT_PIDS, in one write.
