@@ -218,17 +218,19 @@ type walkJob struct {
 const walkHeap = 48 << 20
 
 // limitWalkMemory sets the soft memory limit of the walk to walkHeap, or
-// to twice the heap the chart and settings take when that is more. A run
-// whose heap stays under it (any run of a few thousand steps) collects as
-// before. GOGC or GOMEMLIMIT in the environment wins.
-func limitWalkMemory(getenv func(string) string) {
+// to twice the heap the chart and settings take when that is more, and
+// returns what puts the limit before it back. A run whose heap stays
+// under it (any run of a few thousand steps) collects as before. GOGC or
+// GOMEMLIMIT in the environment wins.
+func limitWalkMemory(getenv func(string) string) (restore func()) {
 	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" {
-		return
+		return func() {}
 	}
 	runtime.GC() // what the chart holds, without what reading it left
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
-	debug.SetMemoryLimit(max(walkHeap, 2*int64(m.HeapAlloc)))
+	before := debug.SetMemoryLimit(max(walkHeap, 2*int64(m.HeapAlloc)))
+	return func() { debug.SetMemoryLimit(before) }
 }
 
 // walkChart checks that the chart's CLIs can run, opens the run's logs
@@ -325,7 +327,7 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 	p.cols, p.ascii = a.termWidth(stderr), a.ascii
 	a.interrupts.setDoing(func() string { return a.redactor().String(p.doing()) }, p.notice)
 	a.walked = true
-	limitWalkMemory(a.Getenv)
+	defer limitWalkMemory(a.Getenv)()
 	sum, werr := run.Walk(ctx, run.Options{
 		Chart: c, Page: page, Start: start, Registry: reg, Runner: runner,
 		Workdir: workdir, Env: env, MaxSteps: o.maxSteps, NoValidate: o.noValidate,
