@@ -161,7 +161,7 @@ func (a *App) clis(ctx context.Context, o clisOptions) error {
 	}
 	wg.Wait()
 	if o.json {
-		return writeJSON(a.Out, clisReport{FormatVersion: types.FormatVersion, CLIs: infos})
+		return writeJSON(a.maskedOut(true), clisReport{FormatVersion: types.FormatVersion, CLIs: infos}) // as its text is
 	}
 	tw := tabwriter.NewWriter(a.Out, 0, 0, 2, ' ', 0)
 	w := a.masked(tw, false) // spelt in ASCII before the columns are aligned
