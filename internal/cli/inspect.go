@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+
 	"github.com/spf13/cobra"
 
 	"github.com/dtree-dev/dtree/internal/render"
@@ -58,7 +60,14 @@ func (a *App) inspect(path string, o inspectOptions) error {
 		return writeJSON(a.Out, c.Normalized(page))
 	}
 	// A chart with errors is shown all the same, its errors marked.
-	if err := render.Flow(a.maskedOut(false), c, page, defaults); err != nil {
+	// Drawn whole, then written in one write: the masking and, under
+	// GitHub Actions, the inert markers (readme/ci.md#github-actions) see
+	// whole lines, where Flow's own buffer would cut one every 64 KiB.
+	var out bytes.Buffer
+	if err := render.Flow(&out, c, page, defaults); err != nil {
+		return err
+	}
+	if _, err := a.maskedOut(false).Write(out.Bytes()); err != nil {
 		return err
 	}
 	return broken
