@@ -167,8 +167,9 @@ func (a *App) clis(ctx context.Context, o clisOptions) error {
 	w := a.masked(tw, false) // spelt in ASCII before the columns are aligned
 	fmt.Fprintln(w, "CLI\tBINARY\tINSTALLED\tVERSION\tKEY\tPROMPT\tUSAGE\tMODEL FLAG")
 	for _, c := range infos {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", nameCell(c), binaryCell(c), yesNo(c.Installed),
-			versionCell(c), keyCell(c), promptCell(c), usageCell(c.Usage), modelCell(c.ModelFlag))
+		// A checkout's dtree.yaml names the binary: no terminal control.
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", nameCell(c), visible(binaryCell(c)), yesNo(c.Installed),
+			visible(versionCell(c)), keyCell(c), promptCell(c), usageCell(c.Usage), modelCell(c.ModelFlag))
 	}
 	return tw.Flush()
 }

@@ -206,7 +206,7 @@ func (a *App) settingsGet(key string, o settingsOptions) error {
 		return nil
 	}
 	v, _ := s.Value(key)
-	_, err = fmt.Fprintln(a.inert(a.Out, false), v) // the project file's words, under GitHub Actions too
+	_, err = fmt.Fprintln(a.inert(a.Out, false), visible(v)) // the project file's words: no terminal control, no workflow command
 	return err
 }
 
@@ -314,10 +314,10 @@ func (a *App) settingsList(o settingsOptions) error {
 		if v == "" {
 			v = `""`
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s%s\n", e.Key, v, s.Sources[e.Key], untrustedMark(e.Untrusted))
+		fmt.Fprintf(w, "%s\t%s\t%s%s\n", e.Key, visible(v), s.Sources[e.Key], untrustedMark(e.Untrusted))
 	}
 	for _, c := range r.CLIs {
-		fmt.Fprintf(w, "%s.%s\t%s\t%s%s\n", settings.KeyCLIs, c.Name, c.Definition.Binary, s.Sources[settings.KeyCLIs+"."+c.Name], untrustedMark(c.Untrusted))
+		fmt.Fprintf(w, "%s.%s\t%s\t%s%s\n", settings.KeyCLIs, c.Name, visible(c.Definition.Binary), s.Sources[settings.KeyCLIs+"."+c.Name], untrustedMark(c.Untrusted))
 	}
 	return tw.Flush()
 }
