@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -67,7 +68,7 @@ func (a *App) inspect(path string, o inspectOptions) error {
 	if err := render.Flow(&out, c, page, defaults); err != nil {
 		return err
 	}
-	if _, err := a.maskedOut(false).Write(out.Bytes()); err != nil {
+	if _, err := io.WriteString(a.maskedOut(false), visible(out.String())); err != nil { // no terminal control from the chart
 		return err
 	}
 	return broken
