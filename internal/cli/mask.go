@@ -37,10 +37,15 @@ func (a *App) environ() []string {
 }
 
 // maskSettings adds the secrets set in the custom CLIs' env: to those of
-// the environment.
+// the environment. Not an untrusted project file's (listing commands keep
+// them): they are no secret of the user's, and would let the file mask
+// the very warning that it is not trusted.
 func (a *App) maskSettings(s *settings.Settings) {
 	env := slices.Clone(a.environ())
-	for _, d := range s.CLIs {
+	for name, d := range s.CLIs {
+		if s.Untrusted.Has(settings.KeyCLIs + "." + name) {
+			continue
+		}
 		for k, v := range d.Env {
 			env = append(env, k+"="+v)
 		}
