@@ -161,14 +161,15 @@ func (a *App) clis(ctx context.Context, o clisOptions) error {
 	}
 	wg.Wait()
 	if o.json {
-		return writeJSON(a.Out, clisReport{FormatVersion: types.FormatVersion, CLIs: infos})
+		return writeJSON(a.maskedOut(true), clisReport{FormatVersion: types.FormatVersion, CLIs: infos}) // as its text is
 	}
 	tw := tabwriter.NewWriter(a.Out, 0, 0, 2, ' ', 0)
 	w := a.masked(tw, false) // spelt in ASCII before the columns are aligned
 	fmt.Fprintln(w, "CLI\tBINARY\tINSTALLED\tVERSION\tKEY\tPROMPT\tUSAGE\tMODEL FLAG")
 	for _, c := range infos {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", nameCell(c), binaryCell(c), yesNo(c.Installed),
-			versionCell(c), keyCell(c), promptCell(c), usageCell(c.Usage), modelCell(c.ModelFlag))
+		// A checkout's dtree.yaml names the binary: no terminal control.
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", nameCell(c), visible(binaryCell(c)), yesNo(c.Installed),
+			visible(versionCell(c)), keyCell(c), promptCell(c), usageCell(c.Usage), modelCell(c.ModelFlag))
 	}
 	return tw.Flush()
 }

@@ -3,7 +3,9 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/dtree-dev/dtree/internal/document"
 	"github.com/dtree-dev/dtree/internal/settings"
@@ -88,11 +90,38 @@ func (a *App) printError(err error) {
 	}
 	msgs, hints := errorText(err)
 	for _, m := range msgs {
-		fmt.Fprintf(a.Err, "dtree: error: %s\n", m)
+		fmt.Fprintf(a.Err, "dtree: error: %s\n", visible(m))
 	}
 	for _, h := range hints {
-		fmt.Fprintf(a.Err, "dtree: hint: %s\n", h)
+		fmt.Fprintf(a.Err, "dtree: hint: %s\n", visible(h))
 	}
+}
+
+// visible is s with each control character but tab and line feed, and
+// each bidirectional override, spelt as a Go escape (\x1b, \r,
+// \u202e): an error may quote a key or a line of a file dtree did not
+// write (a checkout's dtree.yaml, a chart, an agent's stderr), which must
+// not drive the terminal (retitle it, clear the screen, rewrite the line
+// the error is on) nor reorder what the user reads.
+func visible(s string) string {
+	if !strings.ContainsFunc(s, hidden) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if hidden(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func hidden(r rune) bool {
+	return r != '\n' && r != '\t' && unicode.IsControl(r) ||
+		r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
 }
 
 // errorText is what dtree says of err: its error lines and its hints.

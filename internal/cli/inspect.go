@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"bytes"
+	"io"
+
 	"github.com/spf13/cobra"
 
 	"github.com/dtree-dev/dtree/internal/render"
@@ -58,7 +61,14 @@ func (a *App) inspect(path string, o inspectOptions) error {
 		return writeJSON(a.Out, c.Normalized(page))
 	}
 	// A chart with errors is shown all the same, its errors marked.
-	if err := render.Flow(a.maskedOut(false), c, page, defaults); err != nil {
+	// Drawn whole, then written in one write: the masking and, under
+	// GitHub Actions, the inert markers (readme/ci.md#github-actions) see
+	// whole lines, where Flow's own buffer would cut one every 64 KiB.
+	var out bytes.Buffer
+	if err := render.Flow(&out, c, page, defaults); err != nil {
+		return err
+	}
+	if _, err := io.WriteString(a.maskedOut(false), visible(out.String())); err != nil { // no terminal control from the chart
 		return err
 	}
 	return broken

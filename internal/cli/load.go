@@ -80,7 +80,7 @@ func (a *App) warnIgnored(s *settings.Settings) {
 			a.warned = map[string]bool{}
 		}
 		a.warned[e.Error()] = true
-		fmt.Fprintf(a.Err, "dtree: warning: %v (%s does not use %s; dtree run will refuse it)\n", e, a.command, e.Key)
+		fmt.Fprintf(a.Err, "dtree: warning: %s (%s does not use %s; dtree run will refuse it)\n", visible(e.Error()), a.command, visible(e.Key))
 	}
 }
 

@@ -37,10 +37,15 @@ func (a *App) environ() []string {
 }
 
 // maskSettings adds the secrets set in the custom CLIs' env: to those of
-// the environment.
+// the environment. Not an untrusted project file's (listing commands keep
+// them): they are no secret of the user's, and would let the file mask
+// the very warning that it is not trusted.
 func (a *App) maskSettings(s *settings.Settings) {
 	env := slices.Clone(a.environ())
-	for _, d := range s.CLIs {
+	for name, d := range s.CLIs {
+		if s.Untrusted.Has(settings.KeyCLIs + "." + name) {
+			continue
+		}
 		for k, v := range d.Env {
 			env = append(env, k+"="+v)
 		}
@@ -128,3 +133,28 @@ func (a *App) commandWriter(w io.Writer) io.Writer {
 
 // maskedOut is stdout masked: with json, for one JSON document per write.
 func (a *App) maskedOut(json bool) io.Writer { return a.masked(a.Out, json) }
+
+// inertWriter is a writer of stdout for a command that prints what a
+// file says rather than what an agent wrote (the settings, which a
+// checkout's dtree.yaml may set): nothing is masked, but under GitHub
+// Actions no line is a workflow command (ci.Neutralize), as on stderr.
+type inertWriter struct {
+	w    io.Writer
+	a    *App
+	json bool
+}
+
+func (n inertWriter) Write(p []byte) (int, error) {
+	out := p
+	if n.a.inActions() {
+		out = ci.Neutralize(p, n.json, true)
+	}
+	if _, err := n.w.Write(out); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// inert wraps w, whose writes are whole lines or (json) JSON documents,
+// as inertWriter.
+func (a *App) inert(w io.Writer, json bool) io.Writer { return inertWriter{w: w, a: a, json: json} }

@@ -159,7 +159,7 @@ func (p *progress) drawLive() {
 	if !p.live || p.current == "" {
 		return
 	}
-	line, elapsed := p.current, " "+time.Since(p.currentAt).Round(time.Second).String()
+	line, elapsed := visible(p.current), " "+time.Since(p.currentAt).Round(time.Second).String()
 	if p.ascii {
 		line = string(asciiSymbols([]byte(line)))
 	}
@@ -185,7 +185,8 @@ func (p *progress) printf(format string, args ...any) {
 	if p.live && p.current != "" {
 		fmt.Fprint(p.w, clearLine)
 	}
-	fmt.Fprintf(p.w, format, args...)
+	// A chart's text or an agent's drives no terminal (errors.go).
+	fmt.Fprint(p.w, visible(fmt.Sprintf(format, args...)))
 	p.drawLive()
 }
 
@@ -291,7 +292,7 @@ func (p *progress) notice(line string) {
 	if p.live && p.current != "" {
 		fmt.Fprint(p.w, clearLine)
 	}
-	fmt.Fprintln(p.w, line)
+	fmt.Fprintln(p.w, visible(line))
 	p.drawLive()
 }
 

@@ -131,6 +131,7 @@ func (a *App) resume(ctx context.Context, id string, o resumeOptions, fs *pflag.
 	if err != nil {
 		return err
 	}
+	a.keepBudget(s, s0, runID)
 	s.LogDir = logDir
 	o.runOptions = resumedOptions(o.runOptions, rs, fs)
 
@@ -393,4 +394,43 @@ func resumeReplayCommand(path string, rs runlog.RunStart, o runOptions, fs *pfla
 		flags = append(flags, "--no-validate")
 	}
 	return replayCommand(path, flags, answers)
+}
+
+// keepBudget keeps the budget the files and the environment set (s0)
+// where the run's log recorded a looser one (none, or more): the log is a
+// file an agent of the run could have edited, and cannot spend the user's
+// money past what the user set now (SPEC §12). A budget given again as a
+// flag is the user's and stands.
+func (a *App) keepBudget(s, s0 *settings.Settings, runID string) {
+	keep := func(key string, looser bool, set func(), mine, logged string) {
+		if s.Sources[key].Layer != settings.LayerRun || !looser {
+			return
+		}
+		set()
+		s.Sources[key] = s0.Sources[key]
+		fmt.Fprintf(a.Err, "dtree: warning: run %s's log has %s %s, looser than the %s of %s: the run keeps %s\n",
+			runID, key, logged, mine, s0.Sources[key], mine)
+		fmt.Fprintf(a.Err, "dtree: hint: to spend more, give it again: --%s VALUE\n", strings.ReplaceAll(key, "_", "-"))
+	}
+	keep(settings.KeyMaxCost, s0.MaxCost > 0 && (s.MaxCost == 0 || s.MaxCost > s0.MaxCost), func() { s.MaxCost = s0.MaxCost },
+		dollars(s0.MaxCost), dollars(s.MaxCost))
+	keep(settings.KeyMaxTokens, s0.MaxTokens > 0 && (s.MaxTokens == 0 || s.MaxTokens > s0.MaxTokens), func() { s.MaxTokens = s0.MaxTokens },
+		tokens(s0.MaxTokens), tokens(s.MaxTokens))
+}
+
+// tokens is a budget of tokens as the user reads it: 12,000 tokens, or
+// none for 0.
+func tokens(n int64) string {
+	if n == 0 {
+		return "none"
+	}
+	return types.Thousands(n) + " tokens"
+}
+
+// dollars is a budget as the user reads it: $0.03, or none for 0.
+func dollars(f float64) string {
+	if f == 0 {
+		return "none"
+	}
+	return "$" + strconv.FormatFloat(f, 'f', -1, 64)
 }

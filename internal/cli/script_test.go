@@ -88,6 +88,7 @@ func TestScript(t *testing.T) {
 			"jsonok":        cmdJSONOK,
 			"steady":        cmdSteady,
 			"xmlok":         cmdXMLOK,
+			"markerchart":   cmdMarkerChart,
 		}, merged(ptyCmds, resumeCmds)),
 	})
 }

@@ -3,9 +3,12 @@ package cli
 import (
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"regexp"
+	"strconv"
+	"strings"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -58,4 +61,23 @@ func cmdXMLOK(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("%s: well-formed XML: %v (%v)", name, perr == nil, perr)
 		}
 	}
+}
+
+// cmdMarkerChart: markerchart CHART NODES — writes a YAML chart start →
+// NODES process nodes → end, each node's text the runner's "##[" marker
+// again and again after a few letters that vary, so that an outline of it
+// longer than a buffer has markers wherever the buffer is cut.
+func cmdMarkerChart(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: markerchart CHART NODES")
+	}
+	n, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	var b strings.Builder
+	b.WriteString("title: Markers\nnodes:\n  - {id: start, kind: start, text: Start, next: n0}\n")
+	for i := range n {
+		fmt.Fprintf(&b, "  - {id: n%d, tags: [NoValidation], next: n%d, text: '%s%s'}\n", i, i+1, strings.Repeat("x", i%5), strings.Repeat("##[", 12))
+	}
+	fmt.Fprintf(&b, "  - {id: n%d, kind: end, text: End}\n", n)
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(b.String()), 0o644))
 }

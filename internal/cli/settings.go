@@ -206,7 +206,7 @@ func (a *App) settingsGet(key string, o settingsOptions) error {
 		return nil
 	}
 	v, _ := s.Value(key)
-	_, err = fmt.Fprintln(a.Out, v)
+	_, err = fmt.Fprintln(a.inert(a.Out, false), visible(v)) // the project file's words: no terminal control, no workflow command
 	return err
 }
 
@@ -302,19 +302,22 @@ func (a *App) settingsList(o settingsOptions) error {
 		r.CLIs = append(r.CLIs, cliJSON{Name: name, Source: string(src.Layer), Origin: src.Name, Line: src.Line,
 			Untrusted: s.Untrusted.Has(settings.KeyCLIs + "." + name), Definition: noNulls(s.CLIs[name])})
 	}
+	// What a checkout's dtree.yaml says is no workflow command under
+	// GitHub Actions (readme/ci.md#github-actions).
 	if o.json {
-		return writeJSON(a.Out, r)
+		return writeJSON(a.inert(a.Out, true), r)
 	}
 	tw := tabwriter.NewWriter(a.Out, 0, 0, 2, ' ', 0)
+	w := a.inert(tw, false) // each line whole, before the columns are aligned
 	for _, e := range r.Settings {
 		v := e.Value
 		if v == "" {
 			v = `""`
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s%s\n", e.Key, v, s.Sources[e.Key], untrustedMark(e.Untrusted))
+		fmt.Fprintf(w, "%s\t%s\t%s%s\n", e.Key, visible(v), s.Sources[e.Key], untrustedMark(e.Untrusted))
 	}
 	for _, c := range r.CLIs {
-		fmt.Fprintf(tw, "%s.%s\t%s\t%s%s\n", settings.KeyCLIs, c.Name, c.Definition.Binary, s.Sources[settings.KeyCLIs+"."+c.Name], untrustedMark(c.Untrusted))
+		fmt.Fprintf(w, "%s.%s\t%s\t%s%s\n", settings.KeyCLIs, c.Name, visible(c.Definition.Binary), s.Sources[settings.KeyCLIs+"."+c.Name], untrustedMark(c.Untrusted))
 	}
 	return tw.Flush()
 }

@@ -103,6 +103,7 @@ func (a *App) trustShow(dir string) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(a.Out, 0, 0, 2, ' ', 0)
+	w := a.inert(tw, false) // a checkout's path, under GitHub Actions too
 	for _, r := range recs {
 		state := "trusted"
 		data, err := os.ReadFile(r.Path)
@@ -112,7 +113,7 @@ func (a *App) trustShow(dir string) error {
 		case settings.Digest(data) != r.SHA256:
 			state = "changed"
 		}
-		fmt.Fprintf(tw, "%s\t%s\n", state, r.Path)
+		fmt.Fprintf(w, "%s\t%s\n", state, r.Path)
 	}
 	return tw.Flush()
 }

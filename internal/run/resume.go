@@ -378,9 +378,18 @@ func (w *walker) carryStep(s *CarriedStep) {
 		Validation: end.Validation, Usage: end.Usage, DurationMS: s.dur.Milliseconds(), Output: end.Output}
 	res.Response = decodeResponse(s.Start.Role, command, end.Response)
 	for _, c := range s.Calls {
+		// The log is a file anyone, an agent too, may have edited: its
+		// figures are checked as a CLI's are (SPEC §12), so that a
+		// negative cost in it is unknown, not a credit to the budget.
+		usage, warnings := agent.CheckUsage(c.Usage)
+		if ws, ok := w.o.Progress.(UsageWarner); ok {
+			for _, m := range warnings {
+				ws.UsageWarning(&types.ProcessedNode{Node: &types.Node{ID: id}}, c.Attempt, c.CLI, m+" in the run's log")
+			}
+		}
 		a := Attempt{N: c.Attempt, Purpose: c.Purpose, CLI: c.CLI, ExitCode: c.ExitCode, TimedOut: c.TimedOut,
 			StoppedAfterAnswer: c.StoppedAfterAnswer, DurationMS: c.DurationMS, StdoutBytes: c.StdoutBytes,
-			StderrBytes: c.StderrBytes, Usage: c.Usage, StderrTail: c.StderrTail, Error: c.Error}
+			StderrBytes: c.StderrBytes, Usage: usage, StderrTail: c.StderrTail, Error: c.Error}
 		res.Attempts = append(res.Attempts, a)
 		if c.Purpose != agent.PurposeCommand {
 			w.sum.Usage.Add(a.Usage, a.DurationMS)

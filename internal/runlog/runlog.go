@@ -117,6 +117,9 @@ func Open(o Options) (*Log, error) {
 	if err := makeLogDir(o.Dir); err != nil {
 		return nil, fmt.Errorf("create log directory: %w", err)
 	}
+	if err := ownLatest(o.Dir); err != nil {
+		return nil, err
+	}
 	removeLeftovers(o.Dir, o.Now())
 	var err error
 	if o.RunID, err = makeRunDir(o.Dir, o.RunID, o.Now(), NewRunID); err != nil {
@@ -189,6 +192,18 @@ func removeLeftovers(logDir string, now time.Time) {
 	if ended || !known && now.Sub(st.ModTime()) > leftoverAge {
 		_ = os.Remove(f)
 	}
+}
+
+// ownLatest refuses a log directory whose latest is not a link, which
+// pointLatest would replace: log_dir may come from a checkout's
+// dtree.yaml, and may not make dtree replace a file of the user's that
+// happens to be called latest (readme/settings.md#trust).
+func ownLatest(logDir string) error {
+	p := filepath.Join(logDir, "latest")
+	if st, err := os.Lstat(p); err == nil && st.Mode()&fs.ModeSymlink == 0 {
+		return fmt.Errorf("%s is not dtree's link to the latest run, and dtree replaces only its own: move it, or use another log directory", p)
+	}
+	return nil
 }
 
 // pointLatest makes log_dir/latest a link to the run's directory, replacing

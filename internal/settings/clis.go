@@ -53,6 +53,10 @@ func readCLIs(n *yaml.Node, src Source) ([]customCLI, error) {
 		return nil, &Error{Source: at(n.Line), Key: KeyCLIs, Err: errors.New("must be a mapping of CLI names to their definitions"),
 			Hint: "write clis: then, indented, a name and under it binary:, args: and so on; 'dtree docs settings' shows the format"}
 	}
+	if expandedSize(n, maxDefinitions) > maxDefinitions {
+		return nil, &Error{Source: at(n.Line), Key: KeyCLIs, Err: fmt.Errorf("larger than %d KiB with its aliases (*name) expanded", maxDefinitions>>10),
+			Hint: "write the definitions out; an alias that repeats a long value many times is no CLI's"}
+	}
 	var out []customCLI
 	seen := map[string]string{} // folded name -> as written
 	for i := 0; i+1 < len(n.Content); i += 2 {
@@ -151,4 +155,31 @@ func readCLI(n *yaml.Node, key string, nameLine int, at func(int) Source) (agent
 		}
 	}
 	return def, nil
+}
+
+// maxDefinitions bounds a file's CLI definitions with their aliases
+// expanded: a file of a megabyte can name one long string a hundred
+// thousand times, which would print as gigabytes (settings list --json).
+const maxDefinitions = 1 << 20
+
+// expandedSize is the size of n with aliases followed: its scalars' bytes
+// and one for each node, counted no further than just past limit.
+func expandedSize(n *yaml.Node, limit int) int {
+	size := 0
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		if n == nil || size > limit {
+			return
+		}
+		if n.Kind == yaml.AliasNode {
+			walk(n.Alias)
+			return
+		}
+		size += 1 + len(n.Value)
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	walk(n)
+	return size
 }

@@ -1,6 +1,8 @@
 package settings_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -112,4 +114,24 @@ func TestCustomCLIs(t *testing.T) {
 			tt.check(t, s)
 		})
 	}
+}
+
+// Aliases that repeat a long value are bounded as they would be written
+// out: a checkout's dtree.yaml of under a megabyte made settings list
+// --json print some sixty gigabytes.
+func TestCustomCLIsAliasBomb(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x", 4000)
+	bomb := "clis:\n  base: &d {binary: b, prompt_via: stdin, install_hint: \"" + long + "\"}\n"
+	for i := range 300 {
+		bomb += fmt.Sprintf("  n%d: *d\n", i)
+	}
+	_, _, err := load(t, layers{user: bomb})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "config.yaml:2: clis: larger than 1024 KiB with its aliases (*name) expanded")
+
+	// An alias that shares a definition a few times is fine.
+	s, _, err := load(t, layers{user: "clis:\n  base: &d {binary: b, prompt_via: stdin, install_hint: \"" + long + "\"}\n  other: *d\n"})
+	require.NoError(t, err)
+	assert.Equal(t, long, s.CLIs["other"].InstallHint)
 }

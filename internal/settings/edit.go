@@ -32,7 +32,7 @@ type UserFile struct {
 // an edit would lose what it holds.
 func OpenUserFile(path string) (*UserFile, error) {
 	f := &UserFile{Path: path}
-	data, err := os.ReadFile(path)
+	data, err := readSettingsBytes(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return f, nil
 	}

@@ -3,6 +3,7 @@ package settings
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -33,7 +34,7 @@ type scalar struct {
 // error when must is set (--config names a file that is not there).
 func readFile(path string, layer Layer, must bool) (*fileLayer, error) {
 	src := Source{Layer: layer, Name: path}
-	data, err := os.ReadFile(path)
+	data, err := readSettingsBytes(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) && !must {
 			return nil, nil
@@ -54,6 +55,47 @@ func readFile(path string, layer Layer, must bool) (*fileLayer, error) {
 		l.data = data
 	}
 	return l, err
+}
+
+// maxSettingsFile bounds a settings file, a few hundred bytes in
+// practice: a checkout's dtree.yaml that is a link to /dev/zero, or of
+// gigabytes, is an error rather than all the memory there is.
+const maxSettingsFile = 1 << 20
+
+// readSettingsBytes reads the settings file at path: a regular file (a
+// FIFO would block every command) of at most maxSettingsFile bytes.
+func readSettingsBytes(path string) ([]byte, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if m := st.Mode(); !m.IsRegular() {
+		kind := "a special file"
+		switch {
+		case m.IsDir():
+			kind = "a directory"
+		case m&fs.ModeNamedPipe != 0:
+			kind = "a named pipe"
+		case m&fs.ModeDevice != 0:
+			kind = "a device"
+		case m&fs.ModeSocket != 0:
+			kind = "a socket"
+		}
+		return nil, fmt.Errorf("it is %s, not a regular file", kind)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxSettingsFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxSettingsFile {
+		return nil, fmt.Errorf("it is larger than %d KiB, which no settings file is", maxSettingsFile>>10)
+	}
+	return data, nil
 }
 
 // parseYAML parses a settings file. root is its top-level mapping, nil for

@@ -343,3 +343,21 @@ func TestKeys(t *testing.T) {
 		"default_timeout", "log_dir", "write_log_short", "write_log_long", "write_log_graph", "long_log_call_max", "long_log_max", "max_cost", "max_tokens", "junit"}, names)
 	assert.Equal(t, append(names, "clis"), settings.KeyNames())
 }
+
+// A project file of more than a megabyte is refused before it is read
+// whole: a checkout's dtree.yaml may be of any size.
+func TestLoadRefusesAHugeFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	big := "default_retry_count: 1\n# " + strings.Repeat("x", 1<<20) + "\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "dtree.yaml"), []byte(big), 0o644))
+	_, err := settings.Load(settings.LoadOptions{Cwd: dir, UserConfigDir: filepath.Join(dir, "config"), Getenv: func(string) string { return "" }})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "cannot read the settings file: it is larger than 1024 KiB, which no settings file is")
+
+	// One just under is read.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "dtree.yaml"), []byte(big[:1<<20]), 0o644))
+	s, err := settings.Load(settings.LoadOptions{Cwd: dir, UserConfigDir: filepath.Join(dir, "config"), Getenv: func(string) string { return "" }})
+	require.NoError(t, err)
+	assert.Equal(t, 1, s.DefaultRetryCount)
+}

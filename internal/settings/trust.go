@@ -249,7 +249,7 @@ func looser(user *fileLayer, key string, v float64) bool {
 // settings file dtree reads. It returns the content read.
 func ReadSettingsFile(path string) ([]byte, error) {
 	src := Source{Layer: LayerProject, Name: path}
-	data, err := os.ReadFile(path)
+	data, err := readSettingsBytes(path)
 	if err != nil {
 		return nil, &Error{Source: src, Err: fmt.Errorf("cannot read the settings file: %w", unwrapPath(err)),
 			Hint: "dtree trust takes a settings file, ./dtree.yaml when none is named"}
