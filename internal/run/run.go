@@ -17,6 +17,7 @@ import (
 	"github.com/dtree-dev/dtree/internal/chart"
 	"github.com/dtree-dev/dtree/internal/replay"
 	"github.com/dtree-dev/dtree/internal/runlog"
+	"github.com/dtree-dev/dtree/prompts"
 	"github.com/dtree-dev/dtree/types"
 )
 
@@ -125,6 +126,7 @@ type walker struct {
 	// node's latest one.
 	history []pastStep
 	last    map[string]int
+	soFar   prompts.Entries // the run so far's entries, each rendered once
 }
 
 // Walk runs the chart and returns its summary. The error is a
