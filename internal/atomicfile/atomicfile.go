@@ -45,7 +45,9 @@ func Write(path string, perm os.FileMode, o Options, write func(io.Writer) error
 	return replaceWith(path, perm, o, write, true)
 }
 
-// WriteBytes replaces path with data.
+// WriteBytes replaces path with data, in one write (no buffer between:
+// short.json is rewritten after every node, and a 64 KiB buffer each time
+// was most of what a run allocated).
 func WriteBytes(path string, data []byte, perm os.FileMode, o Options) error {
 	return replaceWith(path, perm, o, func(w io.Writer) error {
 		_, err := w.Write(data)
@@ -53,8 +55,9 @@ func WriteBytes(path string, data []byte, perm os.FileMode, o Options) error {
 	}, false)
 }
 
-// replaceWith is Write; with callers set, an error of write's is the
-// caller's own, not the file's.
+// replaceWith is Write; with callers set, write is the caller's, through
+// a buffer, and an error of its is the caller's own, not the file's;
+// without, it is WriteBytes' one write, straight to the file.
 func replaceWith(path string, perm os.FileMode, o Options, write func(io.Writer) error, callers bool) error {
 	open := o.Open
 	if open == nil {
@@ -90,15 +93,16 @@ func replaceWith(path string, perm os.FileMode, o Options, write func(io.Writer)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	bw := bufio.NewWriterSize(f, 64<<10)
-	err = write(bw)
-	if err != nil && callers { // the caller's own error, as it is
-		_ = f.Close()
-		_ = os.Remove(tmp)
-		return err
-	}
-	if err == nil {
+	if callers {
+		bw := bufio.NewWriterSize(f, 64<<10)
+		if err = write(bw); err != nil { // the caller's own error, as it is
+			_ = f.Close()
+			_ = os.Remove(tmp)
+			return err
+		}
 		err = bw.Flush()
+	} else {
+		err = write(f)
 	}
 	if s, ok := f.(interface{ Sync() error }); ok && o.Sync && err == nil {
 		err = s.Sync()
