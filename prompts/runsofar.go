@@ -140,6 +140,11 @@ func (m *Entries) RunSoFar(n int, step func(i int) Step, max int) string {
 	// newest max/minEntry are never shown again.
 	m.keepFrom(n - max/minEntry)
 	var b strings.Builder
+	size := len(head) + leftOutRoom
+	for _, e := range entries {
+		size += len(e) + 1
+	}
+	b.Grow(size) // once, not doubling up to 8 KiB for every prompt
 	b.WriteString(head)
 	if i >= 0 {
 		fmt.Fprintf(&b, "… %d earlier %s left out.\n\n", i+1, types.Choose(i+1, "step is", "steps are"))
