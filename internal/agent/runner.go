@@ -261,7 +261,9 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	cmd.Env = childEnv(append(c.Env[:len(c.Env):len(c.Env)], c.Request.Env()...), def)
 	if inv.stdin != "" {
 		cmd.Stdin = strings.NewReader(inv.stdin)
-	} // else /dev/null: empty, never the terminal, and no pipe to feed
+	} else if f, err := devNull(); err == nil {
+		cmd.Stdin = f // empty, never the terminal, and no pipe to feed
+	} // else os/exec opens /dev/null itself
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	setProcessGroup(cmd)
 	var stoppedAt atomic.Int64 // when Cancel sent SIGTERM, in Unix ns
@@ -394,6 +396,10 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	}
 	return res, nil
 }
+
+// devNull is /dev/null opened once for reading, the stdin of every agent
+// that takes its prompt another way: os/exec would open it for each call.
+var devNull = sync.OnceValues(func() (*os.File, error) { return os.Open(os.DevNull) })
 
 // StoppedError is a call that dtree ended because its caller's context
 // ended: the run was interrupted. It matches the context's error
