@@ -226,9 +226,9 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	if grace <= 0 {
 		grace = DefaultGrace
 	}
-	settle := c.Settle
-	if settle <= 0 {
-		settle = DefaultSettle
+	settleFor := c.Settle
+	if settleFor <= 0 {
+		settleFor = DefaultSettle
 	}
 	// cmdCtx also ends, with errAnswered, when the agent outstays its
 	// final event, and with errWaiting when it waits for a human.
@@ -242,12 +242,29 @@ func Run(ctx context.Context, c Call) (Result, error) {
 		out.note(fmt.Sprintf("dtree: model %q left out: %s takes only %s", c.Model, def.Name, strings.Join(def.ModelValues, ", ")))
 	}
 	var answeredAt atomic.Int64 // when the final event came, in Unix ns
-	answered := make(chan struct{})
+	// settle stops the agent Settle after its final event, unless Wait has
+	// returned by then (exited): a timer, not a goroutine waiting for
+	// either, for every call.
+	var (
+		settleMu sync.Mutex
+		settle   *time.Timer
+		exited   bool
+	)
 	if form.split != nil {
 		stdout.split = form.split(dec.line)
 		stdout.seen = func() {
 			if dec.final() && answeredAt.CompareAndSwap(0, time.Now().UnixNano()) {
-				close(answered)
+				settleMu.Lock()
+				defer settleMu.Unlock()
+				if !exited {
+					settle = time.AfterFunc(settleFor, func() {
+						settleMu.Lock()
+						defer settleMu.Unlock()
+						if !exited {
+							stopCmd(errAnswered)
+						}
+					})
+				}
 			}
 		}
 	}
@@ -285,26 +302,14 @@ func Run(ctx context.Context, c Call) (Result, error) {
 		unlock()
 		return res, fmt.Errorf("start %s: %w", def.Name, err)
 	}
-	exited := make(chan struct{})
-	var settling sync.WaitGroup
-	settling.Go(func() {
-		select {
-		case <-answered:
-		case <-exited:
-			return
-		}
-		t := time.NewTimer(settle)
-		defer t.Stop()
-		select {
-		case <-t.C:
-			stopCmd(errAnswered)
-		case <-exited:
-		}
-	})
 	waitErr := cmd.Wait()
 	unlock()
-	close(exited)
-	settling.Wait()
+	settleMu.Lock()
+	exited = true
+	if settle != nil {
+		settle.Stop()
+	}
+	settleMu.Unlock()
 	res.Duration = time.Since(start)
 	pid := cmd.Process.Pid
 	stopped := stoppedAt.Load() != 0
