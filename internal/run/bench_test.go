@@ -26,7 +26,7 @@ const (
 	agentTime      = time.Millisecond
 	maxAllocsAStep = 400
 	maxBytesAStep  = 64 << 10
-	maxFilesAStep  = 0.2
+	maxFilesAStep  = 0.5
 )
 
 // BenchmarkWalk200 is what dtree does between two agents, in process: a
