@@ -79,15 +79,17 @@ func bench(runs, nodes int, agents []string, old string) error {
 	// The lean agent runs as the built-in claude, which refuses root
 	// without IS_SANDBOX=1 (readme/clis.md#claude).
 	env := append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "IS_SANDBOX=1")
-	timeIt := func(wd, name string, args ...string) (time.Duration, error) {
+	// timeIt returns the wall time and the CPU time (user and system, of
+	// the process and the children it waited for: the agents).
+	timeIt := func(wd, name string, args ...string) (run, cpu time.Duration, err error) {
 		cmd := exec.Command(name, args...)
 		cmd.Dir, cmd.Env = wd, env
 		start := time.Now()
 		out, err := cmd.CombinedOutput()
 		if err != nil {
-			return 0, fmt.Errorf("%s: %v\n%s", name, err, out)
+			return 0, 0, fmt.Errorf("%s: %v\n%s", name, err, out)
 		}
-		return time.Since(start), nil
+		return time.Since(start), cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
 	}
 	for _, a := range agents {
 		wd := filepath.Join(dir, a)
@@ -104,28 +106,28 @@ func bench(runs, nodes int, agents []string, old string) error {
 		// step (later steps' prompts add the run so far).
 		prompt := "Step 0: summarise the change\n\nWhen you have finished, end your reply with one JSON object."
 		loop := fmt.Sprintf(`for i in $(seq %d); do `+agentSetup[a].call+` >/dev/null; done`, nodes, prompt)
-		dtreeRun := func(b string) (time.Duration, error) {
+		dtreeRun := func(b string) (time.Duration, time.Duration, error) {
 			return timeIt(wd, b, "run", "--quiet", "--log-dir", filepath.Join(dir, "logs"), "chain.csv")
 		}
-		var dt, ot, sh []time.Duration
+		var dt, ot, sh, dc, oc, sc []time.Duration
 		for range runs { // interleaved, so drift hits both alike
-			d, err := dtreeRun(filepath.Join(bin, "dtree"))
+			d, c, err := dtreeRun(filepath.Join(bin, "dtree"))
 			if err != nil {
 				return err
 			}
-			dt = append(dt, d)
+			dt, dc = append(dt, d), append(dc, c)
 			if old != "" {
-				o, err := dtreeRun(old)
+				o, c, err := dtreeRun(old)
 				if err != nil {
 					return err
 				}
-				ot = append(ot, o)
+				ot, oc = append(ot, o), append(oc, c)
 			}
-			s, err := timeIt(wd, "bash", "-c", loop)
+			s, c, err := timeIt(wd, "bash", "-c", loop)
 			if err != nil {
 				return err
 			}
-			sh = append(sh, s)
+			sh, sc = append(sh, s), append(sc, c)
 		}
 		fmt.Printf("%s agent: %d-node chain, %d runs each, interleaved\n", a, nodes, runs)
 		fmt.Printf("  dtree run:  %s\n", stats(dt, sh))
@@ -134,6 +136,12 @@ func bench(runs, nodes int, agents []string, old string) error {
 		}
 		ms := median(sh)
 		fmt.Printf("  shell loop: median %s (min %s)\n", ms.Round(time.Millisecond), slices.Min(sh).Round(time.Millisecond))
+		// CPU time moves less than wall time with the machine's load.
+		line := fmt.Sprintf("  CPU, median, agents included: dtree %s (%.2fx the loop's)", median(dc).Round(time.Millisecond), float64(median(dc))/float64(median(sc)))
+		if old != "" {
+			line += fmt.Sprintf(", old dtree %s (%.2fx)", median(oc).Round(time.Millisecond), float64(median(oc))/float64(median(sc)))
+		}
+		fmt.Printf("%s, shell loop %s\n", line, median(sc).Round(time.Millisecond))
 	}
 	return nil
 }
