@@ -77,8 +77,10 @@ func bench(runs, nodes int, agents []string, old string) error {
 		fmt.Fprintf(&csv, "%d,Line,,1,,,%d,%d,None,Arrow,,,,\n", 2+nodes+i, 2+i, 3+i)
 	}
 	// The lean agent runs as the built-in claude, which refuses root
-	// without IS_SANDBOX=1 (readme/clis.md#claude).
-	env := append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "IS_SANDBOX=1")
+	// without IS_SANDBOX=1 (readme/clis.md#claude); the fake one is a CLI
+	// of the bench's own dtree.yaml, which it trusts (DTREE_TRUST,
+	// readme/settings.md#trust).
+	env := append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "IS_SANDBOX=1", "DTREE_TRUST=1")
 	// timeIt returns the wall time and the CPU time (user and system, of
 	// the process and the children it waited for: the agents).
 	timeIt := func(wd, name string, args ...string) (run, cpu time.Duration, err error) {
