@@ -85,7 +85,6 @@ func (l *Log) Err() error {
 // Wait waits for the short.json writes QueueShort started and returns Err.
 func (l *Log) Wait() error {
 	l.smu.Lock()
-	l.hurryShort()
 	for l.writing {
 		l.idle.Wait()
 	}

@@ -64,20 +64,7 @@ type Log struct {
 	pending  [][]byte
 	writing  bool
 	shortErr error
-	// lastShort is when the last rewrite began; hurry, when a caller waits
-	// for the writer, ends its wait for shortEvery at once.
-	lastShort time.Time
-	hurry     chan struct{}
 }
-
-// shortEvery is the least time between two rewrites of short.json while the
-// run goes on; a node that ends sooner after the last one has its
-// short.json when that time is up, or when the run ends. Each rewrite
-// makes a new file, and on ext4 making a file costs more for every file
-// deleted in the last 30 seconds (the inode allocator steps over each):
-// with steps of a millisecond, a rewrite a step took more CPU than
-// the rest of the step (readme/performance.md#running-a-chart).
-const shortEvery = 50 * time.Millisecond
 
 // NewRunID returns a run id: the UTC time to the second and a random
 // suffix, so two runs started in the same second never share one.
@@ -130,7 +117,6 @@ func Open(o Options) (*Log, error) {
 	dir := filepath.Join(o.Dir, o.RunID)
 	l := &Log{RunID: o.RunID, Dir: dir, opts: o, redact: o.Redactor.Except(o.RunID), now: o.Now}
 	l.idle = sync.NewCond(&l.smu)
-	l.hurry = make(chan struct{}, 1)
 	if l.events, err = o.OpenFile(filepath.Join(dir, "events.jsonl"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644); err != nil {
 		return nil, fmt.Errorf("create events log: %w", err)
 	}
@@ -326,35 +312,14 @@ func (l *Log) drainShort() {
 	l.smu.Lock()
 	defer l.smu.Unlock()
 	for l.pending != nil {
-		if wait := time.Until(l.lastShort.Add(shortEvery)); wait > 0 {
-			l.smu.Unlock()
-			t := time.NewTimer(wait)
-			hurried := false
-			select {
-			case <-t.C:
-			case <-l.hurry:
-				hurried = true
-			}
-			t.Stop()
-			l.smu.Lock()
-			if hurried {
-				l.lastShort = time.Time{} // written at once
-			}
-			continue
-		}
 		parts := l.pending
 		l.pending = nil
-		l.lastShort = time.Now()
 		l.smu.Unlock()
 		err := l.writeShort(parts)
 		l.smu.Lock()
 		if err != nil && l.shortErr == nil {
 			l.shortErr = err
 		}
-	}
-	select {
-	case <-l.hurry: // a hurry that came while it wrote
-	default:
 	}
 	l.writing = false
 	l.idle.Broadcast()
@@ -365,24 +330,12 @@ func (l *Log) drainShort() {
 func (l *Log) waitShort() error {
 	l.smu.Lock()
 	defer l.smu.Unlock()
-	l.hurryShort()
 	for l.writing {
 		l.idle.Wait()
 	}
 	err := l.shortErr
 	l.shortErr = nil
 	return err
-}
-
-// hurryShort has a writer waiting for shortEvery write at once. The
-// caller holds smu.
-func (l *Log) hurryShort() {
-	if l.writing {
-		select {
-		case l.hurry <- struct{}{}:
-		default: // already hurried
-		}
-	}
 }
 
 // writeShort replaces short.json; when the disk is full, the old one stays

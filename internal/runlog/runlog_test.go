@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -305,45 +304,4 @@ func TestOpenIgnoresTheLogDirItCreates(t *testing.T) {
 			assert.Equal(t, "mine\n", string(b))
 		})
 	}
-}
-
-// Nodes that end faster than shortEvery share rewrites of short.json: each
-// rewrite makes a file, which costs ext4 more for every file deleted in the
-// last 30 s. A node that ends after a quiet spell gets its own at once, and
-// the newest document is in short.json when the log is closed.
-func TestQueuedShortRewritesAreSpaced(t *testing.T) {
-	t.Parallel()
-	var made atomic.Int32
-	open := func(name string, flag int, perm os.FileMode) (File, error) {
-		if strings.HasSuffix(name, ".short.json.tmp") {
-			made.Add(1)
-		}
-		return os.OpenFile(name, flag, perm)
-	}
-	l, err := Open(Options{Dir: t.TempDir(), Short: true, OpenFile: open})
-	require.NoError(t, err)
-	start := time.Now()
-	for i := range 40 { // a node every 2.5 ms
-		l.QueueShort(fmt.Appendf(nil, `{"n":%d}`, i))
-		time.Sleep(shortEvery / 20)
-	}
-	elapsed := time.Since(start)
-	waited := time.Now()
-	require.NoError(t, l.Wait())
-	assert.Less(t, time.Since(waited), shortEvery/2, "Wait has what is queued written at once")
-	// One at once, then at most one each shortEvery, and Wait's.
-	assert.LessOrEqual(t, int(made.Load()), 2+int(elapsed/shortEvery), "files made for 40 nodes in %s", elapsed)
-	got, err := os.ReadFile(filepath.Join(l.Dir, "short.json"))
-	require.NoError(t, err)
-	assert.Equal(t, `{"n":39}`, string(got))
-
-	time.Sleep(shortEvery)
-	before := made.Load()
-	l.QueueShort([]byte(`{"n":40}`))
-	assert.Eventually(t, func() bool { return made.Load() > before }, shortEvery/2, time.Millisecond,
-		"after a quiet spell, a node's short.json is written at once")
-	require.NoError(t, l.Close())
-	got, err = os.ReadFile(filepath.Join(l.Dir, "short.json"))
-	require.NoError(t, err)
-	assert.Equal(t, `{"n":40}`, string(got))
 }
