@@ -86,6 +86,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecoders$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) ./internal/agent
 	$(GO) test -run '^$$' -fuzz '^FuzzParseAnswers$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) ./internal/replay
 	$(GO) test -run '^$$' -fuzz '^FuzzExpand$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) ./internal/vars
+	$(GO) test -run '^$$' -fuzz '^FuzzParseCommand$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) ./internal/vars
 
 # dtree against the real agent CLIs, installed from npm into a cache, with
 # a mock model server on 127.0.0.1 (.ci/conformance, readme/clis.md).
@@ -98,6 +99,7 @@ bench:
 	$(GO) run ./internal/testchart/benchimport
 	$(GO) run ./internal/testchart/benchrun
 	$(GO) run ./internal/testchart/benchcalls
+	$(GO) run ./internal/testchart/benchlong
 
 clean:
 	rm -rf bin

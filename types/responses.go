@@ -85,9 +85,22 @@ func addCount(total **int64, v *int64, unreported *int) {
 	}
 	sum := *v
 	if *total != nil {
-		sum += **total
+		sum = SatAdd(sum, **total)
 	}
 	*total = &sum
+}
+
+// SatAdd is a + b, saturated at the int64 bounds rather than wrapped: a
+// sum of figures is never less than its largest part (SPEC §12).
+func SatAdd(a, b int64) int64 {
+	s := a + b
+	switch {
+	case a > 0 && b > 0 && s < 0:
+		return math.MaxInt64
+	case a < 0 && b < 0 && s >= 0:
+		return math.MinInt64
+	}
+	return s
 }
 
 // CommandResponse is what a command step reports: its exit status (-1

@@ -2,6 +2,7 @@ package types
 
 import (
 	"encoding/json"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -30,4 +31,24 @@ func TestUsageTotal(t *testing.T) {
 	copied := total
 	total.Add(Usage{InputTokens: &in}, 0)
 	assert.Equal(t, int64(20), *copied.InputTokens)
+}
+
+// Sums of figures saturate at the int64 bounds: MaxInt64 twice is
+// MaxInt64, not -2 (SPEC §12).
+func TestUsageTotalSaturates(t *testing.T) {
+	t.Parallel()
+	huge := int64(math.MaxInt64)
+	var total UsageTotal
+	total.Add(Usage{InputTokens: &huge}, 1)
+	total.Add(Usage{InputTokens: &huge}, 1)
+	require.NotNil(t, total.InputTokens)
+	assert.Equal(t, huge, *total.InputTokens)
+	for _, tc := range []struct{ a, b, want int64 }{
+		{math.MaxInt64, 1, math.MaxInt64},
+		{math.MinInt64, -1, math.MinInt64},
+		{math.MaxInt64, math.MinInt64, -1},
+		{2, 3, 5},
+	} {
+		assert.Equal(t, tc.want, SatAdd(tc.a, tc.b), "%d + %d", tc.a, tc.b)
+	}
 }

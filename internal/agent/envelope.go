@@ -343,57 +343,52 @@ func answerText(v any) string {
 }
 
 // floatAt reads a figure at path, or the sum of those at paths joined by
-// "+"; nil when none is a number.
+// "+"; nil when none is there, NaN when one is not a number.
 func floatAt(obj map[string]any, path string) *float64 {
 	var sum *float64
 	for p := range strings.SplitSeq(path, "+") {
-		v, _ := lookup(obj, strings.TrimSpace(p))
+		v, ok := lookup(obj, strings.TrimSpace(p))
+		if !ok || v == nil {
+			continue
+		}
 		n, ok := v.(json.Number)
 		if !ok {
+			sum = add(sum, badCost())
 			continue
 		}
 		f, err := n.Float64()
-		if err != nil || math.IsInf(f, 0) {
-			continue
+		if err != nil && !math.IsInf(f, 0) {
+			f = math.NaN()
 		}
-		sum = add(sum, &f)
+		sum = add(sum, costOf(f))
 	}
 	return sum
 }
 
 // intAt reads a count that the CLI may write as 12 or 12.0, or the sum of
-// those at paths joined by "+".
+// those at paths joined by "+"; nil when none is there, badCount when one
+// is not a number.
 func intAt(obj map[string]any, path string) *int64 {
 	var sum *int64
 	for p := range strings.SplitSeq(path, "+") {
-		v, _ := lookup(obj, strings.TrimSpace(p))
+		v, ok := lookup(obj, strings.TrimSpace(p))
+		if !ok || v == nil {
+			continue
+		}
 		n, ok := v.(json.Number)
 		if !ok {
+			sum = add(sum, countOf(math.NaN()))
 			continue
 		}
 		if i, err := n.Int64(); err == nil {
-			sum = add(sum, &i)
+			sum = add(sum, countOfInt(i))
 			continue
 		}
 		f, err := n.Float64()
-		if err != nil || f < math.MinInt64 || f >= math.MaxInt64 {
-			continue
+		if err != nil {
+			f = math.NaN()
 		}
-		i := int64(math.Round(f))
-		sum = add(sum, &i)
+		sum = add(sum, countOf(f))
 	}
 	return sum
-}
-
-// add is a + b where nil is unknown: unknown only when both are.
-func add[T int64 | float64](a, b *T) *T {
-	switch {
-	case b == nil:
-		return a
-	case a == nil:
-		v := *b
-		return &v
-	}
-	v := *a + *b
-	return &v
 }

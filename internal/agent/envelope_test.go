@@ -76,12 +76,15 @@ func TestParseEnvelope(t *testing.T) {
 				assert.InDelta(t, 0.5, *e.usage.CostUSD, 1e-9)
 				assert.Equal(t, int64(9), *e.usage.DurationMS)
 			}},
-		{name: "wrong types are unknown", stdout: `{"out":[{"text":"hi"}],"u":{"in":"3","out":null,"cost":true},"ms":[1]}`,
+		{name: "wrong types are unknown, null silently", stdout: `{"out":[{"text":"hi"}],"u":{"in":"3","out":null,"cost":true},"ms":[1]}`,
 			wantAnswer: "hi", check: func(t *testing.T, e envelope) {
-				assert.Nil(t, e.usage.InputTokens)
-				assert.Nil(t, e.usage.OutputTokens)
-				assert.Nil(t, e.usage.CostUSD)
-				assert.Nil(t, e.usage.DurationMS)
+				u, warnings := CheckUsage(e.usage)
+				assert.Nil(t, u.InputTokens)
+				assert.Nil(t, u.OutputTokens)
+				assert.Nil(t, u.CostUSD)
+				assert.Nil(t, u.DurationMS)
+				assert.Equal(t, []string{"input_tokens is not a number dtree can read", "duration_ms is not a number dtree can read",
+					"cost_usd is not a number dtree can read"}, warnings)
 			}},
 		{name: "structured answer as JSON", stdout: `{"out":[{"text":{"b":[1,2]}}]}`, wantAnswer: `{"b":[1,2]}`},
 		{name: "missing answer is not an empty one", stdout: `{"out":[]}`, wantErr: `answer_path "out.0.text" not found in the output`},

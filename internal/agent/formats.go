@@ -215,7 +215,7 @@ func (d *aiderDecoder) line(b []byte) {
 	if strings.Contains(s, "Cost: $") {
 		if m := aiderCost.FindStringSubmatch(s); m != nil {
 			if f, err := strconv.ParseFloat(m[2], 64); err == nil {
-				d.session = &f // the session's total so far
+				d.session = costOf(f) // the session's total so far
 			}
 			d.lastUsage = d.n
 		}
@@ -238,8 +238,7 @@ func aiderCount(s string) *int64 {
 	if err != nil {
 		return nil
 	}
-	n := int64(f*mult + 0.5)
-	return &n
+	return countOf(f * mult)
 }
 
 func (*aiderDecoder) final() bool { return false } // its transcript has no end mark

@@ -175,34 +175,38 @@ func keptNote(o output) string {
 	return ""
 }
 
-// number is a JSON number that may also be absent, null, a string or
-// anything else, all of which leave it unknown.
+// number is a JSON number that may also be absent or null (unknown), or
+// a string or anything else: a figure that is not a number, which
+// CheckUsage warns of.
 type number struct {
 	set bool
 	v   float64
 }
 
 func (n *number) UnmarshalJSON(b []byte) error {
-	if f, err := strconv.ParseFloat(string(b), 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
-		n.set, n.v = true, f
+	if string(b) == "null" {
+		return nil
 	}
+	f, err := strconv.ParseFloat(string(b), 64)
+	if err != nil && !math.IsInf(f, 0) {
+		f = math.NaN()
+	}
+	n.set, n.v = true, f
 	return nil
 }
 
 func (n number) count() *int64 {
-	if !n.set || n.v < math.MinInt64 || n.v >= math.MaxInt64 {
+	if !n.set {
 		return nil
 	}
-	i := int64(math.Round(n.v))
-	return &i
+	return countOf(n.v)
 }
 
 func (n number) money() *float64 {
 	if !n.set {
 		return nil
 	}
-	v := n.v
-	return &v
+	return costOf(n.v)
 }
 
 // text is a JSON string that may also be anything else (left empty).

@@ -8,7 +8,8 @@ import (
 // parentDeath makes the kernel SIGKILL the agent when dtree dies, even by
 // SIGKILL or a crash (PR_SET_PDEATHSIG). SIGKILL, not SIGTERM: an agent
 // that ignored SIGTERM would outlive dtree. What the agent started gets no
-// signal from the kernel; dtree ends it when it can (package procs).
+// signal from the kernel; dtree ends it when it can, and the run's
+// watcher when dtree dies (package procs).
 func parentDeath(a *syscall.SysProcAttr) { a.Pdeathsig = syscall.SIGKILL }
 
 // lockThread keeps the goroutine that starts and waits for an agent on one

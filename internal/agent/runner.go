@@ -67,12 +67,12 @@ type Call struct {
 // Result is what Run learned of a call. It is filled as far as the call
 // got, also when Run returns an error.
 type Result struct {
-	ExitCode int // -1 when killed by a signal or never started
+	ExitCode int // -1 when killed by a signal, stopped by dtree, or never started
 	TimedOut bool
 	// StoppedAfterAnswer says dtree stopped the agent because it had not
 	// exited Settle after its final event (or was still running when its
 	// timeout came after that event). The call ended normally: its exit
-	// status, -1 or what the agent made of SIGTERM, does not count.
+	// status, -1 as for every call dtree stopped, does not count.
 	StoppedAfterAnswer bool
 	Duration           time.Duration
 	Stdout             string // the last MaxStdoutTail bytes of stdout
@@ -82,6 +82,9 @@ type Result struct {
 	Truncated          bool   // stdout was longer than Stdout
 	Answer             string
 	Usage              types.Usage
+	// UsageWarnings says which figures the CLI reported were not ones
+	// (CheckUsage): those are unknown in Usage.
+	UsageWarnings []string
 	// Argv is the command line run, binary first, with the prompt
 	// replaced by "<prompt: N bytes>" so it can be logged.
 	Argv []string
@@ -334,6 +337,12 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	}
 
 	res.ExitCode = cmd.ProcessState.ExitCode()
+	if stopped {
+		// dtree ended it: the status it exited with on SIGTERM (143 for
+		// many, 0 for some) is its reply to the signal, not an outcome,
+		// so a stopped call reads as a killed one (readme/logs.md).
+		res.ExitCode = -1
+	}
 	res.StdoutBytes, res.StderrBytes = stdout.tail.n, stderr.tail.n
 	res.Truncated = stdout.tail.truncated()
 	res.Stdout, res.StderrTail = stdout.tail.String(), stderr.tail.String()
@@ -342,7 +351,8 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	}
 	res.OutputError = out.err
 	reply, parseErr := dec.end(output{stdout: res.Stdout, total: res.StdoutBytes, truncated: res.Truncated, stderr: res.StderrTail})
-	res.Answer, res.Usage = reply.answer, reply.usage
+	res.Answer = reply.answer
+	res.Usage, res.UsageWarnings = CheckUsage(reply.usage)
 
 	fail := func(reason string) error {
 		e := &AgentError{Name: def.Name, ExitCode: res.ExitCode, TimedOut: res.TimedOut,

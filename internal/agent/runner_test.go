@@ -486,12 +486,17 @@ func TestRunStopsTheProcessGroup(t *testing.T) {
 		timeout      time.Duration
 		grace        time.Duration
 		ignoreTerm   bool
+		termExit     string // FAKE_TERM_EXIT: the status it exits with on SIGTERM
 		cancelCaller bool
 	}{
 		{name: "timeout, agent stops on SIGTERM", timeout: 500 * time.Millisecond, grace: 3 * time.Second},
 		{name: "timeout, agent ignores SIGTERM", timeout: 500 * time.Millisecond, grace: 500 * time.Millisecond, ignoreTerm: true},
 		{name: "caller cancels", grace: 3 * time.Second, cancelCaller: true},
 		{name: "caller cancels, agent ignores SIGTERM", grace: 500 * time.Millisecond, ignoreTerm: true, cancelCaller: true},
+		// A CLI that catches SIGTERM and exits 128+15 was still stopped.
+		{name: "timeout, agent exits 143 on SIGTERM", timeout: 500 * time.Millisecond, grace: 3 * time.Second, termExit: "143"},
+		{name: "caller cancels, agent exits 143 on SIGTERM", grace: 3 * time.Second, termExit: "143", cancelCaller: true},
+		{name: "caller cancels, agent exits 0 on SIGTERM", grace: 3 * time.Second, termExit: "0", cancelCaller: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -500,6 +505,9 @@ func TestRunStopsTheProcessGroup(t *testing.T) {
 			e := env("FAKE_MODE=spawn", "FAKE_PIDFILE="+pidfile)
 			if tt.ignoreTerm {
 				e = append(e, "FAKE_IGNORE_TERM=1")
+			}
+			if tt.termExit != "" {
+				e = append(e, "FAKE_TERM_EXIT="+tt.termExit)
 			}
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
@@ -533,7 +541,7 @@ func TestRunStopsTheProcessGroup(t *testing.T) {
 				assert.True(t, res.TimedOut)
 				assert.Contains(t, err.Error(), "timed out after "+tt.timeout.String())
 			}
-			assert.Equal(t, -1, res.ExitCode, "killed by a signal")
+			assert.Equal(t, -1, res.ExitCode, "stopped by dtree, whatever it exited with")
 
 			limit := tt.timeout + tt.grace + time.Second
 			if tt.cancelCaller {

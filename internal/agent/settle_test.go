@@ -86,6 +86,7 @@ func TestRunStopsAfterFinalEvent(t *testing.T) {
 			elapsed := time.Since(start)
 			assert.Less(t, elapsed, 10*time.Second, "the agent was left to sleep")
 			assert.Equal(t, tt.wantStop, res.StoppedAfterAnswer)
+			assert.Equal(t, -1, res.ExitCode, "dtree stopped it: its status on SIGTERM is not recorded")
 			if tt.wantStop {
 				assert.Contains(t, out.String(), "----- dtree: stopping "+tt.cli+", which has not exited since its final event -----\n")
 				assert.False(t, res.TimedOut)

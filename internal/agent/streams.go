@@ -289,7 +289,7 @@ func (d *opencodeDecoder) line(b []byte) {
 		t := ev.Part.Tokens
 		d.usage.InputTokens = add(d.usage.InputTokens, add(add(t.Input.count(), t.Cache.Read.count()), t.Cache.Write.count()))
 		d.usage.OutputTokens = add(d.usage.OutputTokens, add(t.Output.count(), t.Reasoning.count()))
-		if c := ev.Part.Cost.money(); c != nil && *c > 0 {
+		if c := ev.Part.Cost.money(); c != nil && *c != 0 { // a negative one is CheckUsage's
 			d.usage.CostUSD = add(d.usage.CostUSD, c)
 		}
 		d.fin = d.fin || ev.Part.Reason == "stop"

@@ -10,7 +10,8 @@ import (
 )
 
 // Outline is a page's graph as Digest sees it: each node's id and kind,
-// each line's ends and label; not the text. A run keeps its chart's
+// each line's ends and label; and each node's text, which Digest leaves
+// out. A run keeps its chart's
 // outline beside its logs (outline.json), so that dtree resume can say
 // what changed since (readme/resume.md).
 type Outline struct {
@@ -18,10 +19,13 @@ type Outline struct {
 	Edges []OutlineEdge `json:"edges"`
 }
 
-// OutlineNode is a node of an Outline.
+// OutlineNode is a node of an Outline. Its text is not part of the
+// graph's digest: it is there to match the nodes of a chart exported
+// again, whose ids are new (Match).
 type OutlineNode struct {
 	ID   string `json:"id"`
 	Kind string `json:"kind"`
+	Text string `json:"text,omitempty"`
 }
 
 // OutlineEdge is a line of an Outline.
@@ -36,7 +40,7 @@ func (c *Chart) Outline(page string) Outline {
 	o := Outline{Nodes: []OutlineNode{}, Edges: []OutlineEdge{}}
 	for i := range c.Doc.Nodes {
 		if n := &c.Doc.Nodes[i]; n.Page == page {
-			o.Nodes = append(o.Nodes, OutlineNode{ID: n.ID, Kind: n.Kind})
+			o.Nodes = append(o.Nodes, OutlineNode{ID: n.ID, Kind: n.Kind, Text: n.Text})
 		}
 	}
 	for _, e := range c.Doc.Edges {

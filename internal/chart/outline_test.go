@@ -11,7 +11,7 @@ import (
 func TestChanges(t *testing.T) {
 	t.Parallel()
 	was := Outline{
-		Nodes: []OutlineNode{{"1", "terminator"}, {"2", "process"}, {"3", "decision"}},
+		Nodes: []OutlineNode{{"1", "terminator", ""}, {"2", "process", ""}, {"3", "decision", ""}},
 		Edges: []OutlineEdge{{"1", "2", ""}, {"2", "3", ""}, {"3", "2", "No"}},
 	}
 	tests := []struct {
@@ -21,11 +21,11 @@ func TestChanges(t *testing.T) {
 	}{
 		{name: "same", is: was, want: nil},
 		{name: "node added, line moved", is: Outline{
-			Nodes: []OutlineNode{{"1", "terminator"}, {"2", "process"}, {"3", "decision"}, {"4", "process"}},
+			Nodes: []OutlineNode{{"1", "terminator", ""}, {"2", "process", ""}, {"3", "decision", ""}, {"4", "process", ""}},
 			Edges: []OutlineEdge{{"1", "2", ""}, {"2", "3", ""}, {"3", "4", "No"}},
 		}, want: []string{"node 4 (process) was added", `the line 3 → 2 labelled "No" was removed`, `the line 3 → 4 labelled "No" was added`}},
 		{name: "kind changed, node removed", is: Outline{
-			Nodes: []OutlineNode{{"1", "terminator"}, {"2", "decision"}},
+			Nodes: []OutlineNode{{"1", "terminator", ""}, {"2", "decision", ""}},
 			Edges: []OutlineEdge{{"1", "2", ""}},
 		}, want: []string{"node 2 was a process and is a decision", "node 3 (decision) was removed",
 			"the line 2 → 3 was removed", `the line 3 → 2 labelled "No" was removed`}},
@@ -48,8 +48,8 @@ func TestChangesIsBoundedAndLinear(t *testing.T) {
 	const n = 200_000
 	var a, b Outline
 	for i := range n {
-		a.Nodes = append(a.Nodes, OutlineNode{fmt.Sprint("a", i), "process"})
-		b.Nodes = append(b.Nodes, OutlineNode{fmt.Sprint("b", i), "process"})
+		a.Nodes = append(a.Nodes, OutlineNode{fmt.Sprint("a", i), "process", ""})
+		b.Nodes = append(b.Nodes, OutlineNode{fmt.Sprint("b", i), "process", ""})
 		a.Edges = append(a.Edges, OutlineEdge{fmt.Sprint("a", i), fmt.Sprint("a", i+1), ""})
 		b.Edges = append(b.Edges, OutlineEdge{fmt.Sprint("b", i), fmt.Sprint("b", i+1), ""})
 	}

@@ -20,7 +20,9 @@ const maxReachChecks = 64
 // prompt and command (readme/context.md#variables): a variable the chart
 // does not declare and the run is not given (known), a node that does not
 // exist or cannot have run before the node naming it, a field no step
-// has. Each is an error that names the node and the reference.
+// has, a reference in a command where no quoting keeps its value from
+// being read as code (readme/context.md#in-a-command). Each is an error
+// that names the node and the reference.
 func checkRefs(doc *types.Document, g *graph.Graph, given []string) []types.Diagnostic {
 	known := map[string]bool{}
 	for _, v := range doc.Vars {
@@ -97,6 +99,12 @@ func checkRefs(doc *types.Document, g *graph.Graph, given []string) []types.Diag
 		for k, v := range n.Metadata {
 			if f := types.FoldName(k); f == "validateprompt" || f == "command" {
 				vars.Scan(v, check)
+			}
+			if types.FoldName(k) == "command" {
+				_, probs := vars.ParseCommand(v)
+				for _, p := range probs {
+					bad("unsafe_reference", p.Hint, "command: %s %s", types.Excerpt(p.Ref.Raw, 80), p.Why)
+				}
 			}
 		}
 	}

@@ -198,3 +198,32 @@ func TestActionFailsWithTheRun(t *testing.T) {
 		assert.NoFileExists(t, filepath.Join(r.work, "pwned"+string(rune('0'+i))))
 	}
 }
+
+// The action trusts the working directory's dtree.yaml only when the
+// workflow says so (trust: true): by default a checkout's CLIs are
+// refused, exit 2, before anything runs (readme/ci.md#trust).
+func TestActionTrust(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds dtree")
+	}
+	for _, tt := range []struct {
+		trust string
+		code  int
+		out   string
+	}{
+		{"false", 2, "dtree.yaml: not trusted, and it sets what runs as an agent or where dtree writes: clis.claude (line 2)"},
+		{"true", 0, "succeeded"},
+		{"yes", 2, "dtree action: the input trust must be true or false"},
+	} {
+		t.Run(tt.trust, func(t *testing.T) {
+			r := newRunner(t, map[string]string{"chart": "update-deps.csv", "cli": "replay",
+				"args": "--answers update-deps.answers.yaml", "trust": tt.trust, "upload": "false"})
+			r.env = append(r.env, "XDG_CONFIG_HOME="+t.TempDir())
+			require.NoError(t, os.WriteFile(filepath.Join(r.work, "dtree.yaml"),
+				[]byte("clis:\n  claude:\n    binary: ./x.sh\n    prompt_via: stdin\n"), 0o644))
+			code, out := r.run()
+			assert.Equal(t, tt.code, code, out)
+			assert.Contains(t, out, tt.out)
+		})
+	}
+}

@@ -223,6 +223,16 @@ func TestStepSummary(t *testing.T) {
 	assert.Contains(t, got, "Go on from where it stopped: `dtree resume 20261125T010203Z-abcdef`.")
 }
 
+// A resumed run's summary counts the steps it ran in its time, and those
+// it took from the run before in theirs.
+func TestStepSummaryOfAResumedRun(t *testing.T) {
+	sum := summary(run.StatusSucceeded, "succeeded", "succeeded")
+	sum.Resumed = &run.Resumed{From: "20261125T000000Z-aaaaaa", Steps: 1, DurationMS: 61000}
+	var b bytes.Buffer
+	require.NoError(t, StepSummary(&b, sum, Summary{Report: Report{Chart: "c.csv"}}))
+	assert.Contains(t, b.String(), "of `c.csv`: 1 step · 4.3s · 1 taken from run `20261125T000000Z-aaaaaa` (1m1s)", b.String())
+}
+
 // A run of many steps and long texts gives a summary of bounded size: the
 // table stops at maxRows, each name at its excerpt.
 func TestStepSummaryIsBounded(t *testing.T) {
@@ -237,7 +247,7 @@ func TestStepSummaryIsBounded(t *testing.T) {
 	var b bytes.Buffer
 	require.NoError(t, StepSummary(&b, sum, Summary{Report: Report{Chart: "c.csv"}}))
 	assert.Equal(t, maxRows+2, strings.Count(b.String(), "\n|"), "the header, its rule and maxRows rows")
-	assert.True(t, strings.Contains(b.String(), "\n4800 steps more in short.json.\n"), "says how many steps the table leaves out")
+	assert.True(t, strings.Contains(b.String(), "\n4800 steps more in events.jsonl.\n"), "says how many steps the table leaves out")
 	assert.Less(t, b.Len(), 100<<10)
 }
 
@@ -290,4 +300,59 @@ func TestPicture(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, none)
 	assert.Contains(t, note, "too large for GitHub to draw")
+}
+
+// Every part of a summary is bounded: a chart whose title is 2 MB (GitHub
+// drops a summary over 1 MiB) gives a summary of a few kilobytes, its
+// title cut and escaped.
+func TestStepSummaryBoundsEveryPart(t *testing.T) {
+	t.Parallel()
+	huge := "<img src=x> " + strings.Repeat("title ", 350_000)
+	sum := summary(run.StatusFailed, "succeeded", "failed")
+	sum.Title, sum.Error, sum.Logs.Dir = huge, huge, huge
+	sum.Nodes[1].Label = huge
+	var b bytes.Buffer
+	require.NoError(t, StepSummary(&b, sum, Summary{Report: Report{Chart: huge}, Note: huge}))
+	got := b.String()
+	assert.Less(t, len(got), 16<<10, "no part is quoted whole")
+	assert.True(t, strings.HasPrefix(got, "### ❌ dtree: \\<img src\\=x\\> title title "), got[:100])
+	heading, _, _ := strings.Cut(got, "\n")
+	assert.NotRegexp(t, `[^\\]<`, heading, "markup is escaped")
+
+	b.Reset()
+	require.NoError(t, NotRunSummary(&b, huge, huge, []string{huge, huge}, Report{}))
+	assert.Less(t, b.Len(), 16<<10)
+
+	b.Reset()
+	sum.Logs.Dir = "logs/r1" // a path a tool reads: whole
+	require.NoError(t, JUnit(&b, sum, Report{Chart: "c.csv"}))
+	assert.Less(t, b.Len(), 64<<10, "the JUnit report quotes the title cut too")
+}
+
+// Whatever still passes is cut under 1 MiB at a line's end, with a note.
+func TestBoundedCutsTheWhole(t *testing.T) {
+	t.Parallel()
+	line := strings.Repeat("x", 99) + "\n"
+	assert.Equal(t, line, bounded(line))
+	got := bounded(strings.Repeat(line, 30_000))
+	assert.LessOrEqual(t, len(got), maxSummary)
+	assert.Contains(t, got, "\n\n*The summary was cut at ")
+	assert.Contains(t, got, "of its 3000000 bytes: GitHub takes 1 MiB.")
+	before, _, _ := strings.Cut(got, "\n\n*The summary")
+	assert.Equal(t, 0, (len(before)+1)%100, "cut at a line's end")
+}
+
+// A long run's summary keeps its newest steps: the job summary counts
+// them all, numbers the rows as the run did, and says where the first
+// ones are.
+func TestStepSummaryOfALongRun(t *testing.T) {
+	sum := summary(run.StatusSucceeded, run.StatusSucceeded, run.StatusSucceeded)
+	sum.NodesLeftOut = 99_998
+	var b bytes.Buffer
+	require.NoError(t, StepSummary(&b, sum, Summary{Report: Report{Chart: "c.csv"}}))
+	got := b.String()
+	assert.Contains(t, got, ": 100000 steps · ")
+	assert.Contains(t, got, "The first 99998 steps are in events.jsonl only.\n")
+	assert.Contains(t, got, "\n| 99999 | ")
+	assert.Contains(t, got, "\n| 100000 | ")
 }

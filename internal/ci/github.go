@@ -153,18 +153,41 @@ type Summary struct {
 // summary a step.
 const maxRows = 200
 
+// maxSummary bounds a job summary: GitHub drops a step's summary over
+// 1 MiB whole. Each part is bounded (maxName, maxRows, MermaidLimit, …)
+// far below it; whatever passes still is cut here, with a note.
+const maxSummary = 1<<20 - 4<<10
+
+// maxName bounds a name or a path the summary quotes: a chart's title,
+// its file, the logs' directory.
+const maxName = 200
+
+// bounded is summary text cut, at a line's end, to fit maxSummary, with a
+// note saying so when it was.
+func bounded(s string) string {
+	if len(s) <= maxSummary {
+		return s
+	}
+	cut := strings.LastIndexByte(s[:maxSummary-200], '\n') + 1
+	return s[:cut] + fmt.Sprintf("\n*The summary was cut at %d of its %d bytes: GitHub takes 1 MiB. short.json in the run's directory has the whole run.*\n\n", cut, len(s))
+}
+
 // StepSummary writes a run's job summary in GitHub's Markdown: its
 // outcome, its path as a Mermaid diagram, a table of its steps and where
 // its logs are.
 func StepSummary(w io.Writer, sum *run.Summary, s Summary) error {
 	var b strings.Builder
 	name := suiteName(sum, s.Chart)
-	fmt.Fprintf(&b, "### %s dtree: %s — %s\n\n", mark(sum.Status), md(s.mask(name)), md(strings.ReplaceAll(sum.Status, "_", " ")))
-	what := []string{types.Plural(len(sum.Nodes), "step"), Duration(sum.DurationMS)}
+	fmt.Fprintf(&b, "### %s dtree: %s — %s\n\n", mark(sum.Status), md(types.Excerpt(s.mask(name), maxName)), md(strings.ReplaceAll(sum.Status, "_", " ")))
+	what := []string{types.Plural(sum.Steps(), "step"), Duration(sum.DurationMS)}
+	if r := sum.Resumed; r != nil && r.Steps > 0 { // their time is not the run's
+		what = []string{types.Plural(sum.Steps()-r.Steps, "step"), Duration(sum.DurationMS),
+			fmt.Sprintf("%d taken from run %s (%s)", r.Steps, code(r.From), Duration(r.DurationMS))}
+	}
 	if u := Usage(sum.Usage); u != "" {
 		what = append(what, u)
 	}
-	fmt.Fprintf(&b, "Run %s of %s: %s.\n\n", code(sum.RunID), code(s.mask(s.Chart)), strings.Join(what, " · "))
+	fmt.Fprintf(&b, "Run %s of %s: %s.\n\n", code(types.Excerpt(sum.RunID, maxName)), code(types.Excerpt(s.mask(s.Chart), maxName)), strings.Join(what, " · "))
 	if sum.Status != run.StatusSucceeded && sum.Error != "" {
 		first, _, _ := strings.Cut(s.mask(sum.Error), "\n")
 		fmt.Fprintf(&b, "> %s\n\n", md(types.Excerpt(first, 500)))
@@ -177,14 +200,17 @@ func StepSummary(w io.Writer, sum *run.Summary, s Summary) error {
 		b.WriteString("```\n\n")
 	}
 	if s.Note != "" {
-		b.WriteString(md(s.Note) + "\n\n")
+		b.WriteString(md(types.Excerpt(s.Note, 1000)) + "\n\n")
+	}
+	if sum.NodesLeftOut > 0 { // a long run keeps its newest steps (run.KeptSteps)
+		fmt.Fprintf(&b, "The first %s are in events.jsonl only.\n\n", types.Plural(sum.NodesLeftOut, "step"))
 	}
 	if len(sum.Nodes) > 0 {
 		b.WriteString("| # | Step | Status | Time | Attempts | Tokens | Cost |\n")
 		b.WriteString("|---:|---|---|---:|---:|---:|---:|\n")
 		for i := range sum.Nodes {
 			if i == maxRows {
-				fmt.Fprintf(&b, "\n%s more in short.json.\n", types.Plural(len(sum.Nodes)-maxRows, "step"))
+				fmt.Fprintf(&b, "\n%s more in events.jsonl.\n", types.Plural(len(sum.Nodes)-maxRows, "step")) // short.json keeps the newest 200
 				break
 			}
 			n := &sum.Nodes[i]
@@ -192,7 +218,7 @@ func StepSummary(w io.Writer, sum *run.Summary, s Summary) error {
 			if n.Label != "" {
 				status += " → " + md(s.mask(types.Excerpt(n.Label, 60)))
 			}
-			fmt.Fprintf(&b, "| %d | %s | %s | %s | %d | %s | %s |\n", i+1, md(s.mask(CaseName(n))), status,
+			fmt.Fprintf(&b, "| %d | %s | %s | %s | %d | %s | %s |\n", sum.NodesLeftOut+i+1, md(s.mask(CaseName(n))), status,
 				Duration(n.DurationMS), 1+n.Retries, dash(Tokens(n.Usage)), dash(Cost(n.Usage)))
 		}
 		b.WriteByte('\n')
@@ -201,16 +227,16 @@ func StepSummary(w io.Writer, sum *run.Summary, s Summary) error {
 		files := []string{}
 		for _, f := range []string{sum.Logs.Events, sum.Logs.Short, sum.Logs.Long, sum.Logs.Answers, sum.Logs.Graph} {
 			if f != "" {
-				files = append(files, code(s.mask(baseName(f))))
+				files = append(files, code(types.Excerpt(s.mask(baseName(f)), maxName)))
 			}
 		}
-		fmt.Fprintf(&b, "Logs: %s (%s).", code(s.mask(sum.Logs.Dir)), strings.Join(files, ", "))
+		fmt.Fprintf(&b, "Logs: %s (%s).", code(types.Excerpt(s.mask(sum.Logs.Dir), maxName)), strings.Join(files, ", "))
 		if sum.Status != run.StatusSucceeded {
-			fmt.Fprintf(&b, " Go on from where it stopped: %s.", code("dtree resume "+sum.RunID))
+			fmt.Fprintf(&b, " Go on from where it stopped: %s.", code("dtree resume "+types.Excerpt(sum.RunID, maxName)))
 		}
 		b.WriteString("\n\n")
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, bounded(b.String()))
 	return err
 }
 
@@ -279,7 +305,7 @@ const maxDetails = 50
 // and the chart's findings that stopped it.
 func NotRunSummary(w io.Writer, chart, reason string, details []string, r Report) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### ❌ dtree: %s — not run\n\n", md(r.mask(chart)))
+	fmt.Fprintf(&b, "### ❌ dtree: %s — not run\n\n", md(types.Excerpt(r.mask(chart), maxName)))
 	first, _, _ := strings.Cut(r.mask(reason), "\n")
 	fmt.Fprintf(&b, "> %s\n\n", md(types.Excerpt(first, 500)))
 	for i, d := range details {
@@ -292,6 +318,6 @@ func NotRunSummary(w io.Writer, chart, reason string, details []string, r Report
 	if len(details) > 0 {
 		b.WriteByte('\n')
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, bounded(b.String()))
 	return err
 }

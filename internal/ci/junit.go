@@ -108,7 +108,7 @@ type junitText struct {
 // Jenkins and GitLab read (readme/ci.md#junit).
 func JUnit(w io.Writer, sum *run.Summary, r Report) error {
 	suite := junitSuite{
-		Name:      r.xmlText(suiteName(sum, r.Chart)),
+		Name:      r.xmlText(types.Excerpt(suiteName(sum, r.Chart), maxName)),
 		Time:      seconds(sum.DurationMS),
 		Timestamp: sum.Started.UTC().Format("2006-01-02T15:04:05"),
 		ID:        sum.RunID,

@@ -100,12 +100,13 @@ func appendFile(path string, b []byte) error {
 // chart's lines, masked: severity is error or warning.
 func (a *App) annotate(source, severity string, diags []types.Diagnostic) {
 	mask := a.redactor().String
+	w := a.commandWriter(a.Err)
 	for _, d := range diags {
 		msg := d.Class + ": " + d.Message
 		if d.Hint != "" {
 			msg += "\nhint: " + d.Hint
 		}
-		fmt.Fprint(a.Err, ci.Annotation(severity, ci.Where{File: mask(source), Line: d.Line}, "dtree lint: "+d.Class, mask(msg)))
+		fmt.Fprint(w, ci.Annotation(severity, ci.Where{File: mask(source), Line: d.Line}, "dtree lint: "+d.Class, mask(msg)))
 	}
 }
 

@@ -20,6 +20,7 @@ import (
 type clisOptions struct {
 	json   bool
 	config string
+	trust  bool
 }
 
 func (a *App) newCLIs() *cobra.Command {
@@ -31,7 +32,8 @@ func (a *App) newCLIs() *cobra.Command {
 the settings: its binary, whether it is on PATH and its version (when
 --version answers within 10 seconds; all are asked at once), whether one of its API key variables is
 set, how it takes the prompt, what usage it reports, and its model flag.
-'dtree docs clis' describes each built-in.
+A CLI that an untrusted ./dtree.yaml defines is looked up, never run
+('dtree trust', or --trust). 'dtree docs clis' describes each built-in.
 
 Docs: dtree docs clis`,
 		Example: `  dtree clis
@@ -44,6 +46,7 @@ Docs: dtree docs clis`,
 	f := cmd.Flags()
 	f.BoolVar(&o.json, "json", false, "print the list as JSON")
 	f.StringVar(&o.config, "config", "", "settings file to use instead of ./dtree.yaml")
+	f.BoolVar(&o.trust, "trust", false, "trust ./dtree.yaml, and ask its CLIs for their version, as DTREE_TRUST=1 does")
 	return cmd
 }
 
@@ -79,6 +82,9 @@ type cliInfo struct {
 	// InProcess says dtree itself answers for it (replay): it has no
 	// binary, and is always there.
 	InProcess bool `json:"in_process"`
+	// Untrusted says an untrusted ./dtree.yaml defines it, so it was not
+	// run (readme/settings.md#trust).
+	Untrusted bool `json:"untrusted"`
 	// slow says --version did not answer in time (the table shows "slow").
 	slow bool
 	// notAsked says a custom CLI without version_args was not run (the
@@ -87,7 +93,7 @@ type cliInfo struct {
 }
 
 func (a *App) clis(ctx context.Context, o clisOptions) error {
-	s, err := a.settings(o.config, []string{settings.KeyDefaultCLI})
+	s, err := a.listSettings(settings.LoadOptions{ConfigFile: o.config, Check: []string{settings.KeyDefaultCLI}, Trust: o.trust})
 	if err != nil {
 		return err
 	}
@@ -124,6 +130,15 @@ func (a *App) clis(ctx context.Context, o clisOptions) error {
 			continue
 		}
 		infos[i] = info
+		if s.Untrusted.Has(settings.KeyCLIs + "." + e.Def.Name) {
+			// Its program is the checkout's: looked up, never run.
+			infos[i].Untrusted = true
+			if path, name, err := agent.LookPath(e.Def); err == nil {
+				infos[i].Path, infos[i].Installed, infos[i].Binary = path, true, name
+			}
+			infos[i].VersionError = fmt.Sprintf("not run: %s is not trusted ('dtree trust' trusts it)", s.Untrusted.File)
+			continue
+		}
 		if e.Custom && len(e.Def.VersionArgs) == 0 {
 			// Its program may take any argument for a prompt: it is looked
 			// up, not run (readme/clis.md#dtree-clis).
@@ -203,6 +218,8 @@ func versionCell(c cliInfo) string {
 		return "-"
 	case len(r) == 0 && c.slow:
 		return "slow"
+	case len(r) == 0 && c.Untrusted:
+		return "untrusted"
 	case len(r) == 0 && c.notAsked:
 		return "not asked"
 	case len(r) == 0:

@@ -58,7 +58,8 @@ func (a *App) completeSettings(cmd *cobra.Command) *settings.Settings {
 	if f := cmd.Flags().Lookup("config"); f != nil {
 		config = f.Value.String()
 	}
-	s, err := settings.Load(settings.LoadOptions{ConfigFile: config, Getenv: a.Getenv, Check: []string{}})
+	// Names only: completion never runs a CLI, and says nothing of trust.
+	s, err := settings.Load(settings.LoadOptions{ConfigFile: config, Getenv: a.Getenv, Check: []string{}, ListUntrusted: true})
 	if err != nil {
 		return nil
 	}

@@ -139,7 +139,8 @@ func (a *App) convert(ctx context.Context, path string, o convertOptions) error 
 // convert): warnings on stderr, and errors (with page: those on that
 // page and the whole document's) too. A chart with errors is still shown,
 // its errors marked, so a broken export can be seen: broken is the
-// *ChartError (exit 3) the command returns once it has shown it.
+// *ChartError (exit 3) the command returns once it has shown it. A chart
+// with nothing to draw (nothingToDraw) is that error, returned as err.
 func (a *App) loadDrawn(path string, f chartFlags, page func(*chart.Chart) (string, error)) (c *chart.Chart, broken, err error) {
 	c, _, err = a.load(path, f)
 	if err != nil {
@@ -151,7 +152,24 @@ func (a *App) loadDrawn(path string, f chartFlags, page func(*chart.Chart) (stri
 			return nil, nil, err
 		}
 	}
-	return c, a.checkPage(c, path, pageByID(c, sel), false), nil
+	broken = a.checkPage(c, path, pageByID(c, sel), false)
+	if nothingToDraw(c) {
+		// A picture or a conversion of it would be its title alone.
+		return nil, nil, broken
+	}
+	return c, broken, nil
+}
+
+// nothingToDraw reports whether the chart is not a flowchart, or has no
+// shape at all: its error says so, and no picture or conversion is
+// written for it.
+func nothingToDraw(c *chart.Chart) bool {
+	for _, d := range c.Errors {
+		if d.Class == "not_a_flowchart" || d.Class == "empty_chart" {
+			return true
+		}
+	}
+	return false
 }
 
 // output writes to stdout, or atomically to the file out.

@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/dtree-dev/dtree/internal/agent"
@@ -18,7 +21,7 @@ import (
 // dryRun stands in for the agents in `dtree run --dry-run`: it prints each
 // call as it would be made (CLI, argv, the whole prompt) and answers at
 // once: a process is completed, a validation passes, a decision takes its
-// --answer or else its first label.
+// --answer or else its default label (defaultLabel).
 type dryRun struct {
 	w       io.Writer
 	c       *chart.Chart
@@ -37,7 +40,7 @@ func (d *dryRun) Call(_ context.Context, c agent.Call) (agent.Result, error) {
 	}
 	res.Argv, res.ExitCode = argv, 0
 	if purpose == agent.PurposeCommand {
-		return d.command(id, c.Prompt, res)
+		return d.command(id, c.Prompt, c.Def.Env, res)
 	}
 	where := "in argv"
 	switch {
@@ -67,11 +70,12 @@ func (d *dryRun) Call(_ context.Context, c agent.Call) (agent.Result, error) {
 		label = picks[min(d.asked[id], len(picks)-1)]
 		d.asked[id]++
 	} else {
-		out := d.c.Graph.Out(i)
-		if len(out) > 0 {
-			label = out[0].Label
+		var labels []string
+		for _, e := range d.c.Graph.Out(i) {
+			labels = append(labels, e.Label)
 		}
-		why = fmt.Sprintf("the first label; --answer %s=LABEL picks another", id)
+		label = defaultLabel(labels)
+		why = fmt.Sprintf("the default: a pass label, else the first A to Z; --answer %s=LABEL picks another", id)
 	}
 	fmt.Fprintf(d.w, "  answer: %q (%s)\n", label, why)
 	b, _ := json.Marshal(map[string]string{"answer": label})
@@ -79,11 +83,49 @@ func (d *dryRun) Call(_ context.Context, c agent.Call) (agent.Result, error) {
 	return res, nil
 }
 
+// defaultLabel is the branch a dry run takes at a decision given no
+// --answer: a pass label (Yes, pass, ok, 0…: response.ExitLabel's pass
+// words) first, the way a run goes when all is well; else the first label
+// A to Z, case and punctuation aside, a fail label (No, fail, error…)
+// last. Not the first label in chart order: Lucid's CSV and its API JSON
+// list the lines of the same drawing in different orders, and the dry run
+// of one drawing must take one path (readme/replay.md#dry-runs).
+func defaultLabel(labels []string) string {
+	rank := func(l string) int {
+		o, ok := response.ExitLabel(l)
+		switch {
+		case ok && (o.Pass || !o.Fail && o.Code == 0):
+			return 0
+		case ok:
+			return 2
+		}
+		return 1
+	}
+	best := ""
+	for i, l := range labels {
+		if i == 0 {
+			best = l
+			continue
+		}
+		if c := cmp.Compare(rank(l), rank(best)); c < 0 ||
+			c == 0 && cmp.Or(cmp.Compare(response.CleanLabel(l), response.CleanLabel(best)), cmp.Compare(l, best)) < 0 {
+			best = l
+		}
+	}
+	return best
+}
+
 // command shows a command step's command and runs nothing. A process
 // command exits 0; a decision's exits with the status of its --answer
 // (a pass word 0, a fail word 1), else 0.
-func (d *dryRun) command(id, command string, res agent.Result) (agent.Result, error) {
+func (d *dryRun) command(id, command string, env map[string]string, res agent.Result) (agent.Result, error) {
 	fmt.Fprintf(d.w, "  command (not run): /bin/sh -c %s\n", shellJoin([]string{command}))
+	// The references' values, which the command gets in its environment
+	// (readme/context.md#in-a-command).
+	names := slices.Sorted(maps.Keys(env))
+	for _, k := range names {
+		fmt.Fprintf(d.w, "    %s=%s\n", k, shellJoin([]string{env[k]}))
+	}
 	i, _ := d.c.Graph.Index(id)
 	if d.c.Nodes[i].Role != types.RoleDecision {
 		return res, nil

@@ -52,6 +52,7 @@ func exitCode(err error) int {
 		bad        *settings.Error
 		status     exitStatus
 		changed    *ChangedChartError
+		stray      *StrayPathError
 	)
 	switch {
 	case err == nil:
@@ -62,7 +63,7 @@ func exitCode(err error) int {
 		return ran.code
 	case errors.As(err, &usage), errors.As(err, &bad):
 		return types.ExitUsage
-	case errors.As(err, &chart), errors.As(err, &unreadable), errors.As(err, &changed):
+	case errors.As(err, &chart), errors.As(err, &unreadable), errors.As(err, &changed), errors.As(err, &stray):
 		return types.ExitChart
 	}
 	return types.ExitFailed
@@ -80,6 +81,9 @@ func (a *App) printError(err error) {
 	var ran *runError
 	if errors.As(err, &ran) && ran.code == types.ExitInterrupted {
 		fmt.Fprintln(a.Err, "dtree: interrupted; agents stopped, logs closed")
+		if ran.hint != "" {
+			fmt.Fprintf(a.Err, "dtree: hint: %s\n", ran.hint)
+		}
 		return
 	}
 	msgs, hints := errorText(err)
@@ -103,6 +107,7 @@ func errorText(err error) (msgs, hints []string) {
 		unreadable *document.UnreadableError
 		bad        *settings.Error
 		changed    *ChangedChartError
+		stray      *StrayPathError
 		chart      *ChartError
 	)
 	hint := ""
@@ -120,6 +125,8 @@ func errorText(err error) (msgs, hints []string) {
 		hint = bad.Hint
 	case errors.As(err, &changed):
 		hint = "the steps it took may not be the chart's now: start a new run with dtree run, or go on all the same with --force"
+	case errors.As(err, &stray):
+		hint = stray.Hint
 	case errors.As(err, &chart):
 		hint = chartFixHint(chart)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"github.com/dtree-dev/dtree/types"
 	"io"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,10 +13,15 @@ import (
 )
 
 // blockingReader is stdin that never delivers: a chart piped from a
-// process that hangs.
-type blockingReader struct{ stop chan struct{} }
+// process that hangs. It closes reading when dtree first reads it.
+type blockingReader struct {
+	stop    chan struct{}
+	reading chan struct{}
+	once    *sync.Once
+}
 
 func (r blockingReader) Read([]byte) (int, error) {
+	r.once.Do(func() { close(r.reading) })
 	<-r.stop
 	return 0, io.EOF
 }
@@ -30,11 +36,16 @@ func TestInterruptStopsReadingCommands(t *testing.T) {
 			stop := make(chan struct{})
 			defer close(stop)
 			var errb bytes.Buffer
-			a := &App{In: blockingReader{stop}, Out: io.Discard, Err: &errb, Getenv: noEnv}
+			in := blockingReader{stop: stop, reading: make(chan struct{}), once: new(sync.Once)}
+			a := &App{In: in, Out: io.Discard, Err: &errb, Getenv: noEnv}
 			ctx, cancel := context.WithCancel(context.Background())
 			code := make(chan int, 1)
 			go func() { code <- a.Run(ctx, args) }()
-			time.Sleep(50 * time.Millisecond)
+			select { // the interrupt comes while dtree waits for the chart
+			case <-in.reading:
+			case <-time.After(time.Minute):
+				t.Fatal("dtree never read stdin")
+			}
 			cancel()
 			select {
 			case c := <-code:

@@ -37,13 +37,37 @@ func (f *chartFlags) register(fs *pflag.FlagSet) {
 // other setting is a warning, not an error, as the command does not use
 // it; dtree run, which uses them all, stops on it.
 func (a *App) settings(config string, check []string) (*settings.Settings, error) {
-	s, err := settings.Load(settings.LoadOptions{ConfigFile: config, Getenv: a.Getenv, Check: check})
+	return a.listSettings(settings.LoadOptions{ConfigFile: config, Check: check})
+}
+
+// listSettings loads the settings for a command that runs none of the
+// CLIs: what an untrusted ./dtree.yaml may not set is kept, to show and to
+// check names against, with a warning (readme/settings.md#trust).
+func (a *App) listSettings(lo settings.LoadOptions) (*settings.Settings, error) {
+	lo.Getenv, lo.ListUntrusted = a.Getenv, true
+	s, err := settings.Load(lo)
 	if err != nil {
 		return nil, err
 	}
 	a.maskSettings(s)
 	a.warnIgnored(s)
+	a.warnUntrusted(s)
 	return s, nil
+}
+
+// warnUntrusted says, once, that dtree run would refuse what the project
+// file sets.
+func (a *App) warnUntrusted(s *settings.Settings) {
+	u := s.Untrusted
+	if u == nil || a.warned["untrusted"] {
+		return
+	}
+	if a.warned == nil {
+		a.warned = map[string]bool{}
+	}
+	a.warned["untrusted"] = true
+	fmt.Fprintf(a.Err, "dtree: warning: %s is not trusted, and it sets what runs: %s; dtree run refuses it, and no command runs its CLIs\n", u.File, u.Names())
+	fmt.Fprintf(a.Err, "dtree: hint: read it; if you trust what it sets, run 'dtree trust' ('dtree docs settings' says why)\n")
 }
 
 // warnIgnored warns of the bad values the command passed over, once each.

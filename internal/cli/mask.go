@@ -5,6 +5,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/dtree-dev/dtree/internal/ci"
 	"github.com/dtree-dev/dtree/internal/runlog"
 	"github.com/dtree-dev/dtree/internal/settings"
 )
@@ -61,6 +62,10 @@ type maskedWriter struct {
 	// ascii spells dtree's symbols in ASCII (→ as ->) for a locale that
 	// is not UTF-8 (locale.go); never in JSON.
 	ascii bool
+	// commands lets a line start with a workflow command under GitHub
+	// Actions: the writer of dtree's own (commandWriter). Any other
+	// write there has every command made inert (ci.Neutralize).
+	commands bool
 }
 
 func (m maskedWriter) Write(p []byte) (int, error) {
@@ -72,6 +77,11 @@ func (m maskedWriter) Write(p []byte) (int, error) {
 	}
 	if m.ascii {
 		out = asciiSymbols(out)
+	}
+	if m.a.inActions() {
+		// No text an agent wrote is a command on the runner
+		// (readme/ci.md#github-actions).
+		out = ci.Neutralize(out, m.json, !m.commands)
 	}
 	if _, err := m.w.Write(out); err != nil {
 		return 0, err
@@ -97,6 +107,23 @@ func (a *App) masked(w io.Writer, json bool) io.Writer {
 		return maskedFile{maskedWriter{w: w.(io.Writer), a: a, json: json, ascii: a.ascii && !json}, w}
 	}
 	return maskedWriter{w: w, a: a, json: json, ascii: a.ascii && !json}
+}
+
+// commandWriter is w, masked, for the workflow commands dtree writes
+// itself under GitHub Actions (groups, annotations, stop-commands), each
+// write a command whose texts are escaped or stopped: its lines may start
+// with "::".
+func (a *App) commandWriter(w io.Writer) io.Writer {
+	switch m := a.masked(w, false).(type) {
+	case maskedWriter:
+		m.commands = true
+		return m
+	case maskedFile:
+		m.commands = true
+		return m
+	default:
+		return m
+	}
 }
 
 // maskedOut is stdout masked: with json, for one JSON document per write.

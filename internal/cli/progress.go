@@ -42,6 +42,7 @@ type progress struct {
 	// line the line of the running node; mask masks a text before it is
 	// escaped.
 	actions bool
+	cmd     io.Writer // for those commands; other lines go to w
 	chart   string
 	line    int
 	mask    func(string) string
@@ -60,6 +61,7 @@ const clearLine = "\r\x1b[2K"
 func newProgress(w io.Writer, quiet, verbose, live bool) *progress {
 	p := &progress{w: &untilError{w: w}, quiet: quiet, verbose: verbose, live: live && !quiet, started: time.Now(), stop: make(chan struct{}),
 		mask: func(s string) string { return s }}
+	p.cmd = p.w
 	if p.live {
 		go p.tick(time.Second)
 	}
@@ -197,7 +199,7 @@ func (p *progress) NodeStarted(n *types.ProcessedNode, visit int) {
 	p.node.Store(&node)
 	if p.actions {
 		p.line = n.Line
-		p.printf("%s", ci.GroupStart(p.mask(line)))
+		p.command(ci.GroupStart(p.mask(line)))
 		return
 	}
 	if !p.live {
@@ -225,6 +227,12 @@ func (p *progress) AttemptFailed(n *types.ProcessedNode, attempt int, reason str
 	p.printf("  ✗ attempt %d: %s\n", attempt, r)
 }
 
+// UsageWarning says that a figure a CLI reported is not one, and counts
+// as unknown (readme/run.md#budgets); even with --quiet, as warnings are.
+func (p *progress) UsageWarning(n *types.ProcessedNode, attempt int, cli, msg string) {
+	p.notice(fmt.Sprintf("dtree: warning: node %s attempt %d: %s reported %s: counted as unknown", n.ID, attempt, cli, msg))
+}
+
 func (p *progress) NodeFinished(r *run.NodeResult) {
 	p.node.Store(nil)
 	if p.live {
@@ -235,17 +243,24 @@ func (p *progress) NodeFinished(r *run.NodeResult) {
 	}
 	took := time.Duration(r.DurationMS) * time.Millisecond
 	if p.actions {
-		p.printf("%s%s", ci.Verbatim(p.mask(ci.Answer(r))), ci.GroupEnd)
+		p.command(ci.Verbatim(p.mask(ci.Answer(r))) + ci.GroupEnd)
 		if r.Status != run.StatusSucceeded {
 			// An error even with --quiet: it is the run's failure.
-			p.notice(strings.TrimSuffix(ci.Annotation("error", ci.Where{File: p.chart, Line: p.line},
+			p.mu.Lock()
+			fmt.Fprint(p.cmd, ci.Annotation("error", ci.Where{File: p.chart, Line: p.line},
 				p.mask(fmt.Sprintf("dtree: %s %s %s", r.ID, types.Excerpt(r.Text, 60), strings.ReplaceAll(r.Status, "_", " "))),
-				p.mask(r.Error)), "\n"))
+				p.mask(r.Error)))
+			p.mu.Unlock()
 		}
 	}
 	switch {
 	case r.Status == run.StatusInterrupted:
 		p.printf("✗ %s %s interrupted (%s)\n", r.ID, types.Excerpt(r.Text, 60), took.Round(time.Millisecond))
+	case r.Status == run.StatusBudget && len(r.Attempts) == 0:
+		// The budget was spent before the node's first call: nothing ran.
+		p.printf("✗ %s %s not started: the run reached its budget\n", r.ID, types.Excerpt(r.Text, 60))
+	case r.Status == run.StatusBudget:
+		p.printf("✗ %s %s stopped: the run reached its budget (%s)\n", r.ID, types.Excerpt(r.Text, 60), took.Round(time.Millisecond))
 	case r.Status == run.StatusLogWriteFailed:
 		p.printf("✗ %s %s stopped: its log could not be written (%s)\n", r.ID, types.Excerpt(r.Text, 60), took.Round(time.Millisecond))
 	case r.Status != run.StatusSucceeded:
@@ -255,6 +270,17 @@ func (p *progress) NodeFinished(r *run.NodeResult) {
 	default:
 		p.printf("✓ %s %s (%s)\n", r.ID, types.Excerpt(r.Text, 60), took.Round(time.Millisecond))
 	}
+}
+
+// command prints workflow commands of GitHub Actions' mode, unless
+// quiet.
+func (p *progress) command(s string) {
+	if p.quiet {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprint(p.cmd, s)
 }
 
 // notice prints a line above the live line even with --quiet: the answer
@@ -277,6 +303,22 @@ func (p *progress) doing() string {
 	return ""
 }
 
+// pathShown bounds the node ids the path line shows at each end: a run of
+// 100,000 steps would make it a line of megabytes. The whole path is in
+// the --json summary and in run_end (readme/run.md).
+const pathShown = 50
+
+// pathLine is the path as the last lines of a run show it: whole up to
+// 2*pathShown ids, else its first and last pathShown with how many are
+// left out between.
+func pathLine(path []string) string {
+	if len(path) <= 2*pathShown {
+		return strings.Join(path, " → ")
+	}
+	return fmt.Sprintf("%s → … %s more … → %s", strings.Join(path[:pathShown], " → "),
+		types.Thousands(int64(len(path)-2*pathShown)), strings.Join(path[len(path)-pathShown:], " → "))
+}
+
 func (p *progress) finished(s *run.Summary) {
 	if p.live {
 		close(p.stop)
@@ -288,9 +330,18 @@ func (p *progress) finished(s *run.Summary) {
 		p.mu.Unlock()
 	}
 	took := time.Duration(s.DurationMS) * time.Millisecond
-	p.printf("dtree: run %s %s: %s in %s; logs in %s\n", s.RunID, s.Status, types.Plural(len(s.Nodes), "step"), took.Round(time.Millisecond), s.Logs.Dir)
+	steps := types.Plural(s.Steps(), "step")
+	if r := s.Resumed; r != nil && r.Steps > 0 {
+		// The steps taken from the run before are not this run's time.
+		carried := time.Duration(r.DurationMS) * time.Millisecond
+		steps = fmt.Sprintf("%s in %s, and %d taken from run %s (%s)", types.Plural(s.Steps()-r.Steps, "step"),
+			took.Round(time.Millisecond), r.Steps, r.From, carried.Round(time.Millisecond))
+	} else {
+		steps += " in " + took.Round(time.Millisecond).String()
+	}
+	p.printf("dtree: run %s %s: %s; logs in %s\n", s.RunID, s.Status, steps, s.Logs.Dir)
 	if len(s.Path) > 0 {
-		p.printf("path: %s\n", strings.Join(s.Path, " → "))
+		p.printf("path: %s\n", pathLine(s.Path))
 	}
 	if s.Logs.Graph != "" {
 		p.printf("picture: %s\n", s.Logs.Graph)

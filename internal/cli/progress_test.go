@@ -40,6 +40,32 @@ func TestProgressLines(t *testing.T) {
 	}
 }
 
+// A node the budget stopped says whether it did anything, and is not said
+// to have failed.
+func TestProgressBudgetLines(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		r    run.NodeResult
+		want string
+	}{
+		{name: "before the first call", r: run.NodeResult{ID: "4", Text: "Work", Status: run.StatusBudget},
+			want: "✗ 4 Work not started: the run reached its budget\n"},
+		{name: "before its validation", r: run.NodeResult{ID: "4", Text: "Work", Status: run.StatusBudget, DurationMS: 2000,
+			Attempts: []run.Attempt{{N: 1, Purpose: "run"}}},
+			want: "✗ 4 Work stopped: the run reached its budget (2s)\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var b bytes.Buffer
+			p := newProgress(&b, false, false, false)
+			p.NodeFinished(&tt.r)
+			assert.Equal(t, tt.want, b.String())
+		})
+	}
+}
+
 func TestIsTerminal(t *testing.T) {
 	t.Parallel()
 	devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
@@ -84,4 +110,22 @@ func TestProgressLiveLineFitsTheTerminal(t *testing.T) {
 	p.mu.Unlock()
 	assert.True(t, strings.HasPrefix(b.String(), clearLine), "%q", b.String())
 	p.finished(&run.Summary{RunID: "r1", Status: run.StatusSucceeded})
+}
+
+// The path line of a long run shows its two ends and how many steps are
+// between: a 100,000-step run's would be a line of 700 KB.
+func TestPathLineIsBounded(t *testing.T) {
+	t.Parallel()
+	ids := func(n int) []string {
+		p := make([]string, n)
+		for i := range p {
+			p[i] = "a"
+		}
+		return p
+	}
+	assert.Equal(t, "a → a → a", pathLine(ids(3)))
+	assert.Equal(t, strings.Repeat("a → ", 2*pathShown-1)+"a", pathLine(ids(2*pathShown)))
+	long := pathLine(ids(100_000))
+	assert.Contains(t, long, " → … 99,900 more … → ")
+	assert.Less(t, len(long), 1000)
 }

@@ -48,11 +48,15 @@ directory that records resumed_from. RUN_ID is a directory of --log-dir;
 latest (the default) is the newest run.
 
 The chart is read again from the file the run read (or --chart), and
-refused when its graph changed since (exit 3) unless --force. Settings,
-variables and the run's flags are the run's own unless given again.
+refused when its graph changed since (exit 3) unless --force; a chart
+exported again, its ids new, is matched to the run's by kind, text and
+place in the graph. Each step taken must be a step of the chart (exit 3).
+Settings, variables and the run's flags are the run's own unless given
+again.
 
 Exit status: as dtree run's; 2 also when there is no such run, it is still
-going, or it got to its end and --from names no step to go back to.
+going or being resumed, its events.jsonl is damaged mid-way (unless
+--force), or it got to its end and --from names no step to go back to.
 
 Docs: dtree docs resume`,
 		Example: `  dtree resume                   # the latest run
@@ -71,7 +75,7 @@ Docs: dtree docs resume`,
 	f := cmd.Flags()
 	o.registerWalk(f)
 	f.StringVar(&o.from, "from", "", "run again from this node of the run's path (its latest visit): its id or its text")
-	f.BoolVar(&o.force, "force", false, "go on even though the chart's graph changed since the run")
+	f.BoolVar(&o.force, "force", false, "go on even though the chart's graph changed since the run, or its events.jsonl is damaged mid-way")
 	f.StringVar(&o.chart, "chart", "", "the chart to go on with, - for stdin (default: the file the run read)")
 	return cmd
 }
@@ -88,6 +92,18 @@ func (a *App) resume(ctx context.Context, id string, o resumeOptions, fs *pflag.
 			Hint: fmt.Sprintf("give the id of a run under %s (its directory's name), or latest; pass --log-dir when its logs are elsewhere", logDir)}
 	}
 	runID := filepath.Base(dir)
+	// Held until the resumed run ends: a second resume of the run started
+	// at the same moment is refused, not run beside it.
+	release, err := runlog.LockResume(dir)
+	if err != nil {
+		var busy *runlog.ResumingError
+		if errors.As(err, &busy) {
+			return &UsageError{Err: fmt.Errorf("resume: run %s: %w", runID, err),
+				Hint: "wait for that resume to end; the run it goes on in is the latest under " + logDir}
+		}
+		return fmt.Errorf("resume: run %s: %w", runID, err)
+	}
+	defer release()
 	if runlog.Going(dir) {
 		return &UsageError{Err: fmt.Errorf("resume: run %s is still going: a dtree holds its events.jsonl", runID),
 			Hint: "wait for it to end, or stop it (Ctrl-C), then resume it"}
@@ -95,6 +111,9 @@ func (a *App) resume(ctx context.Context, id string, o resumeOptions, fs *pflag.
 	carried, err := readCarried(dir)
 	if err != nil {
 		return &UsageError{Err: fmt.Errorf("resume: run %s: %w", runID, err)}
+	}
+	if err := a.damagedLog(runID, carried, o.force); err != nil {
+		return err
 	}
 	rs := carried.Start
 	if rs.Answers != "" {
@@ -141,8 +160,40 @@ func (a *App) resume(ctx context.Context, id string, o resumeOptions, fs *pflag.
 		}
 		return err
 	}
-	if err := checkOutline(c, rs, dir, path, o.force); err != nil {
-		return err
+	renumbered := false
+	if len(c.Doc.Pages) > 0 {
+		// The chart exported again, its ids new (resume.md#a-chart-exported-again).
+		walked := a.walkedOutline(ctx, rs, dir, path, o.format, s, reg, vars)
+		p, err := resumePage(c, runID, path, rs, walked)
+		if err != nil {
+			return err
+		}
+		o.page = p.ID
+		switch m := matchExport(c, p, rs, walked); {
+		case m == nil:
+		case m.renumbered() || o.force && m.covers(carried):
+			carried.Renumber(m.ids)
+			rs, o.start, renumbered = carried.Start, carried.Start.Start, true
+			if !o.quiet {
+				for _, l := range m.notes(runID, path) {
+					fmt.Fprintln(a.Err, l)
+				}
+			}
+		case !o.force:
+			return &ChangedChartError{RunID: runID, Path: path, Changes: m.changes()}
+		}
+		// Else --force with steps that match nothing: the checks below
+		// say what cannot be followed.
+	}
+	if !renumbered {
+		if err := checkOutline(c, rs, dir, path, o.force); err != nil {
+			return err
+		}
+	}
+	if o.start != "" && len(c.FindNode(o.page, o.start)) == 0 {
+		// Never "--start …": the user gave none.
+		return &UsageError{Err: fmt.Errorf("resume: run %s started at node %s, which %s does not have", runID, o.start, path),
+			Hint: "its ids changed since, and its nodes could not be matched to the run's: start a new run with dtree run"}
 	}
 	page, start, err := a.runTarget(c, o.runOptions, path)
 	if err != nil {
@@ -161,20 +212,36 @@ func (a *App) resume(ctx context.Context, id string, o resumeOptions, fs *pflag.
 		}
 	} else if carried.Ended {
 		return &UsageError{Err: fmt.Errorf("resume: run %s got to its end (%s): there is no step to go on at", runID, cmp.Or(carried.Status, "succeeded")),
-			Hint: fmt.Sprintf("to run steps of it again, name the first with --from NODE; its path: %s", strings.Join(carried.Path(), " → "))}
+			Hint: fmt.Sprintf("to run steps of it again, name the first with --from NODE; its path: %s", pathLine(carried.Path()))}
+	}
+	if err := carried.Check(c, start); err != nil {
+		return strayPath(runID, path, carried, err, o.force)
 	}
 	return a.walkChart(ctx, walkJob{o: o.runOptions, s: s, reg: reg, c: c, page: page, start: start, resume: carried,
 		replay: func(file string) string { return resumeReplayCommand(path, rs, o.runOptions, fs, file) }})
 }
 
+// damagedLog refuses a run whose events.jsonl has a line mid-way that is
+// not an event (torn or edited), unless force: what the run did after it
+// cannot be told, and going on from before it runs again steps that may
+// have been paid for. With force it says what it takes.
+func (a *App) damagedLog(runID string, c *run.Carried, force bool) error {
+	d := c.Damaged
+	if d == nil {
+		return nil
+	}
+	before := fmt.Sprintf("%s before it", types.Plural(c.Len(), "finished step"))
+	if !force {
+		return &UsageError{Err: fmt.Errorf("resume: run %s: its events.jsonl is damaged at line %d, which is not an event (%v): what the run did after it cannot be told", runID, d.Line, d.Err),
+			Hint: fmt.Sprintf("mend or remove the line, or go on all the same with --force: the run goes on after the %s, and the steps after it run again", before)}
+	}
+	fmt.Fprintf(a.Err, "dtree: warning: run %s: its events.jsonl is damaged at line %d, which is not an event (%v): going on after the %s; the steps after it run again\n", runID, d.Line, d.Err, before)
+	return nil
+}
+
 // readCarried reads the run's events.jsonl for dtree resume.
 func readCarried(dir string) (*run.Carried, error) {
-	f, err := os.Open(filepath.Join(dir, "events.jsonl"))
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return run.ReadCarried(f)
+	return run.ReadCarriedFile(filepath.Join(dir, "events.jsonl"))
 }
 
 // resumedOptions are the options of the run that is resumed, with those
@@ -238,6 +305,39 @@ func (e *ChangedChartError) Error() string {
 	return msg
 }
 
+// StrayPathError is a run whose log is not a path of the chart it is
+// resumed with (run.PathError): dtree resume does not follow it (exit 3).
+type StrayPathError struct {
+	RunID string
+	Path  string // the chart's file
+	Err   error
+	Hint  string
+}
+
+func (e *StrayPathError) Error() string {
+	return fmt.Sprintf("resume: the steps of run %s are not a path of %s: %v", e.RunID, e.Path, e.Err)
+}
+
+func (e *StrayPathError) Unwrap() error { return e.Err }
+
+// strayPath is the error of a run whose steps are not a path of the
+// chart at path, with the --from that runs the stray step again.
+func strayPath(runID, path string, c *run.Carried, err error, force bool) error {
+	var pe *run.PathError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	hint := fmt.Sprintf("its events.jsonl was edited, or it is not a run of %s: start a new run with dtree run", path)
+	if slices.Contains(c.Path(), pe.Node) {
+		again := fmt.Sprintf("dtree resume %s --from %s", runID, pe.Node)
+		if force {
+			again += " --force"
+		}
+		hint += fmt.Sprintf(", or run node %s and the steps after it again: %s", pe.Node, again)
+	}
+	return &StrayPathError{RunID: runID, Path: path, Err: pe, Hint: hint}
+}
+
 // checkOutline refuses a chart whose graph is not the one the run walked,
 // naming what changed when the run kept its outline.
 func checkOutline(c *chart.Chart, rs runlog.RunStart, dir, path string, force bool) error {
@@ -268,7 +368,7 @@ func resumeLine(runID string, r *run.Carried, c *chart.Chart) string {
 		}
 	}
 	return fmt.Sprintf("dtree: run %s goes on from run %s at %s: %s taken from it, no agent called for them",
-		runID, r.Start.RunID, at, types.Plural(len(r.Steps), "finished step"))
+		runID, r.Start.RunID, at, types.Plural(r.Len(), "finished step"))
 }
 
 func firstLineOf(s string) string {
@@ -279,7 +379,7 @@ func firstLineOf(s string) string {
 // resumeReplayCommand is the command line that replays a resumed run from
 // its answers.yaml: its chart, page and start are the first run's.
 func resumeReplayCommand(path string, rs runlog.RunStart, o runOptions, fs *pflag.FlagSet, answers string) string {
-	flags := givenFlags(fs, "format", "config")
+	flags := givenFlags(fs, "format", "config", "trust")
 	if rs.Page != "" {
 		flags = append(flags, "--page", rs.Page)
 	}

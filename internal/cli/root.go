@@ -67,12 +67,15 @@ const gcPercent = 200
 // Main runs dtree with the process's arguments and streams and returns the
 // exit code.
 func Main() int {
+	if code, ok := procs.WatcherMain(); ok {
+		return code // this is a run's watcher, not a command line
+	}
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(gcPercent)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	reaper := procs.New(0)
+	reaper := procs.New(0).WithWatcher(os.Args[0])
 	in := &interrupts{err: os.Stderr, cancel: cancel, procs: reaper}
 	stop := in.watch()
 	defer stop()
@@ -221,7 +224,7 @@ Its documentation is built in: 'dtree docs' lists the topics.`,
 	root.DisableSuggestions = true // unknownCommand suggests, in dtree's words
 	root.AddCommand(a.newVersion(), a.newInspect(), a.newLint(), a.newRun(), a.newResume(), a.newSettings())
 	root.AddCommand(a.newConvert(), a.newGraph())
-	root.AddCommand(a.newCLIs(), a.newDocs())
+	root.AddCommand(a.newCLIs(), a.newTrust(), a.newDocs())
 	for _, c := range root.Commands() {
 		switch c.Name() {
 		case "run", "inspect", "graph", "convert":

@@ -10,6 +10,8 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -54,6 +56,7 @@ type runOptions struct {
 	maxCost     string            // --max-cost, read by the settings' flag layer
 	maxTokens   string            // --max-tokens, likewise
 	junit       string            // --junit, likewise
+	trust       bool              // --trust: ./dtree.yaml is trusted for this run
 	budgetUSD   float64           // max_cost, resolved
 	budgetTok   int64             // max_tokens, resolved
 }
@@ -116,6 +119,7 @@ func (o *runOptions) registerWalk(f *pflag.FlagSet) {
 	f.StringVar(&o.junit, "junit", "", "write a JUnit XML report of the run to this file (junit)")
 	f.StringVar(&o.context, "context", "", "how much of the run so far each agent prompt gets: path (every step, the default), previous or none")
 	f.StringVar(&o.model, "model", "", "model for the agent calls, passed with each CLI's own flag (a node's model metadata wins for its CLI)")
+	f.BoolVar(&o.trust, "trust", false, "trust ./dtree.yaml for this run, as DTREE_TRUST=1 does: for a CI job running its own repository")
 }
 
 // runError carries a run's exit code through to exitCode; the run's own
@@ -172,7 +176,7 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 	}
 	return a.walkChart(ctx, walkJob{o: o, s: s, reg: reg, c: c, page: page, start: start, answers: answers,
 		replay: func(file string) string {
-			return replayCommand(path, givenFlags(fs, "format", "config", "page", "start", "retries", "max-steps", "no-validate"), file)
+			return replayCommand(path, givenFlags(fs, "format", "config", "trust", "page", "start", "retries", "max-steps", "no-validate"), file)
 		}})
 }
 
@@ -203,6 +207,30 @@ type walkJob struct {
 	// replay is the command line that replays the run from its
 	// answers.yaml at the path given.
 	replay func(answers string) string
+}
+
+// walkHeap is the heap a run may grow to before the collector works
+// harder (readme/performance.md#long-runs), unless the chart alone takes
+// half of it. GOGC=200 (root.go) is for an import, which allocates the
+// chart at once; a run holds what is bounded (its newest steps) and what
+// grows slowly (its path, its answers for answers.yaml), and at 200% a
+// 100,000-step run peaked at three times what it held.
+const walkHeap = 48 << 20
+
+// limitWalkMemory sets the soft memory limit of the walk to walkHeap, or
+// to twice the heap the chart and settings take when that is more, and
+// returns what puts the limit before it back. A run whose heap stays
+// under it (any run of a few thousand steps) collects as before. GOGC or
+// GOMEMLIMIT in the environment wins.
+func limitWalkMemory(getenv func(string) string) (restore func()) {
+	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" {
+		return func() {}
+	}
+	runtime.GC() // what the chart holds, without what reading it left
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	before := debug.SetMemoryLimit(max(walkHeap, 2*int64(m.HeapAlloc)))
+	return func() { debug.SetMemoryLimit(before) }
 }
 
 // walkChart checks that the chart's CLIs can run, opens the run's logs
@@ -248,7 +276,8 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 	// Secrets are masked wherever dtree writes (readme/logs.md#secrets,
 	// mask.go): the logs, stderr, the --json summary, answers.yaml and
 	// graph.svg.
-	log, err := runlog.Open(runlog.Options{Dir: s.LogDir, Short: s.WriteLogShort, Long: s.WriteLogLong, Redactor: a.redactor()})
+	log, err := runlog.Open(runlog.Options{Dir: s.LogDir, Short: s.WriteLogShort, Long: s.WriteLogLong, Redactor: a.redactor(),
+		LongCallMax: s.LongLogCallMax, LongMax: s.LongLogMax})
 	if err != nil {
 		return &UsageError{Err: fmt.Errorf("open run log in %s: %w", s.LogDir, err), Hint: "pass --log-dir with a directory dtree can write, or set log_dir"}
 	}
@@ -268,6 +297,9 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 	// (readme/run.md#what-dtree-stops-and-when).
 	if err := a.Procs.Subreap(); err != nil {
 		fmt.Fprintf(a.Err, "dtree: warning: cannot become the reaper of the agents' processes (%v): what an agent leaves outside its process group is not stopped\n", err)
+	}
+	if err := a.Procs.Watch(log.RunID); err != nil {
+		fmt.Fprintf(a.Err, "dtree: warning: cannot start the watcher of the run's processes (%v): if dtree is killed, what its steps started runs on\n", err)
 	}
 	defer func() {
 		// The run is over: what keep_running steps left goes now (up to
@@ -291,9 +323,11 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 	stderr := a.Err
 	p := newProgress(stderr, o.quiet, o.verbose, isTerminal(a.Err, a.Getenv) && !a.inActions())
 	p.actions, p.chart, p.mask = a.inActions(), c.Doc.Source, a.redactor().String
+	p.cmd = &untilError{w: a.commandWriter(stderr)}
 	p.cols, p.ascii = a.termWidth(stderr), a.ascii
 	a.interrupts.setDoing(func() string { return a.redactor().String(p.doing()) }, p.notice)
 	a.walked = true
+	defer limitWalkMemory(a.Getenv)()
 	sum, werr := run.Walk(ctx, run.Options{
 		Chart: c, Page: page, Start: start, Registry: reg, Runner: runner,
 		Workdir: workdir, Env: env, MaxSteps: o.maxSteps, NoValidate: o.noValidate,
@@ -382,7 +416,7 @@ func (c ctxReader) Read(p []byte) (int, error) {
 // runSettings loads the settings and lays the flags over them; lo says
 // more of where to look (a resumed run's settings).
 func (a *App) runSettings(o runOptions, fs *pflag.FlagSet, lo settings.LoadOptions) (*settings.Settings, error) {
-	lo.ConfigFile, lo.Getenv, lo.Flags = o.config, a.Getenv, fs
+	lo.ConfigFile, lo.Getenv, lo.Flags, lo.Trust = o.config, a.Getenv, fs, o.trust
 	s, err := settings.Load(lo)
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -72,7 +73,6 @@ func TestScript(t *testing.T) {
 			"pidsgone":      cmdPidsGone,
 			"sendsig":       cmdSendSig,
 			"clock":         cmdClock,
-			"pause":         cmdPause,
 			"waitfile":      cmdWaitFile,
 			"samerun":       cmdSameRun,
 			"samesummary":   cmdSameSummary,
@@ -88,25 +88,42 @@ func TestScript(t *testing.T) {
 			"jsonok":        cmdJSONOK,
 			"steady":        cmdSteady,
 			"xmlok":         cmdXMLOK,
-		}, ptyCmds),
+		}, merged(ptyCmds, resumeCmds)),
 	})
 }
 
-// expectExit runs `expect-exit CODE PROGRAM ARGS...`: it runs the program
-// with the same streams and succeeds only if it exits with CODE, so scripts
-// can check exact exit codes rather than "non-zero".
+// expectExit runs `expect-exit [-stderr FILE] CODE PROGRAM ARGS...`: it
+// runs the program with the same streams and succeeds only if it exits
+// with CODE, so scripts can check exact exit codes rather than "non-zero".
+// With -stderr, what the program writes to stderr also goes to FILE as it
+// comes, so that a script can wait for a line (waitfile -match) while the
+// program runs in the background.
 func expectExit() {
-	if len(os.Args) < 3 {
-		fmt.Fprintln(os.Stderr, "usage: expect-exit CODE PROGRAM [ARGS...]")
+	args := os.Args[1:]
+	var tee *os.File
+	if len(args) > 2 && args[0] == "-stderr" {
+		f, err := os.Create(args[1])
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "expect-exit:", err)
+			os.Exit(2)
+		}
+		defer f.Close()
+		tee, args = f, args[2:]
+	}
+	if len(args) < 2 {
+		fmt.Fprintln(os.Stderr, "usage: expect-exit [-stderr FILE] CODE PROGRAM [ARGS...]")
 		os.Exit(2)
 	}
-	want, err := strconv.Atoi(os.Args[1])
+	want, err := strconv.Atoi(args[0])
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "expect-exit: bad code:", err)
 		os.Exit(2)
 	}
-	cmd := exec.Command(os.Args[2], os.Args[3:]...)
+	cmd := exec.Command(args[1], args[2:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if tee != nil {
+		cmd.Stderr = io.MultiWriter(os.Stderr, tee)
+	}
 	// Pass on the signals a script sends, so `kill -INT` reaches the
 	// program under test.
 	sigs := make(chan os.Signal, 1)
@@ -129,14 +146,14 @@ func expectExit() {
 		os.Exit(2)
 	}
 	if got != want {
-		fmt.Fprintf(os.Stderr, "expect-exit: %s exited %d, want %d\n", os.Args[2], got, want)
+		fmt.Fprintf(os.Stderr, "expect-exit: %s exited %d, want %d\n", args[1], got, want)
 		os.Exit(1)
 	}
 	// EXPECT_MAX_RSS_MB bounds the program's peak resident memory.
 	if limit, err := strconv.Atoi(os.Getenv("EXPECT_MAX_RSS_MB")); err == nil && cmd.ProcessState != nil {
 		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 			mb := ru.Maxrss / 1024
-			fmt.Fprintf(os.Stderr, "expect-exit: %s peak RSS %d MiB\n", os.Args[2], mb)
+			fmt.Fprintf(os.Stderr, "expect-exit: %s peak RSS %d MiB\n", args[1], mb)
 			if mb > int64(limit) {
 				fmt.Fprintf(os.Stderr, "expect-exit: over the %d MiB limit\n", limit)
 				os.Exit(1)

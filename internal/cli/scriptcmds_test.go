@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
@@ -132,7 +133,8 @@ func cmdAliasChart(ts *testscript.TestScript, neg bool, args []string) {
 
 // cmdPidsGone: pidsgone [-wait SECONDS] FILE — every pid listed in FILE
 // has exited (a zombie counts: it runs nothing); with -wait, within that
-// time. Negated: some are still running.
+// time. Negated: some are still running. When it fails, it kills those
+// that run, so that a failing test leaves no process behind.
 func cmdPidsGone(ts *testscript.TestScript, neg bool, args []string) {
 	wait := time.Duration(0)
 	if len(args) == 3 && args[0] == "-wait" {
@@ -158,20 +160,17 @@ func cmdPidsGone(ts *testscript.TestScript, neg bool, args []string) {
 			return
 		}
 		if !time.Now().Before(deadline) {
+			if !neg {
+				// The test fails; it leaves nothing running all the same.
+				for _, pid := range alive {
+					if n, err := strconv.Atoi(pid); err == nil {
+						_ = syscall.Kill(n, syscall.SIGKILL)
+					}
+				}
+			}
 			ts.Fatalf("of the processes in %s, %d are running: %v", args[0], len(alive), alive)
 		}
 	}
-}
-
-// cmdPause: pause DURATION — waits, so that a process has handled a
-// signal before the next.
-func cmdPause(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 1 {
-		ts.Fatalf("usage: pause DURATION")
-	}
-	d, err := time.ParseDuration(args[0])
-	ts.Check(err)
-	time.Sleep(d)
 }
 
 // pidAlive reports whether a process runs (a zombie runs nothing).
@@ -197,7 +196,9 @@ func cmdSendSig(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // cmdClock: clock start | clock under SECONDS — how long since clock
-// start is under SECONDS.
+// start is under SECONDS. Only for a test whose point is time (a wait
+// skipped); its bound is generous, and says why in the script. A wait for
+// something to be ready is waitfile, never a sleep.
 func cmdClock(ts *testscript.TestScript, neg bool, args []string) {
 	start := ts.Value("clock").(*time.Time)
 	switch {
@@ -221,11 +222,19 @@ func isZombie(stat string) bool {
 	return i >= 0 && i+2 < len(stat) && (stat[i+2] == 'Z' || stat[i+2] == 'X')
 }
 
-// cmdWaitFile: waitfile FILE [SECONDS] — waits until FILE exists and is
-// not empty.
+// cmdWaitFile: waitfile [-match REGEXP] FILE [SECONDS] — waits until FILE
+// exists and is not empty; with -match, until a line of it matches REGEXP.
+// The wait is generous (20s unless told): it stands for a readiness the
+// script needs, and ends as soon as that comes.
 func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
+	var match *regexp.Regexp
+	if len(args) > 2 && args[0] == "-match" {
+		re, err := regexp.Compile("(?m)" + args[1])
+		ts.Check(err)
+		match, args = re, args[2:]
+	}
 	if len(args) < 1 || len(args) > 2 {
-		ts.Fatalf("usage: waitfile FILE [SECONDS]")
+		ts.Fatalf("usage: waitfile [-match REGEXP] FILE [SECONDS]")
 	}
 	limit := 20 * time.Second
 	if len(args) == 2 {
@@ -233,12 +242,17 @@ func cmdWaitFile(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(err)
 		limit = time.Duration(n) * time.Second
 	}
-	deadline := time.Now().Add(limit)
-	for time.Now().Before(deadline) {
-		if st, err := os.Stat(ts.MkAbs(args[0])); err == nil && st.Size() > 0 {
+	ready := func() bool {
+		b, err := os.ReadFile(ts.MkAbs(args[0]))
+		return err == nil && len(b) > 0 && (match == nil || match.Match(b))
+	}
+	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if ready() {
 			return
 		}
-		time.Sleep(20 * time.Millisecond)
+	}
+	if match != nil {
+		ts.Fatalf("no line of %s matched %s within %s", args[0], match, limit)
 	}
 	ts.Fatalf("%s did not appear within %s", args[0], limit)
 }

@@ -126,7 +126,8 @@ func nArgs(n int, what string) cobra.PositionalArgs {
 }
 
 func (a *App) settingsLoadOptions(o settingsOptions) settings.LoadOptions {
-	return settings.LoadOptions{ConfigFile: o.config, Getenv: a.Getenv}
+	// get and list show an untrusted ./dtree.yaml's CLIs; they run none.
+	return settings.LoadOptions{ConfigFile: o.config, Getenv: a.Getenv, ListUntrusted: true}
 }
 
 // settingsFailure makes a bad setting a usage error (exit 2) carrying its
@@ -197,6 +198,7 @@ func (a *App) settingsGet(key string, o settingsOptions) error {
 		return settingsFailure(err)
 	}
 	a.warnIgnored(s)
+	a.warnUntrusted(s)
 	if key == settings.KeyCLIs {
 		for _, name := range slices.Sorted(maps.Keys(s.CLIs)) {
 			fmt.Fprintln(a.Out, name)
@@ -266,6 +268,9 @@ type settingJSON struct {
 	Source string `json:"source"` // default, user, project, env, flag
 	Origin string `json:"origin"` // the file, variable or flag; "" for a default
 	Line   int    `json:"line"`   // in the file; 0 when not from a file
+	// Untrusted: an untrusted ./dtree.yaml sets it, and dtree run refuses
+	// it (readme/settings.md#trust).
+	Untrusted bool `json:"untrusted"`
 }
 
 type cliJSON struct {
@@ -273,6 +278,7 @@ type cliJSON struct {
 	Source     string           `json:"source"`
 	Origin     string           `json:"origin"`
 	Line       int              `json:"line"`
+	Untrusted  bool             `json:"untrusted"`
 	Definition agent.Definition `json:"definition"`
 }
 
@@ -282,16 +288,19 @@ func (a *App) settingsList(o settingsOptions) error {
 	if err != nil {
 		return settingsFailure(err)
 	}
+	a.warnUntrusted(s)
 	r := settingsReport{FormatVersion: types.FormatVersion, UserFile: lo.UserFile(), ProjectFile: lo.ProjectFile(),
 		Settings: []settingJSON{}, CLIs: []cliJSON{}}
 	for _, k := range settings.Keys() {
 		v, _ := s.Value(k.Name)
 		src := s.Sources[k.Name]
-		r.Settings = append(r.Settings, settingJSON{Key: k.Name, Value: v, Source: string(src.Layer), Origin: src.Name, Line: src.Line})
+		r.Settings = append(r.Settings, settingJSON{Key: k.Name, Value: v, Source: string(src.Layer), Origin: src.Name, Line: src.Line,
+			Untrusted: s.Untrusted.Has(k.Name)})
 	}
 	for _, name := range slices.Sorted(maps.Keys(s.CLIs)) {
 		src := s.Sources[settings.KeyCLIs+"."+name]
-		r.CLIs = append(r.CLIs, cliJSON{Name: name, Source: string(src.Layer), Origin: src.Name, Line: src.Line, Definition: noNulls(s.CLIs[name])})
+		r.CLIs = append(r.CLIs, cliJSON{Name: name, Source: string(src.Layer), Origin: src.Name, Line: src.Line,
+			Untrusted: s.Untrusted.Has(settings.KeyCLIs + "." + name), Definition: noNulls(s.CLIs[name])})
 	}
 	if o.json {
 		return writeJSON(a.Out, r)
@@ -302,12 +311,20 @@ func (a *App) settingsList(o settingsOptions) error {
 		if v == "" {
 			v = `""`
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", e.Key, v, s.Sources[e.Key])
+		fmt.Fprintf(tw, "%s\t%s\t%s%s\n", e.Key, v, s.Sources[e.Key], untrustedMark(e.Untrusted))
 	}
 	for _, c := range r.CLIs {
-		fmt.Fprintf(tw, "%s.%s\t%s\t%s\n", settings.KeyCLIs, c.Name, c.Definition.Binary, s.Sources[settings.KeyCLIs+"."+c.Name])
+		fmt.Fprintf(tw, "%s.%s\t%s\t%s%s\n", settings.KeyCLIs, c.Name, c.Definition.Binary, s.Sources[settings.KeyCLIs+"."+c.Name], untrustedMark(c.Untrusted))
 	}
 	return tw.Flush()
+}
+
+// untrustedMark follows the source of what dtree run refuses.
+func untrustedMark(untrusted bool) string {
+	if untrusted {
+		return " (untrusted)"
+	}
+	return ""
 }
 
 // noNulls gives a definition empty lists rather than nulls in JSON.

@@ -98,6 +98,8 @@ func newEnv(t *testing.T, c cliCase) *env {
 		"XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"),
 		"XDG_STATE_HOME=" + filepath.Join(home, ".local", "state"),
 		"LANG=C.UTF-8",
+		// The test's own dtree.yaml defines CLIs (readme/settings.md#trust).
+		"DTREE_TRUST=1",
 	}
 	e.vars = append(e.vars, c.setup(t, home, mock.URL)...)
 	if c.settings != "" {

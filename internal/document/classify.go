@@ -81,3 +81,78 @@ func isTextOnly(name string) bool {
 	n := strings.ToLower(strings.TrimSpace(name))
 	return n == "text" || strings.Contains(n, "textblock")
 }
+
+// diagramKinds are the kinds of Lucid diagram that are not flowcharts, by
+// what their shapes are called once lowercased with spaces and
+// underscores taken out: the JSON classes (IntelligentMindMapNodeBlock,
+// IntelligentMindMapRootNodeBlock, TreeNodeBlock for org charts,
+// UMLClassBlock, ERDEntityBlock4, BPMNActivity, NET_Router, icons like
+// EC2InstanceAWS2024) and the CSV's library and name ("UML Class",
+// "Entity Relationship Entity"). A chart that is not a flowchart is named
+// by its kind, the way a user calls it, not by Lucid's class names (rule 8).
+var diagramKinds = []struct {
+	prefix, contains string
+	name             string
+}{
+	{contains: "mindmap", name: "a mind map"},
+	{contains: "orgchart", name: "an org chart"},
+	{prefix: "treenode", name: "an org chart"},
+	{prefix: "uml", name: "a UML diagram"},
+	{prefix: "erd", name: "an entity-relationship diagram"},
+	{prefix: "entityrelationship", name: "an entity-relationship diagram"},
+	{prefix: "bpmn", name: "a BPMN diagram"},
+	{prefix: "net", name: "a network diagram"},
+	{contains: "aws", name: "a cloud architecture diagram"},
+	{contains: "azure", name: "a cloud architecture diagram"},
+	{contains: "gcp", name: "a cloud architecture diagram"},
+}
+
+// diagramKind names the kind of diagram a shape belongs to ("a mind
+// map"), "" when the shape says nothing of it (a Text, a Note).
+func diagramKind(shape string) string {
+	s := strings.NewReplacer(" ", "", "_", "", "-", "").Replace(strings.ToLower(shape))
+	for _, k := range diagramKinds {
+		if k.prefix != "" && strings.HasPrefix(s, k.prefix) || k.contains != "" && strings.Contains(s, k.contains) {
+			return k.name
+		}
+	}
+	return ""
+}
+
+// readableShape turns a JSON class into words: IntelligentMindMapNodeBlock
+// is "Mind Map Node", UMLClassBlock "UML Class", ERDEntityBlock4 "ERD
+// Entity", NET_Router "NET Router". A CSV shape name, already words, stays
+// as it is.
+func readableShape(class string) string {
+	if strings.ContainsRune(class, ' ') {
+		return class
+	}
+	rs := []rune(strings.ReplaceAll(class, "_", " "))
+	var b strings.Builder
+	for i, r := range rs {
+		if i > 0 && isUpper(r) && rs[i-1] != ' ' &&
+			(isLower(rs[i-1]) || isDigit(rs[i-1]) || i+1 < len(rs) && isLower(rs[i+1])) {
+			b.WriteByte(' ')
+		}
+		b.WriteRune(r)
+	}
+	words := strings.Fields(b.String())
+	if len(words) == 0 {
+		return class
+	}
+	if len(words) > 1 && words[0] == "Intelligent" { // Lucid's name for its mind map shapes
+		words = words[1:]
+	}
+	last := strings.TrimRight(words[len(words)-1], "0123456789")
+	switch {
+	case len(words) > 1 && (last == "Block" || last == ""):
+		words = words[:len(words)-1]
+	case last != "":
+		words[len(words)-1] = last
+	}
+	return strings.Join(words, " ")
+}
+
+func isUpper(r rune) bool { return r >= 'A' && r <= 'Z' }
+func isLower(r rune) bool { return r >= 'a' && r <= 'z' }
+func isDigit(r rune) bool { return r >= '0' && r <= '9' }

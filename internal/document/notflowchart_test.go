@@ -34,12 +34,27 @@ func TestNotAFlowchart(t *testing.T) {
 		{
 			name: "ERD entities in JSON", format: "json",
 			chart: jsonChart("ERDEntityBlock4", "ERDEntityBlock4", "ERDEntityBlock4"),
-			want:  "the chart has 3 ERDEntityBlock4 shapes and no flowchart shapes (Terminator, Process, Decision, Predefined process), so it is not a flowchart dtree can run",
+			want:  "the chart is an entity-relationship diagram: it has 3 ERD Entity shapes and no flowchart shapes (Terminator, Process, Decision, Predefined process), so it is not a flowchart dtree can run",
 		},
 		{
-			name: "UML classes and a note in JSON", format: "json",
+			name: "UML classes and a BPMN activity in JSON: two kinds, none named", format: "json",
 			chart: jsonChart("UMLClassBlock", "UMLClassBlock", "BPMNActivity"),
-			want:  "the chart has 2 UMLClassBlock shapes, 1 BPMNActivity shape and no flowchart shapes",
+			want:  "the chart has 2 UML Class shapes, 1 BPMN Activity shape and no flowchart shapes",
+		},
+		{
+			name: "a mind map in JSON is called one, not by Lucid's classes", format: "json",
+			chart: jsonChart("IntelligentMindMapRootNodeBlock", "IntelligentMindMapNodeBlock", "IntelligentMindMapNodeBlock"),
+			want:  "the chart is a mind map: it has 2 Mind Map Node shapes, 1 Mind Map Root Node shape and no flowchart shapes",
+		},
+		{
+			name: "an org chart in JSON", format: "json",
+			chart: jsonChart("TreeNodeBlock", "TreeNodeBlock"),
+			want:  "the chart is an org chart: it has 2 Tree Node shapes and no flowchart shapes",
+		},
+		{
+			name: "a UML class diagram with a box in CSV: one kind", format: "csv",
+			chart: csvHeader + "3,Class,UML,2,,,,,,,,A,\n4,Class,UML,2,,,,,,,,B,\n5,Rectangle,Standard,2,,,,,,,,A box,",
+			want:  "the chart is a UML diagram: it has 2 UML Class shapes, 1 Standard Rectangle shape and no flowchart shapes",
 		},
 		{
 			name: "many kinds of shape: the three commonest, then the rest", format: "csv",
@@ -94,6 +109,7 @@ func TestNotAFlowchart(t *testing.T) {
 			assert.Empty(t, doc.Nodes)
 			assert.Empty(t, doc.Edges)
 			assert.Contains(t, doc.Errors[0].Message, tc.want)
+			assert.NotRegexp(t, `Block\b|[a-z][A-Z]`, doc.Errors[0].Message, "no Lucid class names")
 			assert.NotEmpty(t, doc.Errors[0].Hint)
 		})
 	}

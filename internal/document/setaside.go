@@ -57,18 +57,20 @@ func (b *builder) notAFlowchart() {
 	}
 	var counts []count
 	at := map[string]int{}
-	total := 0
+	kinds := map[string]bool{}
 	for i, k := range b.keep {
 		if !k {
 			continue
 		}
-		total++
-		what := shapeName(&b.shapes[i])
+		what := readableShape(shapeName(&b.shapes[i]))
 		// "UML Class", "Entity Relationship Entity"; a Data shape from the
 		// flowchart library is just "Data".
 		if lib := b.libraries[what]; lib != "" && !strings.HasPrefix(lib, "Flowchart") &&
 			!strings.Contains(strings.ToLower(what), strings.ToLower(lib)) {
 			what = lib + " " + what
+		}
+		if kind := diagramKind(what); kind != "" {
+			kinds[kind] = true
 		}
 		if j, ok := at[what]; ok {
 			counts[j].n++
@@ -91,11 +93,19 @@ func (b *builder) notAFlowchart() {
 		}
 		parts = append(parts, fmt.Sprintf("%d %s %s", c.n, c.what, types.Choose(c.n, "shape", "shapes")))
 	}
+	// Named by its kind when its shapes say one ("the chart is a mind
+	// map"), else by what it has.
+	head := "the chart has"
+	if len(kinds) == 1 {
+		for kind := range kinds {
+			head = "the chart is " + kind + ": it has"
+		}
+	}
 	b.doc.Warnings = []types.Diagnostic{}
 	b.errorf("not_a_flowchart", nil, 0,
 		"dtree runs flowcharts: draw the workflow with Lucid's flowchart shapes (a Terminator to start, Process steps, Decision branches with labelled lines) and export that document",
-		"the chart has %s, so it is not a flowchart dtree can run",
-		joinAnd(append(parts, "no flowchart shapes (Terminator, Process, Decision, Predefined process)")))
+		"%s %s, so it is not a flowchart dtree can run",
+		head, joinAnd(append(parts, "no flowchart shapes (Terminator, Process, Decision, Predefined process)")))
 }
 
 // joinAnd joins "a", "b" and "c" as "a, b and c".

@@ -59,6 +59,7 @@ type picNode struct {
 	lines   []string // the text wrapped for a box
 	note    string   // visits, retries, failure: "" without a run
 	state   string
+	stopped string // how the run stopped here: failed, interrupted, limit_reached, budget_reached
 	visits  int
 	retries int
 	errs    string // the classes of the errors that name it
@@ -207,8 +208,10 @@ func (p *picture) mark(t *Trace, where map[string][2]int) {
 		}
 	}
 	if w, ok := where[t.Stopped]; ok {
-		p.pages[w[0]].nodes[w[1]].state = map[string]string{"failed": stateFailed, "interrupted": stateInterrupted,
-			"limit_reached": stateLimit}[t.StoppedHow]
+		nd := &p.pages[w[0]].nodes[w[1]]
+		nd.stopped = t.StoppedHow
+		nd.state = map[string]string{"failed": stateFailed, "interrupted": stateInterrupted,
+			"limit_reached": stateLimit, "budget_reached": stateLimit}[t.StoppedHow]
 	}
 	for _, s := range t.Steps {
 		f, okf := where[s.From]
@@ -239,10 +242,18 @@ func (p *picture) mark(t *Trace, where map[string][2]int) {
 	}
 }
 
-// note says what the run did at a node, for a line under its text.
+// note says what the run did at a node, for a line under its text. A
+// node whose last visit did not finish (failed, interrupted, stopped by
+// the budget) gets no ✓, and says how many visits it had only when it
+// had more than that one; a limit kept the run out of its node, whose
+// visits all finished.
 func note(nd *picNode) string {
 	var parts []string
+	stopped := nd.state == stateFailed || nd.state == stateInterrupted || nd.stopped == "budget_reached"
 	switch {
+	case stopped && nd.visits > 1:
+		parts = append(parts, types.Plural(nd.visits, "visit"))
+	case stopped:
 	case nd.visits == 1 && nd.kind == types.KindTerminator:
 		parts = append(parts, "✓ reached")
 	case nd.visits > 0:
@@ -257,7 +268,7 @@ func note(nd *picNode) string {
 	case stateInterrupted:
 		parts = append(parts, "✗ interrupted")
 	case stateLimit:
-		parts = append(parts, "✗ limit reached")
+		parts = append(parts, "✗ "+strings.ReplaceAll(nd.stopped, "_", " "))
 	}
 	return strings.Join(parts, " · ")
 }

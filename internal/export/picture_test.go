@@ -254,3 +254,50 @@ func TestWriteRunPicture(t *testing.T) {
 		assert.False(t, strings.HasSuffix(e.Name(), ".tmp"), "temporary file left: %s", e.Name())
 	}
 }
+
+// The note under a node says what the run did there, and the node it
+// stopped at gets no ✓: an interrupted first visit is not "✓ 1 visit".
+func TestRunNotes(t *testing.T) {
+	t.Parallel()
+	doc, err := document.Read(filepath.Join("..", "..", "testdata", "charts", "examples", "build-green.csv"), "", nil)
+	require.NoError(t, err)
+	const start = `{"event":"run_start","run_id":"r","page":"2","start":"3"}
+{"event":"node_start","node":"4","visit":1}
+`
+	const loop = start + `{"event":"node_end","node":"4","status":"succeeded","next":"5"}
+{"event":"node_start","node":"5","visit":1}
+{"event":"node_end","node":"5","status":"succeeded","next":"6","label":"No"}
+{"event":"node_start","node":"6","visit":1}
+{"event":"node_end","node":"6","status":"succeeded","next":"4"}
+{"event":"node_start","node":"4","visit":2}
+`
+	tests := []struct {
+		name, events string
+		want         []string // node lines of the Mermaid picture
+	}{
+		{name: "interrupted on its first visit", events: start + `{"event":"node_end","node":"4","status":"interrupted"}
+{"event":"run_end","status":"interrupted","path":["3","4"]}`,
+			want: []string{`<br/>Run the test suite.<br/>✗ interrupted"}}`}},
+		{name: "interrupted on its second visit", events: loop + `{"event":"node_end","node":"4","status":"interrupted"}
+{"event":"run_end","status":"interrupted","path":["3","4","5","6","4"]}`,
+			want: []string{`<br/>Run the test suite.<br/>2 visits · ✗ interrupted"}}`, `<br/>wrong.<br/>✓ 1 visit"]`}},
+		{name: "the budget held back its second visit", events: loop + `{"event":"node_end","node":"4","status":"budget_reached"}
+{"event":"run_end","status":"budget_reached","path":["3","4","5","6","4"]}`,
+			want: []string{`<br/>Run the test suite.<br/>2 visits · ✗ budget reached"}}`, `title: "Keep the build green — run r: budget reached at 4"`}},
+		{name: "failed after a retry", events: failedRun,
+			want: []string{`<br/>CHANGELOG.md.<br/>1 retry · ✗ failed"]`, `<br/>Run the test suite.<br/>✓ 2 visits"}}`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			tr, err := export.TraceFrom(strings.NewReader(tt.events))
+			require.NoError(t, err)
+			var b bytes.Buffer
+			require.NoError(t, export.Mermaid(t.Context(), &b, doc, export.PictureOptions{Trace: tr}))
+			for _, w := range tt.want {
+				assert.Contains(t, b.String(), w)
+			}
+			assert.NotContains(t, b.String(), "✓ 1 visit · ✗")
+		})
+	}
+}

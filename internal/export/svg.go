@@ -139,11 +139,12 @@ func SVG(ctx context.Context, w io.Writer, doc *types.Document, o PictureOptions
 			fmt.Fprintf(bw, "<text x=\"20\" y=\"-8\" font-size=\"14\" font-weight=\"bold\">%s</text>\n", esc(oneLine(pageName(pg))))
 		}
 		pairs := map[[2]int]int{} // edges so far between two nodes, either way
+		labels := newLabelGrid()
 		for i, e := range pg.edges {
 			key := [2]int{min(e.from, e.to), max(e.from, e.to)}
 			nth := pairs[key]
 			pairs[key]++
-			svgEdge(bw, e, lp.l.Edges[i], lp.boxes[e.from], lp.boxes[e.to], pg.nodes[e.from].kind, pg.nodes[e.to].kind, nth, p.run)
+			svgEdge(bw, e, lp.l.Edges[i], lp.boxes[e.from], lp.boxes[e.to], pg.nodes[e.from].kind, pg.nodes[e.to].kind, nth, p.run, labels)
 		}
 		for i, nd := range pg.nodes {
 			if err := ctx.Err(); err != nil {
@@ -212,7 +213,7 @@ func svgNode(w *bufio.Writer, nd picNode, b svgBox, c layout.Point, run bool) {
 // border of its target through the layout's bends, an arrowhead, and its
 // label on a white ground in the middle. A loop on one node is an arc on
 // its right.
-func svgEdge(w *bufio.Writer, e picEdge, pts []layout.Point, from, to svgBox, fromKind, toKind string, nth int, run bool) {
+func svgEdge(w *bufio.Writer, e picEdge, pts []layout.Point, from, to svgBox, fromKind, toKind string, nth int, run bool, labels *labelGrid) {
 	color, width, marker := colorPlain, 1.2, "arrow"
 	dash := ""
 	switch {
@@ -258,6 +259,7 @@ func svgEdge(w *bufio.Writer, e picEdge, pts []layout.Point, from, to svgBox, fr
 	}
 	if l := oneLine(e.edgeLabel()); l != "" {
 		lw := float64(columns(l))*labelCharW + 8
+		ly = labels.place(lx-lw/2, ly-9, lw) + 9
 		fmt.Fprintf(w, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"16\" fill=\"#ffffff\" fill-opacity=\"0.9\"/>\n", lx-lw/2, ly-9, lw)
 		fmt.Fprintf(w, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"11\" fill=\"%s\">%s</text>\n", lx, ly+3, color, esc(l))
 	}

@@ -31,8 +31,9 @@ type Trace struct {
 	Retries map[string]int
 	// Stopped is the node the run stopped at when it did not succeed: the
 	// node that failed or was interrupted, or the node a visit or step
-	// limit kept it from entering. StoppedHow says which: failed,
-	// interrupted or limit_reached.
+	// limit kept it from entering, or the node whose agent call the
+	// budget held back. StoppedHow says which: failed, interrupted,
+	// limit_reached or budget_reached.
 	Stopped    string
 	StoppedHow string
 	// Steps are the moves from node to node, in order.
@@ -93,7 +94,7 @@ func TraceFrom(r io.Reader) (*Trace, error) {
 					t.Steps = append(t.Steps, Step{From: e.Node, To: e.Next, Label: e.Label})
 					last = len(t.Steps) - 1
 				}
-			case "failed", "interrupted":
+			case "failed", "interrupted", "budget_reached":
 				t.Stopped, t.StoppedHow = e.Node, e.Status
 			}
 		case runlog.End:

@@ -5,6 +5,8 @@
 // dtree, not to init. After each agent call a Reaper finds dtree's
 // descendants in /proc and ends them (SIGTERM, a grace period, SIGKILL)
 // unless the step keeps them running; at the run's end it ends everything.
+// A watcher process (watch.go) ends the run's processes, found by the
+// run's id in their environment, when dtree dies without a chance to.
 // Elsewhere a Reaper does nothing: the agent's process group is all dtree can
 // stop.
 package procs

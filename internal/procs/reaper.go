@@ -1,6 +1,8 @@
 package procs
 
 import (
+	"errors"
+	"os"
 	"sync"
 	"time"
 )
@@ -22,11 +24,20 @@ type Proc struct {
 type Reaper struct {
 	self  int
 	grace time.Duration
+	argv0 string // how to start the watcher (WithWatcher); "" starts none
 
 	mu     sync.Mutex
 	kept   map[int]uint64 // pid -> start time of what keep_running steps left
 	forced bool           // a second interrupt: SIGKILL, no grace
 	on     bool           // the subreaper flag is set
+
+	// The run's watcher (watch.go): its pid and start time, spared by
+	// every sweep, the write end of its pipe, and its process.
+	watcher     map[int]uint64
+	watcherPid  int
+	watcherPipe *os.File
+	watcherProc *os.Process
+	children    childLists // dtree's children, read by anyChild
 }
 
 // New returns a Reaper for this process with the given grace (0 means
@@ -36,6 +47,36 @@ func New(grace time.Duration) *Reaper {
 		grace = DefaultGrace
 	}
 	return &Reaper{self: pidSelf(), grace: grace, kept: map[int]uint64{}}
+}
+
+// WithWatcher makes Watch start a watcher: this program again, run as
+// argv0 (the name it was started under). dtree's main sets it; a Reaper
+// of a test that runs dtree in process has none, since its program is
+// the test binary.
+func (r *Reaper) WithWatcher(argv0 string) *Reaper {
+	r.argv0 = argv0
+	return r
+}
+
+// Watch starts the run's watcher (Linux): a process that ends every
+// process of the run, found by DTREE_RUN_ID=runID in its environment, if
+// dtree dies before EndAll (killed with SIGKILL, by the OOM killer, a
+// crash). Without WithWatcher it does nothing.
+func (r *Reaper) Watch(runID string) error {
+	if r == nil || r.argv0 == "" {
+		return nil
+	}
+	proc, start, done, err := startWatcher(r.argv0, runID)
+	if errors.Is(err, errors.ErrUnsupported) {
+		return nil // not Linux: readme/run.md says what runs on
+	}
+	if err != nil {
+		return err
+	}
+	r.mu.Lock()
+	r.watcherPid, r.watcher, r.watcherPipe, r.watcherProc = proc.Pid, map[int]uint64{proc.Pid: start}, done, proc
+	r.mu.Unlock()
+	return nil
 }
 
 // Subreap makes dtree the reaper of every orphan among its descendants
@@ -62,7 +103,7 @@ func (r *Reaper) StepEnded(keep bool) {
 		return
 	}
 	if keep {
-		left := reapZombies(r.self, nil)
+		left := reapZombies(r.self, r.spared(nil))
 		r.mu.Lock()
 		for _, p := range left {
 			r.kept[p.Pid] = p.Start
@@ -80,6 +121,58 @@ func (r *Reaper) EndAll() {
 		return
 	}
 	r.end(true)
+	r.mu.Lock()
+	pipe, proc := r.watcherPipe, r.watcherProc
+	r.watcherPipe, r.watcherProc = nil, nil
+	r.children.close()
+	r.mu.Unlock()
+	if proc == nil {
+		return
+	}
+	// The run is over and nothing is left: the watcher has nothing to
+	// do. It is killed while the pipe is open (it cannot mistake that
+	// for dtree's death) and reaped, so that it is not left a zombie
+	// where init reaps none (a container whose PID 1 is not an init).
+	// Killing it, rather than telling it to exit, does not wait for it
+	// to have started: a run may end before it has.
+	_ = proc.Kill()
+	exited := make(chan struct{})
+	go func() {
+		_, _ = proc.Wait()
+		close(exited)
+	}()
+	select {
+	case <-exited:
+	case <-time.After(2 * time.Second):
+	}
+	pipe.Close()
+}
+
+// spared is kept with the watcher added: what no sweep ends.
+func (r *Reaper) spared(kept map[int]uint64) map[int]uint64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.watcher) == 0 {
+		return kept
+	}
+	out := make(map[int]uint64, len(kept)+1)
+	for pid, start := range kept {
+		out[pid] = start
+	}
+	for pid, start := range r.watcher {
+		out[pid] = start
+	}
+	return out
+}
+
+// anyChild says whether dtree has a child, the watcher aside.
+func (r *Reaper) anyChild() bool {
+	if !hasChildren() {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.watcherPid == 0 || r.children.otherThan(r.watcherPid)
 }
 
 // Force sends SIGKILL to every descendant of dtree at once, the running
@@ -93,7 +186,7 @@ func (r *Reaper) Force() {
 	r.mu.Lock()
 	r.forced = true
 	r.mu.Unlock()
-	for _, p := range descendants(r.self, nil) {
+	for _, p := range descendants(r.self, r.spared(nil)) {
 		kill(p.Pid, true)
 	}
 }
@@ -105,7 +198,7 @@ func (r *Reaper) Running() []Proc {
 		return nil
 	}
 	var ps []Proc
-	for _, p := range descendants(r.self, nil) {
+	for _, p := range descendants(r.self, r.spared(nil)) {
 		if p.PPid == r.self {
 			ps = append(ps, p)
 		}
@@ -129,10 +222,11 @@ func (r *Reaper) end(all bool) {
 	}
 	forced := r.forced
 	r.mu.Unlock()
+	kept = r.spared(kept)
 	deadline := time.Now().Add(r.grace)
 	termed := map[int]bool{}
 	for giveUp := deadline.Add(2 * time.Second); time.Now().Before(giveUp); {
-		if !hasChildren() {
+		if !r.anyChild() {
 			return
 		}
 		left := reapZombies(r.self, kept)

@@ -80,6 +80,27 @@ func TestReaper(t *testing.T) {
 		assert.GreaterOrEqual(t, time.Since(start), time.Second, "it had the grace period")
 	})
 
+	t.Run("the watcher is spared by every sweep, and is no child to sweep for", func(t *testing.T) {
+		w := exec.Command("sleep", "300")
+		require.NoError(t, w.Start())
+		t.Cleanup(func() { _ = w.Process.Kill(); _ = w.Wait() })
+		st, ok := readStat(strconv.Itoa(w.Process.Pid))
+		require.True(t, ok)
+		r.mu.Lock()
+		r.watcherPid, r.watcher = st.Pid, map[int]uint64{st.Pid: st.Start}
+		r.mu.Unlock()
+		t.Cleanup(func() { r.mu.Lock(); r.watcherPid, r.watcher = 0, nil; r.mu.Unlock() })
+		assert.False(t, r.anyChild(), "the watcher alone: the sweep after a call is skipped")
+		pid := orphan(t)
+		assert.True(t, r.anyChild())
+		assert.Equal(t, []int{pid}, pids(r.Running()), "an interrupt does not name the watcher")
+		r.StepEnded(false)
+		assert.False(t, alive(pid))
+		r.Force()
+		r.EndAll()
+		assert.True(t, alive(w.Process.Pid), "the watcher runs on until dtree writes its byte or dies")
+	})
+
 	t.Run("Force kills at once", func(t *testing.T) {
 		pid := orphan(t)
 		r.Force()

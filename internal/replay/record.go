@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -46,6 +47,17 @@ func (r *Recorder) Add(id, text string, decision, validation bool, answer string
 		n = &recorded{text: text}
 		r.nodes[id] = n
 		r.order = append(r.order, id)
+	}
+	// A node in a loop is often answered alike: its calls share the text
+	// and labels of a recent call's, so that a run of 100,000 steps keeps
+	// one copy of them, not one a call.
+	for i := len(n.calls) - 1; i >= max(len(n.calls)-2, 0); i-- {
+		if c := &n.calls[i]; c.answer == answer {
+			answer = c.answer
+		}
+		if c := &n.calls[i]; slices.Equal(c.labels, labels) {
+			labels = c.labels
+		}
 	}
 	n.calls = append(n.calls, call{decision: decision, validation: validation, answer: answer, err: callErr, labels: labels})
 }
@@ -143,33 +155,82 @@ func compact(v any) string {
 // run first reached it, keyed by id with the node's text as a comment.
 // mask, when not nil, masks secrets in every text before it is encoded
 // (YAML quotes, escapes and folds them; masking the file after would miss
-// those forms and could break its syntax).
+// those forms and could break its syntax). It is encoded yamlChunk replies
+// at a time, so that a run of 100,000 calls does not build a YAML tree of
+// them all; the file is the same.
 func (r *Recorder) YAML(header string, mask func(string) string) ([]byte, error) {
 	if mask == nil {
 		mask = func(s string) string { return s }
 	}
 	header = mask(header)
-	root := &yaml.Node{Kind: yaml.MappingNode}
-	for _, id := range r.order {
-		n := r.nodes[id]
-		key := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: mask(id), Style: yaml.DoubleQuotedStyle,
-			LineComment: types.Excerpt(mask(strings.TrimSpace(n.text)), 70)}
-		list := &yaml.Node{Kind: yaml.SequenceNode}
-		for _, c := range n.calls {
-			reply := mask(ReplyFor(c.decision, c.validation, c.answer, c.err, c.labels))
-			list.Content = append(list.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: reply})
-		}
-		root.Content = append(root.Content, key, list)
-	}
-	doc := &yaml.Node{Kind: yaml.DocumentNode, HeadComment: header, Content: []*yaml.Node{root}}
-	if len(root.Content) == 0 {
+	if len(r.order) == 0 {
 		// An empty mapping prints as "{}"; say why it is empty.
 		return []byte(commentLines(header) + "# no agent was called\n{}\n"), nil
 	}
 	var b bytes.Buffer
+	for i, id := range r.order {
+		n := r.nodes[id]
+		replies := map[int]string{} // of the node's last calls, for reply
+		for from := 0; from < len(n.calls); from += yamlChunk {
+			list := &yaml.Node{Kind: yaml.SequenceNode}
+			for i := from; i < min(from+yamlChunk, len(n.calls)); i++ {
+				list.Content = append(list.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: n.reply(i, replies, mask)})
+			}
+			if from > 0 { // more of the list: a list of its own, indented as the first part
+				out, err := encodeYAML(list)
+				if err != nil {
+					return nil, err
+				}
+				for line := range bytes.Lines(out) {
+					if len(line) > 1 { // an empty line, of a block scalar, stays empty
+						b.WriteString("  ")
+					}
+					b.Write(line)
+				}
+				continue
+			}
+			key := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: mask(id), Style: yaml.DoubleQuotedStyle,
+				LineComment: types.Excerpt(mask(strings.TrimSpace(n.text)), 70)}
+			doc := &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode, Content: []*yaml.Node{key, list}}}}
+			if i == 0 {
+				doc.HeadComment = header
+			}
+			out, err := encodeYAML(doc)
+			if err != nil {
+				return nil, err
+			}
+			b.Write(out)
+		}
+	}
+	return b.Bytes(), nil
+}
+
+// reply is the reply of the node's i-th call, masked; replies holds those
+// of the calls before it, and gets this one's. A call answered as one of
+// the two before it has its reply: in a loop most calls are (Add shares
+// their text), and each is worked out once.
+func (n *recorded) reply(i int, replies map[int]string, mask func(string) string) string {
+	c := &n.calls[i]
+	delete(replies, i-3)
+	for j := i - 1; j >= max(i-2, 0); j-- {
+		if p := &n.calls[j]; p.answer == c.answer && p.err == nil && c.err == nil &&
+			p.decision == c.decision && p.validation == c.validation && slices.Equal(p.labels, c.labels) {
+			replies[i] = replies[j]
+			return replies[i]
+		}
+	}
+	replies[i] = mask(ReplyFor(c.decision, c.validation, c.answer, c.err, c.labels))
+	return replies[i]
+}
+
+// yamlChunk is how many replies YAML encodes at once.
+const yamlChunk = 256
+
+func encodeYAML(n *yaml.Node) ([]byte, error) {
+	var b bytes.Buffer
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
-	if err := enc.Encode(doc); err != nil {
+	if err := enc.Encode(n); err != nil {
 		return nil, fmt.Errorf("encode answers: %w", err)
 	}
 	if err := enc.Close(); err != nil {

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/dtree-dev/dtree/internal/response"
 	"github.com/dtree-dev/dtree/types"
+	"go.yaml.in/yaml/v3"
 )
 
 func TestParseAnswers(t *testing.T) {
@@ -235,4 +237,64 @@ func TestRecorderYAMLParsesBack(t *testing.T) {
 	a, err = Parse("answers.yaml", empty)
 	require.NoError(t, err)
 	assert.Empty(t, a.Entries)
+}
+
+// treeYAML is the answers file encoded whole, as one YAML tree: what YAML
+// wrote before it encoded a chunk of replies at a time.
+func treeYAML(t *testing.T, r *Recorder, header string) []byte {
+	t.Helper()
+	root := &yaml.Node{Kind: yaml.MappingNode}
+	for _, id := range r.order {
+		n := r.nodes[id]
+		key := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: id, Style: yaml.DoubleQuotedStyle,
+			LineComment: types.Excerpt(strings.TrimSpace(n.text), 70)}
+		list := &yaml.Node{Kind: yaml.SequenceNode}
+		for _, c := range n.calls {
+			list.Content = append(list.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str",
+				Value: ReplyFor(c.decision, c.validation, c.answer, c.err, c.labels)})
+		}
+		root.Content = append(root.Content, key, list)
+	}
+	out, err := encodeYAML(&yaml.Node{Kind: yaml.DocumentNode, HeadComment: header, Content: []*yaml.Node{root}})
+	require.NoError(t, err)
+	return out
+}
+
+// A long run's answers file, written a chunk of replies at a time, is the
+// file the whole tree gives, byte for byte, whatever the replies hold.
+func TestRecorderYAMLInChunksIsTheWholeFile(t *testing.T) {
+	t.Parallel()
+	answers := []string{
+		`{"completed": true}`, "line one\n  line two: \"quoted\"", "  leading spaces\nand # a hash: here\n",
+		`{"completed": false, "comments": ["why: it failed\nsecond line"]}`, "- a list?\n- no", "tab\there", "ünïcödé … ✓",
+		strings.Repeat("long line ", 30), "trailing newline\n\n", "'single' and \"double\"", "", "null",
+	}
+	var r Recorder
+	for i := range 3*yamlChunk + 17 {
+		id := fmt.Sprint(i % 3)
+		if i%7 == 0 {
+			r.Add(id, "Decide\nsecond line", true, false, `{"answer": "Maybe: `+fmt.Sprint(i)+`"}`, nil, []string{"Yes", "No"})
+			continue
+		}
+		r.Add(id, "Step "+id, false, i%5 == 0, answers[i%len(answers)], nil, nil)
+	}
+	// A loop: the same answers again and again, as work and as its
+	// validation, and a decision's same answer under other labels.
+	for i := range 2*yamlChunk + 3 {
+		r.Add("loop", "Loop", false, i%2 == 1, `{"completed": true, "fully_completed": false}`, nil, nil)
+		labels := []string{"Yes", "No"}
+		if i%3 == 0 {
+			labels = []string{"yes", "Maybe"}
+		}
+		r.Add("ask", "Ask", true, false, `{"answer": "yes"}`, nil, labels)
+		if i%50 == 0 {
+			r.Add("ask", "Ask", true, false, `{"answer": "yes"}`, errors.New("exit 3"), labels)
+		}
+	}
+	header := "Recorded by a test.\nSecond line."
+	got, err := r.YAML(header, nil)
+	require.NoError(t, err)
+	assert.Equal(t, string(treeYAML(t, &r, header)), string(got))
+	_, err = Parse("answers.yaml", got)
+	require.NoError(t, err)
 }

@@ -151,7 +151,11 @@ func (v *step) ask(ctx context.Context, a int, prompt, purpose string) (agent.Re
 		kind, _ := agent.Permanent(err)
 		if errors.Is(err, agent.ErrNotFound) || kind != "" {
 			if reason := "the agent call failed: " + err.Error(); v.fallBack(a, def.Name, reason) {
-				w.o.Progress.AttemptFailed(n, a, fmt.Sprintf("%s; falling back to %s", reason, v.cli(a)))
+				// A CLI that is not installed was named before the run
+				// started (the preflight's warning): no failure to report.
+				if !errors.Is(err, agent.ErrNotFound) {
+					w.o.Progress.AttemptFailed(n, a, fmt.Sprintf("%s; falling back to %s", reason, v.cli(a)))
+				}
 				continue
 			}
 			if kind == "" {
@@ -323,6 +327,12 @@ func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, 
 		if err := w.overBudget(n); err != nil {
 			return agent.Result{}, err // no call made, none logged
 		}
+		// An earlier step's output in the run so far may hold a NUL,
+		// which no argv can carry (readme/context.md#variables).
+		if k := strings.Count(prompt, "\x00"); k > 0 {
+			prompt = strings.ReplaceAll(prompt, "\x00", "\uFFFD")
+			w.event(runlog.VarNUL{Node: n.ID, NULs: k})
+		}
 	}
 	runID := ""
 	if w.o.Log != nil {
@@ -351,6 +361,14 @@ func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, 
 	r, err := w.o.Runner(ctx, c)
 	if lw != nil {
 		_ = lw.Close() // its error is logFailed's
+	}
+	// Whatever the runner, figures are checked (SPEC §12).
+	var more []string
+	r.Usage, more = agent.CheckUsage(r.Usage)
+	if ws, ok := w.o.Progress.(UsageWarner); ok {
+		for _, m := range append(r.UsageWarnings, more...) {
+			ws.UsageWarning(n, attempt, def.Name, m)
+		}
 	}
 	a := Attempt{N: attempt, Purpose: purpose, CLI: def.Name, ExitCode: r.ExitCode, TimedOut: r.TimedOut,
 		StoppedAfterAnswer: r.StoppedAfterAnswer, DurationMS: time.Since(start).Milliseconds(),

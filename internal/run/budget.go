@@ -78,10 +78,10 @@ func (w *walker) overBudget(n *types.ProcessedNode) error {
 	e := &BudgetError{Node: n.ID, Text: firstLine(n.Text), Unknown: w.sum.Budget.UnknownCount}
 	var tokens int64
 	if u.InputTokens != nil {
-		tokens += *u.InputTokens
+		tokens = types.SatAdd(tokens, *u.InputTokens)
 	}
 	if u.OutputTokens != nil {
-		tokens += *u.OutputTokens
+		tokens = types.SatAdd(tokens, *u.OutputTokens)
 	}
 	switch {
 	case w.o.MaxTokens > 0 && tokens >= w.o.MaxTokens:

@@ -20,8 +20,15 @@ type commandStep struct{}
 func (commandStep) attempt(ctx context.Context, v *step, a int, _ []feedback) outcome {
 	w, n := v.w, v.n
 	w.o.Progress.AttemptStarted(n, a, agent.Shell.Name, agent.PurposeCommand)
-	v.command = v.commandText()
-	r, err := w.call(ctx, n, a, agent.Shell, v.command, agent.PurposeCommand, v.res)
+	script, env, serr := v.commandScript()
+	if serr != nil { // no retry can mend the command
+		return outcome{err: &NodeFailedError{Node: n.ID, Text: firstLine(n.Text), Attempts: a,
+			Last: "the command cannot be run safely: " + serr.Error()}}
+	}
+	v.command = script
+	def := agent.Shell
+	def.Env = env // the references' values: DTREE_REF_N over any of the caller's
+	r, err := w.call(ctx, n, a, def, v.command, agent.PurposeCommand, v.res)
 	if ctx.Err() != nil {
 		return outcome{err: ctx.Err()}
 	}

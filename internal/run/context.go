@@ -23,7 +23,7 @@ func narrowest(modes ...string) string {
 // of the run's --context, the chart's context and the node's.
 func (s *step) runSoFar() string {
 	w := s.w
-	n := len(w.history)
+	n := w.steps()
 	from := 0
 	switch narrowest(w.o.Context, w.o.Chart.Doc.Metadata["context"], s.n.Context) {
 	case types.ContextNone:
@@ -31,7 +31,7 @@ func (s *step) runSoFar() string {
 	case types.ContextPrevious:
 		from = max(n-1, 0)
 	}
-	step := func(i int) prompts.Step { return w.history[from+i].prompt() }
+	step := func(i int) prompts.Step { p := w.past(from + i); return p.prompt() }
 	if from > 0 { // numbered from the previous step, not from the run's first
 		return prompts.RunSoFar(n-from, step, prompts.RunSoFarBytes)
 	}

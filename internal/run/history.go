@@ -35,21 +35,49 @@ func (w *walker) remember(s *step) {
 	w.addHistory(p)
 }
 
-// addHistory adds a finished visit to the run's history.
+// keptHistory bounds the finished visits the walker keeps for the run so
+// far: it is built from the newest step back and stops when its
+// prompts.RunSoFarBytes are spent, and each step it reads costs at least
+// its heading line, over 24 bytes ("### Step 1: node  \"\" ()" and a
+// newline), so it never reads more than 8 KiB / 24 = 342 steps.
+// TestRunSoFarReadsOnlyKeptHistory holds it to that.
+const keptHistory = 512
+
+// addHistory adds a finished visit to the run's history: the newest
+// keptHistory visits, and each node's latest for its variables. The list
+// is cut back to keptHistory when it reaches twice that, so that what a
+// run holds of its steps stays the same at any length of run.
 func (w *walker) addHistory(p pastStep) {
 	if w.last == nil {
-		w.last = map[string]int{}
+		w.last = map[string]pastStep{}
 	}
-	w.last[p.ID] = len(w.history)
+	w.last[p.ID] = p
 	w.history = append(w.history, p)
+	if len(w.history) >= 2*keptHistory {
+		drop := len(w.history) - keptHistory
+		n := copy(w.history, w.history[drop:])
+		clear(w.history[n:])
+		w.history = w.history[:n]
+		w.historyLeftOut += drop
+	}
+}
+
+// steps is how many visits the run has finished, those no longer kept
+// included.
+func (w *walker) steps() int { return w.historyLeftOut + len(w.history) }
+
+// past is the run's i-th finished visit, 0 the first; one no longer kept
+// (which the run so far never reaches) is a bare heading.
+func (w *walker) past(i int) pastStep {
+	if i < w.historyLeftOut {
+		return pastStep{ID: "?", Status: StatusSucceeded}
+	}
+	return w.history[i-w.historyLeftOut]
 }
 
 // lastOf is the latest finished visit of the node, false when it has not
 // run (yet) in this run.
 func (w *walker) lastOf(id string) (pastStep, bool) {
-	i, ok := w.last[id]
-	if !ok {
-		return pastStep{}, false
-	}
-	return w.history[i], true
+	p, ok := w.last[id]
+	return p, ok
 }

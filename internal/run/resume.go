@@ -1,10 +1,12 @@
 package run
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -23,9 +25,10 @@ type Carried struct {
 	// Status is how the earlier run ended, its run_end's status; "" when
 	// it has none: it was killed, or is still going.
 	Status string
-	// Steps are the visits it finished, in order; a visit that failed,
-	// was interrupted, or had not ended when the run stopped is not among
-	// them.
+	// Steps are the visits it finished, in order, when it was read with
+	// ReadCarried; a visit that failed, was interrupted, or had not ended
+	// when the run stopped is not among them. ReadCarriedFile keeps none
+	// of them, and reads them again, one at a time, as the run takes them.
 	Steps []CarriedStep
 	// At is the node the resumed run goes on at: where the last carried
 	// step led, or the --from node. "" is the run's start.
@@ -36,6 +39,29 @@ type Carried struct {
 	// Torn says the earlier log ended in a line cut short (a run killed
 	// while writing it), which was skipped.
 	Torn bool
+	// Damaged is the first line of the earlier log, before its last, that
+	// is not an event (torn, or edited): reading stopped at it, so the
+	// steps are those that finished before it. nil when there is none.
+	Damaged *runlog.LineError
+
+	// path is the node of each finished visit, of which the first taken
+	// are carried (From cuts it), and steps what Each hands over of each
+	// when Steps is not kept; file is the events.jsonl they are read from
+	// again to be carried, ids the renumbering to apply to them then
+	// (Renumber).
+	path  []string
+	steps []stepEnds
+	taken int
+	file  string
+	ids   map[string]string
+}
+
+// stepEnds is what Check and the export match read of a carried step:
+// about 50 bytes, where a step is 1 KB of events.jsonl.
+type stepEnds struct {
+	next, label        string
+	startLine, endLine int
+	dur                time.Duration
 }
 
 // CarriedStep is one finished visit of the earlier run.
@@ -46,37 +72,93 @@ type CarriedStep struct {
 	End     runlog.NodeEnd
 	lines   [][]byte
 	dur     time.Duration
+	// startLine and endLine are the lines of its node_start and node_end
+	// in the events.jsonl read, for errors that name them.
+	startLine, endLine int
 }
 
-// ReadCarried reads the events.jsonl of the run to resume. A line that is
-// not an event is skipped, as is a torn last line; an event of a newer
-// dtree inside a step is carried with it.
+// ReadCarried reads the events.jsonl of the run to resume, every finished
+// step into Steps. A torn last line is skipped (Torn); reading stops at
+// any other line that is not an event (Damaged), since what the run did
+// after it cannot be told; an event of a newer dtree inside a step is
+// carried with it.
 func ReadCarried(r io.Reader) (*Carried, error) {
-	rd := runlog.NewEventReader(r)
 	c := &Carried{}
+	err := c.scan(r, scanFull, func(s *CarriedStep) bool {
+		c.Steps = append(c.Steps, *s)
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// ReadCarriedFile is ReadCarried of the events.jsonl at path, read as a
+// stream and without keeping the steps: a resume of a run of 100,000
+// steps holds one of them at a time (readme/performance.md#long-runs).
+// The run reads them again from path as it takes them.
+func ReadCarriedFile(path string) (*Carried, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	c := &Carried{file: path}
+	if err := c.scan(bufio.NewReaderSize(f, 1<<20), scanLight, func(*CarriedStep) bool { return true }); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Len is how many finished steps the resumed run takes.
+func (c *Carried) Len() int { return c.taken }
+
+// How scan reads: scanFull keeps each step whole; scanLight keeps only
+// what Carried holds (the steps it hands over have no calls, retries or
+// lines, and Carried keeps their ends for Each), but decodes every line,
+// so that it stops at the line a full read stops at (Damaged).
+const (
+	scanFull = iota
+	scanLight
+)
+
+// scan reads an events.jsonl, filling in c and handing each finished
+// step to took, in order, until took returns false.
+func (c *Carried) scan(r io.Reader, mode int, took func(*CarriedStep) bool) error {
+	rd := runlog.NewEventReader(r)
+	light := mode == scanLight
 	started := false
 	var cur *CarriedStep // the visit being read
 	var curStart time.Time
 	for {
-		ev, err := rd.NextEvent()
+		ev, err := rd.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
+		var damaged *runlog.LineError
+		if errors.As(err, &damaged) && started {
+			c.Damaged = damaged
+			break
+		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if !started {
 			rs, ok := ev.(runlog.RunStart)
 			if !ok {
-				return nil, errors.New("its events.jsonl does not start with run_start: not the log of a dtree run")
+				return errors.New("its events.jsonl does not start with run_start: not the log of a dtree run")
 			}
 			c.Start, started = rs, true
 			continue
 		}
-		line := append([]byte(nil), rd.Raw()...)
+		var line []byte
+		if !light {
+			line = append(line, rd.Raw()...)
+		}
 		switch e := ev.(type) {
 		case runlog.NodeStart:
-			cur, curStart = &CarriedStep{Start: e}, rd.Time()
+			cur, curStart = &CarriedStep{Start: e, startLine: rd.Line()}, rd.Time()
 			cur.lines = append(cur.lines, line)
 		case runlog.NodeEnd:
 			if cur == nil || cur.Start.Node != e.Node {
@@ -84,10 +166,18 @@ func ReadCarried(r io.Reader) (*Carried, error) {
 				continue
 			}
 			if e.Status == StatusSucceeded {
-				cur.End, cur.dur = e, rd.Time().Sub(curStart)
+				cur.End, cur.dur, cur.endLine = e, rd.Time().Sub(curStart), rd.Line()
 				cur.lines = append(cur.lines, line)
-				c.Steps = append(c.Steps, *cur)
+				c.path = append(c.path, e.Node)
+				if mode == scanLight {
+					c.steps = append(c.steps, stepEnds{next: e.Next, label: e.Label, startLine: cur.startLine,
+						endLine: cur.endLine, dur: cur.dur})
+				}
 				c.Ended = e.Next == ""
+				c.At = e.Next
+				if !took(cur) {
+					return nil
+				}
 			}
 			cur = nil
 		case runlog.End:
@@ -99,9 +189,9 @@ func ReadCarried(r io.Reader) (*Carried, error) {
 			}
 		case runlog.RunStart:
 			// a second run in one log: not dtree's
-			return nil, errors.New("its events.jsonl holds two run_start events: not the log of one dtree run")
+			return errors.New("its events.jsonl holds two run_start events: not the log of one dtree run")
 		default:
-			if cur == nil {
+			if cur == nil || light {
 				continue // the lines copied from the run before it, say, are in their steps
 			}
 			cur.lines = append(cur.lines, line)
@@ -114,22 +204,26 @@ func ReadCarried(r io.Reader) (*Carried, error) {
 		}
 	}
 	if !started {
-		return nil, errors.New("its events.jsonl has no run_start event: the run stopped before it began")
+		return errors.New("its events.jsonl has no run_start event: the run stopped before it began")
 	}
 	c.Torn = rd.Torn()
-	if n := len(c.Steps); n > 0 && !c.Ended {
-		c.At = c.Steps[n-1].End.Next
+	c.taken = len(c.path)
+	if c.taken == 0 || c.Ended {
+		c.At = ""
 	}
-	return c, nil
+	return nil
 }
 
 // From has the resumed run go on at the latest visit of node id on the
 // path instead: that visit and the steps after it run again. The node may
 // be the one the run would go on at anyway.
 func (c *Carried) From(id string) error {
-	for i := len(c.Steps) - 1; i >= 0; i-- {
-		if c.Steps[i].Start.Node == id {
-			c.Steps, c.At, c.Ended = c.Steps[:i], id, false
+	for i := c.taken - 1; i >= 0; i-- {
+		if c.path[i] == id {
+			c.taken, c.At, c.Ended = i, id, false
+			if c.Steps != nil {
+				c.Steps = c.Steps[:i]
+			}
 			return nil
 		}
 	}
@@ -145,21 +239,27 @@ type FromError struct {
 	Path []string
 }
 
+// maxPathShown bounds the path a FromError names: the newest steps.
+const maxPathShown = 50
+
 func (e *FromError) Error() string {
 	if len(e.Path) == 0 {
 		return fmt.Sprintf("--from %s: the run finished no step to go back to", e.Node)
 	}
-	return fmt.Sprintf("--from %s: node %s is not on the run's path (%s)", e.Node, e.Node, strings.Join(e.Path, " → "))
+	path := strings.Join(e.Path[max(len(e.Path)-maxPathShown, 0):], " → ")
+	if len(e.Path) > maxPathShown {
+		path = fmt.Sprintf("… %d steps before, then %s", len(e.Path)-maxPathShown, path)
+	}
+	return fmt.Sprintf("--from %s: node %s is not on the run's path (%s)", e.Node, e.Node, path)
 }
 
 // Path is the node ids of the carried steps, in order.
-func (c *Carried) Path() []string {
-	p := make([]string, len(c.Steps))
-	for i, s := range c.Steps {
-		p[i] = s.Start.Node
-	}
-	return p
-}
+func (c *Carried) Path() []string { return append([]string{}, c.path[:c.taken]...) }
+
+// carryFlushSteps is how many carried steps' lines are kept for one write
+// to events.jsonl: a resume of a long run copies them in batches, not all
+// at once.
+const carryFlushSteps = 256
 
 // carry makes the steps of the earlier run this run's own, as if it had
 // taken them: their lines in events.jsonl, the summary's path, nodes and
@@ -169,8 +269,13 @@ func (c *Carried) Path() []string {
 func (w *walker) carry() (cur, steps int, ok bool, err error) {
 	r := w.o.Resume
 	g := w.o.Chart.Graph
+	w.sum.Resumed = &Resumed{From: r.Start.RunID, Steps: r.taken}
 	if r.At == "" {
-		return 0, 0, false, nil
+		err := r.Each(func(s *CarriedStep) bool {
+			w.sum.Resumed.DurationMS += s.dur.Milliseconds()
+			return true
+		})
+		return 0, 0, false, err
 	}
 	cur, found := g.Index(r.At)
 	if !found {
@@ -179,17 +284,85 @@ func (w *walker) carry() (cur, steps int, ok bool, err error) {
 	if i, ok := g.Index(w.o.Start); ok && w.node(i).Role == types.RoleTerminator {
 		w.sum.Path = append(w.sum.Path, w.o.Start) // skipped to its successor
 	}
-	for i := range r.Steps {
-		s := &r.Steps[i]
+	n := 0
+	take := func(s *CarriedStep) bool {
+		if n == r.taken {
+			return false
+		}
 		if w.o.Log != nil {
 			for _, l := range s.lines {
 				w.o.Log.Carry(l)
 			}
+			if n%carryFlushSteps == carryFlushSteps-1 {
+				_ = w.o.Log.Flush() // its error is the log's Err, which the walk stops at
+			}
 		}
 		w.carryStep(s)
+		w.sum.Resumed.DurationMS += s.dur.Milliseconds()
+		n++
+		return true
+	}
+	if err := r.each(scanFull, take); err != nil {
+		return 0, 0, false, err
 	}
 	w.queueShort()
-	return cur, len(r.Steps), true, nil
+	return cur, n, true, nil
+}
+
+// Each hands the steps the resumed run takes to fn, in order, until fn
+// returns false: from Steps, or, when it read the file (ReadCarriedFile),
+// their nodes, where they led, their lines in the file and their time,
+// without their calls, retries and lines.
+func (c *Carried) Each(fn func(*CarriedStep) bool) error {
+	if c.file == "" {
+		return c.each(scanFull, fn)
+	}
+	for i := range c.taken {
+		e := &c.steps[i]
+		s := CarriedStep{Start: runlog.NodeStart{Node: c.path[i]}, End: runlog.NodeEnd{Node: c.path[i], Next: e.next, Label: e.label},
+			startLine: e.startLine, endLine: e.endLine, dur: e.dur}
+		if !fn(&s) {
+			break
+		}
+	}
+	return nil
+}
+
+// each is Each, reading the file as mode says.
+func (c *Carried) each(mode int, fn func(*CarriedStep) bool) error {
+	if c.file == "" {
+		for i := range c.Steps[:min(c.taken, len(c.Steps))] {
+			if !fn(&c.Steps[i]) {
+				break
+			}
+		}
+		return nil
+	}
+	f, err := os.Open(c.file)
+	if err != nil {
+		return fmt.Errorf("read the run to resume: %w", err)
+	}
+	defer f.Close()
+	n, stopped := 0, false
+	again := &Carried{}
+	err = again.scan(bufio.NewReaderSize(f, 1<<20), mode, func(s *CarriedStep) bool {
+		if n == c.taken {
+			return false
+		}
+		n++
+		if c.ids != nil {
+			s.renumber(c.ids)
+		}
+		stopped = !fn(s)
+		return !stopped
+	})
+	if err == nil && n < c.taken && !stopped {
+		err = fmt.Errorf("its events.jsonl changed while it was read: %d finished steps, then %d", c.taken, n)
+	}
+	if err != nil {
+		return fmt.Errorf("read the run to resume: %w", err)
+	}
+	return nil
 }
 
 // carryStep adds one carried visit to the run's state.

@@ -41,14 +41,18 @@ func TestReadCarried(t *testing.T) {
 		wantAt    string
 		wantEnded bool
 		wantTorn  bool
-		wantErr   string
+		// wantDamaged is the line where reading stopped, 0 for none.
+		wantDamaged int
+		wantErr     string
 	}{
 		{name: "failed step is not taken", lines: []string{evStart, evNS3, evCall3, evNE3, evNS4, evNE4, evNS3b, evFail3, evEnd},
 			wantPath: []string{"3", "4"}, wantAt: "3"},
 		{name: "killed mid-step, a torn last line", lines: []string{evStart, evNS3, evCall3, evNE3, evNS4, `{"time":"2026-11-25T00:00:05Z","event":"agent_ca`},
 			wantPath: []string{"3"}, wantAt: "4", wantTorn: true},
-		{name: "a line that is not an event is passed over", lines: []string{evStart, evNS3, "not json", evNE3},
-			wantPath: []string{"3"}, wantAt: "4"},
+		{name: "reading stops at a line mid-way that is not an event", lines: []string{evStart, evNS3, evCall3, evNE3, evNS4, "not json", evNE4},
+			wantPath: []string{"3"}, wantAt: "4", wantDamaged: 6},
+		{name: "a torn line mid-way", lines: []string{evStart, evNS3, evCall3, evNE3[:40], evNS4, evNE4},
+			wantPath: []string{}, wantAt: "", wantDamaged: 4},
 		{name: "an event of a newer dtree is carried", lines: []string{evStart, evNS3, `{"time":"t","event":"from_the_future","node":"3"}`, evNE3},
 			wantPath: []string{"3"}, wantAt: "4"},
 		{name: "nothing finished", lines: []string{evStart, evNS3}, wantPath: []string{}, wantAt: ""},
@@ -71,6 +75,11 @@ func TestReadCarried(t *testing.T) {
 			assert.Equal(t, tt.wantAt, c.At)
 			assert.Equal(t, tt.wantEnded, c.Ended)
 			assert.Equal(t, tt.wantTorn, c.Torn)
+			if tt.wantDamaged == 0 {
+				assert.Nil(t, c.Damaged)
+			} else if assert.NotNil(t, c.Damaged) {
+				assert.Equal(t, tt.wantDamaged, c.Damaged.Line)
+			}
 			assert.Equal(t, "r1", c.Start.RunID)
 		})
 	}
@@ -223,4 +232,67 @@ func FuzzReadCarried(f *testing.F) {
 			t.Fatalf("goes on at %q, not where the last step led (%q)", c.At, c.Steps[n-1].End.Next)
 		}
 	})
+}
+
+// checkChart: Start → 3 → 4; 4 says No → 3, Yes → 5 → End.
+const checkChart = `Id,Name,Shape Library,Page ID,Contained By,Group,Line Source,Line Destination,Source Arrow,Destination Arrow,Tags,Status,Text Area 1,Comments
+1,Page,,,,,,,,,,,Main,
+2,Terminator,Flowchart Shapes/Containers,1,,,,,,,,,Start,
+3,Process,Flowchart Shapes/Containers,1,,,,,,,,,Work,
+4,Decision,Flowchart Shapes/Containers,1,,,,,,,,,Again?,
+5,Process,Flowchart Shapes/Containers,1,,,,,,,,,Ship,
+6,Terminator,Flowchart Shapes/Containers,1,,,,,,,,,End,
+10,Line,,1,,,2,3,None,Arrow,,,,
+11,Line,,1,,,3,4,None,Arrow,,,,
+12,Line,,1,,,4,3,None,Arrow,,,No,
+13,Line,,1,,,4,5,None,Arrow,,,Yes,
+14,Line,,1,,,5,6,None,Arrow,,,,`
+
+// Check: a carried path is one of the chart's, or the error names the
+// line of events.jsonl and the node to run again from.
+func TestCarriedCheck(t *testing.T) {
+	t.Parallel()
+	c, _ := fakeChart(t, strings.NewReader(checkChart))
+	ns := func(node string) string {
+		return `{"time":"t","event":"node_start","node":"` + node + `","visit":1,"role":"process","cli":"fake","run_id":"r1"}`
+	}
+	ne := func(node, label, next string) string {
+		return `{"time":"t","event":"node_end","node":"` + node + `","visit":1,"status":"succeeded","label":"` + label + `","next":"` + next + `","run_id":"r1"}`
+	}
+	tests := []struct {
+		name     string
+		lines    []string
+		wantErr  string
+		wantNode string
+	}{
+		{name: "a path of the chart", lines: []string{evStart, ns("3"), ne("3", "", "4"), ns("4"), ne("4", "No", "3")}},
+		{name: "a next no line leads to", lines: []string{evStart, ns("3"), ne("3", "", "5")},
+			wantErr: "events.jsonl line 3: node 3 led to 5, but the chart has no line 3 → 5 (its lines go to 4)", wantNode: "3"},
+		{name: "the other branch's label", lines: []string{evStart, ns("3"), ne("3", "", "4"), ns("4"), ne("4", "Yes", "3")},
+			wantErr: `events.jsonl line 5: node 4 led to 3 by "Yes", but the chart has no line 4 → 3 labelled "Yes" (its lines go to 3, 5)`, wantNode: "4"},
+		{name: "a step skipped", lines: []string{evStart, ns("3"), ne("3", "", "4"), ns("5"), ne("5", "", "6")},
+			wantErr: "events.jsonl line 4: the run went on at node 5, but the step before it led to 4", wantNode: "3"},
+		{name: "not at the start", lines: []string{evStart, ns("4"), ne("4", "No", "3")},
+			wantErr: "events.jsonl line 2: the run's first step is node 4, not its start 3", wantNode: "4"},
+		{name: "a node the chart has not", lines: []string{evStart, ns("9"), ne("9", "", "3")},
+			wantErr: "events.jsonl line 2: the run took node 9, which the chart does not have", wantNode: "9"},
+		{name: "the end where lines go on", lines: []string{evStart, ns("3"), ne("3", "", "")},
+			wantErr: "events.jsonl line 3: node 3 led to the end, but the chart has lines from it (to 4)", wantNode: "3"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			r, err := ReadCarried(strings.NewReader(strings.Join(tt.lines, "\n")))
+			require.NoError(t, err)
+			err = r.Check(c, "2")
+			if tt.wantErr == "" {
+				assert.NoError(t, err)
+				return
+			}
+			var pe *PathError
+			require.ErrorAs(t, err, &pe)
+			assert.Equal(t, tt.wantErr, pe.Error())
+			assert.Equal(t, tt.wantNode, pe.Node)
+		})
+	}
 }

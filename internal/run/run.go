@@ -84,6 +84,12 @@ type Progress interface {
 	NodeFinished(r *NodeResult)
 }
 
+// UsageWarner is a Progress told of a figure a CLI reported that is not
+// one (agent.CheckUsage): it counts as unknown.
+type UsageWarner interface {
+	UsageWarning(n *types.ProcessedNode, attempt int, cli, msg string)
+}
+
 // NodeFailedError is a node that failed every attempt (exit 1).
 type NodeFailedError struct {
 	Node     string
@@ -122,11 +128,12 @@ type walker struct {
 	visits  map[string]int
 	started time.Time
 	replies replay.Recorder // for answers.yaml
-	// history is every finished visit, oldest first; last indexes each
-	// node's latest one.
-	history []pastStep
-	last    map[string]int
-	soFar   prompts.Entries // the run so far's entries, each rendered once
+	// history is the newest finished visits, oldest first, after
+	// historyLeftOut older ones (addHistory); last is each node's latest.
+	history        []pastStep
+	historyLeftOut int
+	last           map[string]pastStep
+	soFar          prompts.Entries // the run so far's entries, each rendered once
 }
 
 // Walk runs the chart and returns its summary. The error is a
@@ -417,7 +424,7 @@ func (w *walker) queueShort() {
 		return
 	}
 	w.sum.Status = StatusRunning
-	w.o.Log.QueueShort(w.sum.shortJSON()...)
+	w.o.Log.QueueShortFunc(w.sum.shortSnapshot())
 }
 
 func (w *walker) saveShort(status string) {
@@ -440,8 +447,9 @@ func (w *walker) finish(ctx context.Context, err error) error {
 	}
 	w.outcome(err)
 	w.noteLogError()
+	w.sum.keepNewest()
 	w.event(runlog.RunEnd{Status: w.sum.Status, ExitCode: w.sum.ExitCode,
-		Error: w.sum.Error, Path: w.sum.Path, Steps: len(w.sum.Nodes), Usage: w.sum.Usage})
+		Error: w.sum.Error, Path: w.sum.Path, Steps: w.sum.Steps(), Usage: w.sum.Usage})
 	_ = w.flush() // the picture reads events.jsonl
 	if w.o.Log == nil || w.o.Log.Unwritten() == 0 {
 		w.drawPicture(ctx) // not of a run whose end is not on record

@@ -22,22 +22,25 @@ const (
 // Summary is a run's outcome: what `dtree run --json` prints and, in part,
 // short.json. Arrays are never null.
 type Summary struct {
-	FormatVersion int              `json:"format_version"`
-	RunID         string           `json:"run_id"`
-	Title         string           `json:"title"`
-	Source        string           `json:"source"`
-	Page          string           `json:"page"`
-	Status        string           `json:"status"`
-	ExitCode      int              `json:"exit_code"`
-	Error         string           `json:"error,omitempty"`
-	Path          []string         `json:"path"`
-	Nodes         []NodeResult     `json:"nodes"`
-	Usage         types.UsageTotal `json:"usage"` // every call's
-	Started       time.Time        `json:"started"`
-	Ended         time.Time        `json:"ended"`
-	DurationMS    int64            `json:"duration_ms"`
-	Logs          Logs             `json:"logs"`
-	LogError      string           `json:"log_error,omitempty"`
+	FormatVersion int      `json:"format_version"`
+	RunID         string   `json:"run_id"`
+	Title         string   `json:"title"`
+	Source        string   `json:"source"`
+	Page          string   `json:"page"`
+	Status        string   `json:"status"`
+	ExitCode      int      `json:"exit_code"`
+	Error         string   `json:"error,omitempty"`
+	Path          []string `json:"path"`
+	// Nodes are the newest KeptSteps node executions; NodesLeftOut
+	// counts the earlier ones, which are in events.jsonl only.
+	Nodes        []NodeResult     `json:"nodes"`
+	NodesLeftOut int              `json:"nodes_left_out,omitempty"`
+	Usage        types.UsageTotal `json:"usage"` // every call's
+	Started      time.Time        `json:"started"`
+	Ended        time.Time        `json:"ended"`
+	DurationMS   int64            `json:"duration_ms"`
+	Logs         Logs             `json:"logs"`
+	LogError     string           `json:"log_error,omitempty"`
 	// EventsUnwritten counts the events, run_end the last, that could not
 	// be written to events.jsonl.
 	EventsUnwritten int `json:"events_unwritten,omitempty"`
@@ -46,12 +49,45 @@ type Summary struct {
 	// Budget is the run's budget and what it could not count; nil when
 	// the run has none.
 	Budget *Budget `json:"budget,omitempty"`
+	// Resumed is what a resumed run took from the run before it
+	// (readme/resume.md): its steps are in Nodes and Path, their time is
+	// not in DurationMS, which is this run's. nil for a run not resumed.
+	Resumed *Resumed `json:"resumed,omitempty"`
 
-	// shortNodes is short.json's "nodes" array without its brackets: each
-	// of Nodes encoded once, appended as it finished. It only grows, so
-	// a prefix handed to the background writer never changes under it.
+	// shortNodes is short.json's newest node entries, each encoded once
+	// as it finished and appended with a ",\n" before it; shortStart holds
+	// where each entry starts, shortDone how many of Nodes are in it. The
+	// buffer is only appended to, and replaced by a new one when it is
+	// cut, so a part handed to the background writer never changes under
+	// it.
 	shortNodes []byte
-	shortDone  int // how many of Nodes are in shortNodes
+	shortStart []int
+	shortDone  int
+}
+
+// KeptSteps bounds what a run keeps of its steps for the summary
+// (readme/run.md#fields): the newest 1,000 node executions. A longer run's
+// earlier steps are in events.jsonl, and what is kept of each stays the
+// same at any length of run.
+const KeptSteps = 1000
+
+// ShortSteps bounds short.json (readme/logs.md#shortjson): its newest 200
+// node executions and path entries, the default --max-steps, so that a
+// run within the default limit has them all. short.json is rewritten
+// after every node, and each rewrite costs the same at any length of run.
+const ShortSteps = DefaultMaxSteps
+
+// Steps is how many node executions the run has finished, those left out
+// of Nodes included.
+func (s *Summary) Steps() int { return s.NodesLeftOut + len(s.Nodes) }
+
+// Resumed is what a resumed run took from the run before it.
+type Resumed struct {
+	From  string `json:"from"`  // the run's id
+	Steps int    `json:"steps"` // the steps taken, first in Nodes
+	// DurationMS is what those steps took, each from its node_start to
+	// its node_end, summed.
+	DurationMS int64 `json:"duration_ms"`
 }
 
 // Logs are the run's log files, empty when not written.
@@ -125,7 +161,30 @@ func newSummary(o Options) *Summary {
 	return s
 }
 
-func (s *Summary) add(r *NodeResult) { s.Nodes = append(s.Nodes, *r) }
+// add records a finished node execution. Nodes keeps the newest
+// KeptSteps; it is cut back to them when it reaches twice that, so that
+// each execution is copied at most once more, and once more at the end
+// (keepNewest).
+func (s *Summary) add(r *NodeResult) {
+	s.Nodes = append(s.Nodes, *r)
+	if len(s.Nodes) >= 2*KeptSteps {
+		s.keepNewest()
+	}
+}
+
+// keepNewest cuts Nodes to its newest KeptSteps entries.
+func (s *Summary) keepNewest() {
+	drop := len(s.Nodes) - KeptSteps
+	if drop <= 0 {
+		return
+	}
+	s.encodeShort() // the dropped ones are encoded before they go
+	n := copy(s.Nodes, s.Nodes[drop:])
+	clear(s.Nodes[n:]) // their texts and outputs go with them
+	s.Nodes = s.Nodes[:n]
+	s.NodesLeftOut += drop
+	s.shortDone -= drop
+}
 
 // count adds one call to the usage of the run and of the node's visit.
 func (s *Summary) count(res *NodeResult, a Attempt) {
@@ -149,33 +208,77 @@ type shortNode struct {
 	Usage      types.UsageTotal          `json:"usage"`
 }
 
-// shortJSON is short.json in parts to be written one after the other: the
-// run's title, status and path, and per node its result, validation and
-// retry count. It is rewritten after every node, so each finished node is
-// encoded once and kept, and the parts share that encoding: a 200-node run
-// neither re-encodes nor copies 20,000 nodes on the way to the next agent.
-func (s *Summary) shortJSON() [][]byte {
+// encodeShort encodes the node executions not yet in shortNodes, and
+// cuts shortNodes to its newest ShortSteps entries once it holds twice
+// that, into a new buffer.
+func (s *Summary) encodeShort() {
 	for ; s.shortDone < len(s.Nodes); s.shortDone++ {
 		n := &s.Nodes[s.shortDone]
 		b, _ := json.Marshal(shortNode{ID: n.ID, Name: firstLine(n.Text), Role: n.Role, Visit: n.Visit,
 			Status: n.Status, Response: n.Response, Validation: n.Validation, Retries: n.Retries,
 			Next: n.Next, Label: n.Label, Usage: n.Usage})
-		if s.shortDone > 0 {
-			s.shortNodes = append(s.shortNodes, ",\n"...)
-		}
-		s.shortNodes = append(s.shortNodes, b...)
+		s.shortStart = append(s.shortStart, len(s.shortNodes))
+		s.shortNodes = append(append(s.shortNodes, ",\n"...), b...)
 	}
-	head, _ := json.Marshal(struct {
-		FormatVersion int              `json:"format_version"`
-		RunID         string           `json:"run_id"`
-		Title         string           `json:"title"`
-		Source        string           `json:"source"`
-		Status        string           `json:"status"`
-		Error         string           `json:"error,omitempty"`
-		Path          []string         `json:"path"`
-		Usage         types.UsageTotal `json:"usage"`
-		Graph         string           `json:"graph,omitempty"`
-	}{s.FormatVersion, s.RunID, s.Title, s.Source, s.Status, s.Error, s.Path, s.Usage, s.Logs.Graph})
-	head = append(head[:len(head)-1], ",\n\"nodes\": [\n"...)
-	return [][]byte{head, s.shortNodes[:len(s.shortNodes):len(s.shortNodes)], []byte("\n]}\n")}
+	if len(s.shortStart) >= 2*ShortSteps {
+		drop := len(s.shortStart) - ShortSteps
+		from := s.shortStart[drop]
+		nodes := make([]byte, len(s.shortNodes)-from, 2*(len(s.shortNodes)-from))
+		copy(nodes, s.shortNodes[from:])
+		n := copy(s.shortStart, s.shortStart[drop:])
+		s.shortStart = s.shortStart[:n]
+		for i := range s.shortStart {
+			s.shortStart[i] -= from
+		}
+		s.shortNodes = nodes
+	}
+}
+
+// shortJSON is short.json in parts to be written one after the other: the
+// run's title, status and path, and per node its result, validation and
+// retry count. It is rewritten after every node, so each finished node is
+// encoded once and kept, and the parts share that encoding: a 200-node run
+// neither re-encodes nor copies 20,000 nodes on the way to the next agent.
+// It holds the newest ShortSteps node executions and path entries, and says
+// how many earlier ones it leaves out, so that each rewrite costs the same
+// however long the run has gone.
+func (s *Summary) shortJSON() [][]byte { return s.shortSnapshot()() }
+
+// shortSnapshot is shortJSON as it is now, to be built later, in the
+// background: it holds only what does not change as the run goes on (the
+// path and shortNodes are only appended to), and copies the rest.
+func (s *Summary) shortSnapshot() func() [][]byte {
+	s.encodeShort()
+	path, pathLeftOut := s.Path[:len(s.Path):len(s.Path)], 0
+	if len(path) > ShortSteps {
+		pathLeftOut = len(path) - ShortSteps
+		path = path[pathLeftOut:]
+	}
+	first := max(len(s.shortStart)-ShortSteps, 0)
+	nodes := []byte("\n")
+	if len(s.shortStart) > 0 { // from the "\n" after the first entry's ","
+		nodes = s.shortNodes[s.shortStart[first]+1 : len(s.shortNodes) : len(s.shortNodes)]
+	}
+	head := shortHead{s.FormatVersion, s.RunID, s.Title, s.Source, s.Status, s.Error, path, pathLeftOut, s.Usage, s.Logs.Graph,
+		s.NodesLeftOut + s.shortDone - (len(s.shortStart) - first)}
+	return func() [][]byte {
+		b, _ := json.Marshal(head)
+		b = append(b[:len(b)-1], ",\n\"nodes\": ["...)
+		return [][]byte{b, nodes, []byte("\n]}\n")}
+	}
+}
+
+// shortHead is short.json before its nodes (readme/logs.md#shortjson).
+type shortHead struct {
+	FormatVersion int              `json:"format_version"`
+	RunID         string           `json:"run_id"`
+	Title         string           `json:"title"`
+	Source        string           `json:"source"`
+	Status        string           `json:"status"`
+	Error         string           `json:"error,omitempty"`
+	Path          []string         `json:"path"`
+	PathLeftOut   int              `json:"path_left_out,omitempty"`
+	Usage         types.UsageTotal `json:"usage"`
+	Graph         string           `json:"graph,omitempty"`
+	NodesLeftOut  int              `json:"nodes_left_out,omitempty"`
 }

@@ -4,7 +4,11 @@ package runlog
 
 import (
 	"errors"
+	"io"
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -34,4 +38,31 @@ func runEnded(events string) (ended, known bool) {
 		return false, true
 	}
 	return false, false
+}
+
+// LockResume marks the run whose directory is dir as being resumed, until
+// release is called or the process ends, however it ends: a lock on its
+// resume.lock, which holds the resuming dtree's pid. A second resume of
+// the run gets a *ResumingError, however close together the two start
+// (readme/resume.md#what-is-refused).
+func LockResume(dir string) (release func(), err error) {
+	f, err := os.OpenFile(filepath.Join(dir, ResumeLockFile), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		defer f.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			b, _ := io.ReadAll(io.LimitReader(f, 32))
+			pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+			return nil, &ResumingError{Pid: pid}
+		}
+		return nil, err
+	}
+	// The pid is for the message of a resume refused; without it, that
+	// message says "another dtree".
+	if f.Truncate(0) == nil {
+		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	return func() { f.Close() }, nil
 }

@@ -117,6 +117,10 @@ func (r *EventReader) NextEvent() (Event, error) {
 // it is valid until the next call of Next.
 func (r *EventReader) Raw() []byte { return r.raw }
 
+// Line is the line number, 1-based, of the event Next returned last, or
+// of the line of its *LineError.
+func (r *EventReader) Line() int { return r.line }
+
 // Time is the time of the event Next returned last: when it was logged,
 // zero when its line has no readable time.
 func (r *EventReader) Time() time.Time {
@@ -244,6 +248,8 @@ func eventType(name []byte) EventType {
 		return EventRunEnd
 	case string(EventVarUnset):
 		return EventVarUnset
+	case string(EventVarNUL):
+		return EventVarNUL
 	case string(EventFallback):
 		return EventFallback
 	}
@@ -276,6 +282,8 @@ func decodeEvent(t EventType, line []byte) (Event, error) {
 		return decode[RunEnd](line)
 	case EventVarUnset:
 		return decode[VarUnset](line)
+	case EventVarNUL:
+		return decode[VarNUL](line)
 	case EventFallback:
 		return decode[Fallback](line)
 	}

@@ -24,6 +24,7 @@ const (
 	EventEnd              EventType = "end"
 	EventRunEnd           EventType = "run_end"
 	EventVarUnset         EventType = "var_unset"
+	EventVarNUL           EventType = "var_nul"
 	EventFallback         EventType = "fallback"
 )
 
@@ -84,7 +85,7 @@ type AgentCall struct {
 	CLI                string      `json:"cli"`
 	DurationMS         int64       `json:"duration_ms"` // dtree's own clock
 	Error              string      `json:"error"`       // "" when the call succeeded
-	ExitCode           int         `json:"exit_code"`   // -1 when killed or never started
+	ExitCode           int         `json:"exit_code"`   // -1 when stopped by dtree, killed or never started
 	Node               string      `json:"node"`
 	Purpose            string      `json:"purpose"` // run or validate
 	RunID              string      `json:"run_id"`
@@ -128,6 +129,19 @@ type ValidationFailed struct {
 type VarUnset struct {
 	Node  string `json:"node"` // the step whose text holds it
 	Ref   string `json:"ref"`  // as written: "{{node.7.comments}}"
+	RunID string `json:"run_id"`
+}
+
+// VarNUL is a reference in a step's text or command whose value held NUL
+// bytes, or an agent prompt whose run so far did, which no argv or
+// environment string can carry: each was replaced by U+FFFD
+// (readme/context.md#variables).
+type VarNUL struct {
+	Node string `json:"node"` // the step whose text or prompt holds it
+	NULs int    `json:"nuls"` // how many were replaced
+	// Ref is the reference as written ("{{node.7.output}}"); "" for the
+	// rest of an agent's prompt.
+	Ref   string `json:"ref,omitempty"`
 	RunID string `json:"run_id"`
 }
 
@@ -217,6 +231,7 @@ func (NodeEnd) Type() EventType          { return EventNodeEnd }
 func (End) Type() EventType              { return EventEnd }
 func (RunEnd) Type() EventType           { return EventRunEnd }
 func (VarUnset) Type() EventType         { return EventVarUnset }
+func (VarNUL) Type() EventType           { return EventVarNUL }
 func (Fallback) Type() EventType         { return EventFallback }
 func (u Unknown) Type() EventType        { return u.Name }
 
@@ -231,6 +246,7 @@ func (e NodeEnd) withRunID(id string) Event          { e.RunID = id; return e }
 func (e End) withRunID(id string) Event              { e.RunID = id; return e }
 func (e RunEnd) withRunID(id string) Event           { e.RunID = id; return e }
 func (e VarUnset) withRunID(id string) Event         { e.RunID = id; return e }
+func (e VarNUL) withRunID(id string) Event           { e.RunID = id; return e }
 func (e Fallback) withRunID(id string) Event         { e.RunID = id; return e }
 func (u Unknown) withRunID(string) Event             { return u }
 

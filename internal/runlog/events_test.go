@@ -94,6 +94,8 @@ func TestEventsRoundTrip(t *testing.T) {
 			line: nodeEndFailed},
 		{name: "node_end interrupted", ev: runlog.NodeEnd{Node: "8", Visit: 3, Status: "interrupted", Error: "interrupted"}, line: nodeEndInterrupted},
 		{name: "end", ev: runlog.End{Node: "9"}, line: end},
+		{name: "var_nul", ev: runlog.VarNUL{Node: "9", Ref: "{{node.4.output}}", NULs: 2},
+			line: `{"time":"2026-11-24T20:00:00.000000005Z","event":"var_nul","node":"9","nuls":2,"ref":"{{node.4.output}}","run_id":"r1"}`},
 		{name: "run_end", ev: runlog.RunEnd{Status: "succeeded", Path: []string{"3", "4"}, Steps: 7, Usage: tot}, line: runEnd},
 		{name: "run_end failed", ev: runlog.RunEnd{Status: "failed", ExitCode: 1, Error: "node 8 failed"}, line: runEndFailed},
 	} {
@@ -160,6 +162,9 @@ func withRunID(ev runlog.Event, id string) runlog.Event {
 		e.RunID = id
 		return e
 	case runlog.NodeEnd:
+		e.RunID = id
+		return e
+	case runlog.VarNUL:
 		e.RunID = id
 		return e
 	case runlog.End:

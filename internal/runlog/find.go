@@ -45,3 +45,19 @@ func Going(dir string) bool {
 	ended, known := runEnded(filepath.Join(dir, "events.jsonl"))
 	return known && !ended
 }
+
+// ResumeLockFile is the file in a run's directory that a dtree resume of
+// that run holds locked while it goes (LockResume).
+const ResumeLockFile = "resume.lock"
+
+// ResumingError is a run that another dtree resume is resuming.
+type ResumingError struct {
+	Pid int // the resuming dtree's process id, 0 when unknown
+}
+
+func (e *ResumingError) Error() string {
+	if e.Pid > 0 {
+		return fmt.Sprintf("another dtree (pid %d) is resuming it", e.Pid)
+	}
+	return "another dtree is resuming it"
+}

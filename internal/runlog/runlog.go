@@ -35,6 +35,10 @@ type Options struct {
 	// OpenFile opens the log's files, os.OpenFile when nil: tests give
 	// one on a disk that fills up.
 	OpenFile func(name string, flag int, perm os.FileMode) (File, error)
+	// LongCallMax and LongMax bound long.log: what one agent call's
+	// output may take of it, and the whole file (readme/logs.md#longlog);
+	// 0 is no bound. A line says where and why the output was cut.
+	LongCallMax, LongMax int64
 }
 
 // Log is one run's log directory.
@@ -49,19 +53,23 @@ type Log struct {
 	// events not yet written (Event, Flush)
 	unwritten []byte
 	long      File
-	redact    *Redactor
-	now       func() time.Time
+	// longSize is what long.log holds; longFull says it reached LongMax
+	// and takes nothing more.
+	longSize int64
+	longFull bool
+	redact   *Redactor
+	now      func() time.Time
 
 	// failed is the first write that failed, of any of the files (Err).
 	fmu    sync.Mutex
 	failed *WriteError
 
-	// The background writer of QueueShort: pending is the newest document
-	// not yet taken, in parts, writing says a writer goroutine is on it,
+	// The background writer of QueueShort: pending builds the newest
+	// document not yet taken, writing says a writer goroutine is on it,
 	// and idle is signalled when it stops.
 	smu      sync.Mutex
 	idle     *sync.Cond
-	pending  [][]byte
+	pending  func() [][]byte
 	writing  bool
 	shortErr error
 }
@@ -296,12 +304,19 @@ func (l *Log) ShortJSON(parts ...[]byte) error {
 // waiting, so the file only ever moves forward. ShortJSON and Close wait
 // for the queue; errors come back from them.
 func (l *Log) QueueShort(parts ...[]byte) {
+	l.QueueShortFunc(func() [][]byte { return parts })
+}
+
+// QueueShortFunc is QueueShort with the document built by build, in the
+// background when it is written: a document replaced before it is written
+// is never built. build must read only what does not change afterwards.
+func (l *Log) QueueShortFunc(build func() [][]byte) {
 	if !l.opts.Short {
 		return
 	}
 	l.smu.Lock()
 	defer l.smu.Unlock()
-	l.pending = parts
+	l.pending = build
 	if !l.writing {
 		l.writing = true
 		go l.drainShort()
@@ -312,10 +327,10 @@ func (l *Log) drainShort() {
 	l.smu.Lock()
 	defer l.smu.Unlock()
 	for l.pending != nil {
-		parts := l.pending
+		build := l.pending
 		l.pending = nil
 		l.smu.Unlock()
-		err := l.writeShort(parts)
+		err := l.writeShort(build())
 		l.smu.Lock()
 		if err != nil && l.shortErr == nil {
 			l.shortErr = err
@@ -383,7 +398,9 @@ func (l *Log) WriteFile(name string, b []byte) error {
 // its stdout and stderr go to as they arrive; Close ends the section. With
 // long logs off it discards. A write that fails, the header's included,
 // is a *WriteError, also from Err: the caller stops the run, but goes on
-// reading the agent's output, whose answer is not lost with the log.
+// reading the agent's output, whose answer is not lost with the log. The
+// call's output is cut at LongCallMax, and the file at LongMax, each time
+// with a line that says so; the caller sees no error for what is cut.
 func (l *Log) Call(node, cli string, attempt int, purpose string) io.WriteCloser {
 	if l.long == nil {
 		return nopCloser{io.Discard}
@@ -391,7 +408,7 @@ func (l *Log) Call(node, cli string, attempt int, purpose string) io.WriteCloser
 	header := fmt.Sprintf("\n===== node %s · %s · attempt %d · %s · %s =====\n",
 		l.redact.String(node), purpose, attempt, l.redact.String(cli), l.now().UTC().Format(time.RFC3339))
 	w := &callWriter{l: l, r: l.redact.Stream()}
-	_ = w.write([]byte(header))
+	_ = w.write([]byte(header), false)
 	return w
 }
 
@@ -399,29 +416,72 @@ type callWriter struct {
 	l   *Log
 	r   *StreamRedactor
 	err error // the first write that failed; nothing is written after it
+	// size is what the call's output took of long.log; cut says it reached
+	// LongCallMax, or the file LongMax, and nothing more of it is written.
+	size int64
+	cut  bool
 }
 
 func (w *callWriter) Write(p []byte) (int, error) {
-	if err := w.write(w.r.Write(p)); err != nil {
+	if err := w.write(w.r.Write(p), true); err != nil {
 		return 0, err
 	}
 	return len(p), nil
 }
 
-func (w *callWriter) write(out []byte) error {
-	if w.err != nil || len(out) == 0 {
+// write adds out to long.log, output of the call when output is set (the
+// header is not), within the bounds.
+func (w *callWriter) write(out []byte, output bool) error {
+	if w.err != nil || w.cut || len(out) == 0 {
 		return w.err
 	}
-	w.l.mu.Lock()
-	_, err := w.l.long.Write(out)
-	w.l.mu.Unlock()
+	l := w.l
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.longFull {
+		w.cut = true
+		return nil
+	}
+	var mark string
+	if c := l.opts.LongCallMax; output && c > 0 && w.size+int64(len(out)) > c {
+		out = out[:c-w.size]
+		mark = fmt.Sprintf("\n----- long.log: cut here: this call printed more than %s (long_log_call_max); the rest of its output is not kept, agent_call's stdout_bytes and stderr_bytes say how much there was -----\n", Size(c))
+	}
+	if m := l.opts.LongMax; m > 0 && l.longSize+int64(len(out)) > m {
+		out = out[:max(m-l.longSize, 0)]
+		mark = fmt.Sprintf("\n----- long.log: cut here: the run's long.log reached %s (long_log_max); no more output of this call or of later calls is kept -----\n", Size(m))
+		l.longFull = true
+	}
+	if mark != "" {
+		w.cut = true
+		out = append(out[:len(out):len(out)], mark...)
+	}
+	n, err := l.long.Write(out)
+	l.longSize += int64(n)
+	if output {
+		w.size += int64(n)
+	}
 	if err != nil {
-		w.err = w.l.fail(w.l.path("long.log"), err)
+		w.err = l.fail(l.path("long.log"), err)
 	}
 	return w.err
 }
 
-func (w *callWriter) Close() error { return w.write(w.r.Flush()) }
+func (w *callWriter) Close() error { return w.write(w.r.Flush(), true) }
+
+// Size says a number of bytes as long_log_call_max and long_log_max take
+// it: in GiB, MiB or KiB when it is a whole number of them.
+func Size(n int64) string {
+	for _, u := range []struct {
+		name string
+		size int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n >= u.size && n%u.size == 0 {
+			return fmt.Sprintf("%d %s", n/u.size, u.name)
+		}
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
 
 type nopCloser struct{ io.Writer }
 

@@ -305,3 +305,66 @@ func TestOpenIgnoresTheLogDirItCreates(t *testing.T) {
 		})
 	}
 }
+
+// long.log keeps at most LongCallMax of one call's output and LongMax in
+// all, and says where it cut and why; the agent's writer sees no error.
+func TestLongLogIsCutAtItsBounds(t *testing.T) {
+	t.Parallel()
+	const callMark = "----- long.log: cut here: this call printed more than 1 KiB (long_log_call_max)"
+	const runMark = "----- long.log: cut here: the run's long.log reached 4 KiB (long_log_max)"
+	tests := []struct {
+		name           string
+		callMax, max   int64
+		calls, printed int // calls of printed bytes each
+		wantCallCuts   int
+		wantRunCut     bool
+		wantHeaders    int
+	}{
+		{name: "no bounds", calls: 3, printed: 10 << 10, wantHeaders: 3},
+		{name: "each call cut", callMax: 1 << 10, calls: 3, printed: 10 << 10, wantCallCuts: 3, wantHeaders: 3},
+		{name: "a call within its bound", callMax: 1 << 10, calls: 2, printed: 1 << 10, wantHeaders: 2},
+		{name: "the run cut", max: 4 << 10, calls: 5, printed: 3 << 10, wantRunCut: true, wantHeaders: 2},
+		{name: "both", callMax: 1 << 10, max: 4 << 10, calls: 8, printed: 10 << 10, wantCallCuts: 3, wantRunCut: true, wantHeaders: 4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			l, err := Open(Options{Dir: t.TempDir(), Long: true, LongCallMax: tt.callMax, LongMax: tt.max})
+			require.NoError(t, err)
+			line := []byte(strings.Repeat("x", 99) + "\n")
+			for c := range tt.calls {
+				w := l.Call(fmt.Sprint(c), "fake", 1, "run")
+				for i := 0; i < tt.printed; i += len(line) {
+					n, err := w.Write(line[:min(len(line), tt.printed-i)])
+					require.NoError(t, err)
+					require.Equal(t, min(len(line), tt.printed-i), n)
+				}
+				require.NoError(t, w.Close())
+			}
+			require.NoError(t, l.Close())
+			b, err := os.ReadFile(filepath.Join(l.Dir, "long.log"))
+			require.NoError(t, err)
+			got := string(b)
+			assert.Equal(t, tt.wantCallCuts, strings.Count(got, callMark), "calls cut")
+			assert.Equal(t, tt.wantRunCut, strings.Contains(got, runMark), "run cut")
+			assert.Equal(t, tt.wantHeaders, strings.Count(got, "\n===== node "), "calls with a section")
+			if tt.max > 0 {
+				assert.LessOrEqual(t, len(b), int(tt.max)+300, "long.log within long_log_max and its cut line")
+			}
+			if tt.callMax > 0 {
+				for _, section := range strings.Split(got, "\n===== node ")[1:] {
+					_, out, _ := strings.Cut(section, "=====\n")
+					out, _, _ = strings.Cut(out, "\n----- long.log")
+					assert.LessOrEqual(t, len(out), int(tt.callMax), "a call's output within long_log_call_max")
+				}
+			}
+		})
+	}
+}
+
+func TestSize(t *testing.T) {
+	t.Parallel()
+	for n, want := range map[int64]string{1 << 30: "1 GiB", 16 << 20: "16 MiB", 1536: "1536 bytes", 3 << 10: "3 KiB", 7: "7 bytes"} {
+		assert.Equal(t, want, Size(n))
+	}
+}

@@ -80,6 +80,7 @@ func TestCustomCLIs(t *testing.T) {
 			layers: layers{
 				user:    "clis:\n  mine:\n    binary: a\n    args: [\"{prompt}\"]\n    answer_path: x\n  other:\n    binary: o\n    prompt_via: stdin\n",
 				project: "clis:\n  Mine:\n    binary: b\n    prompt_via: stdin\n",
+				env:     trusted,
 			},
 			check: func(t *testing.T, s *settings.Settings) {
 				assert.Equal(t, agent.Definition{Name: "mine", Binary: "b", PromptVia: agent.PromptStdin, Output: agent.OutputText}, s.CLIs["mine"])
@@ -90,7 +91,7 @@ func TestCustomCLIs(t *testing.T) {
 		},
 		{
 			name:   "prompt in a file",
-			layers: layers{project: "clis:\n  f:\n    binary: f\n    prompt_via: file\n    args: [\"--prompt-file={prompt_file}\"]\n"},
+			layers: layers{project: "clis:\n  f:\n    binary: f\n    prompt_via: file\n    args: [\"--prompt-file={prompt_file}\"]\n", env: trusted},
 			check: func(t *testing.T, s *settings.Settings) {
 				assert.Equal(t, agent.PromptFile, s.CLIs["f"].PromptVia)
 			},

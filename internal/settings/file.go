@@ -21,6 +21,7 @@ type fileLayer struct {
 	src    Source // Layer and Name (the path)
 	values map[string]scalar
 	clis   []customCLI // in file order
+	data   []byte      // the content as read, whose digest trust is checked against
 }
 
 type scalar struct {
@@ -48,7 +49,11 @@ func readFile(path string, layer Layer, must bool) (*fileLayer, error) {
 	if err != nil || root == nil {
 		return nil, err
 	}
-	return readLayer(root, src)
+	l, err := readLayer(root, src)
+	if l != nil {
+		l.data = data
+	}
+	return l, err
 }
 
 // parseYAML parses a settings file. root is its top-level mapping, nil for

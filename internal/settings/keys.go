@@ -25,6 +25,8 @@ const (
 	KeyWriteLogShort      = "write_log_short"
 	KeyWriteLogLong       = "write_log_long"
 	KeyWriteLogGraph      = "write_log_graph"
+	KeyLongLogCallMax     = "long_log_call_max"
+	KeyLongLogMax         = "long_log_max"
 	KeyMaxCost            = "max_cost"
 	KeyMaxTokens          = "max_tokens"
 	KeyJUnit              = "junit"
@@ -49,6 +51,7 @@ const (
 	kindTokens                  // a whole number of tokens, 0 or more; 0: no budget
 	kindMoney                   // US dollars, 0 or more; 0: no budget
 	kindFileOrEmpty             // a file's path, or "" for none
+	kindSize                    // bytes: 16MiB, 1GiB, 4096; 0: no bound
 )
 
 // Key describes one scalar setting.
@@ -82,6 +85,10 @@ var keys = []Key{
 		Help: "write long.log, every agent call's full output, in the run's log directory"},
 	{Name: KeyWriteLogGraph, Env: "DTREE_WRITE_LOG_GRAPH", Default: "true", kind: kindBool,
 		Help: "write graph.svg, the chart with the run's path marked, in the run's log directory when it ends"},
+	{Name: KeyLongLogCallMax, Env: "DTREE_LONG_LOG_CALL_MAX", Default: "16MiB", kind: kindSize,
+		Help: "the most of one agent call's output long.log keeps, cut with a line that says so; 0 means no bound"},
+	{Name: KeyLongLogMax, Env: "DTREE_LONG_LOG_MAX", Default: "1GiB", kind: kindSize,
+		Help: "the most a run's long.log holds, cut with a line that says so; 0 means no bound"},
 	{Name: KeyMaxCost, Env: "DTREE_MAX_COST", Flag: "max-cost", Default: "0", kind: kindMoney,
 		Help: "the run's budget in US dollars, as the CLIs report cost; 0 means none"},
 	{Name: KeyMaxTokens, Env: "DTREE_MAX_TOKENS", Flag: "max-tokens", Default: "0", kind: kindTokens,
@@ -174,6 +181,12 @@ func (k Key) parse(raw string, names agent.Names) (string, error) {
 		return raw, nil
 	case kindFileOrEmpty:
 		return v, nil
+	case kindSize:
+		n, err := ParseSize(v)
+		if err != nil {
+			return "", err
+		}
+		return FormatSize(n), nil
 	case kindBool:
 		switch strings.ToLower(v) {
 		case "true", "yes", "on", "1":
@@ -216,8 +229,44 @@ func (k Key) hintAs(subject string, names agent.Names) string {
 		return subject + ` takes a file's path (reports/dtree.xml), or "" for none`
 	case kindBool:
 		return subject + " takes true or false"
+	case kindSize:
+		return subject + " takes a size in bytes, KiB, MiB or GiB (16MiB, 1GiB), or 0 for no bound"
 	}
 	return ""
+}
+
+// sizeUnits are the units a size setting takes, largest first.
+var sizeUnits = []struct {
+	name string
+	size int64
+}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"B", 1}}
+
+// ParseSize reads a size setting: a whole number of bytes, or of KiB, MiB
+// or GiB (16MiB, 1 GiB; the case of the unit does not matter).
+func ParseSize(v string) (int64, error) {
+	num, mult := strings.TrimSpace(v), int64(1)
+	for _, u := range sizeUnits {
+		if len(num) > len(u.name) && strings.EqualFold(num[len(num)-len(u.name):], u.name) {
+			num, mult = strings.TrimSpace(num[:len(num)-len(u.name)]), u.size
+			break
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n < 0 || n > math.MaxInt64/mult {
+		return 0, fmt.Errorf("%q is not a size: a whole number of bytes, KiB, MiB or GiB, 0 or more", v)
+	}
+	return n * mult, nil
+}
+
+// FormatSize is a size as settings show it: in the largest unit it is a
+// whole number of (16MiB), else in bytes.
+func FormatSize(n int64) string {
+	for _, u := range sizeUnits[:3] {
+		if n >= u.size && n%u.size == 0 {
+			return strconv.FormatInt(n/u.size, 10) + u.name
+		}
+	}
+	return strconv.FormatInt(n, 10)
 }
 
 // Values are the values the setting takes when they are few (true and

@@ -42,6 +42,14 @@ type LoadOptions struct {
 	// problem is in Settings.Ignored, for a warning. A run-only setting
 	// gone wrong does not stop lint or inspect.
 	Check []string
+	// Trust trusts the project file dtree finds (--trust), as DTREE_TRUST=1
+	// does (readme/settings.md#trust).
+	Trust bool
+	// ListUntrusted is for a command that runs none of the CLIs: it lists
+	// them or checks a chart's names. What an untrusted project file may
+	// not set is then kept, and named in Settings.Untrusted, rather than
+	// an error.
+	ListUntrusted bool
 }
 
 // ChartKeys are the settings the commands that read a chart without
@@ -96,7 +104,9 @@ func (o LoadOptions) ProjectFile() string {
 // are read; the project file's settings override the user file's one by
 // one, and its custom CLIs replace the user file's of the same name whole.
 // Every value, in every layer, is checked; the first bad one is an *Error
-// naming its file and line, variable or flag.
+// naming its file and line, variable or flag. A ./dtree.yaml the user has
+// not trusted may not set what runs (trust.go): an *Error wrapping
+// ErrUntrusted, unless o.ListUntrusted.
 //
 // This is the one place viper is used: the files and the environment go in
 // as layers of config maps (the environment from o.Getenv rather than
@@ -106,18 +116,20 @@ func (o LoadOptions) ProjectFile() string {
 // lowercases map keys, which would mangle the env: of custom CLIs.
 func Load(o LoadOptions) (*Settings, error) {
 	var files []*fileLayer
+	var user *fileLayer
 	if p := o.UserFile(); p != "" {
 		l, err := readFile(p, LayerUser, false)
 		if err != nil {
 			return nil, err
 		}
 		files = append(files, l)
+		user = l
 	}
-	l, err := readFile(o.ProjectFile(), LayerProject, o.ConfigFile != "")
+	project, err := readFile(o.ProjectFile(), LayerProject, o.ConfigFile != "")
 	if err != nil {
 		return nil, err
 	}
-	files = append(files, l)
+	files = append(files, project)
 
 	s := Default()
 	for _, f := range files {
@@ -235,6 +247,18 @@ func Load(o LoadOptions) (*Settings, error) {
 		}
 		if err != nil {
 			return nil, fmt.Errorf("settings: %s: %w", k.Name, err) // checked above: a bug
+		}
+	}
+	if project != nil {
+		trusted, err := o.trusted(project)
+		if err != nil {
+			return nil, err
+		}
+		if !trusted {
+			s.Untrusted = untrusted(s, project, user)
+		}
+		if s.Untrusted != nil && !o.ListUntrusted {
+			return nil, s.Untrusted.Error()
 		}
 	}
 	return s, nil

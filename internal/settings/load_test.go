@@ -78,7 +78,8 @@ func TestLoadPrecedence(t *testing.T) {
 		{
 			name: "built-in defaults",
 			want: map[string]string{"default_cli": "claude", "default_validate_cli": "", "default_retry_cli": "", "default_retry_count": "3",
-				"default_timeout": "10m0s", "log_dir": ".dtree/runs", "write_log_short": "true", "write_log_long": "true", "write_log_graph": "true"},
+				"default_timeout": "10m0s", "log_dir": ".dtree/runs", "write_log_short": "true", "write_log_long": "true", "write_log_graph": "true",
+				"long_log_call_max": "16MiB", "long_log_max": "1GiB"},
 			from: map[string]settings.Layer{"default_cli": settings.LayerDefault, "default_timeout": settings.LayerDefault},
 		},
 		{
@@ -287,6 +288,49 @@ func TestDefaults(t *testing.T) {
 
 // Every key's variable is DTREE_ and its name in upper case, and the keys
 // are those of readme/settings.md#the-settings.
+// Sizes (long_log_call_max, long_log_max) are read in bytes, KiB, MiB or
+// GiB, and shown in the largest whole unit.
+func TestSizeSettings(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in, want string
+		err      bool
+	}{
+		{in: "16MiB", want: "16MiB"},
+		{in: "16 mib", want: "16MiB"},
+		{in: "1024", want: "1KiB"},
+		{in: "1536", want: "1536"},
+		{in: "2048KiB", want: "2MiB"},
+		{in: "1GiB", want: "1GiB"},
+		{in: "100B", want: "100"},
+		{in: "0", want: "0"},
+		{in: "-1", err: true},
+		{in: "10MB", err: true},
+		{in: "MiB", err: true},
+		{in: "99999999999GiB", err: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			s, err := settings.Load(settings.LoadOptions{Cwd: dir, UserConfigDir: dir, Getenv: func(name string) string {
+				if name == "DTREE_LONG_LOG_CALL_MAX" {
+					return tt.in
+				}
+				return ""
+			}})
+			if tt.err {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), "is not a size")
+				return
+			}
+			require.NoError(t, err)
+			got, _ := s.Value("long_log_call_max")
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
 func TestKeys(t *testing.T) {
 	t.Parallel()
 	var names []string
@@ -296,6 +340,6 @@ func TestKeys(t *testing.T) {
 		assert.NotEmpty(t, k.Help, k.Name)
 	}
 	assert.Equal(t, []string{"default_cli", "default_validate_cli", "default_retry_cli", "default_retry_count",
-		"default_timeout", "log_dir", "write_log_short", "write_log_long", "write_log_graph", "max_cost", "max_tokens", "junit"}, names)
+		"default_timeout", "log_dir", "write_log_short", "write_log_long", "write_log_graph", "long_log_call_max", "long_log_max", "max_cost", "max_tokens", "junit"}, names)
 	assert.Equal(t, append(names, "clis"), settings.KeyNames())
 }

@@ -26,6 +26,10 @@ type Settings struct {
 	WriteLogShort      bool
 	WriteLogLong       bool
 	WriteLogGraph      bool
+	// LongLogCallMax and LongLogMax bound long.log: one call's output,
+	// and the file (readme/logs.md#longlog); 0 is no bound.
+	LongLogCallMax int64
+	LongLogMax     int64
 	// MaxCost and MaxTokens are the run's budget (readme/run.md#budgets);
 	// 0 is none.
 	MaxCost   float64
@@ -43,6 +47,10 @@ type Settings struct {
 	// Ignored are the bad values of settings the command does not use
 	// (LoadOptions.Check), which it passed over.
 	Ignored []*Error
+	// Untrusted names what an untrusted project file sets that it may not
+	// (readme/settings.md#trust), when LoadOptions.ListUntrusted kept it;
+	// nil when nothing is.
+	Untrusted *Untrusted
 }
 
 // Default returns the built-in settings, before any file, variable or flag.
@@ -97,6 +105,10 @@ func (s *Settings) Value(key string) (string, bool) {
 		return fmt.Sprint(s.WriteLogLong), true
 	case KeyWriteLogGraph:
 		return fmt.Sprint(s.WriteLogGraph), true
+	case KeyLongLogCallMax:
+		return FormatSize(s.LongLogCallMax), true
+	case KeyLongLogMax:
+		return FormatSize(s.LongLogMax), true
 	case KeyMaxCost:
 		return strconv.FormatFloat(s.MaxCost, 'f', -1, 64), true
 	case KeyMaxTokens:
@@ -129,6 +141,10 @@ func (s *Settings) set(key, v string) error {
 		s.WriteLogLong = v == "true"
 	case KeyWriteLogGraph:
 		s.WriteLogGraph = v == "true"
+	case KeyLongLogCallMax:
+		s.LongLogCallMax, err = ParseSize(v)
+	case KeyLongLogMax:
+		s.LongLogMax, err = ParseSize(v)
 	case KeyMaxCost:
 		s.MaxCost, err = strconv.ParseFloat(v, 64)
 	case KeyMaxTokens:

@@ -12,8 +12,9 @@ package testagent
 //	             that answers and never exits)
 //	print-bytes  print FAKE_BYTES bytes of filler to stdout
 //	sleep        sleep (FAKE_SLEEP, default a minute)
-//	spawn        start a sleeping child that shares stdout, write "pid
-//	             childpid" to FAKE_PIDFILE, then sleep, or with
+//	spawn        start a sleeping child that shares stdout, wait until it
+//	             handles its signals, write "pid childpid" to
+//	             FAKE_PIDFILE, then sleep, or with
 //	             FAKE_LEADER_EXIT=1 print FAKE_STDOUT and exit
 //
 // FAKE_IGNORE_TERM=1 ignores SIGTERM (children too); FAKE_TERM_EXIT=N
@@ -46,6 +47,8 @@ func modeMain() int {
 			os.Exit(code)
 		}()
 	}
+	// A process modeSpawn started is ready once its signals are handled.
+	signalReady()
 	switch mode := os.Getenv("FAKE_MODE"); mode {
 	case "echo":
 		modeEcho()
@@ -144,10 +147,13 @@ func modeSpawn() {
 	child := exec.Command(os.Args[0])
 	child.Env = append(os.Environ(), "FAKE_MODE=sleep")
 	child.Stdout, child.Stderr = os.Stdout, os.Stderr
-	if err := child.Start(); err != nil {
+	// The pid file is written once the child handles its signals as
+	// asked (FAKE_IGNORE_TERM), so a test that reads it can signal both.
+	childPid, err := startReady(child)
+	if err != nil {
 		modeFail(err)
 	}
-	pids := fmt.Sprintf("%d %d", os.Getpid(), child.Process.Pid)
+	pids := fmt.Sprintf("%d %d", os.Getpid(), childPid)
 	path := os.Getenv("FAKE_PIDFILE")
 	if err := os.WriteFile(path+".tmp", []byte(pids), 0o600); err != nil {
 		modeFail(err)

@@ -15,9 +15,9 @@ func newSession(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 }
 
-// onTerm takes over SIGTERM: it is ignored, or (spawnFirst) answered by
-// starting a process in a session of its own, then exiting, as an agent
-// that starts a tool while it is being stopped.
+// onTerm takes over SIGTERM: it is ignored (and noted: recordTerm), or
+// (spawnFirst) answered by starting a process in a session of its own,
+// then exiting, as an agent that starts a tool while it is being stopped.
 func onTerm(spawnFirst bool) {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, syscall.SIGTERM)
@@ -27,9 +27,11 @@ func onTerm(spawnFirst bool) {
 				recordPids(spawn(childSetsid, false))
 				os.Exit(143)
 			}
+			recordTerm()
 		}
 	}()
 }
 
-// ignoreTerm makes SIGTERM do nothing to this process.
-func ignoreTerm() { signal.Ignore(syscall.SIGTERM) }
+// ignoreTerm makes SIGTERM do nothing to this process but be noted
+// (recordTerm).
+func ignoreTerm() { onTerm(false) }

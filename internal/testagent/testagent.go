@@ -40,6 +40,10 @@ type Rule struct {
 	Warnings  []string `json:"warnings"`
 	Exit      int      `json:"exit"`
 	Sleep     string   `json:"sleep"`
+	// WaitFile holds the call until this file exists (relative to the
+	// agent's directory; at most a minute), after its pid is recorded: a
+	// test holds a step mid-call, and lets it go, without a sleep.
+	WaitFile string `json:"wait_file"`
 	// SpawnChild starts a child that sleeps an hour in the agent's group,
 	// its output on /dev/null (sleep 3600 >/dev/null 2>&1 &).
 	SpawnChild bool `json:"spawn_child"`
@@ -83,16 +87,24 @@ type Record struct {
 //
 // FAKEAGENT_PIDS names a file where the agent appends its pid and its
 // children's (spawn_*); FAKEAGENT_PARENT one where it writes its parent's
-// pid (dtree's), so that a script can signal dtree itself.
+// pid (dtree's), so that a script can signal dtree itself;
+// FAKEAGENT_TERMS one where a process that ignores SIGTERM (ignore_term,
+// stubborn_children) notes each it gets.
 func Main() int {
 	if os.Getenv("FAKE_MODE") != "" {
 		return modeMain()
 	}
 	switch os.Getenv("FAKEAGENT_CHILD") {
 	case "stubborn":
+		// FAKEAGENT_CHILD_DELAY: slow to start, as a test binary built
+		// with -race is on a loaded machine.
+		if d, err := time.ParseDuration(os.Getenv("FAKEAGENT_CHILD_DELAY")); err == nil {
+			time.Sleep(d)
+		}
 		ignoreTerm()
 		fallthrough
 	case "sleep":
+		signalReady()
 		time.Sleep(time.Hour)
 		return 0
 	}
@@ -130,6 +142,13 @@ func Main() int {
 	}
 	if r.PrintBytes > 0 {
 		flood(os.Stdout, r.PrintBytes)
+	}
+	if r.WaitFile != "" {
+		for end := time.Now().Add(time.Minute); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
+			if _, err := os.Stat(r.WaitFile); err == nil {
+				break
+			}
+		}
 	}
 	if r.Sleep != "" {
 		if d, err := time.ParseDuration(r.Sleep); err == nil {
@@ -279,7 +298,10 @@ const (
 )
 
 // spawn starts a process that sleeps an hour, ignoring SIGTERM when
-// stubborn, and returns its pid (0 when it could not start).
+// stubborn, and returns its pid (0 when it could not start) once the
+// process is ready: its signal handling is in place (signalReady). A pid
+// returned earlier would let a test signal a process that does not yet
+// ignore SIGTERM.
 func spawn(how int, stubborn bool) int {
 	self, err := os.Executable()
 	if err != nil {
@@ -294,10 +316,69 @@ func spawn(how int, stubborn bool) int {
 	if how == childSetsid {
 		newSession(cmd)
 	}
-	if err := cmd.Start(); err != nil {
+	pid, err := startReady(cmd)
+	if err != nil {
 		return 0
 	}
-	return cmd.Process.Pid
+	return pid
+}
+
+// readyFD is the variable that names the descriptor a spawned process
+// writes one byte to once it is ready (signalReady).
+const readyFD = "FAKEAGENT_READY_FD"
+
+// readyWait bounds the wait for a spawned process to say it is ready: a
+// test binary built with -race can take seconds to start on a loaded
+// machine.
+const readyWait = 2 * time.Minute
+
+// startReady starts cmd and waits until it has said it is ready (or has
+// exited without saying so, an error).
+func startReady(cmd *exec.Cmd) (int, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return 0, err
+	}
+	defer r.Close()
+	cmd.ExtraFiles = append(cmd.ExtraFiles, w)
+	cmd.Env = append(cmd.Env, fmt.Sprintf("%s=%d", readyFD, 2+len(cmd.ExtraFiles)))
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		return 0, err
+	}
+	_ = r.SetReadDeadline(time.Now().Add(readyWait))
+	if _, err := r.Read(make([]byte, 1)); err != nil {
+		return 0, fmt.Errorf("pid %d did not say it was ready: %w", cmd.Process.Pid, err)
+	}
+	return cmd.Process.Pid, nil
+}
+
+// signalReady tells the process that spawned this one that its signal
+// handling is in place.
+func signalReady() {
+	fd, err := strconv.Atoi(os.Getenv(readyFD))
+	if err != nil {
+		return
+	}
+	f := os.NewFile(uintptr(fd), "ready")
+	_, _ = f.Write([]byte{1})
+	f.Close()
+}
+
+// recordTerm appends "PID TERM" to FAKEAGENT_TERMS: a process that ignores
+// SIGTERM has had one. A test waits for it to know that dtree has begun a
+// stop, instead of sleeping a while.
+func recordTerm() {
+	path := os.Getenv("FAKEAGENT_TERMS")
+	if path == "" {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err == nil {
+		_, _ = fmt.Fprintf(f, "%d TERM\n", os.Getpid())
+		f.Close()
+	}
 }
 
 // recordPids appends pids to FAKEAGENT_PIDS, in one write.

@@ -3,6 +3,9 @@
 // {{run.id}} and {{run.workdir}}. Only these namespaces are references;
 // any other {{…}} is left as written, so templates inside prompts
 // survive. Spaces just inside the braces are allowed ({{ var.NAME }}).
+// In a command, a reference is never pasted: ParseCommand finds the
+// quoting it stands in and Command.Script passes its value in a
+// variable (readme/context.md#in-a-command).
 package vars
 
 import (
@@ -127,10 +130,4 @@ func Expand(text string, value func(Ref) (string, bool)) string {
 	}
 	b.WriteString(text[last:])
 	return b.String()
-}
-
-// ShellQuote makes s one word for /bin/sh, whatever it holds: s in single
-// quotes, each single quote in it closed, escaped and reopened.
-func ShellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

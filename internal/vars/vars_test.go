@@ -65,19 +65,6 @@ func TestRefs(t *testing.T) {
 	}
 }
 
-func TestShellQuote(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"main", "'main'"},
-		{"", "''"},
-		{"it's $(rm -rf /) `id`", `'it'\''s $(rm -rf /) ` + "`id`'"},
-	}
-	for _, tt := range tests {
-		if got := vars.ShellQuote(tt.in); got != tt.want {
-			t.Errorf("ShellQuote(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
 // Linear in the text: 200,000 references, or megabytes of unclosed and
 // unbalanced braces, take milliseconds, not minutes.
 func TestExpandIsLinear(t *testing.T) {

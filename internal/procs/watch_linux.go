@@ -1,0 +1,149 @@
+package procs
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// startWatcher starts the watcher for runID: this program again
+// (/proc/self/exe, which still runs if the file was replaced), in a
+// session of its own so that no terminal or group signal meant for dtree
+// reaches it, on /dev/null, in /, holding nothing of dtree's but the pipe.
+func startWatcher(argv0, runID string) (proc *os.Process, start uint64, done *os.File, err error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	defer r.Close()
+	cmd := &exec.Cmd{
+		Path:        "/proc/self/exe",
+		Args:        []string{argv0, watchArg, runID},
+		Env:         []string{watchEnv + "=3"},
+		Dir:         "/",
+		ExtraFiles:  []*os.File{r},
+		SysProcAttr: &syscall.SysProcAttr{Setsid: true},
+	}
+	if err := cmd.Start(); err != nil {
+		w.Close()
+		return nil, 0, nil, err
+	}
+	if st, ok := readStat(strconv.Itoa(cmd.Process.Pid)); ok {
+		start = st.Start
+	}
+	return cmd.Process, start, w, nil
+}
+
+// endRun ends every process whose environment holds entry (NAME=VALUE),
+// this one aside: SIGTERM, then SIGKILL to what runs grace later. What
+// starts meanwhile is found on the next pass.
+func endRun(entry string, grace time.Duration) {
+	self := os.Getpid()
+	deadline := time.Now().Add(grace)
+	termed := map[int]bool{}
+	for giveUp := deadline.Add(2 * time.Second); time.Now().Before(giveUp); time.Sleep(25 * time.Millisecond) {
+		left := withEnv(entry, self)
+		if len(left) == 0 {
+			return
+		}
+		late := !time.Now().Before(deadline)
+		for _, pid := range left {
+			if late || !termed[pid] {
+				kill(pid, late)
+				termed[pid] = true
+			}
+		}
+	}
+}
+
+// withEnv lists the live processes, skip aside, whose environment (as
+// they were started: /proc/PID/environ) holds entry. A process whose
+// environment cannot be read (another user's) is not listed.
+func withEnv(entry string, skip int) []int {
+	want := []byte(entry)
+	var out []int
+	for _, st := range all() {
+		if st.zombie || st.Pid == skip {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(st.Pid) + "/environ")
+		if err != nil {
+			continue
+		}
+		for _, kv := range bytes.Split(b, []byte{0}) {
+			if bytes.Equal(kv, want) {
+				out = append(out, st.Pid)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// childLists reads the children lists of this process's threads
+// (/proc/self/task/TID/children). It keeps each list open and reads it
+// again from its start (pread regenerates it): a third of the cost of
+// opening each anew. Not safe for concurrent use.
+type childLists struct {
+	open map[string]*os.File
+	buf  []byte
+}
+
+// otherThan says whether this process has a child, alive or not yet
+// reaped, other than pid (the watcher). When a list cannot be read, it
+// says yes.
+func (c *childLists) otherThan(pid int) bool {
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return true
+	}
+	if c.open == nil {
+		c.open, c.buf = map[string]*os.File{}, make([]byte, 4096)
+	}
+	seen := make(map[string]bool, len(tasks))
+	other := false
+	for _, t := range tasks {
+		tid := t.Name()
+		seen[tid] = true
+		if other {
+			continue // only to keep the lists of live threads
+		}
+		f := c.open[tid]
+		if f == nil {
+			if f, err = os.Open("/proc/self/task/" + tid + "/children"); err != nil {
+				return true
+			}
+			c.open[tid] = f
+		}
+		n, err := f.ReadAt(c.buf, 0)
+		if err != nil && err != io.EOF || n == len(c.buf) {
+			other = true // unreadable, or too many children to matter
+			continue
+		}
+		for _, field := range bytes.Fields(c.buf[:n]) {
+			if child, _ := strconv.Atoi(string(field)); child != pid {
+				other = true
+				break
+			}
+		}
+	}
+	for tid, f := range c.open {
+		if !seen[tid] {
+			f.Close()
+			delete(c.open, tid)
+		}
+	}
+	return other
+}
+
+// close closes the lists kept open.
+func (c *childLists) close() {
+	for tid, f := range c.open {
+		f.Close()
+		delete(c.open, tid)
+	}
+}
