@@ -46,6 +46,60 @@ const (
 // the newest step back and stops when max is spent, so its cost grows with
 // max, not with the run.
 func RunSoFar(n int, step func(i int) Step, max int) string {
+	return (*Entries)(nil).RunSoFar(n, step, max)
+}
+
+// Entries keeps what RunSoFar renders of each step, so that a run renders
+// a finished step once, not again in the prompt of every step after it
+// (readme/performance.md#running-a-chart). Its zero value is ready. One
+// Entries serves one numbering of steps and one bound: step(i) must be the
+// same step, shown as step i+1, and max the same, in every call given it.
+// It keeps only the newest steps a section can show, each within the
+// section's bound, so what it holds does not grow with the run; a nil
+// *Entries keeps nothing.
+type Entries struct {
+	first int // the index of items[0]
+	items []rendered
+}
+
+// minEntry is less than the fewest bytes a step takes in a section: its
+// heading line ("### Step 1: node  \"\" ()") and the line between entries.
+const minEntry = 20
+
+// rendered is one step's entry and its heading line. The entry is cut at
+// the section's bound, like any entry cut at a limit it is then longer
+// than the limit, and a section never has room for it whole.
+type rendered struct{ whole, head string }
+
+// get is step i's entry, whole, and its heading line.
+func (m *Entries) get(i int, step func(i int) Step, max int) rendered {
+	if m != nil && i >= m.first && i-m.first < len(m.items) && m.items[i-m.first].head != "" {
+		return m.items[i-m.first]
+	}
+	s := step(i)
+	r := rendered{whole: entry(i+1, s, max), head: heading(i+1, s) + "\n"}
+	if m == nil || i < m.first {
+		return r
+	}
+	for i-m.first >= len(m.items) {
+		m.items = append(m.items, rendered{})
+	}
+	m.items[i-m.first] = r
+	return r
+}
+
+// keepFrom forgets the steps before index i.
+func (m *Entries) keepFrom(i int) {
+	if m == nil || i <= m.first {
+		return
+	}
+	drop := min(i-m.first, len(m.items))
+	m.items = append(m.items[:0], m.items[drop:]...)
+	m.first = i
+}
+
+// RunSoFar is RunSoFar, each step rendered once across the calls given m.
+func (m *Entries) RunSoFar(n int, step func(i int) Step, max int) string {
 	if n <= 0 {
 		return ""
 	}
@@ -59,20 +113,22 @@ func RunSoFar(n int, step func(i int) Step, max int) string {
 	short := false       // an entry did not fit whole: the older ones are headings only
 	i := n - 1
 	for ; i >= 0 && budget > 0; i-- {
-		s := step(i)
+		r := m.get(i, step, max)
 		e := ""
 		if !short {
-			e = entry(i+1, s, budget)
+			// An entry cut to a limit is longer than the limit, so one
+			// that fits is the whole entry.
+			e = r.whole
 			if len(e) > budget {
 				if len(entries) > 0 {
 					short, e = true, ""
 				} else { // the newest alone: its beginning and its end
-					e = cutMiddle(e, budget)
+					e = cutMiddle(entry(i+1, step(i), budget), budget)
 				}
 			}
 		}
 		if short {
-			e = heading(i+1, s) + "\n"
+			e = r.head
 			if len(e) > budget {
 				break
 			}
@@ -80,7 +136,15 @@ func RunSoFar(n int, step func(i int) Step, max int) string {
 		entries = append(entries, e)
 		budget -= len(e) + 1
 	}
+	// A section shows at most max/minEntry steps, so those before the
+	// newest max/minEntry are never shown again.
+	m.keepFrom(n - max/minEntry)
 	var b strings.Builder
+	size := len(head) + leftOutRoom
+	for _, e := range entries {
+		size += len(e) + 1
+	}
+	b.Grow(size) // once, not doubling up to 8 KiB for every prompt
 	b.WriteString(head)
 	if i >= 0 {
 		fmt.Fprintf(&b, "… %d earlier %s left out.\n\n", i+1, types.Choose(i+1, "step is", "steps are"))

@@ -149,3 +149,38 @@ func BenchmarkRunSoFar(b *testing.B) {
 		})
 	}
 }
+
+// Entries gives the section RunSoFar gives, and renders each step once
+// over a run, where RunSoFar alone renders every step in view again for
+// each step after it (readme/performance.md#running-a-chart).
+func TestEntriesRenderEachStepOnce(t *testing.T) {
+	sizes := []int{10, 100, 3000, 20, 9000, 50, 0, 400}
+	steps := make([]Step, 600)
+	for i := range steps {
+		size := sizes[i%len(sizes)]
+		steps[i] = Step{Node: fmt.Sprint(i), Text: fmt.Sprintf("Step %d", i), Kind: "process", Status: "succeeded",
+			Comments: []string{strings.Repeat("c", size)}}
+		if i%5 == 3 {
+			steps[i] = Step{Node: fmt.Sprint(i), Text: "Test", Kind: "command", Status: "failed", Command: "go test",
+				ExitCode: 1, Output: strings.Repeat("line of output\n", size/10)}
+		}
+	}
+	var m Entries
+	renders := 0
+	for n := 0; n <= len(steps); n++ {
+		step := func(i int) Step { renders++; return steps[i] }
+		got := m.RunSoFar(n, step, RunSoFarBytes)
+		want := RunSoFar(n, func(i int) Step { return steps[i] }, RunSoFarBytes)
+		if got != want {
+			t.Fatalf("after %d steps, the section differs from RunSoFar's:\n got %q\nwant %q", n, got, want)
+		}
+	}
+	// Once each, and again only for a newest step too large to show
+	// whole (cut in its middle).
+	if limit := 2 * len(steps); renders > limit {
+		t.Errorf("rendered steps %d times over a run of %d steps; want at most %d", renders, len(steps), limit)
+	}
+	if len(m.items) > RunSoFarBytes/minEntry {
+		t.Errorf("keeps %d steps; want only those in view", len(m.items))
+	}
+}

@@ -93,18 +93,47 @@ func prepare(def Definition, prompt, model, workdir string) (invocation, error) 
 		}
 	}
 	tmpl = dropModel(tmpl, model)
-	// One pass each, so a prompt holding "{model}" stays as written.
-	fill := strings.NewReplacer("{prompt}", prompt, "{prompt_file}", file, "{model}", model)
 	shownPrompt := fmt.Sprintf("<prompt: %d bytes>", len(prompt))
 	if def.ShowPrompt {
 		shownPrompt = prompt
 	}
-	shown := strings.NewReplacer("{prompt}", shownPrompt, "{prompt_file}", file, "{model}", model)
 	for _, a := range tmpl {
-		inv.args = append(inv.args, fill.Replace(a))
-		inv.shown = append(inv.shown, shown.Replace(a))
+		inv.args = append(inv.args, fillArg(a, prompt, file, model))
+		inv.shown = append(inv.shown, fillArg(a, shownPrompt, file, model))
 	}
 	return inv, nil
+}
+
+// fillArg replaces {prompt}, {prompt_file} and {model} in an argument in
+// one pass, so a prompt holding "{model}" stays as written. It is what a
+// strings.Replacer of the three does, without building one for every
+// argument of every call.
+func fillArg(arg, prompt, file, model string) string {
+	i := strings.IndexByte(arg, '{')
+	if i < 0 {
+		return arg
+	}
+	var b strings.Builder
+	for ; i >= 0; i = strings.IndexByte(arg, '{') {
+		b.WriteString(arg[:i])
+		arg = arg[i:]
+		switch {
+		case strings.HasPrefix(arg, "{prompt}"):
+			b.WriteString(prompt)
+			arg = arg[len("{prompt}"):]
+		case strings.HasPrefix(arg, "{prompt_file}"):
+			b.WriteString(file)
+			arg = arg[len("{prompt_file}"):]
+		case strings.HasPrefix(arg, "{model}"):
+			b.WriteString(model)
+			arg = arg[len("{model}"):]
+		default:
+			b.WriteByte('{')
+			arg = arg[1:]
+		}
+	}
+	b.WriteString(arg)
+	return b.String()
 }
 
 // modelFor is the model to pass the CLI: any, or for a CLI that takes only

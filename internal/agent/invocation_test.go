@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -38,5 +39,19 @@ func TestRemoveStalePromptFiles(t *testing.T) {
 		_, err := os.Stat(filepath.Join(dir, name))
 		assert.Equal(t, gone, os.IsNotExist(err), name)
 		assert.Equal(t, gone, slices.Contains(removed, name), name)
+	}
+}
+
+// fillArg is a strings.Replacer of {prompt}, {prompt_file} and {model}, in
+// one pass: what it puts in is never replaced again.
+func TestFillArg(t *testing.T) {
+	t.Parallel()
+	prompt, file, model := "say {model} and {prompt_file} {", "/tmp/p.txt", "m{prompt}"
+	want := strings.NewReplacer("{prompt}", prompt, "{prompt_file}", file, "{model}", model)
+	for _, arg := range []string{
+		"", "-p", "{prompt}", "--model={model}", "{prompt_file}", "@{prompt_file}x", "{{prompt}}", "{prompt",
+		"{model}{prompt}{prompt_file}{", "{}{ {prompt_fil {prompt}_file}", "é{model}é", "}{",
+	} {
+		assert.Equal(t, want.Replace(arg), fillArg(arg, prompt, file, model), "argument %q", arg)
 	}
 }

@@ -50,6 +50,31 @@ type stream struct {
 	watch *waitWatch
 }
 
+// copyBufs are the buffers ReadFrom reads the child's output through.
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
+
+// ReadFrom is how os/exec's io.Copy hands s the child's output: through a
+// buffer that calls share, where io.Copy would make 32 KiB for each stream
+// of each call, garbage that the collector then sweeps while the next
+// agent runs.
+func (s *stream) ReadFrom(r io.Reader) (n int64, err error) {
+	bp := copyBufs.Get().(*[]byte)
+	defer copyBufs.Put(bp)
+	for {
+		m, rerr := r.Read(*bp)
+		if m > 0 {
+			_, _ = s.Write((*bp)[:m]) // never fails: the sink keeps its error
+			n += int64(m)
+		}
+		if rerr == io.EOF {
+			return n, nil
+		}
+		if rerr != nil {
+			return n, rerr
+		}
+	}
+}
+
 func (s *stream) Write(p []byte) (int, error) {
 	k := s.sink
 	k.mu.Lock()

@@ -229,9 +229,9 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	if grace <= 0 {
 		grace = DefaultGrace
 	}
-	settle := c.Settle
-	if settle <= 0 {
-		settle = DefaultSettle
+	settleFor := c.Settle
+	if settleFor <= 0 {
+		settleFor = DefaultSettle
 	}
 	// cmdCtx also ends, with errAnswered, when the agent outstays its
 	// final event, and with errWaiting when it waits for a human.
@@ -245,12 +245,29 @@ func Run(ctx context.Context, c Call) (Result, error) {
 		out.note(fmt.Sprintf("dtree: model %q left out: %s takes only %s", c.Model, def.Name, strings.Join(def.ModelValues, ", ")))
 	}
 	var answeredAt atomic.Int64 // when the final event came, in Unix ns
-	answered := make(chan struct{})
+	// settle stops the agent Settle after its final event, unless Wait has
+	// returned by then (exited): a timer, not a goroutine waiting for
+	// either, for every call.
+	var (
+		settleMu sync.Mutex
+		settle   *time.Timer
+		exited   bool
+	)
 	if form.split != nil {
 		stdout.split = form.split(dec.line)
 		stdout.seen = func() {
 			if dec.final() && answeredAt.CompareAndSwap(0, time.Now().UnixNano()) {
-				close(answered)
+				settleMu.Lock()
+				defer settleMu.Unlock()
+				if !exited {
+					settle = time.AfterFunc(settleFor, func() {
+						settleMu.Lock()
+						defer settleMu.Unlock()
+						if !exited {
+							stopCmd(errAnswered)
+						}
+					})
+				}
 			}
 		}
 	}
@@ -264,7 +281,9 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	cmd.Env = childEnv(append(c.Env[:len(c.Env):len(c.Env)], c.Request.Env()...), def)
 	if inv.stdin != "" {
 		cmd.Stdin = strings.NewReader(inv.stdin)
-	} // else /dev/null: empty, never the terminal, and no pipe to feed
+	} else if f, err := devNull(); err == nil {
+		cmd.Stdin = f // empty, never the terminal, and no pipe to feed
+	} // else os/exec opens /dev/null itself
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	setProcessGroup(cmd)
 	var stoppedAt atomic.Int64 // when Cancel sent SIGTERM, in Unix ns
@@ -286,26 +305,14 @@ func Run(ctx context.Context, c Call) (Result, error) {
 		unlock()
 		return res, fmt.Errorf("start %s: %w", def.Name, err)
 	}
-	exited := make(chan struct{})
-	var settling sync.WaitGroup
-	settling.Go(func() {
-		select {
-		case <-answered:
-		case <-exited:
-			return
-		}
-		t := time.NewTimer(settle)
-		defer t.Stop()
-		select {
-		case <-t.C:
-			stopCmd(errAnswered)
-		case <-exited:
-		}
-	})
 	waitErr := cmd.Wait()
 	unlock()
-	close(exited)
-	settling.Wait()
+	settleMu.Lock()
+	exited = true
+	if settle != nil {
+		settle.Stop()
+	}
+	settleMu.Unlock()
 	res.Duration = time.Since(start)
 	pid := cmd.Process.Pid
 	stopped := stoppedAt.Load() != 0
@@ -404,6 +411,10 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	}
 	return res, nil
 }
+
+// devNull is /dev/null opened once for reading, the stdin of every agent
+// that takes its prompt another way: os/exec would open it for each call.
+var devNull = sync.OnceValues(func() (*os.File, error) { return os.Open(os.DevNull) })
 
 // StoppedError is a call that dtree ended because its caller's context
 // ended: the run was interrupted. It matches the context's error

@@ -37,6 +37,21 @@ type Options struct {
 	// has a temporary file of its own (".NAME.*.tmp"), so that two
 	// writers of one path do not meet.
 	Rewrite bool
+	// Reuse, with Rewrite, keeps the file a write replaces at ".NAME.tmp"
+	// and writes the next version into it when no one has it open (a
+	// write lease says so: Linux's F_SETLEASE), rather than making a file
+	// for each write; otherwise a fresh one as before. Making a file is
+	// what a rewrite after every node costs most on a file system that
+	// steps over recently deleted inodes (readme/performance.md#running-a-chart).
+	// The caller removes ".NAME.tmp" when it is done (Remove).
+	Reuse bool
+}
+
+// TempOf is the temporary file of path's writes with Rewrite, which one
+// with Reuse leaves for the next to write into.
+func TempOf(path string) string {
+	dir, base := filepath.Split(path)
+	return filepath.Join(dir, "."+base+".tmp")
 }
 
 // Write replaces path with what write writes, with mode perm. An error of
@@ -45,7 +60,9 @@ func Write(path string, perm os.FileMode, o Options, write func(io.Writer) error
 	return replaceWith(path, perm, o, write, true)
 }
 
-// WriteBytes replaces path with data.
+// WriteBytes replaces path with data, in one write (no buffer between:
+// short.json is rewritten after every node, and a 64 KiB buffer each time
+// was most of what a run allocated).
 func WriteBytes(path string, data []byte, perm os.FileMode, o Options) error {
 	return replaceWith(path, perm, o, func(w io.Writer) error {
 		_, err := w.Write(data)
@@ -53,8 +70,9 @@ func WriteBytes(path string, data []byte, perm os.FileMode, o Options) error {
 	}, false)
 }
 
-// replaceWith is Write; with callers set, an error of write's is the
-// caller's own, not the file's.
+// replaceWith is Write; with callers set, write is the caller's, through
+// a buffer, and an error of its is the caller's own, not the file's;
+// without, it is WriteBytes' one write, straight to the file.
 func replaceWith(path string, perm os.FileMode, o Options, write func(io.Writer) error, callers bool) error {
 	open := o.Open
 	if open == nil {
@@ -70,14 +88,19 @@ func replaceWith(path string, perm os.FileMode, o Options, write func(io.Writer)
 		err error
 	)
 	if o.Rewrite {
-		// Always a fresh file, never one rewritten in place: after replace
-		// exchanges them, tmp is the old file, and a reader may still have
-		// it open.
+		// A fresh file, or with Reuse the old one once no reader has it:
+		// after replace exchanges them, tmp is the old file, and a reader
+		// may still have it open.
 		tmp = filepath.Join(dir, "."+base+".tmp")
-		f, err = open(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, perm)
-		if errors.Is(err, fs.ErrExist) {
-			_ = os.Remove(tmp)
+		if o.Reuse {
+			f = reuse(open, tmp, perm)
+		}
+		if f == nil {
 			f, err = open(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, perm)
+			if errors.Is(err, fs.ErrExist) {
+				_ = os.Remove(tmp)
+				f, err = open(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, perm)
+			}
 		}
 	} else {
 		var t *os.File
@@ -90,15 +113,16 @@ func replaceWith(path string, perm os.FileMode, o Options, write func(io.Writer)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	bw := bufio.NewWriterSize(f, 64<<10)
-	err = write(bw)
-	if err != nil && callers { // the caller's own error, as it is
-		_ = f.Close()
-		_ = os.Remove(tmp)
-		return err
-	}
-	if err == nil {
+	if callers {
+		bw := bufio.NewWriterSize(f, 64<<10)
+		if err = write(bw); err != nil { // the caller's own error, as it is
+			_ = f.Close()
+			_ = os.Remove(tmp)
+			return err
+		}
 		err = bw.Flush()
+	} else {
+		err = write(f)
 	}
 	if s, ok := f.(interface{ Sync() error }); ok && o.Sync && err == nil {
 		err = s.Sync()
@@ -110,7 +134,7 @@ func replaceWith(path string, perm os.FileMode, o Options, write func(io.Writer)
 		err = os.Chmod(tmp, perm) // CreateTemp's 0600, and the umask
 	}
 	if err == nil {
-		err = replace(tmp, path)
+		err = replace(tmp, path, o.Rewrite && o.Reuse)
 	}
 	if err != nil {
 		_ = os.Remove(tmp)

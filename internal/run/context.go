@@ -31,7 +31,11 @@ func (s *step) runSoFar() string {
 	case types.ContextPrevious:
 		from = max(n-1, 0)
 	}
-	return prompts.RunSoFar(n-from, func(i int) prompts.Step { p := w.past(from + i); return p.prompt() }, prompts.RunSoFarBytes)
+	step := func(i int) prompts.Step { p := w.past(from + i); return p.prompt() }
+	if from > 0 { // numbered from the previous step, not from the run's first
+		return prompts.RunSoFar(n-from, step, prompts.RunSoFarBytes)
+	}
+	return w.soFar.RunSoFar(n, step, prompts.RunSoFarBytes)
 }
 
 // prompt is the step as the run so far shows it.

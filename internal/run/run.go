@@ -17,6 +17,7 @@ import (
 	"github.com/dtree-dev/dtree/internal/chart"
 	"github.com/dtree-dev/dtree/internal/replay"
 	"github.com/dtree-dev/dtree/internal/runlog"
+	"github.com/dtree-dev/dtree/prompts"
 	"github.com/dtree-dev/dtree/types"
 )
 
@@ -132,6 +133,7 @@ type walker struct {
 	history        []pastStep
 	historyLeftOut int
 	last           map[string]pastStep
+	soFar          prompts.Entries // the run so far's entries, each rendered once
 }
 
 // Walk runs the chart and returns its summary. The error is a

@@ -372,7 +372,16 @@ func (l *Log) waitShort() error {
 // (WriteAtomic) and the error is a *WriteError.
 func (l *Log) writeShort(parts [][]byte) error {
 	path := l.path("short.json")
-	if err := writeAtomic(l.opts.OpenFile, path, l.redact.JSON(bytes.Join(parts, nil)), 0o644); err != nil {
+	// Each version is written into the file the one before replaced, when
+	// no reader has that open (atomicfile's Reuse), not into a new file:
+	// making a file a node cost more than the node where the file system
+	// steps over recently deleted inodes (readme/performance.md#running-a-chart).
+	// Close removes it.
+	err := atomicfile.WriteBytes(path, l.redact.JSON(bytes.Join(parts, nil)), 0o644, atomicfile.Options{Rewrite: true, Reuse: true,
+		Open: func(name string, flag int, perm os.FileMode) (atomicfile.File, error) {
+			return l.opts.OpenFile(name, flag, perm)
+		}})
+	if err != nil {
 		return l.fail(path, err)
 	}
 	return nil
@@ -501,6 +510,7 @@ func (l *Log) Close() error {
 	if first == nil {
 		first = l.Err()
 	}
+	_ = os.Remove(atomicfile.TempOf(l.path("short.json"))) // the version before the last (writeShort)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if err := l.flush(); err != nil && first == nil {
