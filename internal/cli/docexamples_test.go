@@ -191,6 +191,7 @@ func runDocExamples(t *testing.T, repo, doc string) {
 		"REPO=" + repo,
 		"LANG=C.UTF-8", "TERM=dumb", "NO_COLOR=1", "IS_SANDBOX=1",
 		"TMPDIR=" + os.TempDir(),
+		"GORACE=atexit_sleep_ms=0", // no second's sleep at each exit of a race-built dtree (script_test.go)
 	}
 	// go, for an example that builds the fake agent, with the caches the
 	// tests use rather than a new HOME's empty ones.

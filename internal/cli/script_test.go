@@ -42,6 +42,10 @@ func TestScript(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("NO_COLOR", "1")
 			env.Setenv("DTREE_RETRY_BACKOFF", "0s")
+			// Under -race dtree and the fake agents are this race-built test
+			// binary, whose race runtime sleeps a second at every exit
+			// (atexit_sleep_ms): most of what the scripts took.
+			env.Setenv("GORACE", "atexit_sleep_ms=0")
 			// CI containers run the tests as root, where `dtree run`
 			// refuses the built-in claude without it (run_permanent.txtar).
 			env.Setenv("IS_SANDBOX", "1")

@@ -24,7 +24,7 @@ func init() { ptyCmds["ptyrun"], ptyCmds["screen"] = cmdPtyRun, cmdScreen }
 // ptyEnv are the variables a program under ptyrun gets from the script,
 // besides PATH and HOME.
 var ptyEnv = []string{"TMPDIR", "IS_SANDBOX", "DTREE_RETRY_BACKOFF", "DTREE_TRUST", "NO_COLOR", "LC_ALL", "LANG",
-	"FAKEAGENT_SCRIPT", "FAKEAGENT_STATE", "FAKEAGENT_LOG", "FAKEAGENT_PIDS"}
+	"FAKEAGENT_SCRIPT", "FAKEAGENT_STATE", "FAKEAGENT_LOG", "FAKEAGENT_PIDS", "GORACE"}
 
 // resizeMark is written into ptyrun's capture where the window was
 // resized, for screen: NUL, the new width, NUL (a terminal's output has
