@@ -185,15 +185,50 @@ func (c *Command) walk(f *syntax.File, problem func(i int, why, hint string)) {
 				fr.unsafe, fr.hint = "is compared as a number in [[ … ]], which bash evaluates as arithmetic, as code", arithHint
 			}
 		case *syntax.DeclClause:
+			flags := ""
 			for _, a := range x.Args {
-				if f := a.Value; a.Naked && f != nil && strings.HasPrefix(f.Lit(), "-") && strings.Contains(f.Lit(), "i") {
-					fr.unsafe, fr.hint = "is assigned to an integer variable ("+x.Variant.Value+" -i), which bash evaluates as arithmetic, as code", arithHint
+				if f := a.Value; a.Naked && f != nil && strings.HasPrefix(f.Lit(), "-") {
+					flags += f.Lit()[1:]
+				}
+			}
+			if strings.Contains(flags, "i") {
+				fr.unsafe, fr.hint = "is assigned to an integer variable ("+x.Variant.Value+" -i), which bash evaluates as arithmetic, as code", arithHint
+			}
+			decl := x.Variant.Value
+			nameref := strings.Contains(flags, "n") && decl != "export" // export -n unexports
+			for _, a := range x.Args {
+				w, why := a.Value, ""
+				switch {
+				case w == nil:
+				case a.Naked && !strings.HasPrefix(w.Lit(), "-"):
+					// declare "$v": a name, or a whole NAME=VALUE
+					why = "is a variable's name for " + decl + ", " + nameWhy
+				case a.Naked:
+				case nameref:
+					why = "is assigned to a name reference (" + decl + " -n), whose value is a variable's name: " + nameWhy
+				case strings.ContainsAny(flags, "aA"):
+					f := "-a"
+					if strings.Contains(flags, "A") {
+						f = "-A"
+					}
+					why = "is assigned whole to an array (" + decl + " " + f + "), which bash reads as (…), its $(…) run"
+				}
+				if why != "" {
+					slotsIn(int(w.Pos().Offset()), int(w.End().Offset()), func(i int) { problem(i, why, nameHint) })
 				}
 			}
 		case *syntax.CallExpr:
-			if len(x.Args) > 0 && x.Args[0].Lit() == "eval" {
-				fr.unsafe, fr.hint = "is an argument of eval, which runs its arguments as shell code",
-					"do not eval a value: pass it to a command as an argument"
+			c.call(x, &fr, slotsIn, problem)
+		case *syntax.UnaryTest:
+			if (x.Op == syntax.TsVarSet || x.Op == syntax.TsRefVar) && fr.unsafe == "" {
+				fr.unsafe, fr.hint = "is a variable's name in [[ "+x.Op.String()+" … ]], "+nameWhy, nameHint
+			}
+		case *syntax.Assign:
+			if x.Name != nil && promptVars[x.Name.Value] && x.Value != nil {
+				slotsIn(int(x.Value.Pos().Offset()), int(x.Value.End().Offset()), func(i int) {
+					problem(i, "is assigned to "+x.Name.Value+", whose $(…) bash runs each time it prints it (set -x prints PS4)",
+						"do not put a value in "+x.Name.Value+": print it with printf '%s\\n' {{…}}")
+				})
 			}
 		case *syntax.CmdSubst:
 			if x.Backquotes {
@@ -208,6 +243,10 @@ func (c *Command) walk(f *syntax.File, problem func(i int, why, hint string)) {
 			case *syntax.Redirect:
 				fr.hdoc = x == par.Hdoc // a delimiter with an expansion does not parse
 			case *syntax.Assign:
+				if par.Index == syntax.ArithmExpr(x) && fr.unsafe == "" {
+					fr.unsafe, fr.hint = "is an array index, which bash evaluates as arithmetic, as code", arithHint
+				}
+			case *syntax.ArrayElem: // a=([i]=v)
 				if par.Index == syntax.ArithmExpr(x) && fr.unsafe == "" {
 					fr.unsafe, fr.hint = "is an array index, which bash evaluates as arithmetic, as code", arithHint
 				}
@@ -240,6 +279,119 @@ func (c *Command) walk(f *syntax.File, problem func(i int, why, hint string)) {
 		stack = append(stack, fr)
 		return true
 	})
+}
+
+// A variable's name with an array index, a[$(cmd)], is evaluated by
+// bash as arithmetic, which runs cmd: a value must never be a name.
+const (
+	nameWhy  = "and bash evaluates an array index in a name (a[$(cmd)]) as arithmetic, as code"
+	nameHint = `name a variable of your own and give it the value: x={{…}}`
+)
+
+// promptVars are the variables whose value bash expands, $(…) and all,
+// each time it prints them.
+var promptVars = map[string]bool{"PS0": true, "PS1": true, "PS2": true, "PS4": true, "PROMPT_COMMAND": true}
+
+// codeBuiltins run their arguments as shell code: eval now, trap when its
+// signal comes, alias where the alias is used; nameBuiltins take
+// variables' names (and compgen and complete code too: -C, -F, -W).
+var (
+	codeBuiltins = map[string]string{"eval": "eval, which runs its arguments as shell code",
+		"trap":  "trap, which runs its argument as shell code when the signal comes",
+		"alias": "alias, whose value the shell runs as code where the alias is used"}
+	nameBuiltins = map[string]bool{"read": true, "unset": true, "mapfile": true, "readarray": true,
+		"compgen": true, "complete": true, "declare": true, "typeset": true, "local": true,
+		"export": true, "readonly": true}
+	// optName are the options whose argument is a variable's name.
+	optName = map[string]string{"printf": "-v", "wait": "-p", "test": "-v", "[": "-v"}
+)
+
+// call marks the references a simple command reads as code or as a
+// variable's name: an argument of eval, trap or alias, of a builtin that
+// takes names, or the argument of printf -v and the like. The command's
+// name is read unquoted, after command and builtin ("eval", e\val and
+// command eval are eval); a name in a variable ($x) cannot be told.
+func (c *Command) call(x *syntax.CallExpr, fr *frame, slotsIn func(from, to int, fn func(i int)), problem func(i int, why, hint string)) {
+	args := x.Args
+	name := ""
+	for len(args) > 0 {
+		name, _ = unquoted(args[0])
+		args = args[1:]
+		if name != "command" && name != "builtin" {
+			break
+		}
+		for len(args) > 0 && strings.HasPrefix(args[0].Lit(), "-") { // command -p
+			args = args[1:]
+		}
+	}
+	mark := func(w *syntax.Word, why, hint string) {
+		slotsIn(int(w.Pos().Offset()), int(w.End().Offset()), func(i int) { problem(i, why, hint) })
+	}
+	switch {
+	case codeBuiltins[name] != "":
+		if fr.unsafe == "" {
+			fr.unsafe, fr.hint = "is an argument of "+codeBuiltins[name],
+				"do not give a value to "+name+" as code: pass it to a command as an argument"
+		}
+	case name == "let":
+		if fr.unsafe == "" {
+			fr.unsafe, fr.hint = "is in shell arithmetic (let), which bash evaluates as code", arithHint
+		}
+	case nameBuiltins[name]:
+		for _, w := range args {
+			mark(w, "is an argument of "+name+", which takes variables' names, "+nameWhy, nameHint)
+		}
+	case optName[name] != "":
+		opt := optName[name]
+		for k, w := range args {
+			why := "is a variable's name (" + name + " " + opt + "), " + nameWhy
+			switch {
+			case w.Lit() == opt && k+1 < len(args):
+				mark(args[k+1], why, nameHint)
+			case strings.HasPrefix(litPrefix(w), opt): // -v{{…}}
+				mark(w, why, nameHint)
+			}
+		}
+	}
+}
+
+// unquoted is the word as the shell reads it when it holds no
+// expansion: quotes and backslashes removed.
+func unquoted(w *syntax.Word) (string, bool) {
+	var b strings.Builder
+	var lit func(parts []syntax.WordPart) bool
+	lit = func(parts []syntax.WordPart) bool {
+		for _, p := range parts {
+			switch p := p.(type) {
+			case *syntax.Lit:
+				for i := 0; i < len(p.Value); i++ {
+					if p.Value[i] == '\\' && i+1 < len(p.Value) {
+						i++
+					}
+					b.WriteByte(p.Value[i])
+				}
+			case *syntax.SglQuoted:
+				b.WriteString(p.Value)
+			case *syntax.DblQuoted:
+				if !lit(p.Parts) {
+					return false
+				}
+			default:
+				return false
+			}
+		}
+		return true
+	}
+	ok := lit(w.Parts)
+	return b.String(), ok
+}
+
+// litPrefix is the literal text a word starts with.
+func litPrefix(w *syntax.Word) string {
+	if l, ok := w.Parts[0].(*syntax.Lit); ok {
+		return l.Value
+	}
+	return ""
 }
 
 // unexpanded is the problem of a reference where the shell expands

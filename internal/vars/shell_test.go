@@ -173,12 +173,60 @@ func TestCommandProblems(t *testing.T) {
 		{"echo `echo \\`echo {{var.v}}\\``", "nested backquotes", "$(…)"},
 		{"cat <<{{var.v}}\nx\n", "expansions not allowed in heredoc words", "shell syntax"},
 		{`echo "{{var.v}}`, "does not parse", "shell syntax"},
+		// Builtins that run an argument as code, however their name is
+		// written.
+		{`trap {{var.v}} EXIT`, "trap, which runs its argument as shell code", "pass it to a command"},
+		{`trap 'echo {{var.v}}' EXIT`, "trap", "pass it to a command"},
+		{`trap "echo {{var.v}}" EXIT`, "trap", "pass it to a command"},
+		{"alias x={{var.v}}; x", "alias, whose value the shell runs", "pass it to a command"},
+		{`command eval {{var.v}}`, "eval", "pass it to a command"},
+		{`command -p eval {{var.v}}`, "eval", "pass it to a command"},
+		{`builtin eval {{var.v}}`, "eval", "pass it to a command"},
+		{`"eval" {{var.v}}`, "eval", "pass it to a command"},
+		{`e\val {{var.v}}`, "eval", "pass it to a command"},
+		{`'let' x={{var.v}}`, "arithmetic (let)", "[ {{…}} -eq 1 ]"},
+		// A variable's name, whose array index bash evaluates: a[$(cmd)].
+		{`read -r {{var.v}} <<< x`, "an argument of read, which takes variables' names", "x={{…}}"},
+		{`unset {{var.v}}`, "an argument of unset", "a variable of your own"},
+		{`mapfile -C {{var.v}} a < f`, "an argument of mapfile", "a variable of your own"},
+		{`compgen -W {{var.v}} x`, "an argument of compgen", "a variable of your own"},
+		{`printf -v {{var.v}} '%s' x`, "a variable's name (printf -v)", "a variable of your own"},
+		{`printf -v{{var.v}} '%s' x`, "a variable's name (printf -v)", "a variable of your own"},
+		{`wait -n -p {{var.v}}`, "(wait -p)", "a variable of your own"},
+		{`[ -v {{var.v}} ]`, "([ -v)", "a variable of your own"},
+		{`test -v "{{var.v}}"`, "(test -v)", "a variable of your own"},
+		{`[[ -v {{var.v}} ]]`, "name in [[ -v … ]]", "a variable of your own"},
+		{`declare {{var.v}}`, "a variable's name for declare", "a variable of your own"},
+		{`export "{{var.v}}"`, "a variable's name for export", "a variable of your own"},
+		{`"declare" {{var.v}}`, "an argument of declare", "a variable of your own"},
+		{`declare -n r={{var.v}}`, "name reference (declare -n)", "a variable of your own"},
+		{`local -a x="{{var.v}}"`, "assigned whole to an array (local -a)", "a variable of your own"},
+		{`readonly -A x={{var.v}}`, "assigned whole to an array (readonly -A)", "a variable of your own"},
+		{`a=([{{var.v}}]=1)`, "array index", "test"},
+		{`PS4={{var.v}}; set -x`, "assigned to PS4, whose $(…) bash runs", "printf"},
+		{`export PROMPT_COMMAND="{{var.v}}"`, "assigned to PROMPT_COMMAND", "printf"},
 	} {
 		_, probs := ParseCommand(tc.cmd)
 		require.Len(t, probs, 1, tc.cmd)
 		assert.Equal(t, "{{var.v}}", probs[0].Ref.Raw)
 		assert.Contains(t, probs[0].Why, tc.why, tc.cmd)
 		assert.Contains(t, probs[0].Hint, tc.hint, tc.cmd)
+	}
+}
+
+// TestCommandSafeBesideBuiltins: a value is data in the positions beside
+// those that take code or names: an assignment's value, an array's
+// elements, a here-string of read, printf's arguments, test's operands.
+func TestCommandSafeBesideBuiltins(t *testing.T) {
+	t.Parallel()
+	for _, cmd := range []string{
+		`export X={{var.v}}`, `X={{var.v}} make`, `declare -a x=({{var.v}})`, `local x="{{var.v}}"`,
+		`export -n X={{var.v}}`, `read -r x <<< {{var.v}}`, `printf '%s\n' {{var.v}}`, `printf -v x '%s' {{var.v}}`,
+		`[ -n {{var.v}} ]`, `test {{var.v}} = -v`, `[[ {{var.v}} == x* ]]`, `command printf '%s' {{var.v}}`,
+		`echo $'a{{var.v}}'`, `wait {{var.v}}`, `trapper {{var.v}}`, `echo trap {{var.v}}`,
+	} {
+		_, probs := ParseCommand(cmd)
+		assert.Empty(t, probs, cmd)
 	}
 }
 
