@@ -261,6 +261,12 @@ func (c *Command) walk(f *syntax.File, problem func(i int, why, hint string)) {
 					problem(i, fr.unsafe, fr.hint)
 					return
 				}
+				if x.Dollar && c.src[c.slots[i].start-1] == '\\' {
+					// $'\{{…}}': the ' that would end $'…' before the
+					// expansion is escaped, and the quoting after it shifts.
+					problem(i, unexpanded, unexpandedHint)
+					return
+				}
 				c.slots[i].pos, c.slots[i].done = pos, true
 			})
 		case *syntax.Comment:

@@ -162,6 +162,8 @@ func TestCommandProblems(t *testing.T) {
 		{`echo \{{var.v}}`, "after a \\", "<<END"},
 		{"echo `echo \\{{var.v}}`", "after a \\", "<<END"},
 		{`echo "\{{var.v}}"`, "after a \\", "<<END"},
+		{`echo $'\{{var.v}}'`, "after a \\", "<<END"},
+		{`echo $'a\\\{{var.v}}'`, "after a \\", "<<END"},
 		{`echo $(( {{var.v}} + 1 ))`, "arithmetic", "[ {{…}} -eq 1 ]"},
 		{`(( {{var.v}} > 1 ))`, "arithmetic", "[ {{…}} -eq 1 ]"},
 		{`[[ {{var.v}} -eq 1 ]]`, "as a number", "[ {{…}} -eq 1 ]"},
