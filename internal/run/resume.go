@@ -375,7 +375,7 @@ func (w *walker) carryStep(s *CarriedStep) {
 	command := end.Command != ""
 	res := &NodeResult{ID: id, Text: n.Text, Role: s.Start.Role, CLI: s.Start.CLI, Visit: s.Start.Visit,
 		Status: StatusSucceeded, Retries: len(s.Retries), Attempts: []Attempt{}, Next: end.Next, Label: end.Label,
-		Validation: end.Validation, Usage: end.Usage, DurationMS: s.dur.Milliseconds(), Output: end.Output}
+		Validation: end.Validation, DurationMS: s.dur.Milliseconds(), Output: end.Output}
 	res.Response = decodeResponse(s.Start.Role, command, end.Response)
 	for _, c := range s.Calls {
 		// The log is a file anyone, an agent too, may have edited: its
@@ -392,7 +392,7 @@ func (w *walker) carryStep(s *CarriedStep) {
 			StderrBytes: c.StderrBytes, Usage: usage, StderrTail: c.StderrTail, Error: c.Error}
 		res.Attempts = append(res.Attempts, a)
 		if c.Purpose != agent.PurposeCommand {
-			w.sum.Usage.Add(a.Usage, a.DurationMS)
+			w.sum.count(res, a) // the visit's usage is its checked calls', as a live run's is, not node_end's say
 			w.noteSpending(id, a)
 		}
 	}
