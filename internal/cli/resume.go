@@ -101,7 +101,7 @@ func (a *App) resume(ctx context.Context, id string, o resumeOptions, fs *pflag.
 			return &UsageError{Err: fmt.Errorf("resume: run %s: %w", runID, err),
 				Hint: "wait for that resume to end; the run it goes on in is the latest under " + logDir}
 		}
-		return fmt.Errorf("resume: run %s: %w", runID, err)
+		return &UsageError{Err: fmt.Errorf("resume: run %s: %w", runID, err)}
 	}
 	defer release()
 	if runlog.Going(dir) {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -99,7 +98,7 @@ func ReadCarried(r io.Reader) (*Carried, error) {
 // steps holds one of them at a time (readme/performance.md#long-runs).
 // The run reads them again from path as it takes them.
 func ReadCarriedFile(path string) (*Carried, error) {
-	f, err := os.Open(path)
+	f, err := runlog.OpenLog(path)
 	if err != nil {
 		return nil, err
 	}
@@ -338,7 +337,7 @@ func (c *Carried) each(mode int, fn func(*CarriedStep) bool) error {
 		}
 		return nil
 	}
-	f, err := os.Open(c.file)
+	f, err := runlog.OpenLog(c.file)
 	if err != nil {
 		return fmt.Errorf("read the run to resume: %w", err)
 	}

@@ -4,6 +4,7 @@ package runlog
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -25,7 +26,7 @@ func holdRun(f File) {
 // runEnded says whether the run whose events.jsonl is events has ended:
 // no dtree holds its lock. known is false when that cannot be told.
 func runEnded(events string) (ended, known bool) {
-	f, err := os.Open(events)
+	f, err := OpenLog(events)
 	if err != nil {
 		return false, false
 	}
@@ -46,9 +47,17 @@ func runEnded(events string) (ended, known bool) {
 // the run gets a *ResumingError, however close together the two start
 // (readme/resume.md#what-is-refused).
 func LockResume(dir string) (release func(), err error) {
-	f, err := os.OpenFile(filepath.Join(dir, ResumeLockFile), os.O_RDWR|os.O_CREATE, 0o644)
+	// Not through a link, and only a file of its own: the pid is written
+	// into it, and a resume.lock linked to another file (a run directory
+	// is a file anyone may have edited) wrote it over that file.
+	path := filepath.Join(dir, ResumeLockFile)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0o644)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w (remove it if no dtree is resuming the run)", path, err)
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || linksOf(fi) != 1 {
+		f.Close()
+		return nil, fmt.Errorf("%s is not a file of dtree's (a link, or not a plain file): remove it if no dtree is resuming the run", path)
 	}
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		defer f.Close()
@@ -65,4 +74,28 @@ func LockResume(dir string) (release func(), err error) {
 		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
 	return func() { f.Close() }, nil
+}
+
+// OpenLog opens a run's log file to read, refusing what is not a plain
+// file: a run directory is a file anyone may have edited, and a FIFO put
+// in place of events.jsonl held dtree resume in its open for good (the
+// open does not block here, and the check refuses it).
+func OpenLog(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s is not a plain file", path)
+	}
+	return f, nil
+}
+
+// linksOf is the number of names the file has.
+func linksOf(fi os.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*unix.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 1
 }

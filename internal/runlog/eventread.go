@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"time"
 )
@@ -319,7 +318,7 @@ func (r *EventReader) All() ([]Event, error) {
 // skips a torn last line and returns Unknown events, and it stops at the
 // first *LineError.
 func ReadEvents(dir string) ([]Event, error) {
-	f, err := os.Open(filepath.Join(dir, "events.jsonl"))
+	f, err := OpenLog(filepath.Join(dir, "events.jsonl"))
 	if err != nil {
 		return nil, err
 	}
