@@ -76,21 +76,9 @@ func LockResume(dir string) (release func(), err error) {
 	return func() { f.Close() }, nil
 }
 
-// OpenLog opens a run's log file to read, refusing what is not a plain
-// file: a run directory is a file anyone may have edited, and a FIFO put
-// in place of events.jsonl held dtree resume in its open for good (the
-// open does not block here, and the check refuses it).
-func OpenLog(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("%s is not a plain file", path)
-	}
-	return f, nil
-}
+// openNonblock keeps the open of a FIFO from waiting for a writer, so
+// that OpenLog can refuse it.
+const openNonblock = unix.O_NONBLOCK
 
 // linksOf is the number of names the file has.
 func linksOf(fi os.FileInfo) uint64 {
