@@ -64,7 +64,8 @@ func TestEnvelopeFixtures(t *testing.T) {
 			usage: types.Usage{InputTokens: ptr[int64](4115), OutputTokens: ptr[int64](120), DurationMS: ptr[int64](8123)}},
 		{cli: "amp", file: "error.jsonl", stderr: "error.stderr", wantErr: "reported error_during_execution: Out of credits",
 			usage: types.Usage{DurationMS: ptr[int64](900)}},
-		{cli: "amp", file: "truncated.jsonl", wantErr: "stdout ends in the middle of an event"},
+		{cli: "amp", file: "truncated.jsonl", wantErr: "stdout ends in the middle of an event",
+			usage: types.Usage{InputTokens: ptr[int64](4115), OutputTokens: ptr[int64](120)}}, // what it reported is kept
 
 		{cli: "codex", file: "ok.jsonl", want: answer,
 			usage: types.Usage{InputTokens: ptr[int64](24763), OutputTokens: ptr[int64](122)}},

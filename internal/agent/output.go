@@ -48,6 +48,8 @@ type stream struct {
 	// watch, when set, gets stdout as it arrives to see whether the CLI
 	// waits for a human.
 	watch *waitWatch
+	// raw, when set, gets stdout as it arrives (Call.Stream).
+	raw io.Writer
 }
 
 // copyBufs are the buffers ReadFrom reads the child's output through.
@@ -82,6 +84,11 @@ func (s *stream) Write(p []byte) (int, error) {
 	s.tail.add(p)
 	if s.watch != nil {
 		s.watch.write(p)
+	}
+	if s.raw != nil && k.err == nil {
+		if _, err := s.raw.Write(p); err != nil {
+			k.err = err
+		}
 	}
 	if s.split != nil {
 		s.split.write(p)

@@ -62,6 +62,17 @@ type Call struct {
 	// Output receives stdout and stderr as they arrive (the long log); nil
 	// discards them. Writes come one at a time, never concurrently.
 	Output io.Writer
+	// Stream, when set, receives stdout alone as it arrives (the call's
+	// raw event stream); its first write error is Result.OutputError's
+	// too, and nothing more goes to it.
+	Stream io.Writer
+	// Observe, when set, hears what the CLI's event stream reports as it
+	// arrives (Activity), in order, one at a time, from the goroutine that
+	// reads stdout: it must not block. A non-nil error stops the call
+	// as a timeout does (SIGTERM, then SIGKILL after Grace); Run then
+	// returns an *AgentError whose Stop is that error (errors.As finds
+	// it), with the usage reported until then.
+	Observe func(Activity) error
 }
 
 // Result is what Run learned of a call. It is filled as far as the call
@@ -147,6 +158,14 @@ func LookPath(def Definition) (path, name string, err error) {
 }
 
 func (e *NotFoundError) Is(target error) bool { return target == ErrNotFound }
+
+// Unwrap is the error that stopped the call (Stop), if any.
+func (e *AgentError) Unwrap() error { return e.Stop }
+
+// observeStop is the cause of a call stopped by Call.Observe.
+type observeStop struct{ err error }
+
+func (o *observeStop) Error() string { return o.err.Error() }
 func (e *NotFoundError) Unwrap() error        { return e.Err }
 
 // AgentError is a call that ran but failed: a non-zero exit, a timeout, an
@@ -161,6 +180,9 @@ type AgentError struct {
 	// Permanent* kinds (PermanentAuth, …). Hint says what can.
 	Permanent string
 	Hint      string
+	// Stop is the error of Call.Observe that stopped the call, nil when
+	// nothing did; Unwrap returns it.
+	Stop error
 	// quoted says Reason already has what stderr said (gemini's JSON error).
 	quoted bool
 }
@@ -271,6 +293,21 @@ func Run(ctx context.Context, c Call) (Result, error) {
 			}
 		}
 	}
+	if rep, ok := dec.(reporting); ok && c.Observe != nil {
+		var stopped bool
+		rep.setReport(func(a Activity) {
+			if stopped {
+				return
+			}
+			if err := c.Observe(a); err != nil {
+				stopped = true
+				stopCmd(&observeStop{err})
+			}
+		})
+	}
+	if c.Stream != nil {
+		stdout.raw = c.Stream
+	}
 	var waiting *waitWatch
 	if rules := waitingRules[def.Name]; len(rules) > 0 {
 		waiting = &waitWatch{rules: rules, stop: func() { stopCmd(errWaiting) }}
@@ -370,6 +407,10 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	case stopped && cause == errWaiting:
 		e := fail("was stopped at once: it is waiting for a human: " + waiting.line).(*AgentError)
 		e.Permanent, e.Hint = waiting.match.kind, waiting.match.hint
+		return res, e
+	case stopped && errors.As(cause, new(*observeStop)):
+		e := fail("was stopped: " + cause.Error()).(*AgentError)
+		e.Stop, e.Permanent, e.Hint = cause.(*observeStop).err, "", ""
 		return res, e
 	case stopped && cause == timeout && !res.StoppedAfterAnswer:
 		res.TimedOut = true

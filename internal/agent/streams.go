@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"encoding/json"
 	"errors"
 	"github.com/dtree-dev/dtree/internal/response"
 	"regexp"
@@ -19,9 +20,28 @@ import (
 // final "result" event like claude's json envelope.
 type streamJSONDecoder struct {
 	events
+	reporter
 	result   *streamResult
 	messages map[string]types.Usage // assistant messages' usage by id; the last event of each wins
 	order    []string
+	total    types.Usage // the messages' usage summed, as reported so far
+	before   types.Usage // the usage of the messages before the last
+	summed   int         // how many of order are in before
+}
+
+// sum brings total up to date after the usage of message id changed: the
+// messages before the latest are summed once each as the next begins, so
+// a stream is summed in linear time; a change to an earlier one (not seen
+// from Claude Code or Amp) sums them all again.
+func (d *streamJSONDecoder) sum(id string) {
+	last := len(d.order) - 1
+	if d.order[last] != id || d.summed > last {
+		d.before, d.summed = types.Usage{}, 0
+	}
+	for ; d.summed < last; d.summed++ {
+		d.before = addUsage(d.before, d.messages[d.order[d.summed]])
+	}
+	d.total = addUsage(d.before, d.messages[d.order[last]])
 }
 
 type streamUsage struct {
@@ -48,12 +68,24 @@ type streamResult struct {
 	Error    message     `json:"error"`
 }
 
+// streamContent is one block of a message's content: a tool_use block of
+// an assistant message, a tool_result block of a user message.
+type streamContent struct {
+	Type    text            `json:"type"`
+	ID      text            `json:"id"`
+	Name    text            `json:"name"`
+	Input   json.RawMessage `json:"input"`
+	ToolID  text            `json:"tool_use_id"`
+	IsError bool            `json:"is_error"`
+}
+
 func (d *streamJSONDecoder) line(b []byte) {
 	var ev struct {
 		Type    text `json:"type"`
 		Message struct {
-			ID    text        `json:"id"`
-			Usage streamUsage `json:"usage"`
+			ID      text            `json:"id"`
+			Usage   streamUsage     `json:"usage"`
+			Content []streamContent `json:"content"`
 		} `json:"message"`
 		streamResult
 	}
@@ -62,10 +94,8 @@ func (d *streamJSONDecoder) line(b []byte) {
 	}
 	switch ev.Type {
 	case "assistant":
-		u := ev.Message.Usage.usage()
-		if u.InputTokens == nil && u.OutputTokens == nil {
-			return
-		}
+		// One message may come as several events (one a content block),
+		// each with the message's usage so far: the last of each id wins.
 		id := string(ev.Message.ID)
 		if id == "" {
 			id = strconv.Itoa(len(d.order))
@@ -73,25 +103,47 @@ func (d *streamJSONDecoder) line(b []byte) {
 		if d.messages == nil {
 			d.messages = map[string]types.Usage{}
 		}
-		if _, ok := d.messages[id]; !ok {
+		if _, ok := d.messages[id]; !ok && len(d.order) < maxMessages {
 			d.order = append(d.order, id)
+			d.messages[id] = types.Usage{}
 		}
-		d.messages[id] = u
+		if u := ev.Message.Usage.usage(); u.InputTokens != nil || u.OutputTokens != nil {
+			if _, ok := d.messages[id]; ok {
+				d.messages[id] = u
+				d.sum(id)
+			}
+		}
+		d.progress(d.total, len(d.order))
+		for _, c := range ev.Message.Content {
+			if c.Type == "tool_use" {
+				d.tool(string(c.Name), string(c.ID), c.Input)
+			}
+		}
+	case "user":
+		for _, c := range ev.Message.Content {
+			if c.Type == "tool_result" {
+				d.toolEnd(string(c.ToolID), c.IsError)
+			}
+		}
 	case "result":
 		r := ev.streamResult
 		d.result, d.fin = &r, true
+		if u := r.Usage.usage(); u.InputTokens != nil || u.OutputTokens != nil {
+			u.CostUSD = r.Cost.money()
+			d.progress(u, d.turns)
+		}
 	}
 }
 
+// maxMessages bounds the messages whose usage a stream decoder keeps apart:
+// past it, a message's usage is no longer counted as it arrives (the
+// result event still has the whole).
+const maxMessages = 1 << 16
+
 func (d *streamJSONDecoder) end(o output) (envelope, error) {
+	env := envelope{usage: d.total}
 	if err := d.check(o, "stream-json"); err != nil {
-		return envelope{}, err
-	}
-	var env envelope
-	for _, id := range d.order {
-		u := d.messages[id]
-		env.usage.InputTokens = add(env.usage.InputTokens, u.InputTokens)
-		env.usage.OutputTokens = add(env.usage.OutputTokens, u.OutputTokens)
+		return env, err
 	}
 	r := d.result
 	if r == nil {

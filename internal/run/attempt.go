@@ -346,6 +346,9 @@ func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, 
 	}
 	c := agent.Call{Def: def, Prompt: prompt, Model: model, Dir: w.o.Workdir, Env: w.o.Env,
 		Request: agent.Request{RunID: runID, Node: n.ID, Purpose: purpose, Attempt: attempt}, Timeout: n.Timeout, KeepRunning: n.KeepRunning}
+	if purpose != agent.PurposeCommand {
+		c.Observe = w.observe(n, attempt, def.Name, purpose)
+	}
 	if err := w.flush(); err != nil {
 		return agent.Result{}, err
 	}

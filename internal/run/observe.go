@@ -1,0 +1,19 @@
+package run
+
+import (
+	"github.com/dtree-dev/dtree/internal/agent"
+	"github.com/dtree-dev/dtree/types"
+)
+
+// observe is what the run does with what a call's agent reports as it
+// works (agent.Activity, readme/run.md#what-the-agent-is-doing): it is
+// called from the goroutine that reads the agent's output, one activity at
+// a time, while the walker waits for the call; an error stops the call.
+func (w *walker) observe(n *types.ProcessedNode, attempt int, cli, purpose string) func(agent.Activity) error {
+	return func(a agent.Activity) error {
+		// Seen: the run's events, the live line, the step's record.
+
+		// Metered: the budget and the turns, as usage arrives.
+		return nil
+	}
+}
