@@ -165,8 +165,8 @@ func (e *AgentError) Unwrap() error { return e.Stop }
 // observeStop is the cause of a call stopped by Call.Observe.
 type observeStop struct{ err error }
 
-func (o *observeStop) Error() string { return o.err.Error() }
-func (e *NotFoundError) Unwrap() error        { return e.Err }
+func (o *observeStop) Error() string   { return o.err.Error() }
+func (e *NotFoundError) Unwrap() error { return e.Err }
 
 // AgentError is a call that ran but failed: a non-zero exit, a timeout, an
 // error the CLI reported in its output, or no usable answer.
