@@ -210,3 +210,15 @@ func addUsage(a, b types.Usage) types.Usage {
 	a.DurationMS = add(a.DurationMS, b.DurationMS)
 	return a
 }
+
+// Streams says whether dtree reads the CLI's output as an event stream,
+// reporting Activity as it arrives: its stdout is the call's stream, which
+// the run keeps in a file of its own (readme/logs.md#streams).
+func (d Definition) Streams() bool {
+	f, ok := formats[d.Output]
+	if !ok || f.new == nil {
+		return false
+	}
+	_, ok = f.new(d).(reporting)
+	return ok
+}

@@ -277,7 +277,7 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 	// mask.go): the logs, stderr, the --json summary, answers.yaml and
 	// graph.svg.
 	log, err := runlog.Open(runlog.Options{Dir: s.LogDir, Short: s.WriteLogShort, Long: s.WriteLogLong, Redactor: a.redactor(),
-		LongCallMax: s.LongLogCallMax, LongMax: s.LongLogMax})
+		LongCallMax: s.LongLogCallMax, LongMax: s.LongLogMax, Streams: s.WriteLogLong, StreamMax: s.StreamLogMax})
 	if err != nil {
 		return &UsageError{Err: fmt.Errorf("open run log in %s: %w", s.LogDir, err), Hint: "pass --log-dir with a directory dtree can write, or set log_dir"}
 	}

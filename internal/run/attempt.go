@@ -346,24 +346,38 @@ func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, 
 	}
 	c := agent.Call{Def: def, Prompt: prompt, Model: model, Dir: w.o.Workdir, Env: w.o.Env,
 		Request: agent.Request{RunID: runID, Node: n.ID, Purpose: purpose, Attempt: attempt}, Timeout: n.Timeout, KeepRunning: n.KeepRunning}
+	var s *seen
 	if purpose != agent.PurposeCommand {
-		c.Observe = w.observe(n, attempt, def.Name, purpose)
+		s = w.see(n, res, attempt, def.Name, purpose)
+		c.Observe = w.observe(n, attempt, def.Name, purpose, s)
 	}
 	if err := w.flush(); err != nil {
 		return agent.Result{}, err
 	}
 	var lw io.WriteCloser
+	var sw *runlog.StreamWriter // the call's stream file (readme/logs.md#streams)
 	if w.o.Log != nil {
 		lw = w.o.Log.Call(n.ID, def.Name, attempt, purpose)
 		if err := w.logFailed(); err != nil {
 			return agent.Result{}, err
 		}
 		c.Output = lw
+		if purpose != agent.PurposeCommand && def.Streams() {
+			if sw = w.o.Log.Stream(n.ID, res.Visit, attempt, purpose); sw != nil {
+				c.Stream = sw
+			}
+		}
 	}
 	start := time.Now()
 	r, err := w.o.Runner(ctx, c)
 	if lw != nil {
 		_ = lw.Close() // its error is logFailed's
+	}
+	if sw != nil {
+		_ = sw.Close() // as long.log's
+	}
+	if s != nil {
+		s.done()
 	}
 	// Whatever the runner, figures are checked (SPEC §12).
 	var more []string

@@ -140,10 +140,10 @@ func readCLI(n *yaml.Node, key string, nameLine int, at func(int) Source) (agent
 	switch def.Output {
 	case "":
 		def.Output = agent.OutputText
-	case agent.OutputText, agent.OutputJSON:
+	case agent.OutputText, agent.OutputJSON, agent.OutputStreamJSON:
 	default:
-		return def, bad("output", fmt.Errorf("%q is not text or json", def.Output),
-			"set output to text (the whole stdout is the answer) or json (one JSON object; answer_path names the answer)")
+		return def, bad("output", fmt.Errorf("%q is not text, json or stream-json", def.Output),
+			"set output to text (the whole stdout is the answer), json (one JSON object; answer_path names the answer) or stream-json (Claude Code's event stream)")
 	}
 	if def.Output == agent.OutputJSON && strings.TrimSpace(def.AnswerPath) == "" {
 		return def, bad("answer_path", errors.New("missing; output json needs the path of the answer in the JSON"),

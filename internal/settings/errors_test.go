@@ -218,7 +218,7 @@ func TestLoadErrors(t *testing.T) {
 			layer:   settings.LayerProject,
 			line:    5,
 			key:     "clis.mine.output",
-			message: `clis.mine.output: "xml" is not text or json`,
+			message: `clis.mine.output: "xml" is not text, json or stream-json`,
 		},
 		{
 			name:    "custom CLI with json output and no answer_path",

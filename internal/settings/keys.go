@@ -27,6 +27,7 @@ const (
 	KeyWriteLogGraph      = "write_log_graph"
 	KeyLongLogCallMax     = "long_log_call_max"
 	KeyLongLogMax         = "long_log_max"
+	KeyStreamLogMax       = "stream_log_max"
 	KeyMaxCost            = "max_cost"
 	KeyMaxTokens          = "max_tokens"
 	KeyJUnit              = "junit"
@@ -89,6 +90,8 @@ var keys = []Key{
 		Help: "the most of one agent call's output long.log keeps, cut with a line that says so; 0 means no bound"},
 	{Name: KeyLongLogMax, Env: "DTREE_LONG_LOG_MAX", Default: "1GiB", kind: kindSize,
 		Help: "the most a run's long.log holds, cut with a line that says so; 0 means no bound"},
+	{Name: KeyStreamLogMax, Env: "DTREE_STREAM_LOG_MAX", Default: "16MiB", kind: kindSize,
+		Help: "the most of one agent call's event stream its file in streams/ keeps, cut with a line that says so; 0 means no bound"},
 	{Name: KeyMaxCost, Env: "DTREE_MAX_COST", Flag: "max-cost", Default: "0", kind: kindMoney,
 		Help: "the run's budget in US dollars, as the CLIs report cost; 0 means none"},
 	{Name: KeyMaxTokens, Env: "DTREE_MAX_TOKENS", Flag: "max-tokens", Default: "0", kind: kindTokens,

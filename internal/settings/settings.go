@@ -30,6 +30,9 @@ type Settings struct {
 	// and the file (readme/logs.md#longlog); 0 is no bound.
 	LongLogCallMax int64
 	LongLogMax     int64
+	// StreamLogMax bounds each call's file in streams/
+	// (readme/logs.md#streams); 0 is no bound.
+	StreamLogMax int64
 	// MaxCost and MaxTokens are the run's budget (readme/run.md#budgets);
 	// 0 is none.
 	MaxCost   float64
@@ -109,6 +112,8 @@ func (s *Settings) Value(key string) (string, bool) {
 		return FormatSize(s.LongLogCallMax), true
 	case KeyLongLogMax:
 		return FormatSize(s.LongLogMax), true
+	case KeyStreamLogMax:
+		return FormatSize(s.StreamLogMax), true
 	case KeyMaxCost:
 		return strconv.FormatFloat(s.MaxCost, 'f', -1, 64), true
 	case KeyMaxTokens:
@@ -145,6 +150,8 @@ func (s *Settings) set(key, v string) error {
 		s.LongLogCallMax, err = ParseSize(v)
 	case KeyLongLogMax:
 		s.LongLogMax, err = ParseSize(v)
+	case KeyStreamLogMax:
+		s.StreamLogMax, err = ParseSize(v)
 	case KeyMaxCost:
 		s.MaxCost, err = strconv.ParseFloat(v, 64)
 	case KeyMaxTokens:

@@ -66,6 +66,14 @@ type Rule struct {
 	PrintStderr int64 `json:"print_stderr"`
 	// Stderr is written to stderr, after the sleep: a CLI's complaint.
 	Stderr string `json:"stderr"`
+	// Stream prints Claude Code's stream-json instead of the bare reply
+	// (a custom CLI with output: stream-json reads it; stream.go): Tools,
+	// ToolRepeat times over, before the wait and the sleep; then
+	// StreamBytes of Edit calls; then the result event with the reply.
+	Stream      bool   `json:"stream"`
+	Tools       []Tool `json:"tools"`
+	ToolRepeat  int    `json:"tool_repeat"`
+	StreamBytes int64  `json:"stream_bytes"`
 }
 
 // Record is what the log says of one call.
@@ -143,6 +151,16 @@ func Main() int {
 	if r.PrintBytes > 0 {
 		flood(os.Stdout, r.PrintBytes)
 	}
+	var st *streamer
+	if r.Stream {
+		st = newStreamer(os.Stdout)
+		for range max(r.ToolRepeat, 1) {
+			for _, t := range r.Tools {
+				st.tool(t, r.ToolRepeat <= 1)
+			}
+		}
+		st.flood(r.StreamBytes)
+	}
 	if r.WaitFile != "" {
 		for end := time.Now().Add(time.Minute); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
 			if _, err := os.Stat(r.WaitFile); err == nil {
@@ -160,6 +178,10 @@ func Main() int {
 	}
 	if r.Stderr != "" {
 		fmt.Fprintln(os.Stderr, r.Stderr)
+	}
+	if st != nil {
+		st.result(reply(r, purpose, prompt))
+		return r.Exit
 	}
 	fmt.Println(reply(r, purpose, prompt))
 	return r.Exit
