@@ -62,7 +62,7 @@ func (p *progress) Event(ev runlog.Event) {
 		}
 		p.printf("    %s %s\n", mark, p.mask(line))
 	case runlog.ToolCallsLeftOut:
-		p.printf("    … %s more, not shown (events.jsonl counts them: tool_calls_left_out)\n", types.Plural(e.LeftOut, "tool call"))
+		p.printf("    … %s more tool calls, not shown (events.jsonl counts them: tool_calls_left_out)\n", types.Thousands(int64(e.LeftOut)))
 	}
 }
 

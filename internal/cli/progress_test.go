@@ -186,6 +186,6 @@ func TestProgressToolCallLines(t *testing.T) {
 			continue
 		}
 		assert.Equal(t, "    ✓ Edit gotenv.go\n    ✗ Bash go test ./...\n    … Bash sleep 100 (unfinished) (validate)\n"+
-			"    … 9800 tool calls more, not shown (events.jsonl counts them: tool_calls_left_out)\n", b.String())
+			"    … 9,800 more tool calls, not shown (events.jsonl counts them: tool_calls_left_out)\n", b.String())
 	}
 }
