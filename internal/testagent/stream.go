@@ -67,11 +67,24 @@ func (s *streamer) tool(t Tool, flush bool) {
 }
 
 // flood reports Edit tool calls of a 4 KiB input until n bytes are
-// printed: an agent streaming without end.
+// printed: an agent streaming without end. Each line is built in one
+// reused buffer, so that the agent's own memory stays small beside
+// dtree's, which a benchmark measures (internal/testchart/benchstream).
 func (s *streamer) flood(n int64) {
-	input, _ := json.Marshal(map[string]string{"file_path": "big.go", "new_string": strings.Repeat("x", 4096)})
+	input := `{"file_path":"big.go","new_string":"` + strings.Repeat("x", 4096) + `"}`
+	var b []byte
 	for s.bytes < n {
-		s.tool(Tool{Name: "Edit", Input: input}, false)
+		s.messages++
+		s.tools++
+		b = fmt.Appendf(b[:0], `{"type":"assistant","message":{"id":"msg_%d","type":"message","role":"assistant",`+
+			`"content":[{"type":"tool_use","id":"toolu_%d","name":"Edit","input":%s}],"usage":{"input_tokens":1000,"output_tokens":100}}}`+"\n"+
+			`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_%d","is_error":false,"content":"done"}]}}`+"\n",
+			s.messages, s.tools, input, s.tools)
+		k, err := s.w.Write(b)
+		s.bytes += int64(k)
+		if err != nil {
+			return
+		}
 	}
 }
 
