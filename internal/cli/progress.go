@@ -33,8 +33,9 @@ type progress struct {
 	current   string
 	currentAt time.Time
 	// currentID is the live line's shortest head, "→ ID"; now what the
-	// agent is doing (progress_activity.go).
+	// agent is doing (progress_activity.go), under nowMu.
 	currentID string
+	nowMu     sync.Mutex
 	now       doingNow
 	stop      chan struct{}
 	// node names the node that runs, for an interrupt's message; apart
@@ -207,7 +208,10 @@ func (p *progress) NodeStarted(n *types.ProcessedNode, visit int) {
 		return
 	}
 	p.mu.Lock()
-	p.current, p.currentAt, p.currentID, p.now = line, time.Now(), "→ "+n.ID, doingNow{}
+	p.current, p.currentAt, p.currentID = line, time.Now(), "→ "+n.ID
+	p.nowMu.Lock()
+	p.now = doingNow{}
+	p.nowMu.Unlock()
 	p.drawLive()
 	p.mu.Unlock()
 }

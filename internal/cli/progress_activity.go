@@ -36,8 +36,10 @@ func (p *progress) Activity(n *types.ProcessedNode, attempt int, cli, purpose st
 	if !p.live {
 		return
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
+	// Not p.mu, which a write to a stuck terminal may hold: the agent's
+	// output is read on, and the line catches up when it is drawn.
+	p.nowMu.Lock()
+	defer p.nowMu.Unlock()
 	if a.Kind == agent.ActivityTool {
 		p.now.tool = strings.TrimSpace(a.Tool + " " + a.Arg)
 	}
@@ -72,13 +74,16 @@ func (p *progress) Event(ev runlog.Event) {
 // (down to its id), then the figures are shortened, then the tool call is
 // cut, then the figures go.
 func (p *progress) liveLine(cols int, elapsed string) string {
+	p.nowMu.Lock()
+	now := p.now
+	p.nowMu.Unlock()
 	head, id := p.sym(visible(p.current)), p.sym(visible(p.currentID))
 	doing, long, short := "", "", ""
-	if p.now.tool != "" {
-		doing = p.sym(" · " + visible(p.mask(p.now.tool)))
+	if now.tool != "" {
+		doing = p.sym(" · " + visible(p.mask(now.tool)))
 	}
-	if p.now.turns > 0 || p.now.usage.InputTokens != nil || p.now.usage.OutputTokens != nil {
-		long, short = p.sym(figures(p.now, false)), p.sym(figures(p.now, true))
+	if now.turns > 0 || now.usage.InputTokens != nil || now.usage.OutputTokens != nil {
+		long, short = p.sym(figures(now, false)), p.sym(figures(now, true))
 	}
 	if cols <= 0 {
 		return head + doing + long + elapsed
