@@ -214,11 +214,15 @@ func addUsage(a, b types.Usage) types.Usage {
 // Streams says whether dtree reads the CLI's output as an event stream,
 // reporting Activity as it arrives: its stdout is the call's stream, which
 // the run keeps in a file of its own (readme/logs.md#streams).
-func (d Definition) Streams() bool {
-	f, ok := formats[d.Output]
-	if !ok || f.new == nil {
-		return false
+func (d Definition) Streams() bool { return streamingOutputs[d.Output] }
+
+// streamingOutputs are the output formats whose decoder reports Activity.
+var streamingOutputs = func() map[string]bool {
+	m := map[string]bool{}
+	for name, f := range formats {
+		if f.new != nil {
+			_, m[name] = f.new(Definition{Output: name}).(reporting)
+		}
 	}
-	_, ok = f.new(d).(reporting)
-	return ok
-}
+	return m
+}()
