@@ -68,9 +68,14 @@ type CarriedStep struct {
 	Start   runlog.NodeStart
 	Calls   []runlog.AgentCall
 	Retries []runlog.Retry
-	End     runlog.NodeEnd
-	lines   [][]byte
-	dur     time.Duration
+	// Tools are its tool_call events, and ToolsLeftOut the tool calls
+	// its tool_calls_left_out counted: the step's record of them
+	// (seen.go) is made again from them.
+	Tools        []runlog.ToolCall
+	ToolsLeftOut int
+	End          runlog.NodeEnd
+	lines        [][]byte
+	dur          time.Duration
 	// startLine and endLine are the lines of its node_start and node_end
 	// in the events.jsonl read, for errors that name them.
 	startLine, endLine int
@@ -199,6 +204,10 @@ func (c *Carried) scan(r io.Reader, mode int, took func(*CarriedStep) bool) erro
 				cur.Calls = append(cur.Calls, e)
 			case runlog.Retry:
 				cur.Retries = append(cur.Retries, e)
+			case runlog.ToolCall:
+				cur.Tools = append(cur.Tools, e)
+			case runlog.ToolCallsLeftOut:
+				cur.ToolsLeftOut += e.LeftOut
 			}
 		}
 	}
@@ -405,6 +414,7 @@ func (w *walker) carryStep(s *CarriedStep) {
 			}
 		}
 	}
+	res.carryTools(s.Tools, s.ToolsLeftOut)
 	w.sum.add(res)
 	w.sum.Path = append(w.sum.Path, id)
 	w.visits[id] = max(w.visits[id], s.Start.Visit)

@@ -176,3 +176,16 @@ func (r *NodeResult) addFile(f string) {
 	}
 	r.Files = append(r.Files, f)
 }
+
+// carryTools makes a carried visit's record of its tool calls from its
+// tool_call events (readme/resume.md): the same count, the newest
+// LastTools as the events have them, and the files.
+func (r *NodeResult) carryTools(tools []runlog.ToolCall, leftOut int) {
+	r.ToolCalls += len(tools) + leftOut
+	for _, t := range tools {
+		r.addTool(ToolUse{Tool: t.Tool, Arg: t.Arg, Status: t.Status})
+		if t.File != "" {
+			r.addFile(t.File)
+		}
+	}
+}
