@@ -88,10 +88,12 @@ var builtins = map[string]Definition{
 		// too old to know it fail on an unknown argument, where an unknown
 		// variable is ignored. A default: a user who exports "false" wants
 		// gemini's restricted mode, and gets it (and exit 55's hint).
-		Args:          []string{"-p", "{prompt}", "--output-format", "json", "--approval-mode", "yolo", "--model={model}"},
+		// stream-json prints its events as they happen (tool calls, then a
+		// result with the stats), where json prints one envelope at the end.
+		Args:          []string{"-p", "{prompt}", "--output-format", "stream-json", "--approval-mode", "yolo", "--model={model}"},
 		PromptVia:     PromptArg,
 		StdinFallback: true,
-		FallbackArgs:  []string{"--output-format", "json", "--approval-mode", "yolo", "--model={model}"},
+		FallbackArgs:  []string{"--output-format", "stream-json", "--approval-mode", "yolo", "--model={model}"},
 		Output:        OutputGemini,
 		EnvDefaults:   map[string]string{"GEMINI_CLI_TRUST_WORKSPACE": "true"},
 		KeyVars:       []string{"GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_APPLICATION_CREDENTIALS"},
@@ -190,15 +192,16 @@ var builtins = map[string]Definition{
 		Name:   "qwen",
 		Binary: "qwen",
 		// Qwen Code 0.15.10: a positional prompt runs one-shot (-p is
-		// deprecated), --yolo approves every tool, -o json prints one
-		// array of events; with no prompt argument it reads the prompt
-		// from stdin (a 290 KB one arrived whole). --chat-recording=false
-		// keeps it from saving each call's chat, prompt included, under
-		// ~/.qwen/projects/.
-		Args:          []string{"-o", "json", "--yolo", "--chat-recording=false", "--model={model}", "{prompt}"},
+		// deprecated), --yolo approves every tool, -o stream-json prints
+		// its events a line each as they happen (-o json prints the same
+		// events in one array at the end); with no prompt argument it
+		// reads the prompt from stdin (a 290 KB one arrived whole).
+		// --chat-recording=false keeps it from saving each call's chat,
+		// prompt included, under ~/.qwen/projects/.
+		Args:          []string{"-o", "stream-json", "--yolo", "--chat-recording=false", "--model={model}", "{prompt}"},
 		PromptVia:     PromptArg,
 		StdinFallback: true,
-		FallbackArgs:  []string{"-o", "json", "--yolo", "--chat-recording=false", "--model={model}"},
+		FallbackArgs:  []string{"-o", "stream-json", "--yolo", "--chat-recording=false", "--model={model}"},
 		Output:        OutputQwen,
 		KeyVars:       []string{"OPENAI_API_KEY", "DASHSCOPE_API_KEY", "BAILIAN_CODING_PLAN_API_KEY"},
 		InstallHint:   "install Qwen Code: npm install -g @qwen-code/qwen-code",

@@ -25,11 +25,11 @@ const (
 
 	OutputStreamJSON = "stream-json"    // Claude Code's and Amp's JSON lines, ending in a "result" event
 	OutputCodex      = "codex-jsonl"    // codex exec --json events
-	OutputGemini     = "gemini-json"    // gemini --output-format json
+	OutputGemini     = "gemini-json"    // gemini --output-format stream-json events, or its json envelope
 	OutputCopilot    = "copilot-jsonl"  // copilot --output-format json events
 	OutputOpencode   = "opencode-jsonl" // opencode run --format json events
 	OutputAider      = "aider-text"     // aider's transcript, with its "Tokens:" and error lines
-	OutputQwen       = "qwen-json"      // qwen -o json: one array of events, ending in a "result"
+	OutputQwen       = "qwen-json"      // qwen -o stream-json events (or -o json: the same in one array), ending in a "result"
 )
 
 // MaxArgPrompt is the longest prompt put in argv: Linux refuses one argv

@@ -99,7 +99,7 @@ var formats = map[string]format{
 		reports: []string{usageInput, usageOutput, usageDuration}, exits: geminiExits},
 	OutputAider: {new: func(Definition) decoder { return &aiderDecoder{} }, split: splitLines,
 		reports: []string{usageInput, usageOutput, usageCost}},
-	OutputQwen: {new: func(Definition) decoder { return &qwenDecoder{} }, split: splitObjects,
+	OutputQwen: {new: func(Definition) decoder { return newQwenDecoder() }, split: splitObjects,
 		reports: []string{usageInput, usageOutput, usageDuration}},
 }
 

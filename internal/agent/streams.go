@@ -27,6 +27,9 @@ type streamJSONDecoder struct {
 	total    types.Usage // the messages' usage summed, as reported so far
 	before   types.Usage // the usage of the messages before the last
 	summed   int         // how many of order are in before
+	// cachedIn says input_tokens already counts the cached tokens (Qwen
+	// Code's), which Claude Code's and Amp's count apart.
+	cachedIn bool
 }
 
 // sum brings total up to date after the usage of message id changed: the
@@ -56,6 +59,14 @@ func (u streamUsage) usage() types.Usage {
 		InputTokens:  add(add(u.Input.count(), u.CacheCreate.count()), u.CacheRead.count()),
 		OutputTokens: u.Output.count(),
 	}
+}
+
+// usageOf is u as the decoder's CLI counts it.
+func (d *streamJSONDecoder) usageOf(u streamUsage) types.Usage {
+	if d.cachedIn {
+		return types.Usage{InputTokens: u.Input.count(), OutputTokens: u.Output.count()}
+	}
+	return u.usage()
 }
 
 type streamResult struct {
@@ -107,7 +118,7 @@ func (d *streamJSONDecoder) line(b []byte) {
 			d.order = append(d.order, id)
 			d.messages[id] = types.Usage{}
 		}
-		if u := ev.Message.Usage.usage(); u.InputTokens != nil || u.OutputTokens != nil {
+		if u := d.usageOf(ev.Message.Usage); u.InputTokens != nil || u.OutputTokens != nil {
 			if _, ok := d.messages[id]; ok {
 				d.messages[id] = u
 				d.sum(id)
@@ -128,7 +139,7 @@ func (d *streamJSONDecoder) line(b []byte) {
 	case "result":
 		r := ev.streamResult
 		d.result, d.fin = &r, true
-		if u := r.Usage.usage(); u.InputTokens != nil || u.OutputTokens != nil {
+		if u := d.usageOf(r.Usage); u.InputTokens != nil || u.OutputTokens != nil {
 			u.CostUSD = r.Cost.money()
 			d.progress(u, d.turns)
 		}
@@ -363,41 +374,33 @@ func (d *opencodeDecoder) end(o output) (envelope, error) {
 	return env, nil
 }
 
-// qwenDecoder reads qwen -o json (Qwen Code 0.15.10): one JSON array of
-// events, printed whole at the end, read element by element as the
-// objects splitter finds them. Its last "result" event has the answer,
-// is_error, the usage and the duration. Its usage.input_tokens already
-// counts the cached tokens (cache_read_input_tokens is part of it, not
-// beside it, unlike Claude Code's). In -o json an API error such as a 401
-// comes back with exit status 0 as a result that is not is_error, whose
-// text is "[API Error: 401 …]": that is a failure too.
+// qwenDecoder reads qwen -o stream-json (Qwen Code 0.15.10): Claude
+// Code's stream-json events, one a line, as they happen: assistant
+// messages with their tool_use blocks and usage, user messages with the
+// tool results, and a last "result" event with the answer, is_error, the
+// usage and the duration. It reads qwen -o json too, the same events in
+// one array printed at the end (the objects splitter finds each). Its
+// usage.input_tokens already counts the cached tokens
+// (cache_read_input_tokens is part of it, not beside it, unlike Claude
+// Code's). An API error such as a 401 comes back with exit status 0 as a
+// result that is not is_error, whose text is "[API Error: 401 …]": that is
+// a failure too.
 type qwenDecoder struct {
-	events
-	result *streamResult
+	streamJSONDecoder
 }
+
+func newQwenDecoder() *qwenDecoder { return &qwenDecoder{streamJSONDecoder{cachedIn: true}} }
 
 // qwenAPIError is how Qwen Code words an API error as its result.
 var qwenAPIError = regexp.MustCompile(`^\[(API Error: [^\n]*)\]$`)
 
-func (d *qwenDecoder) line(b []byte) {
-	var ev struct {
-		Type text `json:"type"`
-		streamResult
-	}
-	if !d.decode(b, &ev) || ev.Type != "result" {
-		return
-	}
-	r := ev.streamResult
-	d.result, d.fin = &r, true
-}
-
 func (d *qwenDecoder) end(o output) (envelope, error) {
 	if err := d.check(o, "qwen JSON"); err != nil {
-		return envelope{}, err
+		return envelope{usage: d.total}, err
 	}
 	r := d.result
 	if r == nil {
-		return envelope{}, errors.New("printed no result event: the output ended before the agent finished" + keptNote(o))
+		return envelope{usage: d.total}, errors.New("printed no result event: the output ended before the agent finished" + keptNote(o))
 	}
 	env := envelope{answer: response.StripANSI(string(r.Result))}
 	env.usage = types.Usage{InputTokens: r.Usage.Input.count(), OutputTokens: r.Usage.Output.count(), DurationMS: r.Duration.count()}
