@@ -108,17 +108,14 @@ var builtins = map[string]Definition{
 		// Without --force changes are only proposed; without --trust an
 		// unknown workspace is refused, with exit 0 (readme/clis.md#cursor).
 		// Reading stdin is undocumented, so long prompts go in a file.
-		Args:         []string{"-p", "{prompt}", "--output-format", "json", "--force", "--trust", "--model={model}"},
+		// stream-json prints its tool calls as they happen; its result
+		// event is the json format's one object.
+		Args:         []string{"-p", "{prompt}", "--output-format", "stream-json", "--force", "--trust", "--model={model}"},
 		PromptVia:    PromptArg,
-		FallbackArgs: []string{"-p", filePrompt, "--output-format", "json", "--force", "--trust", "--model={model}"},
+		FallbackArgs: []string{"-p", filePrompt, "--output-format", "stream-json", "--force", "--trust", "--model={model}"},
 		// Its tools may not read outside the workspace (readme/clis.md#cursor).
 		PromptFileInWorkdir: true,
-		Output:              OutputJSON,
-		AnswerPath:          "result",
-		ErrorPath:           "is_error",
-		StatusPath:          "subtype",
-		StatusOK:            "success",
-		DurationPath:        "duration_ms",
+		Output:              OutputCursor,
 		KeyVars:             []string{"CURSOR_API_KEY"},
 		InstallHint:         "install Cursor CLI: curl https://cursor.com/install -fsS | bash",
 	},

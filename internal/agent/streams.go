@@ -180,25 +180,47 @@ func (d *streamJSONDecoder) end(o output) (envelope, error) {
 
 // codexDecoder reads codex exec --json: the answer is the last completed
 // agent_message; turn.failed, or an error event that no completed turn
-// follows, is a failure even with exit status 0.
+// follows, is a failure even with exit status 0. Its tool items report
+// Activity: a command_execution, mcp_tool_call or web_search as it starts
+// and as it completes (failed, declined, or a command's non-zero exit),
+// and a file_change, which comes only completed, as one writing call per
+// file. Usage comes once, with turn.completed; a model reply (a turn,
+// as dtree counts them) is what comes after a tool's result.
 type codexDecoder struct {
 	events
+	reporter
 	answer    string
 	usage     types.Usage
 	completed bool
 	failure   string
+	inTurn    bool
+}
+
+// codexItem is a codex item as codex-rs/exec/src/exec_events.rs has it.
+type codexItem struct {
+	ID        text            `json:"id"`
+	Type      text            `json:"type"`
+	Text      text            `json:"text"`
+	Command   text            `json:"command"`
+	ExitCode  *number         `json:"exit_code"`
+	Status    text            `json:"status"`
+	Server    text            `json:"server"`
+	Tool      text            `json:"tool"`
+	Arguments json.RawMessage `json:"arguments"`
+	Query     text            `json:"query"`
+	Changes   []struct {
+		Path text `json:"path"`
+		Kind text `json:"kind"`
+	} `json:"changes"`
 }
 
 func (d *codexDecoder) line(b []byte) {
 	var ev struct {
-		Type    text    `json:"type"`
-		Message message `json:"message"`
-		Error   message `json:"error"`
-		Item    struct {
-			Type text `json:"type"`
-			Text text `json:"text"`
-		} `json:"item"`
-		Usage struct {
+		Type    text      `json:"type"`
+		Message message   `json:"message"`
+		Error   message   `json:"error"`
+		Item    codexItem `json:"item"`
+		Usage   struct {
 			Input  number `json:"input_tokens"`
 			Output number `json:"output_tokens"`
 		} `json:"usage"`
@@ -207,19 +229,74 @@ func (d *codexDecoder) line(b []byte) {
 		return
 	}
 	switch ev.Type {
+	case "item.started":
+		d.item(ev.Item, false)
 	case "item.completed":
 		if ev.Item.Type == "agent_message" {
 			d.answer = string(ev.Item.Text)
 		}
+		d.item(ev.Item, true)
 	case "turn.completed":
 		d.completed, d.failure, d.fin = true, "", true
 		d.usage.InputTokens = add(d.usage.InputTokens, ev.Usage.Input.count())
 		d.usage.OutputTokens = add(d.usage.OutputTokens, ev.Usage.Output.count())
+		d.progress(d.usage, d.turns)
 	case "turn.failed":
 		d.completed, d.failure, d.fin = false, orNone(string(ev.Error)), true
 	case "error":
 		d.failure = orNone(firstNonEmpty(string(ev.Message), string(ev.Error)))
 	}
+}
+
+// item reports what a started or completed item says of the agent's work.
+func (d *codexDecoder) item(it codexItem, done bool) {
+	if !d.inTurn {
+		d.inTurn = true
+		d.progress(d.usage, d.turns+1)
+	}
+	id := string(it.ID)
+	var name string
+	var input json.RawMessage
+	switch it.Type {
+	case "command_execution":
+		name, input = "shell", jsonObject("command", string(it.Command))
+	case "mcp_tool_call":
+		name, input = string(it.Server)+"."+string(it.Tool), it.Arguments
+	case "web_search":
+		name, input = "web_search", jsonObject("query", string(it.Query))
+	case "file_change":
+		if !done {
+			return
+		}
+		for i, c := range it.Changes {
+			cid := id + "#" + strconv.Itoa(i)
+			d.tool("apply_patch", cid, jsonObject("path", string(c.Path)))
+			d.toolEnd(cid, it.Status != "completed")
+		}
+		d.inTurn = false
+		return
+	default:
+		return
+	}
+	if !done {
+		d.tool(name, id, input)
+		return
+	}
+	if _, started := d.names[id]; !started { // a web_search may come completed only
+		d.tool(name, id, input)
+	}
+	failed := it.Status == "failed" || it.Status == "declined"
+	if c := it.ExitCode; c != nil && c.set && c.v != 0 {
+		failed = true
+	}
+	d.toolEnd(id, failed)
+	d.inTurn = false
+}
+
+// jsonObject is {key: value} as JSON, a tool's input for ToolArg.
+func jsonObject(key, value string) json.RawMessage {
+	b, _ := json.Marshal(map[string]string{key: value})
+	return b
 }
 
 func (d *codexDecoder) end(o output) (envelope, error) {
@@ -241,8 +318,12 @@ func (d *codexDecoder) end(o output) (envelope, error) {
 // last assistant.message's content; a terminal "result" event carries the
 // session's duration. Copilot 1.0.102 reports no tokens and no cost: its
 // messages have no outputTokens, whatever its documentation says.
+// Its session events report the agent's work: assistant.turn_start a model
+// turn, tool.execution_start a tool call (toolName, arguments) and
+// tool.execution_complete its end (success).
 type copilotDecoder struct {
 	events
+	reporter
 	answer  string
 	result  bool
 	ms      *int64
@@ -256,9 +337,13 @@ func (d *copilotDecoder) line(b []byte) {
 	var ev struct {
 		Type text `json:"type"`
 		Data struct {
-			Content text    `json:"content"`
-			Message message `json:"message"`
-			Usage   usage   `json:"usage"`
+			Content    text            `json:"content"`
+			Message    message         `json:"message"`
+			Usage      usage           `json:"usage"`
+			ToolCallID text            `json:"toolCallId"`
+			ToolName   text            `json:"toolName"`
+			Arguments  json.RawMessage `json:"arguments"`
+			Success    *bool           `json:"success"`
 		} `json:"data"`
 		Usage   usage   `json:"usage"`
 		Message message `json:"message"`
@@ -268,6 +353,12 @@ func (d *copilotDecoder) line(b []byte) {
 		return
 	}
 	switch t := string(ev.Type); {
+	case t == "assistant.turn_start":
+		d.progress(d.usage, d.turns+1)
+	case t == "tool.execution_start":
+		d.tool(string(ev.Data.ToolName), string(ev.Data.ToolCallID), ev.Data.Arguments)
+	case t == "tool.execution_complete":
+		d.toolEnd(string(ev.Data.ToolCallID), ev.Data.Success != nil && !*ev.Data.Success)
 	case t == "assistant.message":
 		if strings.TrimSpace(string(ev.Data.Content)) != "" {
 			d.answer = string(ev.Data.Content)
@@ -311,8 +402,13 @@ func (d *copilotDecoder) end(o output) (envelope, error) {
 // model that is free: its events do not tell the two apart. So a cost of
 // 0 is not counted: a call whose steps all cost 0 has an unknown cost
 // (null), never a cost of $0 that it may not have had.
+//
+// Each step_start is a model turn; a tool_use event comes once its tool
+// has run (state completed, or error), and reports the call and its end
+// together.
 type opencodeDecoder struct {
 	events
+	reporter
 	answer  strings.Builder
 	usage   types.Usage
 	failure string
@@ -325,6 +421,12 @@ func (d *opencodeDecoder) line(b []byte) {
 		Part struct {
 			Text   text `json:"text"`
 			Reason text `json:"reason"`
+			Tool   text `json:"tool"`
+			CallID text `json:"callID"`
+			State  struct {
+				Status text            `json:"status"`
+				Input  json.RawMessage `json:"input"`
+			} `json:"state"`
 			Tokens struct {
 				Input     number `json:"input"`
 				Output    number `json:"output"`
@@ -356,6 +458,13 @@ func (d *opencodeDecoder) line(b []byte) {
 			d.usage.CostUSD = add(d.usage.CostUSD, c)
 		}
 		d.fin = d.fin || ev.Part.Reason == "stop"
+		d.progress(d.usage, d.turns)
+	case "step_start":
+		d.progress(d.usage, d.turns+1)
+	case "tool_use":
+		id := string(ev.Part.CallID)
+		d.tool(string(ev.Part.Tool), id, ev.Part.State.Input)
+		d.toolEnd(id, ev.Part.State.Status == "error")
 	case "done":
 		d.fin = true
 	case "error":
@@ -420,4 +529,68 @@ func (d *qwenDecoder) end(o output) (envelope, error) {
 		}
 	}
 	return env, nil
+}
+
+// cursorDecoder reads cursor-agent --output-format stream-json, from
+// Cursor's documentation (cursor.com/docs/cli/reference/output-format; not
+// proven on the binary, which is not on npm): Claude Code's system, user,
+// assistant (one a message between tool calls, no usage) and result
+// events, and tool_call events of subtype started and completed, whose
+// tool_call holds one key naming the tool (readToolCall, writeToolCall,
+// shellToolCall…, or function with a name and its arguments as text)
+// with its args, and when completed its result: success, or an error. It
+// reads the json format's one result object too.
+type cursorDecoder struct {
+	streamJSONDecoder
+}
+
+func (d *cursorDecoder) line(b []byte) {
+	var ev struct {
+		Type     text                       `json:"type"`
+		Subtype  text                       `json:"subtype"`
+		CallID   text                       `json:"call_id"`
+		ToolCall map[string]json.RawMessage `json:"tool_call"`
+	}
+	if !d.decode(b, &ev) {
+		return
+	}
+	if ev.Type != "tool_call" {
+		d.streamJSONDecoder.line(b)
+		return
+	}
+	for key, raw := range ev.ToolCall {
+		var call struct {
+			Args     json.RawMessage            `json:"args"`
+			Name     text                       `json:"name"`
+			Argument text                       `json:"arguments"`
+			Result   map[string]json.RawMessage `json:"result"`
+		}
+		if json.Unmarshal(raw, &call) != nil {
+			continue
+		}
+		name, args := strings.TrimSuffix(key, "ToolCall"), call.Args
+		if key == "function" {
+			name, args = string(call.Name), json.RawMessage(call.Argument)
+			if !json.Valid(args) {
+				args = nil
+			}
+		}
+		id := string(ev.CallID)
+		switch ev.Subtype {
+		case "started":
+			d.tool(name, id, args)
+		case "completed":
+			_, ok := call.Result["success"]
+			d.toolEnd(id, !ok && call.Result != nil)
+		}
+		break // one tool a call
+	}
+}
+
+func (d *cursorDecoder) end(o output) (envelope, error) {
+	if !d.seen {
+		text := response.StripANSI(o.stdout)
+		return envelope{}, noEnvelope(errors.New("no JSON object in stdout"), text, o)
+	}
+	return d.streamJSONDecoder.end(o)
 }
