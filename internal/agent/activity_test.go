@@ -74,6 +74,8 @@ func TestToolArg(t *testing.T) {
 		{"write_file", `{"file_path":"b.go","content":"x"}`, "b.go", "b.go"},
 		{"shell", `{"command":["bash","-lc","ls"]}`, "bash -lc ls", ""},
 		{"Grep", `{"pattern":"func main"}`, "func main", ""},
+		{"edit_file", `{"path":"a.go","old_str":"x","new_str":"y"}`, "a.go", "a.go"}, // amp
+		{"apply_patch", `{"path":"b.go"}`, "b.go", "b.go"},                           // codex's file_change
 		{"Weird", `"just a string\nsecond"`, "just a string …", ""},
 		{"Empty", `{}`, "", ""},
 		{"Bad", `not json`, "", ""},

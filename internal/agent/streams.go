@@ -250,6 +250,9 @@ func (d *codexDecoder) line(b []byte) {
 
 // item reports what a started or completed item says of the agent's work.
 func (d *codexDecoder) item(it codexItem, done bool) {
+	if it.Type == "error" { // a warning of codex's own, no work of the model's
+		return
+	}
 	if !d.inTurn {
 		d.inTurn = true
 		d.progress(d.usage, d.turns+1)
