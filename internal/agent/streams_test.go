@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -183,3 +184,22 @@ func TestStreamActivity(t *testing.T) {
 }
 
 func pi(v int64) *int64 { return &v }
+
+// TestStreamBounded: a gemini stream of 64 MiB of assistant text keeps
+// no more of it than the answer's bound, and still reads its result.
+func TestStreamBounded(t *testing.T) {
+	t.Parallel()
+	d := &geminiDecoder{}
+	sp := splitObjects(d.line)
+	line := []byte(`{"type":"message","role":"assistant","content":"` + strings.Repeat("x", 1<<10) + `","delta":true}` + "\n")
+	for range 64 << 10 {
+		sp.write(line)
+	}
+	sp.write([]byte(`{"type":"result","status":"success","stats":{"input_tokens":5,"output_tokens":1,"duration_ms":9}}` + "\n"))
+	sp.close()
+	env, err := d.end(output{})
+	require.NoError(t, err)
+	assert.LessOrEqual(t, len(env.answer), MaxStdoutTail)
+	assert.Positive(t, len(env.answer))
+	assert.Equal(t, pi(5), env.usage.InputTokens)
+}
