@@ -160,6 +160,7 @@ func (d *geminiDecoder) line(b []byte) {
 		}
 	case "result":
 		r := ev.geminiResult
+		r.Status = ev.Status // the shallower field has it
 		d.result, d.fin = &r, true
 		d.progress(r.Stats.usage(), d.turns)
 	}

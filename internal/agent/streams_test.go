@@ -203,3 +203,19 @@ func TestStreamBounded(t *testing.T) {
 	assert.Positive(t, len(env.answer))
 	assert.Equal(t, pi(5), env.usage.InputTokens)
 }
+
+// TestGeminiFailedResult: gemini ends a stream the model broke off (its
+// INVALID_STREAM errors) with an error event, then a result of status
+// error without an error object: a failure, with the error event's words.
+func TestGeminiFailedResult(t *testing.T) {
+	t.Parallel()
+	stream := `{"type":"init","session_id":"s","model":"m"}
+{"type":"message","role":"assistant","content":"Half an","delta":true}
+{"type":"error","severity":"error","message":"Model stream ended with an invalid chunk or missing finish reason."}
+{"type":"result","status":"error","stats":{"total_tokens":12,"input_tokens":10,"output_tokens":2,"duration_ms":40}}
+`
+	_, env, err := decodeStream(t, builtins["gemini"], stream)
+	require.NoError(t, err)
+	assert.True(t, env.failed)
+	assert.Equal(t, "Model stream ended with an invalid chunk or missing finish reason.", env.message)
+}
