@@ -70,6 +70,12 @@ func TestStreamActivity(t *testing.T) {
 		InputTokensPath: "tokens.in", OutputTokensPath: "tokens.out",
 		ToolNamePath: "call.name", ToolInputPath: "call.input", ToolIDPath: "call.id",
 		ToolEndIDPath: "id", ToolErrorPath: "error"}
+	// qwen's stream-json as a custom CLI would declare it
+	// (internal/conformance's qwenstream case).
+	qwenCustom := Definition{Name: "qwenstream", Output: OutputJSONL, AnswerPath: "result", ErrorPath: "is_error",
+		InputTokensPath: "message.usage.input_tokens", OutputTokensPath: "message.usage.output_tokens", DurationPath: "duration_ms",
+		ToolNamePath: "message.content.0.name", ToolInputPath: "message.content.0.input", ToolIDPath: "message.content.0.id",
+		ToolEndIDPath: "message.content.0.tool_use_id", ToolErrorPath: "message.content.0.is_error"}
 	tests := []struct {
 		cli, file string
 		def       *Definition // a custom definition instead of the built-in cli
@@ -101,6 +107,13 @@ func TestStreamActivity(t *testing.T) {
 			"usage in=2100 out=50 turns=2", `tool write_file "/tmp/st/qw/notes.txt" writes /tmp/st/qw/notes.txt`, "end write_file failed",
 			"usage in=3350 out=60 turns=3", `tool read_file "/tmp/st/qw/missing.txt"`, "end read_file failed",
 			"usage in=4650 out=100 turns=4"},
+			answer: `Done. {"completed": true, "secs_taken": 0, "tokens_used": 0, "comments": ["fixed the notes"]}`,
+			usage:  types.Usage{InputTokens: pi(4650), OutputTokens: pi(100), DurationMS: pi(2011)}},
+		{cli: "qwen", file: "tools.jsonl", def: &qwenCustom, heard: []string{
+			`tool run_shell_command "cat notes.txt"`, "usage in=1000 out=20 turns=0", "end run_shell_command ok",
+			`tool write_file "/tmp/st/qw/notes.txt" writes /tmp/st/qw/notes.txt`, "usage in=2100 out=50 turns=0", "end write_file failed",
+			`tool read_file "/tmp/st/qw/missing.txt"`, "usage in=3350 out=60 turns=0", "end read_file failed",
+			"usage in=4650 out=100 turns=0", "usage in=4650 out=100 turns=0"},
 			answer: `Done. {"completed": true, "secs_taken": 0, "tokens_used": 0, "comments": ["fixed the notes"]}`,
 			usage:  types.Usage{InputTokens: pi(4650), OutputTokens: pi(100), DurationMS: pi(2011)}},
 		{cli: "qwen", file: "api_401.jsonl", heard: []string{"usage in=0 out=0 turns=1"},
@@ -164,7 +177,11 @@ func TestStreamActivity(t *testing.T) {
 			usage:  types.Usage{InputTokens: pi(2700), OutputTokens: pi(100), DurationMS: pi(3400)}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.cli+"/"+tt.file, func(t *testing.T) {
+		name := tt.cli + "/" + tt.file
+		if tt.def != nil {
+			name += "/as " + tt.def.Name
+		}
+		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			def := builtins[tt.cli]
 			if tt.def != nil {
