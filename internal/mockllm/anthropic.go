@@ -82,7 +82,7 @@ func anthropicUsage(u Usage) map[string]any {
 // empty input and its JSON arrives in input_json_delta pieces.
 func (anthropic) reply(w http.ResponseWriter, c call, a answer) {
 	msg := map[string]any{
-		"id": "msg_mock", "type": "message", "role": "assistant", "model": c.model,
+		"id": "msg_mock_" + a.id, "type": "message", "role": "assistant", "model": c.model,
 		"stop_reason": nil, "stop_sequence": nil,
 	}
 	stop := "end_turn"

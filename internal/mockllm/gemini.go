@@ -80,12 +80,12 @@ func geminiCalls(tools []toolUse) []map[string]any {
 	return parts
 }
 
-func geminiResponse(c call, parts []map[string]any, finish bool, u *Usage) map[string]any {
+func geminiResponse(c call, id string, parts []map[string]any, finish bool, u *Usage) map[string]any {
 	cand := map[string]any{"index": 0, "content": map[string]any{"role": "model", "parts": parts}}
 	if finish {
 		cand["finishReason"] = "STOP"
 	}
-	resp := map[string]any{"candidates": []any{cand}, "modelVersion": c.model, "responseId": "mock"}
+	resp := map[string]any{"candidates": []any{cand}, "modelVersion": c.model, "responseId": "mock-" + id}
 	if u != nil {
 		resp["usageMetadata"] = map[string]any{"promptTokenCount": u.Input, "candidatesTokenCount": u.Output,
 			"totalTokenCount": u.Input + u.Output, "cachedContentTokenCount": u.Cached}
@@ -105,7 +105,7 @@ func (gemini) reply(w http.ResponseWriter, c call, a answer) {
 		if withText {
 			parts = append(parts, map[string]any{"text": a.text})
 		}
-		writeJSON(w, http.StatusOK, geminiResponse(c, append(parts, geminiCalls(a.tools)...), true, &u))
+		writeJSON(w, http.StatusOK, geminiResponse(c, a.id, append(parts, geminiCalls(a.tools)...), true, &u))
 		return
 	}
 	e := startSSE(w)
@@ -124,7 +124,7 @@ func (gemini) reply(w http.ResponseWriter, c call, a answer) {
 		if last {
 			usage = &u
 		}
-		e.send("", geminiResponse(c, parts, last, usage))
+		e.send("", geminiResponse(c, a.id, parts, last, usage))
 	}
 }
 

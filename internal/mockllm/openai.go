@@ -91,14 +91,14 @@ func (responses) reply(w http.ResponseWriter, c call, a answer) {
 	u := a.usage
 	var output []map[string]any
 	if a.text != "" || len(a.tools) == 0 {
-		output = append(output, map[string]any{"id": "msg_mock", "type": "message", "role": "assistant", "status": "completed",
+		output = append(output, map[string]any{"id": "msg_mock_" + a.id, "type": "message", "role": "assistant", "status": "completed",
 			"content": []map[string]any{{"type": "output_text", "text": a.text, "annotations": []any{}}}})
 	}
 	for _, t := range a.tools {
 		output = append(output, map[string]any{"id": "fc_mock_" + t.id, "type": "function_call", "status": "completed",
 			"call_id": "call_mock_" + t.id, "name": t.name, "arguments": t.input})
 	}
-	resp := map[string]any{"id": "resp_mock", "object": "response", "created_at": 0, "status": "completed",
+	resp := map[string]any{"id": "resp_mock_" + a.id, "object": "response", "created_at": 0, "status": "completed",
 		"model": c.model, "output": output,
 		"usage": map[string]any{
 			"input_tokens": u.Input, "input_tokens_details": map[string]any{"cached_tokens": u.Cached},
@@ -116,7 +116,7 @@ func (responses) reply(w http.ResponseWriter, c call, a answer) {
 		seq++
 		e.send(typ, v)
 	}
-	send("response.created", map[string]any{"response": map[string]any{"id": "resp_mock", "object": "response",
+	send("response.created", map[string]any{"response": map[string]any{"id": "resp_mock_" + a.id, "object": "response",
 		"created_at": 0, "status": "in_progress", "model": c.model, "output": []any{}}})
 	for i, item := range output {
 		id := item["id"]
@@ -187,14 +187,14 @@ func (chat) reply(w http.ResponseWriter, c call, a answer) {
 				msg["content"] = nil
 			}
 		}
-		writeJSON(w, http.StatusOK, map[string]any{"id": "chatcmpl-mock", "object": "chat.completion", "created": 0,
+		writeJSON(w, http.StatusOK, map[string]any{"id": "chatcmpl-mock-" + a.id, "object": "chat.completion", "created": 0,
 			"model": c.model, "choices": []map[string]any{{"index": 0, "finish_reason": finish, "message": msg}},
 			"usage": chatUsage(u)})
 		return
 	}
 	e := startSSE(w)
 	chunk := func(delta map[string]any, finish any) map[string]any {
-		return map[string]any{"id": "chatcmpl-mock", "object": "chat.completion.chunk", "created": 0, "model": c.model,
+		return map[string]any{"id": "chatcmpl-mock-" + a.id, "object": "chat.completion.chunk", "created": 0, "model": c.model,
 			"choices": []map[string]any{{"index": 0, "delta": delta, "finish_reason": finish}}}
 	}
 	first := true
@@ -220,7 +220,7 @@ func (chat) reply(w http.ResponseWriter, c call, a answer) {
 	e.send("", chunk(map[string]any{}, finish))
 	// The usage chunk: sent always, as servers that honour
 	// stream_options.include_usage do; clients that did not ask ignore it.
-	e.send("", map[string]any{"id": "chatcmpl-mock", "object": "chat.completion.chunk", "created": 0, "model": c.model,
+	e.send("", map[string]any{"id": "chatcmpl-mock-" + a.id, "object": "chat.completion.chunk", "created": 0, "model": c.model,
 		"choices": []any{}, "usage": chatUsage(u)})
 	e.raw("[DONE]")
 }

@@ -118,7 +118,7 @@ type Server struct {
 	used     []int
 	reqs     []Request
 	observer func(Request)
-	replies  int // tool-call replies so far, for unique call ids
+	replies  int // replies so far, for unique message and call ids
 }
 
 // Start listens on a free port of 127.0.0.1 and serves rules.
@@ -210,7 +210,7 @@ func (r Rule) fits(c call) bool {
 	return false
 }
 
-// count numbers a tool-call reply, for its calls' ids.
+// count numbers a reply, for its message's and its calls' ids.
 func (s *Server) count() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -249,7 +249,10 @@ type call struct {
 }
 
 // answer is what a reply says: text, then tool calls, with its usage.
+// id numbers the reply: each has its own message id, as a real API's has
+// (claude merges the assistant messages that share one).
 type answer struct {
+	id    string
 	text  string
 	tools []toolUse
 	usage Usage
@@ -298,10 +301,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, rule.Status, rule.Message)
 	default:
 		rec.Status, rec.Usage = http.StatusOK, rule.Usage
-		a := answer{text: rule.Reply, usage: rule.Usage}
+		a := answer{id: fmt.Sprint(s.count()), text: rule.Reply, usage: rule.Usage}
 		for j, t := range rule.Tools {
 			rec.Tools = append(rec.Tools, t.Name)
-			a.tools = append(a.tools, t.use(fmt.Sprintf("%d_%d", s.count(), j)))
+			a.tools = append(a.tools, t.use(fmt.Sprintf("%s_%d", a.id, j)))
 		}
 		s.record(rec)
 		p.reply(w, c, a)

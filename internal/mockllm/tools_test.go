@@ -261,7 +261,7 @@ func TestToolResultRuleKey(t *testing.T) {
 func TestRunaway(t *testing.T) {
 	t.Parallel()
 	s := start(t, Rule{Tools: []ToolCall{{Name: "Bash", Input: map[string]any{"command": "sleep 1"}}}, Usage: Usage{Input: 1000, Output: 100}})
-	ids := map[any]bool{}
+	ids, msgs := map[any]bool{}, map[any]bool{}
 	for i := range 5 {
 		body := conversations[Anthropic][min(i, 1)]
 		resp := post(t, s.URL+"/v1/messages", body)
@@ -270,8 +270,10 @@ func TestRunaway(t *testing.T) {
 		assert.Equal(t, "tool_use", dig(m, "stop_reason"))
 		assert.Equal(t, 100.0, dig(m, "usage", "output_tokens"))
 		ids[dig(m, "content", 0, "id")] = true
+		msgs[dig(m, "id")] = true
 	}
 	assert.Len(t, ids, 5, "each tool call has its own id")
+	assert.Len(t, msgs, 5, "each reply has its own message id: claude merges the assistant messages that share one")
 	for _, r := range s.Requests() {
 		assert.Equal(t, Usage{Input: 1000, Output: 100}, r.Usage)
 	}
