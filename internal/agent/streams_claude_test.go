@@ -76,12 +76,12 @@ func TestClaudeStreams(t *testing.T) {
 		`tool Bash "sleep 20" turns=2 in=2100 out=2`,
 	}
 	tests := []struct {
-		file      string
-		exit      int
-		heard     []string
-		answer    string // the answer's start; "" for none
-		in, out   int64
-		wantErr   string
+		file    string
+		exit    int
+		heard   []string
+		answer  string // the answer's start; "" for none
+		in, out int64
+		wantErr string
 	}{
 		{file: "tools.jsonl", heard: tools, in: 6000, out: 175,
 			answer: `Done. {"completed": true, "secs_taken": 0, "tokens_used": 0, "comments": []}`},
