@@ -26,27 +26,21 @@ var builtins = map[string]Definition{
 	"claude": {
 		Name:   "claude",
 		Binary: "claude",
-		// -p is one-shot print mode; JSON gives is_error and usage even when
-		// the exit code is 0 (readme/clis.md#claude). Without
+		// -p is one-shot print mode; stream-json (which -p wants with
+		// --verbose) is one JSON event a line as the agent works: its tool
+		// calls, their results, each turn's usage, then a "result" event
+		// with is_error and usage even when the exit code is 0
+		// (readme/clis.md#claude). API errors exit 1 with is_error,
+		// subtype "success" and api_error_status (2.1.197). Without
 		// --no-session-persistence each call leaves its transcript, the
 		// whole prompt, in ~/.claude/projects/ (seen with 2.1.197).
-		Args:          []string{"-p", "{prompt}", "--output-format", "json", "--dangerously-skip-permissions", "--no-session-persistence", "--model={model}"},
+		Args: []string{"-p", "{prompt}", "--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions",
+			"--no-session-persistence", "--model={model}"},
 		PromptVia:     PromptArg,
 		StdinFallback: true,
-		FallbackArgs:  []string{"-p", "--output-format", "json", "--dangerously-skip-permissions", "--no-session-persistence", "--model={model}"},
-		Output:        OutputJSON,
-		AnswerPath:    "result",
-		ErrorPath:     "is_error",
-		// API errors exit 1 with is_error, subtype "success", and the
-		// API's status beside the message (2.1.197).
-		APIStatusPath: "api_error_status",
-		StatusPath:    "subtype",
-		StatusOK:      "success",
-		// Claude Code counts cache reads and writes apart from input_tokens.
-		InputTokensPath:  "usage.input_tokens+usage.cache_creation_input_tokens+usage.cache_read_input_tokens",
-		OutputTokensPath: "usage.output_tokens",
-		CostPath:         "total_cost_usd",
-		DurationPath:     "duration_ms",
+		FallbackArgs: []string{"-p", "--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions",
+			"--no-session-persistence", "--model={model}"},
+		Output: OutputStreamJSON,
 		// Claude Code refuses to start inside another Claude Code session.
 		UnsetEnv: []string{"CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT"},
 		// It retries a failed API call 10 times, about 3 silent minutes,

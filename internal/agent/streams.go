@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"github.com/dtree-dev/dtree/internal/response"
 	"regexp"
 	"strconv"
@@ -70,13 +71,16 @@ func (d *streamJSONDecoder) usageOf(u streamUsage) types.Usage {
 }
 
 type streamResult struct {
-	Subtype  text        `json:"subtype"`
-	IsError  bool        `json:"is_error"`
-	Result   text        `json:"result"`
-	Cost     number      `json:"total_cost_usd"`
-	Duration number      `json:"duration_ms"`
-	Usage    streamUsage `json:"usage"`
-	Error    message     `json:"error"`
+	Subtype text `json:"subtype"`
+	IsError bool `json:"is_error"`
+	// APIStatus is the HTTP status of the model API's failed answer
+	// (claude 2.1.197 puts it beside is_error).
+	APIStatus number      `json:"api_error_status"`
+	Result    text        `json:"result"`
+	Cost      number      `json:"total_cost_usd"`
+	Duration  number      `json:"duration_ms"`
+	Usage     streamUsage `json:"usage"`
+	Error     message     `json:"error"`
 }
 
 // streamContent is one block of a message's content: a tool_use block of
@@ -99,11 +103,23 @@ func (d *streamJSONDecoder) line(b []byte) {
 			Content []streamContent `json:"content"`
 		} `json:"message"`
 		streamResult
+		// Result shadows streamResult's to tell an absent result from
+		// an empty one.
+		Result *text `json:"result"`
 	}
 	if !d.decode(b, &ev) {
 		return
 	}
+	if ev.Result != nil {
+		ev.streamResult.Result = *ev.Result
+	}
 	switch ev.Type {
+	case "":
+		// An object without a type that holds a result or says is_error
+		// is the result too, as claude's json envelope was read.
+		if ev.Result != nil || ev.IsError {
+			d.finish(ev.streamResult)
+		}
 	case "assistant":
 		// One message may come as several events (one a content block),
 		// each with the message's usage so far: the last of each id wins.
@@ -137,12 +153,17 @@ func (d *streamJSONDecoder) line(b []byte) {
 			}
 		}
 	case "result":
-		r := ev.streamResult
-		d.result, d.fin = &r, true
-		if u := d.usageOf(r.Usage); u.InputTokens != nil || u.OutputTokens != nil {
-			u.CostUSD = r.Cost.money()
-			d.progress(u, d.turns)
-		}
+		d.finish(ev.streamResult)
+	}
+}
+
+// finish keeps the result event, the stream's last word, and reports the
+// whole call's usage it gives.
+func (d *streamJSONDecoder) finish(r streamResult) {
+	d.result, d.fin = &r, true
+	if u := d.usageOf(r.Usage); u.InputTokens != nil || u.OutputTokens != nil {
+		u.CostUSD = r.Cost.money()
+		d.progress(u, d.turns)
 	}
 }
 
@@ -154,13 +175,13 @@ const maxMessages = 1 << 16
 func (d *streamJSONDecoder) end(o output) (envelope, error) {
 	env := envelope{usage: d.total}
 	if err := d.check(o, "stream-json"); err != nil {
-		return env, err
+		return env, cutNote(err, o)
 	}
 	r := d.result
 	if r == nil {
-		return env, errors.New("printed no result event: the stream ended before the agent finished" + keptNote(o))
+		return env, cutNote(errors.New("printed no result event: the stream ended before the agent finished"+keptNote(o)), o)
 	}
-	if u := r.Usage.usage(); u.InputTokens != nil || u.OutputTokens != nil {
+	if u := d.usageOf(r.Usage); u.InputTokens != nil || u.OutputTokens != nil {
 		env.usage.InputTokens, env.usage.OutputTokens = u.InputTokens, u.OutputTokens // the whole session's
 	}
 	env.usage.CostUSD, env.usage.DurationMS = r.Cost.money(), r.Duration.count()
@@ -174,8 +195,18 @@ func (d *streamJSONDecoder) end(o output) (envelope, error) {
 		if env.message == "" {
 			env.message = firstLine(env.answer)
 		}
+		env.message = apiStatus(r.APIStatus.count(), env.message)
 	}
 	return env, nil
+}
+
+// cutNote adds to a stream's error that stdout is exactly claudeCut
+// bytes long, where some Claude Code versions cut piped stdout.
+func cutNote(err error, o output) error {
+	if o.total != claudeCut {
+		return err
+	}
+	return fmt.Errorf("%w (stdout is exactly %d bytes: the CLI probably truncated it)", err, claudeCut)
 }
 
 // codexDecoder reads codex exec --json: the answer is the last completed
