@@ -123,7 +123,8 @@ var fileKeys = []string{"file_path", "absolute_path", "filePath", "path", "noteb
 // writeTools are the tools that write a file, by their names in each CLI,
 // folded (types.FoldName).
 var writeTools = map[string]bool{"edit": true, "multiedit": true, "write": true, "notebookedit": true,
-	"writefile": true, "replace": true, "edittool": true, "applypatch": true, "create": true, "strreplacebasededittool": true}
+	"writefile": true, "replace": true, "edittool": true, "applypatch": true, "create": true, "strreplacebasededittool": true,
+	"editfile": true, "createfile": true} // amp's edit_file, create_file
 
 // ToolArg is the short argument of a tool call for a line of text: the
 // first line of its main field (toolArgKeys), or of the input itself when

@@ -22,14 +22,19 @@ const (
 const (
 	OutputText = "text" // the whole stdout is the answer
 	OutputJSON = "json" // one JSON object; AnswerPath names the answer text
+	// OutputJSONL is JSON lines, one event a line, read as they arrive:
+	// AnswerPath names the answer in the event that has it, the Tool*
+	// paths the tool calls (customjsonl.go).
+	OutputJSONL = "jsonl"
 
-	OutputStreamJSON = "stream-json"    // Claude Code's and Amp's JSON lines, ending in a "result" event
-	OutputCodex      = "codex-jsonl"    // codex exec --json events
-	OutputGemini     = "gemini-json"    // gemini --output-format json
-	OutputCopilot    = "copilot-jsonl"  // copilot --output-format json events
-	OutputOpencode   = "opencode-jsonl" // opencode run --format json events
-	OutputAider      = "aider-text"     // aider's transcript, with its "Tokens:" and error lines
-	OutputQwen       = "qwen-json"      // qwen -o json: one array of events, ending in a "result"
+	OutputStreamJSON = "stream-json"        // Claude Code's and Amp's JSON lines, ending in a "result" event
+	OutputCodex      = "codex-jsonl"        // codex exec --json events
+	OutputGemini     = "gemini-json"        // gemini --output-format stream-json events, or its json envelope
+	OutputCopilot    = "copilot-jsonl"      // copilot --output-format json events
+	OutputOpencode   = "opencode-jsonl"     // opencode run --format json events
+	OutputAider      = "aider-text"         // aider's transcript, with its "Tokens:" and error lines
+	OutputCursor     = "cursor-stream-json" // cursor-agent --output-format stream-json events (or its json result)
+	OutputQwen       = "qwen-json"          // qwen -o stream-json events (or -o json: the same in one array), ending in a "result"
 )
 
 // MaxArgPrompt is the longest prompt put in argv: Linux refuses one argv
@@ -89,6 +94,16 @@ type Definition struct {
 	OutputTokensPath string `yaml:"output_tokens_path" json:"output_tokens_path"`
 	CostPath         string `yaml:"cost_path" json:"cost_path"`
 	DurationPath     string `yaml:"duration_path" json:"duration_path"`
+	// The tool calls of an output jsonl stream: an event with a string at
+	// ToolNamePath is a call, its input (an object or a string) at
+	// ToolInputPath, its id at ToolIDPath; an event with a string at
+	// ToolEndIDPath ends the call of that id, failed when ToolErrorPath
+	// there is true, a non-empty string or an object.
+	ToolNamePath  string `yaml:"tool_name_path" json:"tool_name_path"`
+	ToolInputPath string `yaml:"tool_input_path" json:"tool_input_path"`
+	ToolIDPath    string `yaml:"tool_id_path" json:"tool_id_path"`
+	ToolEndIDPath string `yaml:"tool_end_id_path" json:"tool_end_id_path"`
+	ToolErrorPath string `yaml:"tool_error_path" json:"tool_error_path"`
 	// VersionArgs make Binary print its version, for `dtree clis`: a
 	// built-in's is --version. A custom CLI is asked only when its
 	// definition gives them: its program may take any argument for a
