@@ -145,8 +145,8 @@ func (v *step) ask(ctx context.Context, a int, prompt, purpose string) (agent.Re
 			}
 			return r, outcome{err: lerr}, false
 		}
-		if errors.As(err, new(*BudgetError)) {
-			return r, outcome{err: err}, false
+		if be := (*BudgetError)(nil); errors.As(err, &be) {
+			return r, outcome{err: be}, false // stopped mid-call: the budget's words, not the stopped call's
 		}
 		kind, _ := agent.Permanent(err)
 		if errors.Is(err, agent.ErrNotFound) || kind != "" {
@@ -273,7 +273,10 @@ func (validator) judge(ctx context.Context, v *step, attempt int, output string)
 			}
 			return types.ValidationResponse{}, lerr
 		}
-		if errors.Is(err, agent.ErrNotFound) || errors.As(err, new(*BudgetError)) {
+		if be := (*BudgetError)(nil); errors.As(err, &be) {
+			return types.ValidationResponse{}, be
+		}
+		if errors.Is(err, agent.ErrNotFound) {
 			return types.ValidationResponse{}, err
 		}
 		if kind, _ := agent.Permanent(err); kind != "" {
@@ -386,6 +389,9 @@ func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, 
 		}
 		w.sum.count(res, a)
 		w.noteSpending(n.ID, a)
+		if errors.As(err, new(*BudgetError)) {
+			w.sum.Budget.Reached = true // a call stopped as it crossed the budget (meter.go)
+		}
 	}
 	w.event(runlog.AgentCall{Node: n.ID, Attempt: attempt, Purpose: purpose, CLI: def.Name,
 		Argv: r.Argv, DurationMS: a.DurationMS, ExitCode: r.ExitCode, TimedOut: r.TimedOut,

@@ -14,6 +14,6 @@ func (w *walker) observe(n *types.ProcessedNode, attempt int, cli, purpose strin
 		// Seen: the run's events, the live line, the step's record.
 
 		// Metered: the budget and the turns, as usage arrives.
-		return nil
+		return w.meter(n, attempt, cli, purpose, a)
 	}
 }

@@ -66,6 +66,12 @@ type Rule struct {
 	PrintStderr int64 `json:"print_stderr"`
 	// Stderr is written to stderr, after the sleep: a CLI's complaint.
 	Stderr string `json:"stderr"`
+	// Events are lines written to stdout, one at a time, before the wait
+	// and the sleep: a CLI's event stream (stream-json) reporting tool
+	// calls and usage, then hanging as a runaway agent does.
+	Events []string `json:"events"`
+	// EventGap is the pause after each of Events (a duration).
+	EventGap string `json:"event_gap"`
 }
 
 // Record is what the log says of one call.
@@ -142,6 +148,11 @@ func Main() int {
 	}
 	if r.PrintBytes > 0 {
 		flood(os.Stdout, r.PrintBytes)
+	}
+	gap, _ := time.ParseDuration(r.EventGap)
+	for _, e := range r.Events {
+		fmt.Println(e)
+		time.Sleep(gap)
 	}
 	if r.WaitFile != "" {
 		for end := time.Now().Add(time.Minute); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {

@@ -1,0 +1,62 @@
+package run
+
+import (
+	"fmt"
+
+	"github.com/dtree-dev/dtree/internal/agent"
+	"github.com/dtree-dev/dtree/types"
+)
+
+// meter is observe's "Metered" part (readme/run.md#budgets): as a call's
+// usage arrives, the run's spending so far, this call's included, is
+// checked against the budget, and a call past it is stopped with a
+// *BudgetError; the overshoot is at most the message that crossed it.
+func (w *walker) meter(n *types.ProcessedNode, attempt int, cli, purpose string, a agent.Activity) error {
+	if !w.o.budgetOn() || a.Kind != agent.ActivityUsage {
+		return nil
+	}
+	u, _ := agent.CheckUsage(a.Usage) // the figures are checked, not warned of, until the call ends
+	t := w.sum.Usage                  // the calls before this one; Add makes new figures
+	t.Add(u, 0)
+	what, spent, limit := w.over(t.Usage)
+	if what == "" {
+		return nil
+	}
+	e := &BudgetError{What: what, Spent: spent, Limit: limit, Node: n.ID, Text: firstLine(n.Text),
+		Unknown: w.sum.Budget.UnknownCount, Call: fmt.Sprintf("attempt %d %s (%s)", attempt, purpose, cli)}
+	if what == "cost" {
+		e.CallSpent = "$0"
+		if u.CostUSD != nil {
+			e.CallSpent = dollars(*u.CostUSD)
+		}
+	} else {
+		e.CallSpent = types.Thousands(tokensOf(u)) + " tokens"
+	}
+	return e
+}
+
+// over says which bound the spending u has reached: what ("cost",
+// "tokens"), what was spent and the bound, as the error says them; what
+// is "" while u is within the budget.
+func (w *walker) over(u types.Usage) (what, spent, limit string) {
+	tokens := tokensOf(u)
+	switch {
+	case w.o.MaxTokens > 0 && tokens >= w.o.MaxTokens:
+		return "tokens", types.Thousands(tokens) + " tokens", types.Thousands(w.o.MaxTokens) + " tokens (--max-tokens)"
+	case w.o.MaxCost > 0 && u.CostUSD != nil && *u.CostUSD >= w.o.MaxCost:
+		return "cost", dollars(*u.CostUSD), dollars(w.o.MaxCost) + " (--max-cost)"
+	}
+	return "", "", ""
+}
+
+// tokensOf is input and output tokens together, as far as they are known.
+func tokensOf(u types.Usage) int64 {
+	var tokens int64
+	if u.InputTokens != nil {
+		tokens = types.SatAdd(tokens, *u.InputTokens)
+	}
+	if u.OutputTokens != nil {
+		tokens = types.SatAdd(tokens, *u.OutputTokens)
+	}
+	return tokens
+}
