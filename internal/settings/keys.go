@@ -29,6 +29,8 @@ const (
 	KeyLongLogMax         = "long_log_max"
 	KeyMaxCost            = "max_cost"
 	KeyMaxTokens          = "max_tokens"
+	KeyAllowUnmetered     = "allow_unmetered"
+	KeyMaxTurns           = "max_turns"
 	KeyJUnit              = "junit"
 	// KeyCLIs holds the custom CLI definitions; it is edited in the file,
 	// not with `dtree settings set`.
@@ -93,6 +95,10 @@ var keys = []Key{
 		Help: "the run's budget in US dollars, as the CLIs report cost; 0 means none"},
 	{Name: KeyMaxTokens, Env: "DTREE_MAX_TOKENS", Flag: "max-tokens", Default: "0", kind: kindTokens,
 		Help: "the run's budget in tokens, input and output, as the CLIs report them; 0 means none"},
+	{Name: KeyAllowUnmetered, Env: "DTREE_ALLOW_UNMETERED", Flag: "allow-unmetered", Default: "false", kind: kindBool,
+		Help: "let a run with a budget use CLIs that cannot report what it bounds (their calls go uncounted); false refuses such a run"},
+	{Name: KeyMaxTurns, Env: "DTREE_MAX_TURNS", Flag: "max-turns", Default: "0", kind: kindCount,
+		Help: "the most model turns one agent call may take before it is stopped; 0 means no bound (a node's max_turns wins)"},
 	{Name: KeyJUnit, Env: "DTREE_JUNIT", Flag: "junit", kind: kindFileOrEmpty,
 		Help: `write a JUnit XML report of each run to this file, relative to the working directory; "" means none`},
 }
