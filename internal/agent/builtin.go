@@ -34,6 +34,8 @@ var builtins = map[string]Definition{
 		PromptVia:     PromptArg,
 		StdinFallback: true,
 		FallbackArgs:  []string{"-p", "--output-format", "json", "--dangerously-skip-permissions", "--no-session-persistence", "--model={model}"},
+		// A max_turns is claude's own: it stops with error_max_turns.
+		MaxTurnsArgs: []string{"--max-turns", "{max_turns}"},
 		Output:        OutputJSON,
 		AnswerPath:    "result",
 		ErrorPath:     "is_error",
