@@ -348,7 +348,7 @@ func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, 
 		model = n.Model
 	}
 	c := agent.Call{Def: def, Prompt: prompt, Model: model, Dir: w.o.Workdir, Env: w.o.Env,
-		Request: agent.Request{RunID: runID, Node: n.ID, Purpose: purpose, Attempt: attempt}, Timeout: n.Timeout, KeepRunning: n.KeepRunning}
+		Request: agent.Request{RunID: runID, Node: n.ID, Purpose: purpose, Attempt: attempt}, Timeout: n.Timeout, KeepRunning: n.KeepRunning, MaxTurns: n.MaxTurns}
 	if purpose != agent.PurposeCommand {
 		c.Observe = w.observe(n, attempt, def.Name, purpose)
 	}

@@ -7,12 +7,24 @@ import (
 	"github.com/dtree-dev/dtree/types"
 )
 
-// meter is observe's "Metered" part (readme/run.md#budgets): as a call's
-// usage arrives, the run's spending so far, this call's included, is
-// checked against the budget, and a call past it is stopped with a
-// *BudgetError; the overshoot is at most the message that crossed it.
+// meter is observe's "Metered" part: as a call's usage arrives, the run's
+// spending so far, this call's included, is checked against the budget
+// (readme/run.md#budgets), and a call past it is stopped with a
+// *BudgetError, the overshoot at most the message that crossed it; a call
+// that begins a turn past its node's max_turns is stopped with a
+// *TurnsError, unless its CLI was given max_turns to stop itself
+// (readme/run.md#max-turns).
 func (w *walker) meter(n *types.ProcessedNode, attempt int, cli, purpose string, a agent.Activity) error {
-	if !w.o.budgetOn() || a.Kind != agent.ActivityUsage {
+	if a.Kind != agent.ActivityUsage {
+		return nil
+	}
+	if n.MaxTurns > 0 && a.Turns > n.MaxTurns {
+		// Looked up only past the bound: at most once a call that is stopped.
+		if def, err := w.o.Registry.Lookup(cli); err == nil && len(def.MaxTurnsArgs) == 0 {
+			return &TurnsError{Max: n.MaxTurns, Turn: a.Turns}
+		}
+	}
+	if !w.o.budgetOn() {
 		return nil
 	}
 	u, _ := agent.CheckUsage(a.Usage) // the figures are checked, not warned of, until the call ends
@@ -59,4 +71,16 @@ func tokensOf(u types.Usage) int64 {
 		tokens = types.SatAdd(tokens, *u.OutputTokens)
 	}
 	return tokens
+}
+
+// TurnsError stops an agent call that began a turn past its node's
+// max_turns. The attempt fails as any agent call that fails, and is
+// retried with this as its feedback.
+type TurnsError struct {
+	Max  int // the node's max_turns
+	Turn int // the turn it began
+}
+
+func (e *TurnsError) Error() string {
+	return fmt.Sprintf("it began turn %d, past max_turns %d: do the task in fewer turns", e.Turn, e.Max)
 }

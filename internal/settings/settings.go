@@ -81,6 +81,7 @@ func (s *Settings) Defaults() types.Defaults {
 		Retries:     s.DefaultRetryCount,
 		Timeout:     s.DefaultTimeout,
 		MaxVisits:   types.DefaultMaxVisits,
+		MaxTurns:    s.MaxTurns,
 	}
 }
 
