@@ -36,9 +36,9 @@ var builtins = map[string]Definition{
 		FallbackArgs:  []string{"-p", "--output-format", "json", "--dangerously-skip-permissions", "--no-session-persistence", "--model={model}"},
 		// A max_turns is claude's own: it stops with error_max_turns.
 		MaxTurnsArgs: []string{"--max-turns", "{max_turns}"},
-		Output:        OutputJSON,
-		AnswerPath:    "result",
-		ErrorPath:     "is_error",
+		Output:       OutputJSON,
+		AnswerPath:   "result",
+		ErrorPath:    "is_error",
 		// API errors exit 1 with is_error, subtype "success", and the
 		// API's status beside the message (2.1.197).
 		APIStatusPath: "api_error_status",
