@@ -34,11 +34,9 @@ var builtins = map[string]Definition{
 		PromptVia:     PromptArg,
 		StdinFallback: true,
 		FallbackArgs:  []string{"-p", "--output-format", "json", "--dangerously-skip-permissions", "--no-session-persistence", "--model={model}"},
-		// A max_turns is claude's own: it stops with error_max_turns.
-		MaxTurnsArgs: []string{"--max-turns", "{max_turns}"},
-		Output:       OutputJSON,
-		AnswerPath:   "result",
-		ErrorPath:    "is_error",
+		Output:        OutputJSON,
+		AnswerPath:    "result",
+		ErrorPath:     "is_error",
 		// API errors exit 1 with is_error, subtype "success", and the
 		// API's status beside the message (2.1.197).
 		APIStatusPath: "api_error_status",
@@ -60,6 +58,8 @@ var builtins = map[string]Definition{
 		EnvDefaults: map[string]string{"CLAUDE_CODE_MAX_RETRIES": "1"},
 		KeyVars:     []string{"ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_AUTH_TOKEN"},
 		InstallHint: "install Claude Code: npm install -g @anthropic-ai/claude-code",
+		// A max_turns is claude's own: it stops with error_max_turns.
+		MaxTurnsArgs: []string{"--max-turns", "{max_turns}"},
 	},
 	"codex": {
 		Name:   "codex",
