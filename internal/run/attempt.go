@@ -330,6 +330,7 @@ func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, 
 		if err := w.overBudget(n); err != nil {
 			return agent.Result{}, err // no call made, none logged
 		}
+		prompt = prompts.WithBudget(w.budgetLine(), prompt) // past 80 % of a budget, what is left
 		// An earlier step's output in the run so far may hold a NUL,
 		// which no argv can carry (readme/context.md#variables).
 		if k := strings.Count(prompt, "\x00"); k > 0 {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/dtree-dev/dtree/internal/agent"
+	"github.com/dtree-dev/dtree/prompts"
 	"github.com/dtree-dev/dtree/types"
 )
 
@@ -83,4 +84,28 @@ type TurnsError struct {
 
 func (e *TurnsError) Error() string {
 	return fmt.Sprintf("it began turn %d, past max_turns %d: do the task in fewer turns", e.Turn, e.Max)
+}
+
+// budgetLine is the line a call's prompt leads with once the run has
+// spent prompts.BudgetNearFraction of a bound: what is left of the bound
+// most spent. "" before that, and with no budget.
+func (w *walker) budgetLine() string {
+	if !w.o.budgetOn() {
+		return ""
+	}
+	u := w.sum.Usage.Usage
+	most, line := prompts.BudgetNearFraction, ""
+	if max := w.o.MaxTokens; max > 0 {
+		t := tokensOf(u)
+		if f := float64(t) / float64(max); f >= most {
+			most = f
+			line = prompts.BudgetLine(types.Thousands(t)+" tokens", types.Thousands(max)+" tokens", types.Thousands(max-min(t, max))+" tokens")
+		}
+	}
+	if max := w.o.MaxCost; max > 0 && u.CostUSD != nil {
+		if f := *u.CostUSD / max; f >= most {
+			line = prompts.BudgetLine(dollars(*u.CostUSD), dollars(max), dollars(max-min(*u.CostUSD, max)))
+		}
+	}
+	return line
 }

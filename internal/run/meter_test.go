@@ -95,3 +95,34 @@ func TestMeter(t *testing.T) {
 		})
 	}
 }
+
+// Past 80 % of a budget, a call's prompt leads with what is left; before
+// that, it says nothing of the budget.
+func TestBudgetLine(t *testing.T) {
+	t.Parallel()
+	doc, err := document.FromCSV(strings.NewReader(strings.ReplaceAll(meterCSV, "NoValidation", "")))
+	require.NoError(t, err)
+	reg := agent.NewRegistry(map[string]agent.Definition{"fake": {Name: "fake", Binary: "fake", Output: agent.OutputText}})
+	d := types.BuiltinDefaults()
+	d.CLI = "fake"
+	c := chart.Check(doc, chart.Options{Defaults: d, Names: reg.Names()})
+	require.Empty(t, c.Errors)
+	var prompts []string
+	runner := func(ctx context.Context, call agent.Call) (agent.Result, error) {
+		prompts = append(prompts, call.Prompt)
+		in, out := int64(250), int64(50)
+		answer := `{"completed": true}`
+		if call.Request.Purpose == agent.PurposeValidate {
+			answer = `{"fully_completed": true}`
+		}
+		return agent.Result{Answer: answer, Usage: types.Usage{InputTokens: &in, OutputTokens: &out}}, nil
+	}
+	_, err = Walk(context.Background(), Options{Chart: c, Page: c.Doc.Pages[0], Start: "2", Registry: reg, Runner: runner,
+		Backoff: func(int) time.Duration { return 0 }, MaxTokens: 1000})
+	require.NoError(t, err)
+	require.Len(t, prompts, 4) // spent before each: 0, 300, 600 (60 %), 900 (90 %)
+	for _, p := range prompts[:3] {
+		assert.NotContains(t, p, "Budget:")
+	}
+	assert.True(t, strings.HasPrefix(prompts[3], "Budget: this run has spent 900 tokens of the 1,000 tokens it may spend; 100 tokens is left for this step and every step after it."), prompts[3])
+}
