@@ -372,6 +372,9 @@ func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, 
 	// Whatever the runner, figures are checked (SPEC §12).
 	var more []string
 	r.Usage, more = agent.CheckUsage(r.Usage)
+	if m := w.costless(r.Usage, err); m != "" {
+		more = append(more, m)
+	}
 	if ws, ok := w.o.Progress.(UsageWarner); ok {
 		for _, m := range append(r.UsageWarnings, more...) {
 			ws.UsageWarning(n, attempt, def.Name, m)

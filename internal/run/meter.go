@@ -109,3 +109,15 @@ func (w *walker) budgetLine() string {
 	}
 	return line
 }
+
+// costless is the warning for a call that failed or was stopped after it
+// reported tokens and before it reported a cost (a stream-json CLI reports
+// its cost only in its last event), in a run with --max-cost: its spending
+// is not counted there, and nothing else would say so; "" for any other.
+// The warning says "CLI reported …: counted as unknown" (UsageWarner).
+func (w *walker) costless( u types.Usage, err error) string {
+	if w.o.MaxCost <= 0 || err == nil || u.CostUSD != nil || u.InputTokens == nil && u.OutputTokens == nil {
+		return ""
+	}
+	return fmt.Sprintf("%s tokens and no cost before it ended (--max-cost cannot count them; --max-tokens can)", types.Thousands(tokensOf(u)))
+}
