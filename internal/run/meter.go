@@ -115,7 +115,7 @@ func (w *walker) budgetLine() string {
 // its cost only in its last event), in a run with --max-cost: its spending
 // is not counted there, and nothing else would say so; "" for any other.
 // The warning says "CLI reported …: counted as unknown" (UsageWarner).
-func (w *walker) costless( u types.Usage, err error) string {
+func (w *walker) costless(u types.Usage, err error) string {
 	if w.o.MaxCost <= 0 || err == nil || u.CostUSD != nil || u.InputTokens == nil && u.OutputTokens == nil {
 		return ""
 	}
