@@ -84,7 +84,7 @@ func (w *walker) overBudget(n *types.ProcessedNode) error {
 	if !w.o.budgetOn() {
 		return nil
 	}
-	what, spent, limit := w.over(w.sum.Usage.Usage)
+	what, spent, limit := w.over(w.spent().Usage)
 	if what == "" {
 		return nil
 	}

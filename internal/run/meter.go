@@ -29,7 +29,7 @@ func (w *walker) meter(n *types.ProcessedNode, attempt int, cli, purpose string,
 		return nil
 	}
 	u, _ := agent.CheckUsage(a.Usage) // the figures are checked, not warned of, until the call ends
-	t := w.sum.Usage                  // the calls before this one; Add makes new figures
+	t := w.spent()                    // the calls before this one; Add makes new figures
 	t.Add(u, 0)
 	what, spent, limit := w.over(t.Usage)
 	if what == "" {
@@ -93,7 +93,7 @@ func (w *walker) budgetLine() string {
 	if !w.o.budgetOn() {
 		return ""
 	}
-	u := w.sum.Usage.Usage
+	u := w.spent().Usage
 	most, line := prompts.BudgetNearFraction, ""
 	if max := w.o.MaxTokens; max > 0 {
 		t := tokensOf(u)
@@ -120,4 +120,15 @@ func (w *walker) costless(u types.Usage, err error) string {
 		return ""
 	}
 	return fmt.Sprintf("%s tokens and no cost before it ended (--max-cost cannot count them; --max-tokens can)", types.Thousands(tokensOf(u)))
+}
+
+// spent is what the budget counts: the run's calls, and, in a resumed
+// run, those of the visits the earlier run did not finish
+// (Carried.Unfinished), which are no step of this run's.
+func (w *walker) spent() types.UsageTotal {
+	t := w.sum.Usage
+	if r := w.o.Resume; r != nil && r.Unfinished.Calls > 0 {
+		t.Add(r.Unfinished.Usage, 0)
+	}
+	return t
 }
