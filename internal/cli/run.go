@@ -78,8 +78,9 @@ process result is validated by a second call and retried with the critique
 when it fails. Every step is logged as it happens under --log-dir.
 
 Exit status: 0 the run finished; 1 a node failed after its attempts; 2 a
-usage or settings error, a CLI the chart needs is not installed, or the
-run's logs cannot be written (a full disk); 3 the chart has errors; 4 a
+usage or settings error, a CLI the chart needs is not installed or cannot
+report what a budget bounds (--allow-unmetered), or the run's logs cannot
+be written (a full disk); 3 the chart has errors; 4 a
 node's max_visits or --max-steps was reached; 130 interrupted.
 
 Docs: dtree docs run`,
@@ -120,8 +121,8 @@ func (o *runOptions) registerWalk(f *pflag.FlagSet) {
 	f.BoolVar(&o.json, "json", false, "print a JSON summary of the run on stdout")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "print nothing on stderr but errors")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "print every agent call")
-	f.StringVar(&o.maxCost, "max-cost", "", "stop the run before an agent call once its calls cost this many US dollars (max_cost)")
-	f.StringVar(&o.maxTokens, "max-tokens", "", "stop the run before an agent call once its calls used this many tokens (max_tokens)")
+	f.StringVar(&o.maxCost, "max-cost", "", "stop the run once its agent calls cost this many US dollars, in the middle of the call that crosses it where its CLI streams usage (max_cost)")
+	f.StringVar(&o.maxTokens, "max-tokens", "", "stop the run once its agent calls used this many tokens, in the middle of the call that crosses it where its CLI streams usage (max_tokens)")
 	f.BoolVar(&o.allowUnmetered, "allow-unmetered", false, "run with a budget even if some CLIs cannot report what it bounds: their calls go uncounted (allow_unmetered)")
 	f.StringVar(&o.maxTurns, "max-turns", "", "stop an agent call after this many model turns (max_turns; a node's max_turns wins)")
 	f.StringVar(&o.junit, "junit", "", "write a JUnit XML report of the run to this file (junit)")
