@@ -74,5 +74,5 @@ func unmetered(c *chart.Chart, start string, reg *agent.Registry, noValidate boo
 func unmeteredError(clis []string) error {
 	return &UsageError{Err: fmt.Errorf("the budget could not count the calls of %s, which cannot report what it bounds: %s",
 		types.Plural(len(clis), "CLI"), strings.Join(clis, ", ")),
-		Hint: "use CLIs that report it (readme/clis.md), or let their calls go uncounted with --allow-unmetered (allow_unmetered: true)"}
+		Hint: "use CLIs that report it ('dtree clis' lists what each reports), or let their calls go uncounted with --allow-unmetered (allow_unmetered: true)"}
 }
