@@ -20,7 +20,8 @@ func (w *walker) meter(n *types.ProcessedNode, attempt int, cli, purpose string,
 		return nil
 	}
 	if n.MaxTurns > 0 && a.Turns > n.MaxTurns {
-		// Looked up only past the bound: at most once a call that is stopped.
+		// Looked up only past the bound: once for a call it stops; a CLI
+		// given max_turns stops itself soon after.
 		if def, err := w.o.Registry.Lookup(cli); err == nil && len(def.MaxTurnsArgs) == 0 {
 			return &TurnsError{Max: n.MaxTurns, Turn: a.Turns}
 		}
