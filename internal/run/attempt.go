@@ -349,7 +349,7 @@ func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, 
 		model = n.Model
 	}
 	c := agent.Call{Def: def, Prompt: prompt, Model: model, Dir: w.o.Workdir, Env: w.o.Env,
-		Request: agent.Request{RunID: runID, Node: n.ID, Purpose: purpose, Attempt: attempt}, Timeout: n.Timeout, KeepRunning: n.KeepRunning, MaxTurns: n.MaxTurns}
+		Request: agent.Request{RunID: runID, Node: n.ID, Purpose: purpose, Attempt: attempt}, Timeout: n.Timeout, KeepRunning: n.KeepRunning}
 	if purpose != agent.PurposeCommand {
 		c.Observe = w.observe(n, attempt, def.Name, purpose)
 	}
@@ -365,6 +365,7 @@ func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, 
 		c.Output = lw
 	}
 	start := time.Now()
+	c.MaxTurns = n.MaxTurns // for a CLI that takes it (readme/run.md#max-turns)
 	r, err := w.o.Runner(ctx, c)
 	if lw != nil {
 		_ = lw.Close() // its error is logFailed's

@@ -40,6 +40,12 @@ type Rule struct {
 	Warnings  []string `json:"warnings"`
 	Exit      int      `json:"exit"`
 	Sleep     string   `json:"sleep"`
+	// Events are lines written to stdout, one at a time, before the
+	// filler, the wait and the sleep: a CLI's event stream (stream-json)
+	// reporting usage and turns, then hanging as a runaway agent does.
+	// EventGap is the pause after each (a duration).
+	Events   []string `json:"events"`
+	EventGap string   `json:"event_gap"`
 	// WaitFile holds the call until this file exists (relative to the
 	// agent's directory; at most a minute), after its pid is recorded: a
 	// test holds a step mid-call, and lets it go, without a sleep.
@@ -66,12 +72,6 @@ type Rule struct {
 	PrintStderr int64 `json:"print_stderr"`
 	// Stderr is written to stderr, after the sleep: a CLI's complaint.
 	Stderr string `json:"stderr"`
-	// Events are lines written to stdout, one at a time, before the wait
-	// and the sleep: a CLI's event stream (stream-json) reporting tool
-	// calls and usage, then hanging as a runaway agent does.
-	Events []string `json:"events"`
-	// EventGap is the pause after each of Events (a duration).
-	EventGap string `json:"event_gap"`
 }
 
 // Record is what the log says of one call.
@@ -146,13 +146,13 @@ func Main() int {
 	if r.SpawnChild || r.SpawnSetsid || r.SpawnOnTerm || r.IgnoreTerm || r.RecordPid {
 		recordPids(pids...)
 	}
-	if r.PrintBytes > 0 {
-		flood(os.Stdout, r.PrintBytes)
-	}
 	gap, _ := time.ParseDuration(r.EventGap)
 	for _, e := range r.Events {
 		fmt.Println(e)
 		time.Sleep(gap)
+	}
+	if r.PrintBytes > 0 {
+		flood(os.Stdout, r.PrintBytes)
 	}
 	if r.WaitFile != "" {
 		for end := time.Now().Add(time.Minute); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
