@@ -52,6 +52,10 @@ var builtins = map[string]Definition{
 		EnvDefaults: map[string]string{"CLAUDE_CODE_MAX_RETRIES": "1"},
 		KeyVars:     []string{"ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_AUTH_TOKEN"},
 		InstallHint: "install Claude Code: npm install -g @anthropic-ai/claude-code",
+		// A max_turns is claude's own: it stops with error_max_turns.
+		// 2.1.197 takes --max-turns though its --help does not list it (an
+		// unknown option is "error: unknown option").
+		MaxTurnsArgs: []string{"--max-turns", "{max_turns}"},
 	},
 	"codex": {
 		Name:   "codex",

@@ -60,6 +60,11 @@ type Definition struct {
 	// call. Matched ignoring case; passed as listed.
 	ModelValues []string  `yaml:"model_values" json:"model_values"`
 	PromptVia   PromptVia `yaml:"prompt_via" json:"prompt_via"`
+	// MaxTurnsArgs are added to the argv when a call has a max_turns, with
+	// "{max_turns}" replaced by it (claude's --max-turns N): the CLI
+	// stops itself. A CLI without them has its turns counted from its
+	// stream by dtree (readme/run.md#max-turns).
+	MaxTurnsArgs []string `yaml:"max_turns_args" json:"max_turns_args"`
 	// StdinFallback says the CLI reads the prompt from stdin when argv
 	// has none: used for prompts over MaxArgPrompt, and for prompts that
 	// start with '-' (which the CLI could take for an option).

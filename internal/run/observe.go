@@ -16,6 +16,6 @@ func (w *walker) observe(n *types.ProcessedNode, attempt int, cli, purpose strin
 		s.activity(a)
 
 		// Metered: the budget and the turns, as usage arrives.
-		return nil
+		return w.meter(n, attempt, cli, purpose, a)
 	}
 }

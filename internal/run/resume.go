@@ -42,6 +42,11 @@ type Carried struct {
 	// is not an event (torn, or edited): reading stopped at it, so the
 	// steps are those that finished before it. nil when there is none.
 	Damaged *runlog.LineError
+	// Unfinished sums the usage of the agent calls of the visits it did
+	// not finish (failed, stopped by its budget, interrupted, killed),
+	// which are not carried: the budget counts them all the same
+	// (readme/resume.md). Checked as a CLI's figures are.
+	Unfinished types.UsageTotal
 
 	// path is the node of each finished visit, of which the first taken
 	// are carried (From cuts it), and steps what Each hands over of each
@@ -135,6 +140,15 @@ func (c *Carried) scan(r io.Reader, mode int, took func(*CarriedStep) bool) erro
 	started := false
 	var cur *CarriedStep // the visit being read
 	var curStart time.Time
+	// pending are the usages of the calls of the visit being read, until
+	// it is known whether it finished; unfinished counts them when not.
+	var pending []types.Usage
+	unfinished := func() {
+		for _, u := range pending {
+			c.Unfinished.Add(u, 0)
+		}
+		pending = pending[:0]
+	}
 	for {
 		ev, err := rd.Next()
 		if errors.Is(err, io.EOF) {
@@ -160,8 +174,13 @@ func (c *Carried) scan(r io.Reader, mode int, took func(*CarriedStep) bool) erro
 		if !light {
 			line = append(line, rd.Raw()...)
 		}
+		if e, ok := ev.(runlog.AgentCall); ok && e.Purpose != agent.PurposeCommand {
+			u, _ := agent.CheckUsage(e.Usage)
+			pending = append(pending, u)
+		}
 		switch e := ev.(type) {
 		case runlog.NodeStart:
+			unfinished() // a visit that had no end
 			cur, curStart = &CarriedStep{Start: e, startLine: rd.Line()}, rd.Time()
 			cur.lines = append(cur.lines, line)
 		case runlog.NodeEnd:
@@ -170,6 +189,7 @@ func (c *Carried) scan(r io.Reader, mode int, took func(*CarriedStep) bool) erro
 				continue
 			}
 			if e.Status == StatusSucceeded {
+				pending = pending[:0] // carried with its step
 				cur.End, cur.dur, cur.endLine = e, rd.Time().Sub(curStart), rd.Line()
 				cur.lines = append(cur.lines, line)
 				c.path = append(c.path, e.Node)
@@ -214,6 +234,7 @@ func (c *Carried) scan(r io.Reader, mode int, took func(*CarriedStep) bool) erro
 	if !started {
 		return errors.New("its events.jsonl has no run_start event: the run stopped before it began")
 	}
+	unfinished()
 	c.Torn = rd.Torn()
 	c.taken = len(c.path)
 	if c.taken == 0 || c.Ended {

@@ -137,6 +137,10 @@ func readCLI(n *yaml.Node, key string, nameLine int, at func(int) Source) (agent
 		return def, bad("args", fmt.Errorf("no %s in them, so the prompt would not reach the CLI (prompt_via is %s)", placeholder, def.PromptVia),
 			fmt.Sprintf("put %s in args where the CLI takes the prompt, or set prompt_via: stdin", placeholder))
 	}
+	if len(def.MaxTurnsArgs) > 0 && !slices.ContainsFunc(def.MaxTurnsArgs, func(a string) bool { return strings.Contains(a, "{max_turns}") }) {
+		return def, bad("max_turns_args", errors.New("no {max_turns} in them, so the CLI would not get the number"),
+			"write them as the CLI takes its turn limit, with {max_turns} where the number goes: [--max-turns, \"{max_turns}\"]")
+	}
 	switch def.Output {
 	case "":
 		def.Output = agent.OutputText

@@ -37,6 +37,12 @@ type Settings struct {
 	// 0 is none.
 	MaxCost   float64
 	MaxTokens int64
+	// AllowUnmetered lets a run with a budget use CLIs that cannot report
+	// what it bounds (readme/run.md#budgets).
+	AllowUnmetered bool
+	// MaxTurns bounds the model turns of one agent call
+	// (readme/run.md#max-turns); 0 is none.
+	MaxTurns int
 	// JUnit is the file each run's JUnit XML report goes to
 	// (readme/ci.md#junit); "" is none.
 	JUnit string
@@ -78,6 +84,7 @@ func (s *Settings) Defaults() types.Defaults {
 		Retries:     s.DefaultRetryCount,
 		Timeout:     s.DefaultTimeout,
 		MaxVisits:   types.DefaultMaxVisits,
+		MaxTurns:    s.MaxTurns,
 	}
 }
 
@@ -118,6 +125,10 @@ func (s *Settings) Value(key string) (string, bool) {
 		return strconv.FormatFloat(s.MaxCost, 'f', -1, 64), true
 	case KeyMaxTokens:
 		return strconv.FormatInt(s.MaxTokens, 10), true
+	case KeyAllowUnmetered:
+		return fmt.Sprint(s.AllowUnmetered), true
+	case KeyMaxTurns:
+		return strconv.Itoa(s.MaxTurns), true
 	case KeyJUnit:
 		return s.JUnit, true
 	}
@@ -156,6 +167,10 @@ func (s *Settings) set(key, v string) error {
 		s.MaxCost, err = strconv.ParseFloat(v, 64)
 	case KeyMaxTokens:
 		s.MaxTokens, err = strconv.ParseInt(v, 10, 64)
+	case KeyAllowUnmetered:
+		s.AllowUnmetered = v == "true"
+	case KeyMaxTurns:
+		s.MaxTurns, err = strconv.Atoi(v)
 	case KeyJUnit:
 		s.JUnit = v
 	default:

@@ -40,6 +40,12 @@ type Rule struct {
 	Warnings  []string `json:"warnings"`
 	Exit      int      `json:"exit"`
 	Sleep     string   `json:"sleep"`
+	// Events are lines written to stdout, one at a time, before the
+	// filler, the wait and the sleep: a CLI's event stream (stream-json)
+	// reporting usage and turns, then hanging as a runaway agent does.
+	// EventGap is the pause after each (a duration).
+	Events   []string `json:"events"`
+	EventGap string   `json:"event_gap"`
 	// WaitFile holds the call until this file exists (relative to the
 	// agent's directory; at most a minute), after its pid is recorded: a
 	// test holds a step mid-call, and lets it go, without a sleep.
@@ -147,6 +153,11 @@ func Main() int {
 	}
 	if r.SpawnChild || r.SpawnSetsid || r.SpawnOnTerm || r.IgnoreTerm || r.RecordPid {
 		recordPids(pids...)
+	}
+	gap, _ := time.ParseDuration(r.EventGap)
+	for _, e := range r.Events {
+		fmt.Println(e)
+		time.Sleep(gap)
 	}
 	if r.PrintBytes > 0 {
 		flood(os.Stdout, r.PrintBytes)
