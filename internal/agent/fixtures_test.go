@@ -58,6 +58,15 @@ func TestEnvelopeFixtures(t *testing.T) {
 			permanent: agent.PermanentAuth, usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0), CostUSD: ptr(0.0), DurationMS: ptr[int64](699)}},
 		{cli: "claude", file: "api_500.json", exit: 1, wantErr: "exited with status 1: API Error: 500 mock error 500. This is a server-side issue",
 			usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0), CostUSD: ptr(0.0), DurationMS: ptr[int64](630)}},
+		// Claude Code 2.1.332 against a mock server (README.md): the same
+		// fields, in another order ("type" last but a few, "result" after
+		// "usage"), and new ones (subagent_stats, api_error_type).
+		{cli: "claude", file: "ok_2.1.332.json", want: `Hi. {"completed": true`,
+			usage: usageOf(1000, 50, 0.00348, 509)},
+		{cli: "claude", file: "api_401_2.1.332.json", exit: 1, wantErr: "exited with status 1: API error 401: Failed to authenticate. API Error: 401 mock error 401",
+			permanent: agent.PermanentAuth, usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0), CostUSD: ptr(0.0), DurationMS: ptr[int64](813)}},
+		{cli: "claude", file: "api_500_2.1.332.json", exit: 1, wantErr: "exited with status 1: API Error: 500 mock error 500. This is a server-side issue",
+			usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0), CostUSD: ptr(0.0), DurationMS: ptr[int64](811)}},
 		{cli: "claude", file: "bad_key.json", wantErr: "reported an error: API error 401: Invalid API key",
 			permanent: agent.PermanentAuth, usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0), CostUSD: ptr(0.0), DurationMS: ptr[int64](412)}},
 
@@ -74,6 +83,14 @@ func TestEnvelopeFixtures(t *testing.T) {
 			permanent: agent.PermanentAuth},
 		{cli: "codex", file: "turn_failed.jsonl", stderr: "turn_failed.stderr", exit: 1,
 			wantErr: "exited with status 1: unexpected status 401 Unauthorized", permanent: agent.PermanentAuth},
+		// Codex 0.171.0 against a mock server (README.md): an error item
+		// that is only a warning before the turn (no metadata for the mock's
+		// model), cache_write_input_tokens in the usage, and the 401 as
+		// error events and turn.failed, exit 1.
+		{cli: "codex", file: "ok_0.171.0.jsonl", want: `Hi. {"completed": true`,
+			usage: types.Usage{InputTokens: ptr[int64](1000), OutputTokens: ptr[int64](50)}},
+		{cli: "codex", file: "turn_failed_0.171.0.jsonl", stderr: "turn_failed_0.171.0.stderr", exit: 1,
+			wantErr: "exited with status 1: unexpected status 401 Unauthorized: mock error 401", permanent: agent.PermanentAuth},
 		{cli: "codex", file: "error.jsonl", wantErr: "reported an error: stream disconnected before completion"},
 		{cli: "codex", file: "truncated.jsonl", wantErr: "stdout ends in the middle of an event"},
 
@@ -161,6 +178,14 @@ func TestEnvelopeFixtures(t *testing.T) {
 		{cli: "qwen", streams: true, file: "ok.jsonl", want: "Hi. {", usage: types.Usage{InputTokens: ptr[int64](1000), OutputTokens: ptr[int64](50), DurationMS: ptr[int64](143)}},
 		{cli: "qwen", streams: true, file: "api_401.jsonl", wantErr: "reported an error: API Error: 401 mock 401: scripted failure for dtree",
 			permanent: agent.PermanentAuth, usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0), DurationMS: ptr[int64](130)}},
+
+		// Qwen Code 0.24.4 against a mock server (README.md): a 401 now
+		// exits 1 with an is_error result, subtype error_during_execution,
+		// and the message in error.message, still in brackets.
+		{cli: "qwen", file: "ok_0.24.4.json", want: `Hi. {"completed": true`,
+			usage: types.Usage{InputTokens: ptr[int64](1000), OutputTokens: ptr[int64](50), DurationMS: ptr[int64](587)}},
+		{cli: "qwen", file: "api_401_0.24.4.json", stderr: "api_401_0.24.4.stderr", exit: 1, wantErr: "exited with status 1: API Error: 401 mock error 401",
+			permanent: agent.PermanentAuth, usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0), DurationMS: ptr[int64](775)}},
 
 		{cli: "aider", file: "ok.txt", want: "Aider v0.86.1",
 			usage: types.Usage{InputTokens: ptr[int64](5400), OutputTokens: ptr[int64](130), CostUSD: ptr(0.0163)}},

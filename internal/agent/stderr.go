@@ -1,6 +1,8 @@
 package agent
 
 import (
+	"encoding/json"
+
 	"github.com/dtree-dev/dtree/internal/response"
 	"regexp"
 	"strings"
@@ -21,6 +23,22 @@ var noiseLine = regexp.MustCompile(`^(?:Reading additional input from stdin\.*|L
 	// (qwen's "error": {), which says nothing by itself
 	`|[\[\]{}(),;]+$|"[^"]*":\s*[\[{]$)`)
 
+// jsonField matches one field of a JSON object printed over several
+// lines, such as the error qwen prints on stderr when it stops:
+//
+//	{
+//	  "error": {
+//	    "type": "FatalCancellationError",
+//	    "message": "Operation cancelled.",
+//	    "code": 130
+//	  }
+//	}
+//
+// A "message" field's text is read as a line of its own; the others
+// ("type", "code": 130) say nothing by themselves unless they state an
+// error ("code": 429), and are skipped.
+var jsonField = regexp.MustCompile(`^"([A-Za-z_]+)":\s*("(?:[^"\\]|\\.)*"|[-\w.]+),?$`)
+
 // hintLine matches the advice CLIs print under an error (copilot's
 // "• Run 'gh auth login' to authenticate"): quoted only when nothing
 // else is there.
@@ -36,6 +54,15 @@ func stderrLine(tail string) string {
 	lines := strings.Split(response.StripANSI(tail), "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
 		line := strings.TrimSpace(lines[i])
+		if m := jsonField.FindStringSubmatch(line); m != nil {
+			var text string
+			switch {
+			case m[1] == "message" && json.Unmarshal([]byte(m[2]), &text) == nil:
+				line = strings.TrimSpace(text)
+			case !errorLine.MatchString(line):
+				continue
+			}
+		}
 		switch {
 		case line == "" || noiseLine.MatchString(line):
 		case hintLine.MatchString(line):

@@ -34,6 +34,13 @@ func TestStderrLine(t *testing.T) {
 		{"a JSON error over several lines: its status, not its braces",
 			"{\n  \"error\": {\n    \"message\": \"Rate limited by the server\",\n    \"code\": 429\n  }\n}\n",
 			`"code": 429`},
+		// qwen 0.15.10 and 0.24.4 stopped by a timeout's SIGTERM.
+		{"a JSON error over several lines: its message, not its bare code",
+			"{\n  \"error\": {\n    \"type\": \"FatalCancellationError\",\n    \"message\": \"Operation cancelled.\",\n    \"code\": 130\n  }\n}\n",
+			"Operation cancelled."},
+		{"a JSON message that states an error, unquoted",
+			"{\n  \"error\": {\n    \"type\": \"AlreadyReportedError\",\n    \"message\": \"[API Error: 401 mock error 401]\",\n    \"code\": 1\n  }\n}\n",
+			"[API Error: 401 mock error 401]"},
 		{"JSON structure alone is noise", "  \"error\": {\n}\n", ""},
 		{"a port number is not a status", "listening on 127.0.0.1:4010\nbye\n", "bye"},
 		{"empty", "", ""},

@@ -527,7 +527,9 @@ func (d *opencodeDecoder) end(o output) (envelope, error) {
 // (cache_read_input_tokens is part of it, not beside it, unlike Claude
 // Code's). An API error such as a 401 comes back with exit status 0 as a
 // result that is not is_error, whose text is "[API Error: 401 …]": that is
-// a failure too.
+// a failure too. Qwen Code 0.24.4 exits 1 instead, with an is_error
+// result (subtype error_during_execution) whose error.message is that
+// bracketed text.
 type qwenDecoder struct {
 	streamJSONDecoder
 }
@@ -555,7 +557,11 @@ func (d *qwenDecoder) end(o output) (envelope, error) {
 	if env.failed {
 		switch {
 		case r.Error != "":
+			// 0.24.4 puts the same bracketed words in error.message.
 			env.message = string(r.Error)
+			if e := qwenAPIError.FindStringSubmatch(strings.TrimSpace(env.message)); e != nil {
+				env.message = firstLine(e[1])
+			}
 		case m != nil:
 			env.message = firstLine(m[1])
 		default:

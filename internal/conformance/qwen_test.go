@@ -60,11 +60,12 @@ func qwenCustomCase() cliCase {
 `,
 		setup:    qwenSetup,
 		promptIn: func(part, prompt string) bool { return part == prompt+"\n\n" },
-		// No error checks: qwen -o json reports a 401 as a successful
-		// result whose text is "[API Error: 401 …]" (is_error false), which
-		// a generic json definition cannot tell from an answer; dtree then
-		// fails the node on the reply, quoting it. The built-in qwen reads
-		// that text as the error it is (the qwen case checks it).
+		// No error checks: qwen 0.15.10's -o json reported a 401 as a
+		// successful result whose text is "[API Error: 401 …]" (is_error
+		// false), which a generic json definition cannot tell from an
+		// answer; dtree then fails the node on the reply, quoting it. The
+		// built-in qwen reads that text as the error it is (the qwen case
+		// checks it). 0.24.4 exits 1 with is_error true instead.
 	}
 }
 
