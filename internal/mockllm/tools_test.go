@@ -339,3 +339,41 @@ func TestReadScriptToolKeys(t *testing.T) {
 		{ToolResult: &yes, Result: "hi", Reply: "done"},
 	}, rules)
 }
+
+// TestTextThenToolCall: a reply with text and a tool call has both, the
+// text first, streamed and not.
+func TestTextThenToolCall(t *testing.T) {
+	t.Parallel()
+	call := ToolCall{Name: "Bash", Input: map[string]any{"command": "ls"}}
+	for _, p := range protocols {
+		for _, stream := range []bool{false, true} {
+			t.Run(string(p.api)+map[bool]string{false: "", true: "/stream"}[stream], func(t *testing.T) {
+				t.Parallel()
+				s := start(t, Rule{Reply: "Let me look.", Tools: []ToolCall{call}})
+				path, body := p.path, conversations[p.api][0]
+				if stream {
+					path = streamPath(p.api, path)
+					if p.api != Gemini {
+						body = strings.Replace(body, `"model":"m"`, `"model":"m","stream":true`, 1)
+					}
+				}
+				resp := post(t, s.URL+path, body)
+				require.Equal(t, http.StatusOK, resp.StatusCode)
+				var calls []called
+				var text string
+				if stream {
+					evs := events(t, resp.Body)
+					calls, _ = streamedCalls(t, p.api, evs)
+					text, _ = streamed(t, p.api, evs)
+				} else {
+					var m map[string]any
+					require.NoError(t, json.NewDecoder(resp.Body).Decode(&m))
+					calls, _ = replyCalls(t, p.api, m)
+					text, _ = dig(m, p.text...).(string)
+				}
+				assert.Equal(t, "Let me look.", text)
+				assert.Equal(t, []called{{"Bash", call.Input}}, calls)
+			})
+		}
+	}
+}
