@@ -53,6 +53,7 @@ func claudeCase() cliCase {
 // when root makes it refuse to run.
 func claudeChecks(t *testing.T, c cliCase) {
 	t.Run("tool_calls", func(t *testing.T) { claudeToolCalls(t, c) })
+	t.Run("timeout_in_tool", func(t *testing.T) { claudeTimeoutInTool(t, c) })
 	t.Run("retries_uncapped", func(t *testing.T) {
 		e := newEnv(t, c)
 		e.without("CLAUDE_CODE_MAX_RETRIES")
@@ -121,6 +122,24 @@ func claudeToolCalls(t *testing.T, c cliCase) {
 			a.Equal(4600, *r.summary.Usage.InputTokens, "the four replies' input, cache reads included")
 			a.Equal(155, *r.summary.Usage.OutputTokens)
 		}
+	})
+}
+
+// claudeTimeoutInTool: a runaway model that keeps Claude Code in a Bash
+// tool that sleeps; dtree's timeout ends the call. The tool's shell runs
+// in a session of its own, yet nothing with the test's HOME may be left
+// (the harness checks), and long.log keeps the tool calls printed before.
+func claudeTimeoutInTool(t *testing.T, c cliCase) {
+	e := newEnv(t, c)
+	e.mock.SetRules(c.rules(mockllm.Rule{Usage: mockllm.Usage{Input: 900, Output: 20},
+		Tools: []mockllm.ToolCall{{Name: "Bash", Input: map[string]any{"command": "sleep 120", "description": "Wait"}}}}))
+	r := e.run("--retries", "0", "--timeout", "15s", e.write("chart.yaml", oneNode("Wait in a tool (conformance timeout).")))
+	long, _ := os.ReadFile(filepath.Join(e.logs, "latest", "long.log"))
+	expect(t, c, "timeout in tool", func(a *assert.Assertions) {
+		a.Equal(1, r.exit, "exit status")
+		a.Contains(r.stderr, "timed out")
+		a.Contains(string(long), `"command":"sleep 120"`, "long.log holds the tool call printed before the timeout")
+		a.NotEmpty(answered(e.mock.Requests()))
 	})
 }
 
