@@ -99,6 +99,7 @@ func (d *streamJSONDecoder) line(b []byte) {
 		Type    text `json:"type"`
 		Message struct {
 			ID      text            `json:"id"`
+			Model   text            `json:"model"`
 			Usage   streamUsage     `json:"usage"`
 			Content []streamContent `json:"content"`
 		} `json:"message"`
@@ -121,6 +122,11 @@ func (d *streamJSONDecoder) line(b []byte) {
 			d.finish(ev.streamResult)
 		}
 	case "assistant":
+		if ev.Message.Model == "<synthetic>" {
+			// Claude Code's own message saying an API call failed:
+			// no reply of the model, no turn.
+			return
+		}
 		// One message may come as several events (one a content block),
 		// each with the message's usage so far: the last of each id wins.
 		id := string(ev.Message.ID)

@@ -64,9 +64,9 @@ func TestClaudeStreams(t *testing.T) {
 		`usage  "" turns=1 in=1000 out=1`,
 		`tool Bash "echo hi" turns=1 in=1000 out=1`,
 		`tool_end Bash "" turns=1 in=1000 out=1`,
-		// claude's own message saying the API failed: a turn of no usage.
-		`usage  "" turns=2 in=1000 out=1`,
-		`usage  "" turns=2 in=1000 out=40`,
+		// claude's own message saying the API failed (model
+		// "<synthetic>") is no turn.
+		`usage  "" turns=1 in=1000 out=40`,
 	}
 	killed := []string{
 		`usage  "" turns=1 in=1000 out=1`,

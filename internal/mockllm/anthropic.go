@@ -33,18 +33,33 @@ func parseMessages(api API, what string, body []byte) (call, error) {
 			break
 		}
 	}
-	results := anthropicResults
+	results, calls := anthropicResults, anthropicCalls
 	if api == Chat {
-		results = chatResults
+		results, calls = chatResults, chatCalls
 	}
-	c.turn, c.results = conversation(req.Messages, func(m message) bool { return m.Role == "assistant" }, results)
+	c.turn, c.results = conversation(req.Messages, func(m message) bool { return m.Role == "assistant" }, calls, results)
 	return c, nil
 }
 
 // message is one message of the Messages API or Chat Completions.
 type message struct {
-	Role    string          `json:"role"`
-	Content json.RawMessage `json:"content"`
+	Role      string          `json:"role"`
+	Content   json.RawMessage `json:"content"`
+	ToolCalls []any           `json:"tool_calls"` // Chat's
+}
+
+// anthropicCalls says whether an assistant message has tool_use blocks.
+func anthropicCalls(m message) bool {
+	var blocks []struct {
+		Type string `json:"type"`
+	}
+	json.Unmarshal(m.Content, &blocks) //nolint:errcheck // a string: no blocks
+	for _, b := range blocks {
+		if b.Type == "tool_use" {
+			return true
+		}
+	}
+	return false
 }
 
 // anthropicResults reads a user message's tool_result blocks.

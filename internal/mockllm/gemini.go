@@ -31,7 +31,7 @@ func (gemini) parse(r *http.Request, body []byte) (call, error) {
 			break
 		}
 	}
-	c.turn, c.results = conversation(req.Contents, func(m geminiContent) bool { return m.Role == "model" }, geminiContent.results)
+	c.turn, c.results = conversation(req.Contents, func(m geminiContent) bool { return m.Role == "model" }, geminiContent.calls, geminiContent.results)
 	return c, nil
 }
 
@@ -39,6 +39,20 @@ func (gemini) parse(r *http.Request, body []byte) (call, error) {
 type geminiContent struct {
 	Role  string          `json:"role"`
 	Parts json.RawMessage `json:"parts"`
+}
+
+// calls says whether the content has functionCall parts.
+func (m geminiContent) calls() bool {
+	var parts []struct {
+		FunctionCall json.RawMessage `json:"functionCall"`
+	}
+	json.Unmarshal(m.Parts, &parts) //nolint:errcheck // no parts: no calls
+	for _, p := range parts {
+		if len(p.FunctionCall) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // results reads the content's functionResponse parts: each its

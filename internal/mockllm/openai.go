@@ -53,7 +53,7 @@ func (responses) parse(_ *http.Request, body []byte) (call, error) {
 			break
 		}
 	}
-	c.turn, c.results = conversation(items, responsesItem.model, responsesItem.results)
+	c.turn, c.results = conversation(items, responsesItem.model, responsesItem.call, responsesItem.results)
 	return c, nil
 }
 
@@ -73,6 +73,15 @@ func (it responsesItem) model() bool {
 		return true
 	}
 	return it.Role == "assistant"
+}
+
+// call says whether the item is a tool call.
+func (it responsesItem) call() bool {
+	switch it.Type {
+	case "function_call", "custom_tool_call", "local_shell_call":
+		return true
+	}
+	return false
 }
 
 func (it responsesItem) results() []string {
@@ -154,6 +163,9 @@ func chatUsage(u Usage) map[string]any {
 	return map[string]any{"prompt_tokens": u.Input, "completion_tokens": u.Output, "total_tokens": u.Input + u.Output,
 		"prompt_tokens_details": map[string]any{"cached_tokens": u.Cached}}
 }
+
+// chatCalls says whether an assistant message has tool_calls.
+func chatCalls(m message) bool { return len(m.ToolCalls) > 0 }
 
 // chatResults reads a "tool" message's content.
 func chatResults(m message) []string {

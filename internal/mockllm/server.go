@@ -48,7 +48,8 @@ type Rule struct {
 	API  API    `yaml:"api" json:"api"`
 	// Turn, when set, matches only the request of that turn of its
 	// conversation: 1 for the first call, 2 for the one after the model's
-	// first reply (a tool call, usually), and so on.
+	// first tool calls, and so on (a model reply without tool calls, such
+	// as the canned one qwen puts before the prompt, is no turn).
 	Turn int `yaml:"turn" json:"turn"`
 	// ToolResult, when set, matches only requests that do (true) or do
 	// not (false) carry tool results after the model's last reply.
@@ -91,7 +92,7 @@ type Request struct {
 	Parts []string `json:"parts"`
 	Body  []byte   `json:"body"`
 	// Turn is the request's turn in its conversation: 1 + the model
-	// replies it carries.
+	// replies with tool calls it carries.
 	Turn int `json:"turn"`
 	// Results are the texts of the tool results the request carries
 	// after the model's last reply (a JSON text where a result is not

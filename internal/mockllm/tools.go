@@ -37,22 +37,31 @@ func (t ToolCall) use(id string) toolUse {
 func (t toolUse) object() json.RawMessage { return json.RawMessage(t.input) }
 
 // conversation reads the turn and the trailing tool results of a list of
-// messages: model marks a model reply, result returns the texts of a
-// message's tool results. Turn is 1 + the runs of model messages; the
-// results are those after the last model message.
-func conversation[M any](msgs []M, model func(M) bool, result func(M) []string) (turn int, results []string) {
+// messages: model marks a model reply, calls one that asks for tool
+// calls, result returns the texts of a message's tool results. The turn
+// is 1 + the model replies (runs of model messages) that asked for tool
+// calls: a reply without any is context a CLI puts first (qwen's "Got
+// it."), not a turn of the agent's loop. The results are those after the
+// last model message.
+func conversation[M any](msgs []M, model, calls func(M) bool, result func(M) []string) (turn int, results []string) {
 	turn = 1
-	prev := false
+	inRun, runCalls := false, false
 	for _, m := range msgs {
-		isModel := model(m)
-		if isModel && !prev {
+		if model(m) {
+			if !inRun {
+				inRun, runCalls, results = true, false, nil
+			}
+			runCalls = runCalls || calls(m)
+			continue
+		}
+		if inRun && runCalls {
 			turn++
-			results = nil
 		}
-		prev = isModel
-		if !isModel {
-			results = append(results, result(m)...)
-		}
+		inRun = false
+		results = append(results, result(m)...)
+	}
+	if inRun && runCalls {
+		turn++
 	}
 	return turn, results
 }

@@ -279,8 +279,9 @@ func TestRunaway(t *testing.T) {
 	}
 }
 
-// TestTurnCountsModelReplies: turn is 1 + the model replies, a reply of
-// several items (reasoning, calls) counting once.
+// TestTurnCountsModelReplies: turn is 1 + the model replies that asked
+// for tool calls, a reply of several items (reasoning, calls) counting
+// once, and a reply without calls (context a CLI puts first) not at all.
 func TestTurnCountsModelReplies(t *testing.T) {
 	t.Parallel()
 	s := start(t, Rule{Reply: "x"})
@@ -290,11 +291,20 @@ func TestTurnCountsModelReplies(t *testing.T) {
 		`{"type":"function_call_output","call_id":"1","output":"one"},{"type":"function_call_output","call_id":"2","output":[{"type":"input_text","text":"two"}]},`+
 		`{"role":"assistant","content":"ok"},{"role":"user","content":"b"},{"type":"function_call","call_id":"3"},`+
 		`{"type":"function_call_output","call_id":"3","output":"three"}]}`)
+	// qwen's first call: its context, a canned assistant reply, the prompt.
+	post(t, s.URL+"/v1/chat/completions", `{"model":"m","messages":[{"role":"system","content":"s"},{"role":"user","content":"context"},`+
+		`{"role":"assistant","content":"Got it. Thanks for the context!"},{"role":"user","content":"the task"}]}`)
+	post(t, s.URL+"/v1beta/models/m:generateContent", `{"contents":[{"role":"user","parts":[{"text":"context"}]},{"role":"model","parts":[{"text":"Got it."}]},`+
+		`{"role":"user","parts":[{"text":"the task"}]},{"role":"model","parts":[{"text":"Let me look."},{"functionCall":{"name":"ls","args":{}}}]},`+
+		`{"role":"user","parts":[{"functionResponse":{"name":"ls","response":{"output":"a.txt"}}}]}]}`)
 	reqs := s.Requests()
 	assert.Equal(t, 1, reqs[0].Turn)
-	assert.Equal(t, 4, reqs[1].Turn)
+	assert.Equal(t, 3, reqs[1].Turn)
 	assert.Equal(t, []string{"three"}, reqs[1].Results, "only the results after the last model reply")
 	assert.Equal(t, "b", reqs[1].Prompt)
+	assert.Equal(t, 1, reqs[2].Turn, "a canned reply before the prompt is no turn")
+	assert.Equal(t, 2, reqs[3].Turn)
+	assert.Equal(t, []string{"a.txt"}, reqs[3].Results)
 }
 
 func protocolOf(api API) (p struct {
@@ -328,4 +338,42 @@ func TestReadScriptToolKeys(t *testing.T) {
 		{Turn: 1, Tools: []ToolCall{{Name: "Bash", Input: map[string]any{"command": "echo hi", "timeout": 5}}}},
 		{ToolResult: &yes, Result: "hi", Reply: "done"},
 	}, rules)
+}
+
+// TestTextThenToolCall: a reply with text and a tool call has both, the
+// text first, streamed and not.
+func TestTextThenToolCall(t *testing.T) {
+	t.Parallel()
+	call := ToolCall{Name: "Bash", Input: map[string]any{"command": "ls"}}
+	for _, p := range protocols {
+		for _, stream := range []bool{false, true} {
+			t.Run(string(p.api)+map[bool]string{false: "", true: "/stream"}[stream], func(t *testing.T) {
+				t.Parallel()
+				s := start(t, Rule{Reply: "Let me look.", Tools: []ToolCall{call}})
+				path, body := p.path, conversations[p.api][0]
+				if stream {
+					path = streamPath(p.api, path)
+					if p.api != Gemini {
+						body = strings.Replace(body, `"model":"m"`, `"model":"m","stream":true`, 1)
+					}
+				}
+				resp := post(t, s.URL+path, body)
+				require.Equal(t, http.StatusOK, resp.StatusCode)
+				var calls []called
+				var text string
+				if stream {
+					evs := events(t, resp.Body)
+					calls, _ = streamedCalls(t, p.api, evs)
+					text, _ = streamed(t, p.api, evs)
+				} else {
+					var m map[string]any
+					require.NoError(t, json.NewDecoder(resp.Body).Decode(&m))
+					calls, _ = replyCalls(t, p.api, m)
+					text, _ = dig(m, p.text...).(string)
+				}
+				assert.Equal(t, "Let me look.", text)
+				assert.Equal(t, []called{{"Bash", call.Input}}, calls)
+			})
+		}
+	}
 }
