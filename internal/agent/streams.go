@@ -22,30 +22,56 @@ import (
 type streamJSONDecoder struct {
 	events
 	reporter
-	result   *streamResult
-	messages map[string]types.Usage // assistant messages' usage by id; the last event of each wins
-	order    []string
-	total    types.Usage // the messages' usage summed, as reported so far
-	before   types.Usage // the usage of the messages before the last
-	summed   int         // how many of order are in before
+	result *streamResult
+	// recent are the latest assistant messages, whose usage may still
+	// change (the last event of each id wins); before sums the older
+	// ones, and count is how many messages there were.
+	recent [recentMessages]streamMessage
+	before types.Usage
+	count  int
+	total  types.Usage // the messages' usage summed, as reported so far
 	// cachedIn says input_tokens already counts the cached tokens (Qwen
 	// Code's), which Claude Code's and Amp's count apart.
 	cachedIn bool
 }
 
-// sum brings total up to date after the usage of message id changed: the
-// messages before the latest are summed once each as the next begins, so
-// a stream is summed in linear time; a change to an earlier one (not seen
-// from Claude Code or Amp) sums them all again.
-func (d *streamJSONDecoder) sum(id string) {
-	last := len(d.order) - 1
-	if d.order[last] != id || d.summed > last {
-		d.before, d.summed = types.Usage{}, 0
+// streamMessage is one assistant message's id and usage.
+type streamMessage struct {
+	id    string
+	usage types.Usage
+}
+
+// recentMessages is how many of the latest messages a stream decoder keeps
+// apart, by id: Claude Code repeats a message's usage on each of its
+// events, which come one after another; a message seen again after this
+// many others is counted as a new one. Memory stays the same however
+// long the stream (readme/performance.md).
+const recentMessages = 8
+
+// message records the usage an event gives for message id, and brings
+// total and the turns up to date, in constant time.
+func (d *streamJSONDecoder) message(id string, u types.Usage, counted bool) {
+	k := -1
+	for i := range min(d.count, recentMessages) {
+		if d.recent[i].id == id {
+			k = i
+			break
+		}
 	}
-	for ; d.summed < last; d.summed++ {
-		d.before = addUsage(d.before, d.messages[d.order[d.summed]])
+	if k < 0 {
+		k = d.count % recentMessages
+		if d.count >= recentMessages {
+			d.before = addUsage(d.before, d.recent[k].usage) // it leaves the window
+		}
+		d.recent[k], d.count = streamMessage{id: id}, d.count+1
 	}
-	d.total = addUsage(d.before, d.messages[d.order[last]])
+	if counted {
+		d.recent[k].usage = u
+	}
+	d.total = d.before
+	for i := range min(d.count, recentMessages) {
+		d.total = addUsage(d.total, d.recent[i].usage)
+	}
 }
 
 type streamUsage struct {
@@ -131,22 +157,11 @@ func (d *streamJSONDecoder) line(b []byte) {
 		// each with the message's usage so far: the last of each id wins.
 		id := string(ev.Message.ID)
 		if id == "" {
-			id = strconv.Itoa(len(d.order))
+			id = "#" + strconv.Itoa(d.count)
 		}
-		if d.messages == nil {
-			d.messages = map[string]types.Usage{}
-		}
-		if _, ok := d.messages[id]; !ok && len(d.order) < maxMessages {
-			d.order = append(d.order, id)
-			d.messages[id] = types.Usage{}
-		}
-		if u := d.usageOf(ev.Message.Usage); u.InputTokens != nil || u.OutputTokens != nil {
-			if _, ok := d.messages[id]; ok {
-				d.messages[id] = u
-				d.sum(id)
-			}
-		}
-		d.progress(d.total, len(d.order))
+		u := d.usageOf(ev.Message.Usage)
+		d.message(id, u, u.InputTokens != nil || u.OutputTokens != nil)
+		d.progress(d.total, d.count)
 		for _, c := range ev.Message.Content {
 			if c.Type == "tool_use" {
 				d.tool(string(c.Name), string(c.ID), c.Input)
@@ -172,11 +187,6 @@ func (d *streamJSONDecoder) finish(r streamResult) {
 		d.progress(u, d.turns)
 	}
 }
-
-// maxMessages bounds the messages whose usage a stream decoder keeps apart:
-// past it, a message's usage is no longer counted as it arrives (the
-// result event still has the whole).
-const maxMessages = 1 << 16
 
 func (d *streamJSONDecoder) end(o output) (envelope, error) {
 	env := envelope{usage: d.total}
