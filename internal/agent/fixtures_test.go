@@ -62,7 +62,7 @@ func TestEnvelopeFixtures(t *testing.T) {
 
 		{cli: "amp", file: "ok.jsonl", want: answer,
 			usage: types.Usage{InputTokens: ptr[int64](4115), OutputTokens: ptr[int64](120), DurationMS: ptr[int64](8123)}},
-		{cli: "amp", file: "error.jsonl", stderr: "error.stderr", wantErr: "reported error_during_execution: Out of credits",
+		{cli: "amp", file: "error.jsonl", stderr: "error.stderr", wantErr: "reported error_during_execution: Out of credits", permanent: agent.PermanentQuota,
 			usage: types.Usage{DurationMS: ptr[int64](900)}},
 		{cli: "amp", file: "truncated.jsonl", wantErr: "stdout ends in the middle of an event",
 			usage: types.Usage{InputTokens: ptr[int64](4115), OutputTokens: ptr[int64](120)}}, // what it reported is kept
@@ -97,7 +97,7 @@ func TestEnvelopeFixtures(t *testing.T) {
 
 		{cli: "cursor", file: "ok.json", want: answer, usage: types.Usage{DurationMS: ptr[int64](5234)}},
 		{cli: "cursor", file: "trust.txt", stderr: "trust.stderr", wantErr: "printed no JSON envelope: no JSON object in stdout; stdout: Workspace Trust Required"},
-		{cli: "cursor", file: "is_error.json", wantErr: "reported error: Usage limit reached", usage: types.Usage{DurationMS: ptr[int64](300)}},
+		{cli: "cursor", file: "is_error.json", wantErr: "reported error: Usage limit reached", permanent: agent.PermanentQuota, usage: types.Usage{DurationMS: ptr[int64](300)}},
 		{cli: "cursor", file: "truncated.json", wantErr: "printed no JSON envelope"},
 
 		// ok.jsonl and session_error.jsonl are copilot 1.0.102's events
