@@ -38,6 +38,7 @@ func TestEnvelopeFixtures(t *testing.T) {
 		usage     types.Usage // nil fields: unknown
 		wantErr   string      // in the AgentError's reason
 		permanent string      // the AgentError's Permanent: not retried
+		resets    string      // in the hint: when the quota resets
 	}{
 		{cli: "claude", file: "ok.json", want: answer,
 			usage: usageOf(21012, 340, 0.0123, 12345)},
@@ -59,6 +60,19 @@ func TestEnvelopeFixtures(t *testing.T) {
 			usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0), CostUSD: ptr(0.0), DurationMS: ptr[int64](630)}},
 		{cli: "claude", file: "bad_key.json", wantErr: "reported an error: API error 401: Invalid API key",
 			permanent: agent.PermanentAuth, usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0), CostUSD: ptr(0.0), DurationMS: ptr[int64](412)}},
+
+		// Usage limits (testdata/envelopes/README.md says how they were
+		// printed): a quota, not retried, the reset quoted in the hint.
+		{cli: "claude", file: "quota.json", exit: 1, wantErr: "You've hit your session limit · resets Jan 1, 2027, 3pm (UTC)",
+			permanent: agent.PermanentQuota, resets: "Jan 1, 2027, 3pm (UTC)",
+			usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0), CostUSD: ptr(0.0), DurationMS: ptr[int64](159)}},
+		{cli: "claude", file: "quota_api.json", exit: 1, wantErr: "API Error: Request rejected (429) · You have reached your specified API usage limits.",
+			permanent: agent.PermanentQuota, resets: "2026-12-01 at 00:00 UTC",
+			usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0), CostUSD: ptr(0.0), DurationMS: ptr[int64](147)}},
+		{cli: "codex", file: "quota.jsonl", stderr: "quota.stderr", exit: 1, wantErr: "exited with status 1: Quota exceeded. Check your plan and billing details.",
+			permanent: agent.PermanentQuota},
+		{cli: "gemini", stderr: "quota.stderr", exit: 173, wantErr: "exited with status 173 (rate limited (HTTP 429)): You exceeded your current quota",
+			permanent: agent.PermanentQuota, resets: "in 41.5s"},
 
 		{cli: "amp", file: "ok.jsonl", want: answer,
 			usage: types.Usage{InputTokens: ptr[int64](4115), OutputTokens: ptr[int64](120), DurationMS: ptr[int64](8123)}},
@@ -198,6 +212,9 @@ func TestEnvelopeFixtures(t *testing.T) {
 				assert.Equal(t, tt.permanent, ae.Permanent, "not retried")
 				if tt.permanent != "" {
 					assert.Contains(t, err.Error(), "("+tt.permanent+", not retried: ")
+				}
+				if tt.resets != "" {
+					assert.Contains(t, ae.Hint, "resets "+tt.resets, "the hint says when the quota resets")
 				}
 				return
 			}

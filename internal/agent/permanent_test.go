@@ -1,8 +1,13 @@
 package agent
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 func TestClassify(t *testing.T) {
@@ -163,6 +168,48 @@ func TestClassifyMerged(t *testing.T) {
 			t.Parallel()
 			if got, _ := classify(tt.cli, tt.exit, tt.message, "", ""); got != tt.want {
 				t.Errorf("classify(%q, %d, %q) = %q, want %q", tt.cli, tt.exit, tt.message, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestQuotaFixtures classifies what each real CLI printed for a quota 429
+// from the mock (testdata/envelopes/README.md), in its current output mode
+// and in stream-json: the decoders of both modes take the error message
+// from these lines, so the whole of stdout stands in for it here.
+func TestQuotaFixtures(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		cli, stdout, stderr string
+		exit                int
+		resets              string
+	}{
+		{"claude", "quota.json", "", 1, "Jan 1, 2027, 3pm (UTC)"},
+		{"claude", "quota.stream.jsonl", "", 1, "Jan 1, 2027, 3pm (UTC)"},
+		{"claude", "quota_api.json", "", 1, "2026-12-01 at 00:00 UTC"},
+		{"claude", "quota_api.stream.jsonl", "", 1, "2026-12-01 at 00:00 UTC"},
+		{"codex", "quota.jsonl", "quota.stderr", 1, ""},
+		{"gemini", "", "quota.stderr", 173, "in 41.5s"},
+		{"gemini", "quota.stream.jsonl", "quota.stream.stderr", 173, "in 41.5s"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.cli+"/"+tt.stdout+tt.stderr, func(t *testing.T) {
+			t.Parallel()
+			read := func(name string) string {
+				if name == "" {
+					return ""
+				}
+				b, err := os.ReadFile(filepath.Join("testdata", "envelopes", tt.cli, name))
+				require.NoError(t, err)
+				return string(b)
+			}
+			stdout, stderr := read(tt.stdout), read(tt.stderr)
+			kind, hint := classify(tt.cli, tt.exit, stdout, stderr, stdout)
+			assert.Equal(t, PermanentQuota, kind)
+			if tt.resets != "" {
+				assert.Contains(t, hint, "the usage limit resets "+tt.resets)
+			} else {
+				assert.Contains(t, hint, "the usage limit is spent until it resets")
 			}
 		})
 	}

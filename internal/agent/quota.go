@@ -17,12 +17,14 @@ import (
 // "quota exceeded"; cursor's "Usage limit reached"; amp's "Out of credits".
 // Google's bare "Resource has been exhausted (e.g. check quota)", a
 // 429 rate_limit_error and "exceeded your rate limit" are rate limits: retried.
-var quotaNotice = regexp.MustCompile(`(?i)usage[ _]limit[ _](?:reached|exceeded)|hit your (?:usage |session |weekly |daily |monthly )?limit|insufficient_quota|exceeded your current quota|quota (?:exceeded|exhausted|has been (?:reached|exhausted))|exhausted your (?:\w+ )?quota|out of credits|credit balance is too low|\blimit reached\s*[·∙•|]\s*resets`)
+var quotaNotice = regexp.MustCompile(`(?i)usage[ _]limit[ _](?:reached|exceeded)|hit your (?:usage |session |weekly |daily |monthly )?limit|insufficient_quota|exceeded your current quota|quota (?:exceeded|exhausted|has been (?:reached|exhausted))|reached your specified (?:api )?usage limits?|exhausted your (?:\w+ )?quota|out of credits|credit balance is too low|\blimit reached\s*[·∙•|]\s*resets`)
 
 // quotaReset finds when the CLI says the quota resets: "resets 3pm
 // (Europe/Paris)", "Limits will reset at 9:30 AM", "try again at 3:05 PM",
-// "try again in 2 days 3 hours", "resets_at: Dec 29th, 2025 10:15 PM".
-var quotaReset = regexp.MustCompile(`(?i)\b(?:resets?(?:_at)?:?(?: at| in| on)?|try again (?:at|in|after))\s+([^.\n"\\|]{1,60}?)\s*(?:[.\n"\\|]|$)`)
+// "try again in 2 days 3 hours", "resets_at: Dec 29th, 2025 10:15 PM",
+// Anthropic's "You will regain access on 2026-12-01 at 00:00 UTC",
+// Google's "Please retry in 41.5s".
+var quotaReset = regexp.MustCompile(`(?i)\b(?:resets?(?:_at)?:?(?: at| in| on)?|regain access on|(?:try again|retry) (?:at|in|after))\s+([^\n"\\|]{1,60}?)\s*(?:\.(?:\s|$)|[\n"\\|\]]|$)`)
 
 // quotaEpoch is Claude Code's older notice: the reset as Unix seconds.
 var quotaEpoch = regexp.MustCompile(`(?i)usage limit reached\|(\d{9,11})\b`)
@@ -58,8 +60,8 @@ func QuotaResets(notice string) string {
 	if m == nil {
 		return ""
 	}
-	at := strings.TrimSpace(m[1])
-	if strings.HasPrefix(strings.ToLower(m[0]), "try again in") {
+	at := strings.TrimRight(strings.TrimSpace(m[1]), ".")
+	if lead := strings.ToLower(m[0]); strings.HasPrefix(lead, "try again in") || strings.HasPrefix(lead, "retry in") {
 		return "in " + at
 	}
 	return at
