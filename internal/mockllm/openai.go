@@ -95,7 +95,9 @@ func (responses) reply(w http.ResponseWriter, c call, text string, u Usage) {
 	send("response.completed", map[string]any{"response": resp})
 }
 
-func (responses) fail(w http.ResponseWriter, status int, msg, code string) { openaiFail(w, status, msg, code) }
+func (responses) fail(w http.ResponseWriter, status int, msg, code string) {
+	openaiFail(w, status, msg, code)
+}
 
 // chat is OpenAI's Chat Completions API (copilot, qwen, opencode's
 // openai-compatible provider).
@@ -138,4 +140,6 @@ func (chat) reply(w http.ResponseWriter, c call, text string, u Usage) {
 	e.raw("[DONE]")
 }
 
-func (chat) fail(w http.ResponseWriter, status int, msg, code string) { openaiFail(w, status, msg, code) }
+func (chat) fail(w http.ResponseWriter, status int, msg, code string) {
+	openaiFail(w, status, msg, code)
+}
