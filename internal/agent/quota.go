@@ -41,7 +41,7 @@ func quota(said string) (kind, hint string) {
 
 // quotaHint says when the quota resets, read from the notice at from on.
 func quotaHint(said string, from int) string {
-	const fallback = "; until then, list another CLI for the node to fall back to (cli: [claude, codex])"
+	const fallback = "; until then only another CLI can do the work (a node's cli may be a list: cli: [claude, codex])"
 	if at := QuotaResets(said[from:]); at != "" {
 		return "the usage limit resets " + at + fallback
 	}
