@@ -56,6 +56,7 @@ func TestClassify(t *testing.T) {
 		{"qwen oauth quota", "qwen", 1, "Qwen OAuth quota exceeded: Your free daily quota has been reached.", "", "", PermanentQuota},
 		{"copilot rate limit is retried", "copilot", 1, "You have exceeded your rate limit", "", "", ""},
 		{"a quota in the agent's work on stdout", "custom", 1, "", "", "handled the insufficient_quota error", ""},
+		{"a full disk quota is not a usage limit", "custom", 1, "", "write /tmp/x: disk quota exceeded", "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -32,11 +32,15 @@ var quotaEpoch = regexp.MustCompile(`(?i)usage limit reached\|(\d{9,11})\b`)
 // quota classifies what a failed call said as a usage limit: PermanentQuota
 // and a hint that quotes when the quota resets where the CLI says.
 func quota(said string) (kind, hint string) {
-	loc := quotaNotice.FindStringIndex(said)
-	if loc == nil {
-		return "", ""
+	for _, loc := range quotaNotice.FindAllStringIndex(said, -1) {
+		// "Disk quota exceeded" is the file system's (EDQUOT), not a
+		// usage limit.
+		if strings.HasSuffix(strings.ToLower(said[max(0, loc[0]-5):loc[0]]), "disk ") {
+			continue
+		}
+		return PermanentQuota, quotaHint(said, loc[0])
 	}
-	return PermanentQuota, quotaHint(said, loc[0])
+	return "", ""
 }
 
 // quotaHint says when the quota resets, read from the notice at from on.
@@ -77,7 +81,10 @@ func quotaAnswer(answer string) string {
 		return ""
 	}
 	first, _, _ := strings.Cut(answer, "\n")
-	if strings.HasPrefix(first, "{") || strings.HasPrefix(first, "[") || !quotaNotice.MatchString(first) {
+	if strings.HasPrefix(first, "{") || strings.HasPrefix(first, "[") {
+		return ""
+	}
+	if kind, _ := quota(first); kind == "" {
 		return ""
 	}
 	return first
