@@ -75,6 +75,8 @@ func TestEnvelopeFixtures(t *testing.T) {
 			permanent: agent.PermanentQuota, resets: "in 41.5s"},
 		{cli: "opencode", file: "quota.jsonl", exit: 1, wantErr: "exited with status 1: You exceeded your current quota",
 			permanent: agent.PermanentQuota},
+		{cli: "copilot", file: "quota.jsonl", exit: 1, wantErr: "Last error: 429 You exceeded your current quota",
+			permanent: agent.PermanentQuota, usage: types.Usage{DurationMS: ptr[int64](56892)}},
 
 		{cli: "amp", file: "ok.jsonl", want: answer,
 			usage: types.Usage{InputTokens: ptr[int64](4115), OutputTokens: ptr[int64](120), DurationMS: ptr[int64](8123)}},

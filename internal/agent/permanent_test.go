@@ -193,6 +193,7 @@ func TestQuotaFixtures(t *testing.T) {
 		{"gemini", "", "quota.stderr", 173, "in 41.5s"},
 		{"gemini", "quota.stream.jsonl", "quota.stream.stderr", 173, "in 41.5s"},
 		{"opencode", "quota.jsonl", "", 1, ""},
+		{"copilot", "quota.jsonl", "", 1, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.cli+"/"+tt.stdout+tt.stderr, func(t *testing.T) {
