@@ -103,6 +103,7 @@ bench:
 	$(GO) run ./internal/testchart/benchrun
 	$(GO) run ./internal/testchart/benchcalls
 	$(GO) run ./internal/testchart/benchlong
+	$(GO) run ./internal/testchart/benchstream
 
 clean:
 	rm -rf bin

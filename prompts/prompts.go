@@ -20,7 +20,31 @@ var (
 	defaultValidate string
 	//go:embed validation.txt
 	validationInstruction string
+	//go:embed budget.txt
+	budgetLine string
 )
+
+// BudgetNearFraction is how much of a budget a run has spent when the
+// prompts of its later calls start to say what is left
+// (readme/run.md#budgets).
+const BudgetNearFraction = 0.8
+
+// BudgetLine is the line that tells an agent, once the run has spent
+// BudgetNearFraction of a budget, how much is left: spent, limit and left
+// as a user reads them ("$0.85", "$1", "$0.15"). It leads
+// the prompt: see WithBudget.
+func BudgetLine(spent, limit, left string) string {
+	return strings.NewReplacer("{{spent}}", spent, "{{limit}}", limit, "{{left}}", left).Replace(strings.TrimSpace(budgetLine))
+}
+
+// WithBudget is a built prompt with the budget line before it; "" leaves
+// it as it is.
+func WithBudget(line, prompt string) string {
+	if line == "" {
+		return prompt
+	}
+	return line + "\n\n" + prompt
+}
 
 // DefaultValidatePrompt is what the validating agent is told when a node
 // sets no validate_prompt.

@@ -39,3 +39,11 @@ func TestBuildValidationDefaultsAndSections(t *testing.T) {
 	assert.True(t, strings.HasPrefix(own, "Check the README has an install section."))
 	assert.NotContains(t, own, DefaultValidatePrompt())
 }
+
+func TestBudgetLine(t *testing.T) {
+	line := BudgetLine("$0.85", "$1", "$0.15")
+	assert.Equal(t, "Budget: this run has spent $0.85 of the $1 it may spend; $0.15 is left for this step and every step after it. Do what the task needs and no more.", line)
+	assert.NotContains(t, line, "\n")
+	assert.Equal(t, line+"\n\nDo it.", WithBudget(line, "Do it."))
+	assert.Equal(t, "Do it.", WithBudget("", "Do it."))
+}

@@ -17,6 +17,9 @@ type Defaults struct {
 	Retries     int
 	Timeout     time.Duration
 	MaxVisits   int
+	// MaxTurns is max_turns: the most model turns of one agent call, 0
+	// for no bound.
+	MaxTurns int
 }
 
 // Built-in defaults (readme/settings.md#the-settings).
@@ -74,6 +77,11 @@ type Settings struct {
 	// it is ended when each call ends
 	// (readme/run.md#what-dtree-stops-and-when).
 	KeepRunning bool `json:"keep_running,omitempty"`
+	// MaxTurns (metadata max_turns, setting max_turns) bounds the model
+	// turns of one agent call: passed to a CLI that has a flag for it,
+	// else counted from its stream, and the call stopped past it
+	// (readme/run.md#max-turns); 0 is no bound.
+	MaxTurns int `json:"max_turns,omitempty"`
 	// Command (metadata command, YAML command:) makes the node a command
 	// step: dtree runs it through /bin/sh -c instead of an agent
 	// (readme/context.md#command-steps).

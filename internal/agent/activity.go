@@ -123,7 +123,8 @@ var fileKeys = []string{"file_path", "absolute_path", "filePath", "path", "noteb
 // writeTools are the tools that write a file, by their names in each CLI,
 // folded (types.FoldName).
 var writeTools = map[string]bool{"edit": true, "multiedit": true, "write": true, "notebookedit": true,
-	"writefile": true, "replace": true, "edittool": true, "applypatch": true, "create": true, "strreplacebasededittool": true}
+	"writefile": true, "replace": true, "edittool": true, "applypatch": true, "create": true, "strreplacebasededittool": true,
+	"editfile": true, "createfile": true} // amp's edit_file, create_file
 
 // ToolArg is the short argument of a tool call for a line of text: the
 // first line of its main field (toolArgKeys), or of the input itself when
@@ -210,3 +211,19 @@ func addUsage(a, b types.Usage) types.Usage {
 	a.DurationMS = add(a.DurationMS, b.DurationMS)
 	return a
 }
+
+// Streams says whether dtree reads the CLI's output as an event stream,
+// reporting Activity as it arrives: its stdout is the call's stream, which
+// the run keeps in a file of its own (readme/logs.md#streams).
+func (d Definition) Streams() bool { return streamingOutputs[d.Output] }
+
+// streamingOutputs are the output formats whose decoder reports Activity.
+var streamingOutputs = func() map[string]bool {
+	m := map[string]bool{}
+	for name, f := range formats {
+		if f.new != nil {
+			_, m[name] = f.new(Definition{Output: name}).(reporting)
+		}
+	}
+	return m
+}()

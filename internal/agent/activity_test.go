@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -74,6 +75,8 @@ func TestToolArg(t *testing.T) {
 		{"write_file", `{"file_path":"b.go","content":"x"}`, "b.go", "b.go"},
 		{"shell", `{"command":["bash","-lc","ls"]}`, "bash -lc ls", ""},
 		{"Grep", `{"pattern":"func main"}`, "func main", ""},
+		{"edit_file", `{"path":"a.go","old_str":"x","new_str":"y"}`, "a.go", "a.go"}, // amp
+		{"apply_patch", `{"path":"b.go"}`, "b.go", "b.go"},                           // codex's file_change
 		{"Weird", `"just a string\nsecond"`, "just a string …", ""},
 		{"Empty", `{}`, "", ""},
 		{"Bad", `not json`, "", ""},
@@ -84,5 +87,49 @@ func TestToolArg(t *testing.T) {
 		arg, file := agent.ToolArg(tt.tool, []byte(tt.input))
 		assert.Equal(t, tt.arg, arg, tt.tool)
 		assert.Equal(t, tt.file, file, tt.tool)
+	}
+}
+
+// TestObserveHearsEachCLI: Run hands each built-in's stream, as its real
+// CLI printed it (testdata/streams), to Observe as it arrives: the tool
+// calls in order.
+func TestObserveHearsEachCLI(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		cli   string
+		tools []string
+	}{
+		{"gemini", []string{"run_shell_command", "write_file", "run_shell_command", "read_file"}},
+		{"qwen", []string{"run_shell_command", "write_file", "read_file"}},
+		{"codex", []string{"shell", "shell"}},
+		{"opencode", []string{"bash", "write", "read"}},
+		{"copilot", []string{"bash", "edit", "view"}},
+		{"cursor", []string{"read", "shell", "write"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.cli, func(t *testing.T) {
+			t.Parallel()
+			def, err := agent.NewRegistry(nil).Lookup(tt.cli)
+			require.NoError(t, err)
+			def.Binary = fakeAgent
+			abs, err := filepath.Abs(filepath.Join("testdata", "streams", tt.cli, "tools.jsonl"))
+			require.NoError(t, err)
+			var tools []string
+			var ends int
+			_, err = agent.Run(t.Context(), agent.Call{Def: def, Prompt: "q", Dir: t.TempDir(), Timeout: 20 * time.Second,
+				Env: env("FAKE_MODE=print", "FAKE_STDOUT_FILE="+abs),
+				Observe: func(a agent.Activity) error {
+					switch a.Kind {
+					case agent.ActivityTool:
+						tools = append(tools, a.Tool)
+					case agent.ActivityToolEnd:
+						ends++
+					}
+					return nil
+				}})
+			require.NoError(t, err)
+			assert.Equal(t, tt.tools, tools)
+			assert.Equal(t, len(tt.tools), ends, "each call ended")
+		})
 	}
 }

@@ -26,27 +26,21 @@ var builtins = map[string]Definition{
 	"claude": {
 		Name:   "claude",
 		Binary: "claude",
-		// -p is one-shot print mode; JSON gives is_error and usage even when
-		// the exit code is 0 (readme/clis.md#claude). Without
+		// -p is one-shot print mode; stream-json (which -p wants with
+		// --verbose) is one JSON event a line as the agent works: its tool
+		// calls, their results, each turn's usage, then a "result" event
+		// with is_error and usage even when the exit code is 0
+		// (readme/clis.md#claude). API errors exit 1 with is_error,
+		// subtype "success" and api_error_status (2.1.197). Without
 		// --no-session-persistence each call leaves its transcript, the
 		// whole prompt, in ~/.claude/projects/ (seen with 2.1.197).
-		Args:          []string{"-p", "{prompt}", "--output-format", "json", "--dangerously-skip-permissions", "--no-session-persistence", "--model={model}"},
+		Args: []string{"-p", "{prompt}", "--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions",
+			"--no-session-persistence", "--model={model}"},
 		PromptVia:     PromptArg,
 		StdinFallback: true,
-		FallbackArgs:  []string{"-p", "--output-format", "json", "--dangerously-skip-permissions", "--no-session-persistence", "--model={model}"},
-		Output:        OutputJSON,
-		AnswerPath:    "result",
-		ErrorPath:     "is_error",
-		// API errors exit 1 with is_error, subtype "success", and the
-		// API's status beside the message (2.1.197).
-		APIStatusPath: "api_error_status",
-		StatusPath:    "subtype",
-		StatusOK:      "success",
-		// Claude Code counts cache reads and writes apart from input_tokens.
-		InputTokensPath:  "usage.input_tokens+usage.cache_creation_input_tokens+usage.cache_read_input_tokens",
-		OutputTokensPath: "usage.output_tokens",
-		CostPath:         "total_cost_usd",
-		DurationPath:     "duration_ms",
+		FallbackArgs: []string{"-p", "--output-format", "stream-json", "--verbose", "--dangerously-skip-permissions",
+			"--no-session-persistence", "--model={model}"},
+		Output: OutputStreamJSON,
 		// Claude Code refuses to start inside another Claude Code session.
 		UnsetEnv: []string{"CLAUDECODE", "CLAUDE_CODE_ENTRYPOINT"},
 		// It retries a failed API call 10 times, about 3 silent minutes,
@@ -58,6 +52,10 @@ var builtins = map[string]Definition{
 		EnvDefaults: map[string]string{"CLAUDE_CODE_MAX_RETRIES": "1"},
 		KeyVars:     []string{"ANTHROPIC_API_KEY", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_AUTH_TOKEN"},
 		InstallHint: "install Claude Code: npm install -g @anthropic-ai/claude-code",
+		// A max_turns is claude's own: it stops with error_max_turns.
+		// 2.1.197 takes --max-turns though its --help does not list it (an
+		// unknown option is "error: unknown option").
+		MaxTurnsArgs: []string{"--max-turns", "{max_turns}"},
 	},
 	"codex": {
 		Name:   "codex",
@@ -88,10 +86,12 @@ var builtins = map[string]Definition{
 		// too old to know it fail on an unknown argument, where an unknown
 		// variable is ignored. A default: a user who exports "false" wants
 		// gemini's restricted mode, and gets it (and exit 55's hint).
-		Args:          []string{"-p", "{prompt}", "--output-format", "json", "--approval-mode", "yolo", "--model={model}"},
+		// stream-json prints its events as they happen (tool calls, then a
+		// result with the stats), where json prints one envelope at the end.
+		Args:          []string{"-p", "{prompt}", "--output-format", "stream-json", "--approval-mode", "yolo", "--model={model}"},
 		PromptVia:     PromptArg,
 		StdinFallback: true,
-		FallbackArgs:  []string{"--output-format", "json", "--approval-mode", "yolo", "--model={model}"},
+		FallbackArgs:  []string{"--output-format", "stream-json", "--approval-mode", "yolo", "--model={model}"},
 		Output:        OutputGemini,
 		EnvDefaults:   map[string]string{"GEMINI_CLI_TRUST_WORKSPACE": "true"},
 		KeyVars:       []string{"GEMINI_API_KEY", "GOOGLE_API_KEY", "GOOGLE_APPLICATION_CREDENTIALS"},
@@ -106,17 +106,14 @@ var builtins = map[string]Definition{
 		// Without --force changes are only proposed; without --trust an
 		// unknown workspace is refused, with exit 0 (readme/clis.md#cursor).
 		// Reading stdin is undocumented, so long prompts go in a file.
-		Args:         []string{"-p", "{prompt}", "--output-format", "json", "--force", "--trust", "--model={model}"},
+		// stream-json prints its tool calls as they happen; its result
+		// event is the json format's one object.
+		Args:         []string{"-p", "{prompt}", "--output-format", "stream-json", "--force", "--trust", "--model={model}"},
 		PromptVia:    PromptArg,
-		FallbackArgs: []string{"-p", filePrompt, "--output-format", "json", "--force", "--trust", "--model={model}"},
+		FallbackArgs: []string{"-p", filePrompt, "--output-format", "stream-json", "--force", "--trust", "--model={model}"},
 		// Its tools may not read outside the workspace (readme/clis.md#cursor).
 		PromptFileInWorkdir: true,
-		Output:              OutputJSON,
-		AnswerPath:          "result",
-		ErrorPath:           "is_error",
-		StatusPath:          "subtype",
-		StatusOK:            "success",
-		DurationPath:        "duration_ms",
+		Output:              OutputCursor,
 		KeyVars:             []string{"CURSOR_API_KEY"},
 		InstallHint:         "install Cursor CLI: curl https://cursor.com/install -fsS | bash",
 	},
@@ -190,15 +187,16 @@ var builtins = map[string]Definition{
 		Name:   "qwen",
 		Binary: "qwen",
 		// Qwen Code 0.15.10: a positional prompt runs one-shot (-p is
-		// deprecated), --yolo approves every tool, -o json prints one
-		// array of events; with no prompt argument it reads the prompt
-		// from stdin (a 290 KB one arrived whole). --chat-recording=false
-		// keeps it from saving each call's chat, prompt included, under
-		// ~/.qwen/projects/.
-		Args:          []string{"-o", "json", "--yolo", "--chat-recording=false", "--model={model}", "{prompt}"},
+		// deprecated), --yolo approves every tool, -o stream-json prints
+		// its events a line each as they happen (-o json prints the same
+		// events in one array at the end); with no prompt argument it
+		// reads the prompt from stdin (a 290 KB one arrived whole).
+		// --chat-recording=false keeps it from saving each call's chat,
+		// prompt included, under ~/.qwen/projects/.
+		Args:          []string{"-o", "stream-json", "--yolo", "--chat-recording=false", "--model={model}", "{prompt}"},
 		PromptVia:     PromptArg,
 		StdinFallback: true,
-		FallbackArgs:  []string{"-o", "json", "--yolo", "--chat-recording=false", "--model={model}"},
+		FallbackArgs:  []string{"-o", "stream-json", "--yolo", "--chat-recording=false", "--model={model}"},
 		Output:        OutputQwen,
 		KeyVars:       []string{"OPENAI_API_KEY", "DASHSCOPE_API_KEY", "BAILIAN_CODING_PLAN_API_KEY"},
 		InstallHint:   "install Qwen Code: npm install -g @qwen-code/qwen-code",

@@ -22,14 +22,19 @@ const (
 const (
 	OutputText = "text" // the whole stdout is the answer
 	OutputJSON = "json" // one JSON object; AnswerPath names the answer text
+	// OutputJSONL is JSON lines, one event a line, read as they arrive:
+	// AnswerPath names the answer in the event that has it, the Tool*
+	// paths the tool calls (customjsonl.go).
+	OutputJSONL = "jsonl"
 
-	OutputStreamJSON = "stream-json"    // Claude Code's and Amp's JSON lines, ending in a "result" event
-	OutputCodex      = "codex-jsonl"    // codex exec --json events
-	OutputGemini     = "gemini-json"    // gemini --output-format json
-	OutputCopilot    = "copilot-jsonl"  // copilot --output-format json events
-	OutputOpencode   = "opencode-jsonl" // opencode run --format json events
-	OutputAider      = "aider-text"     // aider's transcript, with its "Tokens:" and error lines
-	OutputQwen       = "qwen-json"      // qwen -o json: one array of events, ending in a "result"
+	OutputStreamJSON = "stream-json"        // Claude Code's and Amp's JSON lines, ending in a "result" event
+	OutputCodex      = "codex-jsonl"        // codex exec --json events
+	OutputGemini     = "gemini-json"        // gemini --output-format stream-json events, or its json envelope
+	OutputCopilot    = "copilot-jsonl"      // copilot --output-format json events
+	OutputOpencode   = "opencode-jsonl"     // opencode run --format json events
+	OutputAider      = "aider-text"         // aider's transcript, with its "Tokens:" and error lines
+	OutputCursor     = "cursor-stream-json" // cursor-agent --output-format stream-json events (or its json result)
+	OutputQwen       = "qwen-json"          // qwen -o stream-json events (or -o json: the same in one array), ending in a "result"
 )
 
 // MaxArgPrompt is the longest prompt put in argv: Linux refuses one argv
@@ -55,6 +60,11 @@ type Definition struct {
 	// call. Matched ignoring case; passed as listed.
 	ModelValues []string  `yaml:"model_values" json:"model_values"`
 	PromptVia   PromptVia `yaml:"prompt_via" json:"prompt_via"`
+	// MaxTurnsArgs are added to the argv when a call has a max_turns, with
+	// "{max_turns}" replaced by it (claude's --max-turns N): the CLI
+	// stops itself. A CLI without them has its turns counted from its
+	// stream by dtree (readme/run.md#max-turns).
+	MaxTurnsArgs []string `yaml:"max_turns_args" json:"max_turns_args"`
 	// StdinFallback says the CLI reads the prompt from stdin when argv
 	// has none: used for prompts over MaxArgPrompt, and for prompts that
 	// start with '-' (which the CLI could take for an option).
@@ -89,6 +99,16 @@ type Definition struct {
 	OutputTokensPath string `yaml:"output_tokens_path" json:"output_tokens_path"`
 	CostPath         string `yaml:"cost_path" json:"cost_path"`
 	DurationPath     string `yaml:"duration_path" json:"duration_path"`
+	// The tool calls of an output jsonl stream: an event with a string at
+	// ToolNamePath is a call, its input (an object or a string) at
+	// ToolInputPath, its id at ToolIDPath; an event with a string at
+	// ToolEndIDPath ends the call of that id, failed when ToolErrorPath
+	// there is true, a non-empty string or an object.
+	ToolNamePath  string `yaml:"tool_name_path" json:"tool_name_path"`
+	ToolInputPath string `yaml:"tool_input_path" json:"tool_input_path"`
+	ToolIDPath    string `yaml:"tool_id_path" json:"tool_id_path"`
+	ToolEndIDPath string `yaml:"tool_end_id_path" json:"tool_end_id_path"`
+	ToolErrorPath string `yaml:"tool_error_path" json:"tool_error_path"`
 	// VersionArgs make Binary print its version, for `dtree clis`: a
 	// built-in's is --version. A custom CLI is asked only when its
 	// definition gives them: its program may take any argument for a

@@ -84,8 +84,9 @@ type format struct {
 
 // formats are the output formats by name (Definition.Output; "" is text).
 var formats = map[string]format{
-	OutputText: {new: func(Definition) decoder { return textDecoder{} }},
-	OutputJSON: {new: func(def Definition) decoder { return &jsonDecoder{def: def} }, split: splitObjects},
+	OutputText:  {new: func(Definition) decoder { return textDecoder{} }},
+	OutputJSON:  {new: func(def Definition) decoder { return &jsonDecoder{def: def} }, split: splitObjects},
+	OutputJSONL: {new: func(def Definition) decoder { return &jsonlDecoder{jsonDecoder: jsonDecoder{def: def}} }, split: splitObjects},
 	OutputStreamJSON: {new: func(Definition) decoder { return &streamJSONDecoder{} }, split: splitLines,
 		reports: []string{usageInput, usageOutput, usageCost, usageDuration}},
 	OutputCodex: {new: func(Definition) decoder { return &codexDecoder{} }, split: splitLines,
@@ -97,9 +98,11 @@ var formats = map[string]format{
 		reports: []string{usageInput, usageOutput, usageCost}},
 	OutputGemini: {new: func(Definition) decoder { return &geminiDecoder{} }, split: splitObjects,
 		reports: []string{usageInput, usageOutput, usageDuration}, exits: geminiExits},
+	OutputCursor: {new: func(Definition) decoder { return &cursorDecoder{} }, split: splitObjects,
+		reports: []string{usageDuration}},
 	OutputAider: {new: func(Definition) decoder { return &aiderDecoder{} }, split: splitLines,
 		reports: []string{usageInput, usageOutput, usageCost}},
-	OutputQwen: {new: func(Definition) decoder { return &qwenDecoder{} }, split: splitObjects,
+	OutputQwen: {new: func(Definition) decoder { return newQwenDecoder() }, split: splitObjects,
 		reports: []string{usageInput, usageOutput, usageDuration}},
 }
 
@@ -113,7 +116,7 @@ const (
 
 // OutputFormats returns the names Definition.Output may take.
 func OutputFormats() []string {
-	return []string{OutputText, OutputJSON, OutputStreamJSON, OutputCodex, OutputGemini, OutputCopilot, OutputOpencode, OutputAider, OutputQwen}
+	return []string{OutputText, OutputJSON, OutputJSONL, OutputStreamJSON, OutputCodex, OutputGemini, OutputCopilot, OutputOpencode, OutputAider, OutputQwen, OutputCursor}
 }
 
 func formatOf(def Definition) (format, error) {

@@ -30,6 +30,7 @@ func TestEnvelopeFixtures(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		cli, file string
+		streams   bool   // the fixture is under testdata/streams, not testdata/envelopes
 		stderr    string // a fixture for stderr
 		exit      int
 		want      string      // the answer's start, or all of it when it is JSON or exact is set; "" with wantErr
@@ -69,6 +70,11 @@ func TestEnvelopeFixtures(t *testing.T) {
 		{cli: "claude", file: "quota_api.json", exit: 1, wantErr: "API Error: Request rejected (429) · You have reached your specified API usage limits.",
 			permanent: agent.PermanentQuota, resets: "2026-12-01 at 00:00 UTC",
 			usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0), CostUSD: ptr(0.0), DurationMS: ptr[int64](147)}},
+		{cli: "claude", file: "quota.stream.jsonl", exit: 1, wantErr: "You've hit your session limit · resets Jan 1, 2027, 3pm (UTC)",
+			permanent: agent.PermanentQuota, resets: "Jan 1, 2027, 3pm (UTC)",
+			usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0), CostUSD: ptr(0.0), DurationMS: ptr[int64](139)}},
+		{cli: "gemini", file: "quota.stream.jsonl", stderr: "quota.stream.stderr", exit: 173, wantErr: "You exceeded your current quota",
+			permanent: agent.PermanentQuota, resets: "in 41.5s", usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0)}},
 		{cli: "codex", file: "quota.jsonl", stderr: "quota.stderr", exit: 1, wantErr: "exited with status 1: Quota exceeded. Check your plan and billing details.",
 			permanent: agent.PermanentQuota},
 		{cli: "gemini", stderr: "quota.stderr", exit: 173, wantErr: "exited with status 173 (rate limited (HTTP 429)): You exceeded your current quota",
@@ -112,6 +118,22 @@ func TestEnvelopeFixtures(t *testing.T) {
 			wantErr: "exited with status 144 (bad request (HTTP 400)): Request contains an invalid argument."},
 		{cli: "gemini", exit: 55, wantErr: "exited with status 55 (the folder is not trusted)", permanent: agent.PermanentUntrusted},
 		{cli: "gemini", file: "truncated.json", wantErr: "printed no JSON envelope: unexpected EOF"},
+		// Gemini CLI 0.61.0's -o stream-json against a mock server
+		// (testdata/streams/gemini/README.md): the same answers and
+		// errors, an API error's message from its result event.
+		{cli: "gemini", streams: true, file: "ok.jsonl", want: "Hi. {", usage: types.Usage{InputTokens: ptr[int64](1011), OutputTokens: ptr[int64](51), DurationMS: ptr[int64](73)}},
+		{cli: "gemini", streams: true, file: "api_429.jsonl", stderr: "api_429.stderr", exit: 173,
+			wantErr: "exited with status 173 (rate limited (HTTP 429)): mock 429: scripted failure for dtree", usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0)}},
+		{cli: "gemini", streams: true, file: "api_500.jsonl", stderr: "api_500.stderr", exit: 244,
+			wantErr: "exited with status 244 (server error (HTTP 500)): mock 500: scripted failure for dtree", usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0)}},
+		{cli: "gemini", streams: true, file: "api_400.jsonl", stderr: "api_400.stderr", exit: 144,
+			wantErr: "exited with status 144 (bad request (HTTP 400)): mock 400: scripted failure for dtree", usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0)}},
+		{cli: "gemini", streams: true, file: "api_401.jsonl", stderr: "api_401.stderr", exit: 145, permanent: agent.PermanentAuth,
+			wantErr: "exited with status 145 (unauthorized (HTTP 401)): mock 401: scripted failure for dtree", usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0)}},
+		{cli: "gemini", streams: true, stderr: "auth.stderr", exit: 41, permanent: agent.PermanentAuth,
+			wantErr: "exited with status 41 (authentication failed: set GEMINI_API_KEY, or log in by running gemini once)"},
+		{cli: "gemini", streams: true, stderr: "untrusted.stderr", exit: 55, permanent: agent.PermanentUntrusted,
+			wantErr: "exited with status 55 (the folder is not trusted)"},
 
 		{cli: "cursor", file: "ok.json", want: answer, usage: types.Usage{DurationMS: ptr[int64](5234)}},
 		{cli: "cursor", file: "trust.txt", stderr: "trust.stderr", wantErr: "printed no JSON envelope: no JSON object in stdout; stdout: Workspace Trust Required"},
@@ -152,7 +174,16 @@ func TestEnvelopeFixtures(t *testing.T) {
 			usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0), DurationMS: ptr[int64](111)}},
 		{cli: "qwen", file: "api_401.json", exit: 1, wantErr: "exited with status 1: API Error: 401 mock error 401",
 			permanent: agent.PermanentAuth, usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0), DurationMS: ptr[int64](111)}},
-		{cli: "qwen", file: "truncated.json", wantErr: "printed no result event"},
+		// Cut off before its result: the usage its assistant messages
+		// reported is kept, as amp's and claude's streams keep theirs.
+		{cli: "qwen", file: "truncated.json", wantErr: "printed no result event",
+			usage: types.Usage{InputTokens: ptr[int64](18400), OutputTokens: ptr[int64](125)}},
+
+		// Qwen Code 0.15.10's -o stream-json against a mock server
+		// (testdata/streams/qwen/README.md).
+		{cli: "qwen", streams: true, file: "ok.jsonl", want: "Hi. {", usage: types.Usage{InputTokens: ptr[int64](1000), OutputTokens: ptr[int64](50), DurationMS: ptr[int64](143)}},
+		{cli: "qwen", streams: true, file: "api_401.jsonl", wantErr: "reported an error: API Error: 401 mock 401: scripted failure for dtree",
+			permanent: agent.PermanentAuth, usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0), DurationMS: ptr[int64](130)}},
 
 		{cli: "aider", file: "ok.txt", want: "Aider v0.86.1",
 			usage: types.Usage{InputTokens: ptr[int64](5400), OutputTokens: ptr[int64](130), CostUSD: ptr(0.0163)}},
@@ -181,6 +212,9 @@ func TestEnvelopeFixtures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		name := tt.cli + "/" + tt.file + tt.stderr
+		if tt.streams {
+			name = "streams/" + name
+		}
 		if tt.exit != 0 {
 			name += "/exit" + strconv.Itoa(tt.exit)
 		}
@@ -191,6 +225,9 @@ func TestEnvelopeFixtures(t *testing.T) {
 			def.Binary = fakeAgent
 			e := env("FAKE_MODE=print", "FAKE_EXIT="+strconv.Itoa(tt.exit))
 			dir := filepath.Join("testdata", "envelopes", tt.cli)
+			if tt.streams {
+				dir = filepath.Join("testdata", "streams", tt.cli)
+			}
 			stdout, stderr := "", ""
 			if tt.file != "" {
 				abs, err := filepath.Abs(filepath.Join(dir, tt.file))

@@ -1,7 +1,9 @@
 package agent
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"regexp"
 	"strconv"
 	"strings"
@@ -48,27 +50,190 @@ func httpMeaning(code int, what string) string {
 	return what + " (HTTP " + strconv.Itoa(code) + ")"
 }
 
-// geminiDecoder reads gemini --output-format json: the answer is
-// "response", an "error" object a failure; usage is per model under
-// stats.models, summed. In JSON mode gemini writes its error object to
-// stderr when it fails.
-type geminiDecoder struct{ fin bool }
+// geminiDecoder reads gemini -o stream-json (readme/clis.md#gemini): init,
+// message (the assistant's text in deltas), tool_use, tool_result, error
+// and a last result event with the status, the error and the session's
+// stats. The answer is the assistant's text since its last tool call, as
+// gemini's own json output has it. It reads gemini's older --output-format
+// json envelope too (one object with response, stats.models and error),
+// which a custom definition may still ask for: a stream is told from an
+// envelope by its events' "type".
+type geminiDecoder struct {
+	reporter
+	fin    bool
+	stream bool // a stream-json event was read
+	cut    bool // the last piece looked like an event but did not parse
+	answer strings.Builder
+	inTurn bool   // the model's reply is under way (no tool result since)
+	failed string // the last error event of severity error
+	result *geminiResult
+}
 
-// line gets each top-level object as it arrives: the envelope has the
-// response, or the error.
+// geminiResult is stream-json's last event.
+type geminiResult struct {
+	Status text            `json:"status"`
+	Error  json.RawMessage `json:"error"`
+	Stats  geminiStats     `json:"stats"`
+}
+
+type geminiStats struct {
+	Total    number `json:"total_tokens"`
+	Input    number `json:"input_tokens"`
+	Output   number `json:"output_tokens"`
+	Duration number `json:"duration_ms"`
+}
+
+// usage is the stats as dtree counts them: input_tokens is the whole
+// prompt, cached tokens included; output_tokens leaves the model's
+// thoughts out, which total_tokens counts, so output is what the total
+// has beyond the input when that is more. gemini writes a duration of 0
+// for a session that failed: unknown, not instant.
+func (s geminiStats) usage() types.Usage {
+	u := types.Usage{InputTokens: s.Input.count(), OutputTokens: s.Output.count(), DurationMS: s.Duration.count()}
+	if t, in, out := s.Total.count(), u.InputTokens, u.OutputTokens; t != nil && in != nil && out != nil && *t-*in > *out {
+		v := *t - *in
+		u.OutputTokens = &v
+	}
+	if d := u.DurationMS; d != nil && *d == 0 {
+		u.DurationMS = nil
+	}
+	return u
+}
+
+// line gets each top-level object as it arrives: a stream-json event, or
+// the json envelope, which has the response or the error.
 func (d *geminiDecoder) line(b []byte) {
-	var obj map[string]json.RawMessage
-	if d.fin || json.Unmarshal(b, &obj) != nil {
+	if bytes.IndexByte(b, 0x1b) >= 0 {
+		b = []byte(response.StripANSI(string(b)))
+	}
+	var ev struct {
+		Type     text            `json:"type"`
+		Role     text            `json:"role"`
+		Content  text            `json:"content"`
+		ToolName text            `json:"tool_name"`
+		ToolID   text            `json:"tool_id"`
+		Params   json.RawMessage `json:"parameters"`
+		Status   text            `json:"status"`
+		Severity text            `json:"severity"`
+		Message  text            `json:"message"`
+		geminiResult
+		Response json.RawMessage `json:"response"`
+	}
+	err := json.Unmarshal(b, &ev)
+	var te *json.UnmarshalTypeError
+	if err != nil && !errors.As(err, &te) {
+		d.cut = true
 		return
 	}
-	_, response := obj["response"]
-	_, failed := obj["error"]
-	d.fin = response || failed
+	d.cut = false
+	if ev.Type == "" {
+		if !d.stream && !d.fin {
+			d.fin = ev.Response != nil || ev.Error != nil
+		}
+		return
+	}
+	d.stream = true
+	turn := func() {
+		if !d.inTurn {
+			d.inTurn = true
+			d.progress(d.usage, d.turns+1)
+		}
+	}
+	switch ev.Type {
+	case "message":
+		if ev.Role == "assistant" {
+			turn()
+			if d.answer.Len()+len(ev.Content) <= MaxStdoutTail {
+				d.answer.WriteString(string(ev.Content))
+			}
+		}
+	case "tool_use":
+		turn()
+		d.answer.Reset()
+		d.tool(string(ev.ToolName), string(ev.ToolID), ev.Params)
+	case "tool_result":
+		d.inTurn = false
+		d.toolEnd(string(ev.ToolID), ev.Status == "error")
+	case "error":
+		if ev.Severity == "error" {
+			d.failed = orNone(string(ev.Message))
+		}
+	case "result":
+		r := ev.geminiResult
+		r.Status = ev.Status // the shallower field has it
+		d.result, d.fin = &r, true
+		d.progress(r.Stats.usage(), d.turns)
+	}
 }
 
 func (d *geminiDecoder) final() bool { return d.fin }
 
-func (*geminiDecoder) end(o output) (envelope, error) {
+func (d *geminiDecoder) end(o output) (envelope, error) {
+	if !d.stream {
+		return geminiEnvelope(o)
+	}
+	env := envelope{usage: d.usage, message: d.failed}
+	if env.message == "" {
+		env.message = geminiStderrError(o.stderr)
+	}
+	if d.cut {
+		return env, errors.New("stdout ends in the middle of an event: the output was cut off" + keptNote(o))
+	}
+	r := d.result
+	if r == nil {
+		return env, errors.New("printed no result event: the stream ended before the agent finished" + keptNote(o))
+	}
+	env.answer = response.StripANSI(d.answer.String())
+	env.usage = r.Stats.usage()
+	if r.Status != "" && r.Status != "success" || len(r.Error) > 0 && string(r.Error) != "null" {
+		env.failed = true
+		var e struct {
+			Message text `json:"message"`
+		}
+		if json.Unmarshal(r.Error, &e) == nil && e.Message != "" {
+			env.message = geminiResultError(string(e.Message))
+		}
+		if env.message == "" {
+			env.message = "(no message)"
+		}
+	}
+	return env, nil
+}
+
+// geminiAPIError is how gemini words an API error in its result event:
+// "[API Error: slow down]", or the API's own error as JSON inside.
+var geminiAPIError = regexp.MustCompile(`^\[API Error: (.*)\]$`)
+
+// geminiResultError is the message of a stream-json result's error: the
+// API's own message where gemini wraps it, said as geminiStderrError says
+// the same error from stderr in json mode.
+func geminiResultError(msg string) string {
+	line := firstLine(msg)
+	m := geminiAPIError.FindStringSubmatch(line)
+	if m == nil {
+		return line
+	}
+	inner := strings.TrimSpace(m[1])
+	if strings.HasPrefix(inner, "{") {
+		d := json.NewDecoder(strings.NewReader(inner))
+		d.UseNumber()
+		var obj map[string]any
+		if d.Decode(&obj) == nil {
+			if e, ok := obj["error"]; ok {
+				if s, ok := geminiErrorText(geminiError(e)); ok {
+					return s
+				}
+			}
+		}
+	}
+	return inner
+}
+
+// geminiEnvelope reads gemini's --output-format json envelope: the answer
+// is "response", an "error" object a failure; usage is per model under
+// stats.models, summed. In JSON mode gemini writes its error object to
+// stderr when it fails.
+func geminiEnvelope(o output) (envelope, error) {
 	text := response.StripANSI(o.stdout)
 	obj, err := decodeObject(text)
 	if err != nil {
@@ -127,22 +292,29 @@ func geminiStderrError(stderr string) string {
 		if !ok {
 			continue
 		}
-		code, msg := geminiError(e)
-		what, known := geminiHTTP[code]
-		switch {
-		case msg == "" && code == 0:
-			continue
-		case msg == "" && known:
-			return httpMeaning(code, what)
-		case msg == "":
-			return "HTTP " + strconv.Itoa(code)
-		case code == 0 || known: // the exit status says what the code means
-			return msg
-		default:
-			return "HTTP " + strconv.Itoa(code) + ": " + msg
+		if s, ok := geminiErrorText(geminiError(e)); ok {
+			return s
 		}
 	}
 	return ""
+}
+
+// geminiErrorText says an error of code and msg; false when it has
+// neither.
+func geminiErrorText(code int, msg string) (string, bool) {
+	what, known := geminiHTTP[code]
+	switch {
+	case msg == "" && code == 0:
+		return "", false
+	case msg == "" && known:
+		return httpMeaning(code, what), true
+	case msg == "":
+		return "HTTP " + strconv.Itoa(code), true
+	case code == 0 || known: // the exit status says what the code means
+		return msg, true
+	default:
+		return "HTTP " + strconv.Itoa(code) + ": " + msg, true
+	}
 }
 
 // geminiError reads an error as gemini prints it: {"type", "message",

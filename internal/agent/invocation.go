@@ -229,3 +229,17 @@ func RemoveStalePromptFiles(dir string) []string {
 	}
 	return removed
 }
+
+// addMaxTurns adds the CLI's max_turns arguments (Definition.MaxTurnsArgs)
+// with "{max_turns}" replaced by n, when n is over 0.
+func (inv *invocation) addMaxTurns(def Definition, n int) {
+	if n <= 0 {
+		return
+	}
+	v := strconv.Itoa(n)
+	for _, a := range def.MaxTurnsArgs {
+		a = strings.ReplaceAll(a, "{max_turns}", v)
+		inv.args = append(inv.args, a)
+		inv.shown = append(inv.shown, a)
+	}
+}

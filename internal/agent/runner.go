@@ -73,6 +73,9 @@ type Call struct {
 	// returns an *AgentError whose Stop is that error (errors.As finds
 	// it), with the usage reported until then.
 	Observe func(Activity) error
+	// MaxTurns, when over 0, goes to a CLI that takes it
+	// (Definition.MaxTurnsArgs); 0 adds nothing.
+	MaxTurns int
 }
 
 // Result is what Run learned of a call. It is filled as far as the call
@@ -236,6 +239,7 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	if err != nil {
 		return res, fmt.Errorf("run %s: %w", def.Name, err)
 	}
+	inv.addMaxTurns(def, c.MaxTurns)
 	defer inv.cleanup()
 	dec := form.new(def)
 	res.Argv = append([]string{path}, inv.shown...)

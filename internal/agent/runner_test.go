@@ -386,7 +386,7 @@ func TestRunEnvelope(t *testing.T) {
 		{name: "non-zero exit with is_error", stdout: `{"is_error":true,"result":"You've hit your limit"}`, exit: 1,
 			wantAnswer: "You've hit your limit", wantErr: "exited with status 1: You've hit your limit", wantExit: 1},
 		{name: "empty result", stdout: `{"is_error":false,"result":""}`, wantErr: "empty answer"},
-		{name: "no JSON", stdout: "Error: not logged in\n", wantErr: "no JSON envelope"},
+		{name: "no JSON", stdout: "Error: not logged in\n", wantErr: "printed no stream-json events; stdout: Error: not logged in"},
 		{name: "cut at 64 KiB", stdout: cut, wantErr: "truncated"},
 		{name: "text output strips escapes", def: text, stdout: "\x1b[1;32mgreen\x1b[0m answer\n", wantAnswer: "green answer"},
 		{name: "empty text output", def: text, stdout: "\x1b[0m \n", wantErr: "empty answer"},

@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"github.com/dtree-dev/dtree/internal/response"
 	"regexp"
 	"strconv"
@@ -27,6 +28,9 @@ type streamJSONDecoder struct {
 	total    types.Usage // the messages' usage summed, as reported so far
 	before   types.Usage // the usage of the messages before the last
 	summed   int         // how many of order are in before
+	// cachedIn says input_tokens already counts the cached tokens (Qwen
+	// Code's), which Claude Code's and Amp's count apart.
+	cachedIn bool
 }
 
 // sum brings total up to date after the usage of message id changed: the
@@ -58,14 +62,25 @@ func (u streamUsage) usage() types.Usage {
 	}
 }
 
+// usageOf is u as the decoder's CLI counts it.
+func (d *streamJSONDecoder) usageOf(u streamUsage) types.Usage {
+	if d.cachedIn {
+		return types.Usage{InputTokens: u.Input.count(), OutputTokens: u.Output.count()}
+	}
+	return u.usage()
+}
+
 type streamResult struct {
-	Subtype  text        `json:"subtype"`
-	IsError  bool        `json:"is_error"`
-	Result   text        `json:"result"`
-	Cost     number      `json:"total_cost_usd"`
-	Duration number      `json:"duration_ms"`
-	Usage    streamUsage `json:"usage"`
-	Error    message     `json:"error"`
+	Subtype text `json:"subtype"`
+	IsError bool `json:"is_error"`
+	// APIStatus is the HTTP status of the model API's failed answer
+	// (claude 2.1.197 puts it beside is_error).
+	APIStatus number      `json:"api_error_status"`
+	Result    text        `json:"result"`
+	Cost      number      `json:"total_cost_usd"`
+	Duration  number      `json:"duration_ms"`
+	Usage     streamUsage `json:"usage"`
+	Error     message     `json:"error"`
 }
 
 // streamContent is one block of a message's content: a tool_use block of
@@ -88,11 +103,23 @@ func (d *streamJSONDecoder) line(b []byte) {
 			Content []streamContent `json:"content"`
 		} `json:"message"`
 		streamResult
+		// Result shadows streamResult's to tell an absent result from
+		// an empty one.
+		Result *text `json:"result"`
 	}
 	if !d.decode(b, &ev) {
 		return
 	}
+	if ev.Result != nil {
+		ev.streamResult.Result = *ev.Result
+	}
 	switch ev.Type {
+	case "":
+		// An object without a type that holds a result or says is_error
+		// is the result too, as claude's json envelope was read.
+		if ev.Result != nil || ev.IsError {
+			d.finish(ev.streamResult)
+		}
 	case "assistant":
 		// One message may come as several events (one a content block),
 		// each with the message's usage so far: the last of each id wins.
@@ -107,7 +134,7 @@ func (d *streamJSONDecoder) line(b []byte) {
 			d.order = append(d.order, id)
 			d.messages[id] = types.Usage{}
 		}
-		if u := ev.Message.Usage.usage(); u.InputTokens != nil || u.OutputTokens != nil {
+		if u := d.usageOf(ev.Message.Usage); u.InputTokens != nil || u.OutputTokens != nil {
 			if _, ok := d.messages[id]; ok {
 				d.messages[id] = u
 				d.sum(id)
@@ -126,12 +153,17 @@ func (d *streamJSONDecoder) line(b []byte) {
 			}
 		}
 	case "result":
-		r := ev.streamResult
-		d.result, d.fin = &r, true
-		if u := r.Usage.usage(); u.InputTokens != nil || u.OutputTokens != nil {
-			u.CostUSD = r.Cost.money()
-			d.progress(u, d.turns)
-		}
+		d.finish(ev.streamResult)
+	}
+}
+
+// finish keeps the result event, the stream's last word, and reports the
+// whole call's usage it gives.
+func (d *streamJSONDecoder) finish(r streamResult) {
+	d.result, d.fin = &r, true
+	if u := d.usageOf(r.Usage); u.InputTokens != nil || u.OutputTokens != nil {
+		u.CostUSD = r.Cost.money()
+		d.progress(u, d.turns)
 	}
 }
 
@@ -143,13 +175,13 @@ const maxMessages = 1 << 16
 func (d *streamJSONDecoder) end(o output) (envelope, error) {
 	env := envelope{usage: d.total}
 	if err := d.check(o, "stream-json"); err != nil {
-		return env, err
+		return env, cutNote(err, o)
 	}
 	r := d.result
 	if r == nil {
-		return env, errors.New("printed no result event: the stream ended before the agent finished" + keptNote(o))
+		return env, cutNote(errors.New("printed no result event: the stream ended before the agent finished"+keptNote(o)), o)
 	}
-	if u := r.Usage.usage(); u.InputTokens != nil || u.OutputTokens != nil {
+	if u := d.usageOf(r.Usage); u.InputTokens != nil || u.OutputTokens != nil {
 		env.usage.InputTokens, env.usage.OutputTokens = u.InputTokens, u.OutputTokens // the whole session's
 	}
 	env.usage.CostUSD, env.usage.DurationMS = r.Cost.money(), r.Duration.count()
@@ -163,31 +195,63 @@ func (d *streamJSONDecoder) end(o output) (envelope, error) {
 		if env.message == "" {
 			env.message = firstLine(env.answer)
 		}
+		env.message = apiStatus(r.APIStatus.count(), env.message)
 	}
 	return env, nil
 }
 
+// cutNote adds to a stream's error that stdout is exactly claudeCut
+// bytes long, where some Claude Code versions cut piped stdout.
+func cutNote(err error, o output) error {
+	if o.total != claudeCut {
+		return err
+	}
+	return fmt.Errorf("%w (stdout is exactly %d bytes: the CLI probably truncated it)", err, claudeCut)
+}
+
 // codexDecoder reads codex exec --json: the answer is the last completed
 // agent_message; turn.failed, or an error event that no completed turn
-// follows, is a failure even with exit status 0.
+// follows, is a failure even with exit status 0. Its tool items report
+// Activity: a command_execution, mcp_tool_call or web_search as it starts
+// and as it completes (failed, declined, or a command's non-zero exit),
+// and a file_change, which comes only completed, as one writing call per
+// file. Usage comes once, with turn.completed; a model reply (a turn,
+// as dtree counts them) is what comes after a tool's result.
 type codexDecoder struct {
 	events
+	reporter
 	answer    string
 	usage     types.Usage
 	completed bool
 	failure   string
+	inTurn    bool
+}
+
+// codexItem is a codex item as codex-rs/exec/src/exec_events.rs has it.
+type codexItem struct {
+	ID        text            `json:"id"`
+	Type      text            `json:"type"`
+	Text      text            `json:"text"`
+	Command   text            `json:"command"`
+	ExitCode  *number         `json:"exit_code"`
+	Status    text            `json:"status"`
+	Server    text            `json:"server"`
+	Tool      text            `json:"tool"`
+	Arguments json.RawMessage `json:"arguments"`
+	Query     text            `json:"query"`
+	Changes   []struct {
+		Path text `json:"path"`
+		Kind text `json:"kind"`
+	} `json:"changes"`
 }
 
 func (d *codexDecoder) line(b []byte) {
 	var ev struct {
-		Type    text    `json:"type"`
-		Message message `json:"message"`
-		Error   message `json:"error"`
-		Item    struct {
-			Type text `json:"type"`
-			Text text `json:"text"`
-		} `json:"item"`
-		Usage struct {
+		Type    text      `json:"type"`
+		Message message   `json:"message"`
+		Error   message   `json:"error"`
+		Item    codexItem `json:"item"`
+		Usage   struct {
 			Input  number `json:"input_tokens"`
 			Output number `json:"output_tokens"`
 		} `json:"usage"`
@@ -196,19 +260,77 @@ func (d *codexDecoder) line(b []byte) {
 		return
 	}
 	switch ev.Type {
+	case "item.started":
+		d.item(ev.Item, false)
 	case "item.completed":
 		if ev.Item.Type == "agent_message" {
 			d.answer = string(ev.Item.Text)
 		}
+		d.item(ev.Item, true)
 	case "turn.completed":
 		d.completed, d.failure, d.fin = true, "", true
 		d.usage.InputTokens = add(d.usage.InputTokens, ev.Usage.Input.count())
 		d.usage.OutputTokens = add(d.usage.OutputTokens, ev.Usage.Output.count())
+		d.progress(d.usage, d.turns)
 	case "turn.failed":
 		d.completed, d.failure, d.fin = false, orNone(string(ev.Error)), true
 	case "error":
 		d.failure = orNone(firstNonEmpty(string(ev.Message), string(ev.Error)))
 	}
+}
+
+// item reports what a started or completed item says of the agent's work.
+func (d *codexDecoder) item(it codexItem, done bool) {
+	if it.Type == "error" { // a warning of codex's own, no work of the model's
+		return
+	}
+	if !d.inTurn {
+		d.inTurn = true
+		d.progress(d.usage, d.turns+1)
+	}
+	id := string(it.ID)
+	var name string
+	var input json.RawMessage
+	switch it.Type {
+	case "command_execution":
+		name, input = "shell", jsonObject("command", string(it.Command))
+	case "mcp_tool_call":
+		name, input = string(it.Server)+"."+string(it.Tool), it.Arguments
+	case "web_search":
+		name, input = "web_search", jsonObject("query", string(it.Query))
+	case "file_change":
+		if !done {
+			return
+		}
+		for i, c := range it.Changes {
+			cid := id + "#" + strconv.Itoa(i)
+			d.tool("apply_patch", cid, jsonObject("path", string(c.Path)))
+			d.toolEnd(cid, it.Status != "completed")
+		}
+		d.inTurn = false
+		return
+	default:
+		return
+	}
+	if !done {
+		d.tool(name, id, input)
+		return
+	}
+	if _, started := d.names[id]; !started { // a web_search may come completed only
+		d.tool(name, id, input)
+	}
+	failed := it.Status == "failed" || it.Status == "declined"
+	if c := it.ExitCode; c != nil && c.set && c.v != 0 {
+		failed = true
+	}
+	d.toolEnd(id, failed)
+	d.inTurn = false
+}
+
+// jsonObject is {key: value} as JSON, a tool's input for ToolArg.
+func jsonObject(key, value string) json.RawMessage {
+	b, _ := json.Marshal(map[string]string{key: value})
+	return b
 }
 
 func (d *codexDecoder) end(o output) (envelope, error) {
@@ -230,8 +352,12 @@ func (d *codexDecoder) end(o output) (envelope, error) {
 // last assistant.message's content; a terminal "result" event carries the
 // session's duration. Copilot 1.0.102 reports no tokens and no cost: its
 // messages have no outputTokens, whatever its documentation says.
+// Its session events report the agent's work: assistant.turn_start a model
+// turn, tool.execution_start a tool call (toolName, arguments) and
+// tool.execution_complete its end (success).
 type copilotDecoder struct {
 	events
+	reporter
 	answer  string
 	result  bool
 	ms      *int64
@@ -245,9 +371,13 @@ func (d *copilotDecoder) line(b []byte) {
 	var ev struct {
 		Type text `json:"type"`
 		Data struct {
-			Content text    `json:"content"`
-			Message message `json:"message"`
-			Usage   usage   `json:"usage"`
+			Content    text            `json:"content"`
+			Message    message         `json:"message"`
+			Usage      usage           `json:"usage"`
+			ToolCallID text            `json:"toolCallId"`
+			ToolName   text            `json:"toolName"`
+			Arguments  json.RawMessage `json:"arguments"`
+			Success    *bool           `json:"success"`
 		} `json:"data"`
 		Usage   usage   `json:"usage"`
 		Message message `json:"message"`
@@ -257,6 +387,12 @@ func (d *copilotDecoder) line(b []byte) {
 		return
 	}
 	switch t := string(ev.Type); {
+	case t == "assistant.turn_start":
+		d.progress(d.usage, d.turns+1)
+	case t == "tool.execution_start":
+		d.tool(string(ev.Data.ToolName), string(ev.Data.ToolCallID), ev.Data.Arguments)
+	case t == "tool.execution_complete":
+		d.toolEnd(string(ev.Data.ToolCallID), ev.Data.Success != nil && !*ev.Data.Success)
 	case t == "assistant.message":
 		if strings.TrimSpace(string(ev.Data.Content)) != "" {
 			d.answer = string(ev.Data.Content)
@@ -300,8 +436,13 @@ func (d *copilotDecoder) end(o output) (envelope, error) {
 // model that is free: its events do not tell the two apart. So a cost of
 // 0 is not counted: a call whose steps all cost 0 has an unknown cost
 // (null), never a cost of $0 that it may not have had.
+//
+// Each step_start is a model turn; a tool_use event comes once its tool
+// has run (state completed, or error), and reports the call and its end
+// together.
 type opencodeDecoder struct {
 	events
+	reporter
 	answer  strings.Builder
 	usage   types.Usage
 	failure string
@@ -314,6 +455,12 @@ func (d *opencodeDecoder) line(b []byte) {
 		Part struct {
 			Text   text `json:"text"`
 			Reason text `json:"reason"`
+			Tool   text `json:"tool"`
+			CallID text `json:"callID"`
+			State  struct {
+				Status text            `json:"status"`
+				Input  json.RawMessage `json:"input"`
+			} `json:"state"`
 			Tokens struct {
 				Input     number `json:"input"`
 				Output    number `json:"output"`
@@ -345,6 +492,13 @@ func (d *opencodeDecoder) line(b []byte) {
 			d.usage.CostUSD = add(d.usage.CostUSD, c)
 		}
 		d.fin = d.fin || ev.Part.Reason == "stop"
+		d.progress(d.usage, d.turns)
+	case "step_start":
+		d.progress(d.usage, d.turns+1)
+	case "tool_use":
+		id := string(ev.Part.CallID)
+		d.tool(string(ev.Part.Tool), id, ev.Part.State.Input)
+		d.toolEnd(id, ev.Part.State.Status == "error")
 	case "done":
 		d.fin = true
 	case "error":
@@ -363,41 +517,33 @@ func (d *opencodeDecoder) end(o output) (envelope, error) {
 	return env, nil
 }
 
-// qwenDecoder reads qwen -o json (Qwen Code 0.15.10): one JSON array of
-// events, printed whole at the end, read element by element as the
-// objects splitter finds them. Its last "result" event has the answer,
-// is_error, the usage and the duration. Its usage.input_tokens already
-// counts the cached tokens (cache_read_input_tokens is part of it, not
-// beside it, unlike Claude Code's). In -o json an API error such as a 401
-// comes back with exit status 0 as a result that is not is_error, whose
-// text is "[API Error: 401 …]": that is a failure too.
+// qwenDecoder reads qwen -o stream-json (Qwen Code 0.15.10): Claude
+// Code's stream-json events, one a line, as they happen: assistant
+// messages with their tool_use blocks and usage, user messages with the
+// tool results, and a last "result" event with the answer, is_error, the
+// usage and the duration. It reads qwen -o json too, the same events in
+// one array printed at the end (the objects splitter finds each). Its
+// usage.input_tokens already counts the cached tokens
+// (cache_read_input_tokens is part of it, not beside it, unlike Claude
+// Code's). An API error such as a 401 comes back with exit status 0 as a
+// result that is not is_error, whose text is "[API Error: 401 …]": that is
+// a failure too.
 type qwenDecoder struct {
-	events
-	result *streamResult
+	streamJSONDecoder
 }
+
+func newQwenDecoder() *qwenDecoder { return &qwenDecoder{streamJSONDecoder{cachedIn: true}} }
 
 // qwenAPIError is how Qwen Code words an API error as its result.
 var qwenAPIError = regexp.MustCompile(`^\[(API Error: [^\n]*)\]$`)
 
-func (d *qwenDecoder) line(b []byte) {
-	var ev struct {
-		Type text `json:"type"`
-		streamResult
-	}
-	if !d.decode(b, &ev) || ev.Type != "result" {
-		return
-	}
-	r := ev.streamResult
-	d.result, d.fin = &r, true
-}
-
 func (d *qwenDecoder) end(o output) (envelope, error) {
 	if err := d.check(o, "qwen JSON"); err != nil {
-		return envelope{}, err
+		return envelope{usage: d.total}, err
 	}
 	r := d.result
 	if r == nil {
-		return envelope{}, errors.New("printed no result event: the output ended before the agent finished" + keptNote(o))
+		return envelope{usage: d.total}, errors.New("printed no result event: the output ended before the agent finished" + keptNote(o))
 	}
 	env := envelope{answer: response.StripANSI(string(r.Result))}
 	env.usage = types.Usage{InputTokens: r.Usage.Input.count(), OutputTokens: r.Usage.Output.count(), DurationMS: r.Duration.count()}
@@ -417,4 +563,68 @@ func (d *qwenDecoder) end(o output) (envelope, error) {
 		}
 	}
 	return env, nil
+}
+
+// cursorDecoder reads cursor-agent --output-format stream-json, from
+// Cursor's documentation (cursor.com/docs/cli/reference/output-format; not
+// proven on the binary, which is not on npm): Claude Code's system, user,
+// assistant (one a message between tool calls, no usage) and result
+// events, and tool_call events of subtype started and completed, whose
+// tool_call holds one key naming the tool (readToolCall, writeToolCall,
+// shellToolCall…, or function with a name and its arguments as text)
+// with its args, and when completed its result: success, or an error. It
+// reads the json format's one result object too.
+type cursorDecoder struct {
+	streamJSONDecoder
+}
+
+func (d *cursorDecoder) line(b []byte) {
+	var ev struct {
+		Type     text                       `json:"type"`
+		Subtype  text                       `json:"subtype"`
+		CallID   text                       `json:"call_id"`
+		ToolCall map[string]json.RawMessage `json:"tool_call"`
+	}
+	if !d.decode(b, &ev) {
+		return
+	}
+	if ev.Type != "tool_call" {
+		d.streamJSONDecoder.line(b)
+		return
+	}
+	for key, raw := range ev.ToolCall {
+		var call struct {
+			Args     json.RawMessage            `json:"args"`
+			Name     text                       `json:"name"`
+			Argument text                       `json:"arguments"`
+			Result   map[string]json.RawMessage `json:"result"`
+		}
+		if json.Unmarshal(raw, &call) != nil {
+			continue
+		}
+		name, args := strings.TrimSuffix(key, "ToolCall"), call.Args
+		if key == "function" {
+			name, args = string(call.Name), json.RawMessage(call.Argument)
+			if !json.Valid(args) {
+				args = nil
+			}
+		}
+		id := string(ev.CallID)
+		switch ev.Subtype {
+		case "started":
+			d.tool(name, id, args)
+		case "completed":
+			_, ok := call.Result["success"]
+			d.toolEnd(id, !ok && call.Result != nil)
+		}
+		break // one tool a call
+	}
+}
+
+func (d *cursorDecoder) end(o output) (envelope, error) {
+	if !d.seen {
+		text := response.StripANSI(o.stdout)
+		return envelope{}, noEnvelope(errors.New("no JSON object in stdout"), text, o)
+	}
+	return d.streamJSONDecoder.end(o)
 }

@@ -223,6 +223,7 @@ func StepSummary(w io.Writer, sum *run.Summary, s Summary) error {
 		}
 		b.WriteByte('\n')
 	}
+	b.WriteString(toolSummary(sum, s))
 	if sum.Logs.Dir != "" {
 		files := []string{}
 		for _, f := range []string{sum.Logs.Events, sum.Logs.Short, sum.Logs.Long, sum.Logs.Answers, sum.Logs.Graph} {

@@ -219,6 +219,7 @@ func caseOutput(n *run.NodeResult) string {
 		}
 		b.WriteByte('\n')
 	}
+	b.WriteString(ToolLines(n))
 	if s := Answer(n); s != "" {
 		b.WriteString(s)
 	}

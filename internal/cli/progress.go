@@ -32,6 +32,11 @@ type progress struct {
 	// node runs.
 	current   string
 	currentAt time.Time
+	// currentID is the live line's shortest head, "→ ID"; now what the
+	// agent is doing (progress_activity.go), under nowMu.
+	currentID string
+	nowMu     sync.Mutex
+	now       doingNow
 	stop      chan struct{}
 	// node names the node that runs, for an interrupt's message; apart
 	// from mu, which a write to a stuck stderr may hold.
@@ -159,17 +164,12 @@ func (p *progress) drawLive() {
 	if !p.live || p.current == "" {
 		return
 	}
-	line, elapsed := visible(p.current), " "+time.Since(p.currentAt).Round(time.Second).String()
-	if p.ascii {
-		line = string(asciiSymbols([]byte(line)))
-	}
+	elapsed := " " + time.Since(p.currentAt).Round(time.Second).String()
 	// One column is left free: a line that fills the last column leaves
 	// some terminals waiting to wrap, and the next \r lands a row down.
+	line := p.liveLine(p.width(), elapsed)
 	if cols := p.width(); cols > 0 {
-		line = fitWidth(line, cols-1-textWidth(elapsed), p.ascii) + elapsed
 		line = fitWidth(line, cols-1, p.ascii)
-	} else {
-		line += elapsed
 	}
 	p.drawn = textWidth(line)
 	fmt.Fprintf(p.w, "%s%s", clearLine, line)
@@ -208,7 +208,10 @@ func (p *progress) NodeStarted(n *types.ProcessedNode, visit int) {
 		return
 	}
 	p.mu.Lock()
-	p.current, p.currentAt = line, time.Now()
+	p.current, p.currentAt, p.currentID = line, time.Now(), "→ "+n.ID
+	p.nowMu.Lock()
+	p.now = doingNow{}
+	p.nowMu.Unlock()
 	p.drawLive()
 	p.mu.Unlock()
 }

@@ -8,7 +8,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/dtree-dev/dtree/internal/agent"
 	"github.com/dtree-dev/dtree/internal/run"
+	"github.com/dtree-dev/dtree/internal/runlog"
 	"github.com/dtree-dev/dtree/types"
 )
 
@@ -128,4 +130,62 @@ func TestPathLineIsBounded(t *testing.T) {
 	long := pathLine(ids(100_000))
 	assert.Contains(t, long, " → … 99,900 more … → ")
 	assert.Less(t, len(long), 1000)
+}
+
+// The live line says what the agent is doing: its latest tool call, its
+// turns, tokens and cost; it still fits at 80 and at 40 columns, the
+// node's text giving way first, then the figures, then the tool call.
+func TestProgressLiveLineSaysWhatTheAgentDoes(t *testing.T) {
+	t.Parallel()
+	n := &types.ProcessedNode{Node: &types.Node{ID: "fix", Text: "Fix the failing test in the parser and run the whole suite again"},
+		Settings: &types.Settings{Role: types.RoleProcess, CLI: "claude"}}
+	in, out, cost := int64(12000), int64(345), 0.0412
+	for _, tc := range []struct {
+		cols int
+		want string
+	}{
+		{0, "→ fix Fix the failing test in the parser and run the whole suite a… [process, claude] · Bash go test ./... · turn 4 · 12.3k tokens · $0.04 0s"},
+		{80, "→ fix Fix the failing … · Bash go test ./... · turn 4 · 12.3k tokens · $0.04 0s"},
+		{40, "→ fix · Bash g… · t4 · 12.3k · $0.04 0s"},
+		{24, "→ fix · Bash go tes… 0s"},
+	} {
+		var b bytes.Buffer
+		p := newProgress(&b, false, false, true)
+		cols := tc.cols
+		p.cols = func() int { return cols }
+		p.NodeStarted(n, 1)
+		p.Activity(n, 1, "claude", "run", agent.Activity{Kind: agent.ActivityTool, Tool: "Read", Arg: "go.mod", Turns: 3})
+		p.Activity(n, 1, "claude", "run", agent.Activity{Kind: agent.ActivityTool, Tool: "Bash", Arg: "go test ./...", Turns: 4,
+			Usage: types.Usage{InputTokens: &in, OutputTokens: &out, CostUSD: &cost}})
+		p.mu.Lock()
+		p.drawLive()
+		p.mu.Unlock()
+		frames := strings.Split(b.String(), clearLine)
+		last := frames[len(frames)-1]
+		assert.Equal(t, tc.want, last, "%d columns", tc.cols)
+		if tc.cols > 0 {
+			assert.LessOrEqual(t, textWidth(last), tc.cols-1, "fits %d columns", tc.cols)
+		}
+		p.finished(&run.Summary{RunID: "r1", Status: run.StatusSucceeded})
+	}
+}
+
+// With -v each tool call is a line under the step, as events.jsonl has
+// it; without, none.
+func TestProgressToolCallLines(t *testing.T) {
+	t.Parallel()
+	for _, verbose := range []bool{false, true} {
+		var b bytes.Buffer
+		p := newProgress(&b, false, verbose, false)
+		p.Event(runlog.ToolCall{Node: "fix", Purpose: "run", Tool: "Edit", Arg: "gotenv.go", Status: runlog.ToolOK})
+		p.Event(runlog.ToolCall{Node: "fix", Purpose: "run", Tool: "Bash", Arg: "go test ./...", Status: runlog.ToolError})
+		p.Event(runlog.ToolCall{Node: "fix", Purpose: "validate", Tool: "Bash", Arg: "sleep 100", Status: runlog.ToolUnfinished})
+		p.Event(runlog.ToolCallsLeftOut{Node: "fix", LeftOut: 9800})
+		if !verbose {
+			assert.Empty(t, b.String())
+			continue
+		}
+		assert.Equal(t, "    ✓ Edit gotenv.go\n    ✗ Bash go test ./...\n    … Bash sleep 100 (unfinished) (validate)\n"+
+			"    … 9,800 more tool calls, not shown (events.jsonl counts them: tool_calls_left_out)\n", b.String())
+	}
 }

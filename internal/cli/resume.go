@@ -400,7 +400,8 @@ func resumeReplayCommand(path string, rs runlog.RunStart, o runOptions, fs *pfla
 // where the run's log recorded a looser one (none, or more): the log is a
 // file an agent of the run could have edited, and cannot spend the user's
 // money past what the user set now (SPEC §12). A budget given again as a
-// flag is the user's and stands.
+// flag is the user's and stands. allow_unmetered under a budget is kept
+// off the same way.
 func (a *App) keepBudget(s, s0 *settings.Settings, runID string) {
 	keep := func(key string, looser bool, set func(), mine, logged string) {
 		if s.Sources[key].Layer != settings.LayerRun || !looser {
@@ -410,12 +411,19 @@ func (a *App) keepBudget(s, s0 *settings.Settings, runID string) {
 		s.Sources[key] = s0.Sources[key]
 		fmt.Fprintf(a.Err, "dtree: warning: run %s's log has %s %s, looser than the %s of %s: the run keeps %s\n",
 			runID, key, logged, mine, s0.Sources[key], mine)
-		fmt.Fprintf(a.Err, "dtree: hint: to spend more, give it again: --%s VALUE\n", strings.ReplaceAll(key, "_", "-"))
+		flag := "--" + strings.ReplaceAll(key, "_", "-")
+		if key != settings.KeyAllowUnmetered {
+			flag += " VALUE"
+		}
+		fmt.Fprintf(a.Err, "dtree: hint: to spend more, give it again: %s\n", flag)
 	}
 	keep(settings.KeyMaxCost, s0.MaxCost > 0 && (s.MaxCost == 0 || s.MaxCost > s0.MaxCost), func() { s.MaxCost = s0.MaxCost },
 		dollars(s0.MaxCost), dollars(s.MaxCost))
 	keep(settings.KeyMaxTokens, s0.MaxTokens > 0 && (s.MaxTokens == 0 || s.MaxTokens > s0.MaxTokens), func() { s.MaxTokens = s0.MaxTokens },
 		tokens(s0.MaxTokens), tokens(s.MaxTokens))
+	// Calls a budget cannot count are a looser budget too.
+	keep(settings.KeyAllowUnmetered, s.AllowUnmetered && !s0.AllowUnmetered && (s.MaxCost > 0 || s.MaxTokens > 0), func() { s.AllowUnmetered = false },
+		"false", "true")
 }
 
 // tokens is a budget of tokens as the user reads it: 12,000 tokens, or

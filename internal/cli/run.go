@@ -59,6 +59,12 @@ type runOptions struct {
 	trust       bool              // --trust: ./dtree.yaml is trusted for this run
 	budgetUSD   float64           // max_cost, resolved
 	budgetTok   int64             // max_tokens, resolved
+	// allowUnmetered is --allow-unmetered, read by the settings' flag
+	// layer; maxTurns --max-turns, likewise. unmetered are the CLIs a
+	// budget could not count (metered.go), for a dry run to say.
+	allowUnmetered bool
+	maxTurns       string
+	unmetered      []string
 }
 
 func (a *App) newRun() *cobra.Command {
@@ -72,8 +78,9 @@ process result is validated by a second call and retried with the critique
 when it fails. Every step is logged as it happens under --log-dir.
 
 Exit status: 0 the run finished; 1 a node failed after its attempts; 2 a
-usage or settings error, a CLI the chart needs is not installed, or the
-run's logs cannot be written (a full disk); 3 the chart has errors; 4 a
+usage or settings error, a CLI the chart needs is not installed or cannot
+report what a budget bounds (--allow-unmetered), or the run's logs cannot
+be written (a full disk); 3 the chart has errors; 4 a
 node's max_visits or --max-steps was reached; 130 interrupted.
 
 Docs: dtree docs run`,
@@ -114,8 +121,10 @@ func (o *runOptions) registerWalk(f *pflag.FlagSet) {
 	f.BoolVar(&o.json, "json", false, "print a JSON summary of the run on stdout")
 	f.BoolVarP(&o.quiet, "quiet", "q", false, "print nothing on stderr but errors")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "print every agent call")
-	f.StringVar(&o.maxCost, "max-cost", "", "stop the run before an agent call once its calls cost this many US dollars (max_cost)")
-	f.StringVar(&o.maxTokens, "max-tokens", "", "stop the run before an agent call once its calls used this many tokens (max_tokens)")
+	f.StringVar(&o.maxCost, "max-cost", "", "stop the run once its agent calls cost this many US dollars, in the middle of the call that crosses it where its CLI streams usage (max_cost)")
+	f.StringVar(&o.maxTokens, "max-tokens", "", "stop the run once its agent calls used this many tokens, in the middle of the call that crosses it where its CLI streams usage (max_tokens)")
+	f.BoolVar(&o.allowUnmetered, "allow-unmetered", false, "run with a budget even if some CLIs cannot report what it bounds: their calls go uncounted (allow_unmetered)")
+	f.StringVar(&o.maxTurns, "max-turns", "", "stop an agent call after this many model turns (max_turns; a node's max_turns wins)")
 	f.StringVar(&o.junit, "junit", "", "write a JUnit XML report of the run to this file (junit)")
 	f.StringVar(&o.context, "context", "", "how much of the run so far each agent prompt gets: path (every step, the default), previous or none")
 	f.StringVar(&o.model, "model", "", "model for the agent calls, passed with each CLI's own flag (a node's model metadata wins for its CLI)")
@@ -247,6 +256,14 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 	if err := pf.err(); err != nil && !o.dryRun {
 		return err
 	}
+	// A budget never fails open silently (readme/run.md#budgets); a
+	// replay costs nothing.
+	if answers == nil && !s.AllowUnmetered {
+		o.unmetered = unmetered(c, start, reg, o.noValidate, o.budgetUSD, o.budgetTok, a.Getenv)
+		if len(o.unmetered) > 0 && !o.dryRun {
+			return unmeteredError(o.unmetered)
+		}
+	}
 	wait, err := a.backoff()
 	if err != nil {
 		return err
@@ -277,7 +294,7 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 	// mask.go): the logs, stderr, the --json summary, answers.yaml and
 	// graph.svg.
 	log, err := runlog.Open(runlog.Options{Dir: s.LogDir, Short: s.WriteLogShort, Long: s.WriteLogLong, Redactor: a.redactor(),
-		LongCallMax: s.LongLogCallMax, LongMax: s.LongLogMax})
+		LongCallMax: s.LongLogCallMax, LongMax: s.LongLogMax, Streams: s.WriteLogLong, StreamMax: s.StreamLogMax})
 	if err != nil {
 		return &UsageError{Err: fmt.Errorf("open run log in %s: %w", s.LogDir, err), Hint: "pass --log-dir with a directory dtree can write, or set log_dir"}
 	}
@@ -687,7 +704,11 @@ func (a *App) dryRun(ctx context.Context, c *chart.Chart, page types.Page, start
 		if o.budgetTok > 0 {
 			parts = append(parts, fmt.Sprintf("%d tokens (--max-tokens)", o.budgetTok))
 		}
-		fmt.Fprintf(w, "budget: %s; a real run stops before the agent call that would start beyond it; a dry run spends nothing\n", strings.Join(parts, " and "))
+		fmt.Fprintf(w, "budget: %s; a real run stops at the agent call that crosses it; a dry run spends nothing\n", strings.Join(parts, " and "))
+		if len(o.unmetered) > 0 {
+			fmt.Fprintf(w, "not ready: %s cannot report what the budget bounds: %s (a real run refuses to start unless --allow-unmetered)\n",
+				types.Plural(len(o.unmetered), "CLI"), strings.Join(o.unmetered, ", "))
+		}
 	}
 	sum, werr := run.Walk(ctx, run.Options{
 		Chart: c, Page: page, Start: start, Registry: reg, Runner: d.Call,

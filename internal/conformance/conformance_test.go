@@ -70,7 +70,7 @@ type cliCase struct {
 
 // cases are the CLIs under test, in the order they run.
 func cases() []cliCase {
-	return []cliCase{claudeCase(), codexCase(), geminiCase(), opencodeCase(), copilotCase(), qwenCase(), qwenCustomCase()}
+	return []cliCase{claudeCase(), codexCase(), geminiCase(), opencodeCase(), copilotCase(), qwenCase(), qwenCustomCase(), qwenStreamCase()}
 }
 
 // The conformance chart's texts (testdata/conformance/chart.yaml) and the

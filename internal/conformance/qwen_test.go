@@ -68,6 +68,43 @@ func qwenCustomCase() cliCase {
 	}
 }
 
+// qwenStreamCase is the same binary as a custom CLI of output: jsonl
+// (readme/settings.md#json-lines): qwen -o stream-json prints one event a
+// line, its assistant messages with their usage and tool_use blocks, its
+// user messages with the tool results, and last the result, which holds
+// the answer. The usage is the assistant messages' summed as they come
+// (the result's is at another path), which must be what the server sent.
+func qwenStreamCase() cliCase {
+	return cliCase{
+		name:   "qwenstream",
+		binary: "qwen",
+		api:    mockllm.Chat,
+		settings: `clis:
+  qwenstream:
+    binary: qwen
+    args: ["-o", "stream-json", "--yolo", "--chat-recording=false", "--model={model}", "{prompt}"]
+    stdin_fallback: true
+    fallback_args: ["-o", "stream-json", "--yolo", "--chat-recording=false", "--model={model}"]
+    output: jsonl
+    answer_path: result
+    error_path: is_error
+    input_tokens_path: message.usage.input_tokens
+    output_tokens_path: message.usage.output_tokens
+    duration_path: duration_ms
+    tool_name_path: message.content.0.name
+    tool_input_path: message.content.0.input
+    tool_id_path: message.content.0.id
+    tool_end_id_path: message.content.0.tool_use_id
+    tool_error_path: message.content.0.is_error
+    key_vars: [OPENAI_API_KEY]
+`,
+		setup:    qwenSetup,
+		promptIn: func(part, prompt string) bool { return part == prompt+"\n\n" },
+		// No error checks, as for qwenjson: an API error is a result
+		// that is not is_error.
+	}
+}
+
 func qwenSetup(t *testing.T, home, url string) []string {
 	dir := filepath.Join(home, ".qwen")
 	require.NoError(t, os.MkdirAll(dir, 0o755))

@@ -18,12 +18,9 @@ func (anthropic) parse(_ *http.Request, body []byte) (call, error) {
 // prompt being the last user message.
 func parseMessages(api API, what string, body []byte) (call, error) {
 	var req struct {
-		Model    string `json:"model"`
-		Stream   bool   `json:"stream"`
-		Messages []struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
+		Model    string    `json:"model"`
+		Stream   bool      `json:"stream"`
+		Messages []message `json:"messages"`
 	}
 	c := call{api: api}
 	if err := json.Unmarshal(body, &req); err != nil {
@@ -36,7 +33,36 @@ func parseMessages(api API, what string, body []byte) (call, error) {
 			break
 		}
 	}
+	results := anthropicResults
+	if api == Chat {
+		results = chatResults
+	}
+	c.turn, c.results = conversation(req.Messages, func(m message) bool { return m.Role == "assistant" }, results)
 	return c, nil
+}
+
+// message is one message of the Messages API or Chat Completions.
+type message struct {
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+}
+
+// anthropicResults reads a user message's tool_result blocks.
+func anthropicResults(m message) []string {
+	var blocks []struct {
+		Type    string          `json:"type"`
+		Content json.RawMessage `json:"content"`
+	}
+	if json.Unmarshal(m.Content, &blocks) != nil {
+		return nil
+	}
+	var out []string
+	for _, b := range blocks {
+		if b.Type == "tool_result" {
+			out = append(out, resultText(b.Content))
+		}
+	}
+	return out
 }
 
 // anthropicUsage splits Usage as Anthropic does: input_tokens leaves the
@@ -50,33 +76,63 @@ func anthropicUsage(u Usage) map[string]any {
 	}
 }
 
-func (anthropic) reply(w http.ResponseWriter, c call, text string, u Usage) {
+// A reply's content is a text block (left out when the reply is only
+// tool calls), then a tool_use block for each call; it stops for
+// "tool_use" when it has any. Streamed, a tool_use block starts with an
+// empty input and its JSON arrives in input_json_delta pieces.
+func (anthropic) reply(w http.ResponseWriter, c call, a answer) {
 	msg := map[string]any{
-		"id": "msg_mock", "type": "message", "role": "assistant", "model": c.model,
+		"id": "msg_mock_" + a.id, "type": "message", "role": "assistant", "model": c.model,
 		"stop_reason": nil, "stop_sequence": nil,
 	}
+	stop := "end_turn"
+	if len(a.tools) > 0 {
+		stop = "tool_use"
+	}
+	withText := a.text != "" || len(a.tools) == 0
 	if !c.stream {
-		msg["content"] = []map[string]any{{"type": "text", "text": text}}
-		msg["stop_reason"] = "end_turn"
-		msg["usage"] = anthropicUsage(u)
+		var content []map[string]any
+		if withText {
+			content = append(content, map[string]any{"type": "text", "text": a.text})
+		}
+		for _, t := range a.tools {
+			content = append(content, map[string]any{"type": "tool_use", "id": "toolu_mock_" + t.id, "name": t.name, "input": t.object()})
+		}
+		msg["content"] = content
+		msg["stop_reason"] = stop
+		msg["usage"] = anthropicUsage(a.usage)
 		writeJSON(w, http.StatusOK, msg)
 		return
 	}
-	start := anthropicUsage(u)
+	start := anthropicUsage(a.usage)
 	start["output_tokens"] = 1
 	msg["content"] = []any{}
 	msg["usage"] = start
 	e := startSSE(w)
 	e.send("message_start", map[string]any{"type": "message_start", "message": msg})
-	e.send("content_block_start", map[string]any{"type": "content_block_start", "index": 0,
-		"content_block": map[string]any{"type": "text", "text": ""}})
-	for _, d := range chunks(text) {
-		e.send("content_block_delta", map[string]any{"type": "content_block_delta", "index": 0,
-			"delta": map[string]any{"type": "text_delta", "text": d}})
+	index := 0
+	if withText {
+		e.send("content_block_start", map[string]any{"type": "content_block_start", "index": index,
+			"content_block": map[string]any{"type": "text", "text": ""}})
+		for _, d := range chunks(a.text) {
+			e.send("content_block_delta", map[string]any{"type": "content_block_delta", "index": index,
+				"delta": map[string]any{"type": "text_delta", "text": d}})
+		}
+		e.send("content_block_stop", map[string]any{"type": "content_block_stop", "index": index})
+		index++
 	}
-	e.send("content_block_stop", map[string]any{"type": "content_block_stop", "index": 0})
+	for _, t := range a.tools {
+		e.send("content_block_start", map[string]any{"type": "content_block_start", "index": index,
+			"content_block": map[string]any{"type": "tool_use", "id": "toolu_mock_" + t.id, "name": t.name, "input": map[string]any{}}})
+		for _, d := range split(t.input) {
+			e.send("content_block_delta", map[string]any{"type": "content_block_delta", "index": index,
+				"delta": map[string]any{"type": "input_json_delta", "partial_json": d}})
+		}
+		e.send("content_block_stop", map[string]any{"type": "content_block_stop", "index": index})
+		index++
+	}
 	e.send("message_delta", map[string]any{"type": "message_delta",
-		"delta": map[string]any{"stop_reason": "end_turn", "stop_sequence": nil}, "usage": anthropicUsage(u)})
+		"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": anthropicUsage(a.usage)})
 	e.send("message_stop", map[string]any{"type": "message_stop"})
 }
 

@@ -45,14 +45,10 @@ func (responses) parse(_ *http.Request, body []byte) (call, error) {
 	c.model, c.stream = req.Model, req.Stream
 	var s string
 	if json.Unmarshal(req.Input, &s) == nil {
-		c.prompt, c.parts = s, []string{s}
+		c.prompt, c.parts, c.turn = s, []string{s}, 1
 		return c, nil
 	}
-	var items []struct {
-		Type    string          `json:"type"`
-		Role    string          `json:"role"`
-		Content json.RawMessage `json:"content"`
-	}
+	var items []responsesItem
 	json.Unmarshal(req.Input, &items) //nolint:errcheck // no items: no prompt
 	for i := len(items) - 1; i >= 0; i-- {
 		if items[i].Role == "user" {
@@ -60,14 +56,53 @@ func (responses) parse(_ *http.Request, body []byte) (call, error) {
 			break
 		}
 	}
+	c.turn, c.results = conversation(items, responsesItem.model, responsesItem.results)
 	return c, nil
 }
 
-func (responses) reply(w http.ResponseWriter, c call, text string, u Usage) {
-	item := map[string]any{"id": "msg_mock", "type": "message", "role": "assistant", "status": "completed",
-		"content": []map[string]any{{"type": "output_text", "text": text, "annotations": []any{}}}}
-	resp := map[string]any{"id": "resp_mock", "object": "response", "created_at": 0, "status": "completed",
-		"model": c.model, "output": []any{item},
+// responsesItem is one item of a Responses request's input.
+type responsesItem struct {
+	Type    string          `json:"type"`
+	Role    string          `json:"role"`
+	Content json.RawMessage `json:"content"`
+	Output  json.RawMessage `json:"output"`
+}
+
+// model says whether the item is of a model reply: an assistant message,
+// its reasoning, or a tool call.
+func (it responsesItem) model() bool {
+	switch it.Type {
+	case "function_call", "custom_tool_call", "local_shell_call", "reasoning", "web_search_call":
+		return true
+	}
+	return it.Role == "assistant"
+}
+
+func (it responsesItem) results() []string {
+	switch it.Type {
+	case "function_call_output", "custom_tool_call_output", "local_shell_call_output":
+		return []string{resultText(it.Output)}
+	}
+	return nil
+}
+
+// A reply's output is a message item (left out when the reply is only
+// tool calls), then a function_call item for each call, its arguments as
+// JSON text; streamed, the arguments arrive in
+// response.function_call_arguments.delta events.
+func (responses) reply(w http.ResponseWriter, c call, a answer) {
+	u := a.usage
+	var output []map[string]any
+	if a.text != "" || len(a.tools) == 0 {
+		output = append(output, map[string]any{"id": "msg_mock_" + a.id, "type": "message", "role": "assistant", "status": "completed",
+			"content": []map[string]any{{"type": "output_text", "text": a.text, "annotations": []any{}}}})
+	}
+	for _, t := range a.tools {
+		output = append(output, map[string]any{"id": "fc_mock_" + t.id, "type": "function_call", "status": "completed",
+			"call_id": "call_mock_" + t.id, "name": t.name, "arguments": t.input})
+	}
+	resp := map[string]any{"id": "resp_mock_" + a.id, "object": "response", "created_at": 0, "status": "completed",
+		"model": c.model, "output": output,
 		"usage": map[string]any{
 			"input_tokens": u.Input, "input_tokens_details": map[string]any{"cached_tokens": u.Cached},
 			"output_tokens": u.Output, "output_tokens_details": map[string]any{"reasoning_tokens": 0},
@@ -84,14 +119,27 @@ func (responses) reply(w http.ResponseWriter, c call, text string, u Usage) {
 		seq++
 		e.send(typ, v)
 	}
-	send("response.created", map[string]any{"response": map[string]any{"id": "resp_mock", "object": "response",
+	send("response.created", map[string]any{"response": map[string]any{"id": "resp_mock_" + a.id, "object": "response",
 		"created_at": 0, "status": "in_progress", "model": c.model, "output": []any{}}})
-	send("response.output_item.added", map[string]any{"output_index": 0, "item": map[string]any{
-		"id": "msg_mock", "type": "message", "role": "assistant", "status": "in_progress", "content": []any{}}})
-	for _, d := range chunks(text) {
-		send("response.output_text.delta", map[string]any{"item_id": "msg_mock", "output_index": 0, "content_index": 0, "delta": d})
+	for i, item := range output {
+		id := item["id"]
+		if item["type"] == "message" {
+			send("response.output_item.added", map[string]any{"output_index": i, "item": map[string]any{
+				"id": id, "type": "message", "role": "assistant", "status": "in_progress", "content": []any{}}})
+			for _, d := range chunks(a.text) {
+				send("response.output_text.delta", map[string]any{"item_id": id, "output_index": i, "content_index": 0, "delta": d})
+			}
+		} else {
+			args := item["arguments"].(string)
+			send("response.output_item.added", map[string]any{"output_index": i, "item": map[string]any{
+				"id": id, "type": "function_call", "status": "in_progress", "call_id": item["call_id"], "name": item["name"], "arguments": ""}})
+			for _, d := range split(args) {
+				send("response.function_call_arguments.delta", map[string]any{"item_id": id, "output_index": i, "delta": d})
+			}
+			send("response.function_call_arguments.done", map[string]any{"item_id": id, "output_index": i, "arguments": args})
+		}
+		send("response.output_item.done", map[string]any{"output_index": i, "item": item})
 	}
-	send("response.output_item.done", map[string]any{"output_index": 0, "item": item})
 	send("response.completed", map[string]any{"response": resp})
 }
 
@@ -112,30 +160,72 @@ func chatUsage(u Usage) map[string]any {
 		"prompt_tokens_details": map[string]any{"cached_tokens": u.Cached}}
 }
 
-func (chat) reply(w http.ResponseWriter, c call, text string, u Usage) {
+// chatResults reads a "tool" message's content.
+func chatResults(m message) []string {
+	if m.Role != "tool" {
+		return nil
+	}
+	return []string{resultText(m.Content)}
+}
+
+// A reply's message has the text as content (null when the reply is only
+// tool calls) and a tool_calls entry for each call, its arguments as JSON
+// text, finishing for "tool_calls"; streamed, each call's first delta
+// carries its index, id and name and the later ones pieces of its
+// arguments.
+func (chat) reply(w http.ResponseWriter, c call, a answer) {
+	u := a.usage
+	finish := "stop"
+	if len(a.tools) > 0 {
+		finish = "tool_calls"
+	}
 	if !c.stream {
-		writeJSON(w, http.StatusOK, map[string]any{"id": "chatcmpl-mock", "object": "chat.completion", "created": 0,
-			"model": c.model, "choices": []map[string]any{{"index": 0, "finish_reason": "stop",
-				"message": map[string]any{"role": "assistant", "content": text}}},
+		msg := map[string]any{"role": "assistant", "content": a.text}
+		if len(a.tools) > 0 {
+			var calls []map[string]any
+			for _, t := range a.tools {
+				calls = append(calls, map[string]any{"id": "call_mock_" + t.id, "type": "function",
+					"function": map[string]any{"name": t.name, "arguments": t.input}})
+			}
+			msg["tool_calls"] = calls
+			if a.text == "" {
+				msg["content"] = nil
+			}
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"id": "chatcmpl-mock-" + a.id, "object": "chat.completion", "created": 0,
+			"model": c.model, "choices": []map[string]any{{"index": 0, "finish_reason": finish, "message": msg}},
 			"usage": chatUsage(u)})
 		return
 	}
 	e := startSSE(w)
 	chunk := func(delta map[string]any, finish any) map[string]any {
-		return map[string]any{"id": "chatcmpl-mock", "object": "chat.completion.chunk", "created": 0, "model": c.model,
+		return map[string]any{"id": "chatcmpl-mock-" + a.id, "object": "chat.completion.chunk", "created": 0, "model": c.model,
 			"choices": []map[string]any{{"index": 0, "delta": delta, "finish_reason": finish}}}
 	}
-	for i, d := range chunks(text) {
-		delta := map[string]any{"content": d}
-		if i == 0 {
+	first := true
+	send := func(delta map[string]any) {
+		if first {
 			delta["role"] = "assistant"
+			first = false
 		}
 		e.send("", chunk(delta, nil))
 	}
-	e.send("", chunk(map[string]any{}, "stop"))
+	if a.text != "" || len(a.tools) == 0 {
+		for _, d := range chunks(a.text) {
+			send(map[string]any{"content": d})
+		}
+	}
+	for i, t := range a.tools {
+		send(map[string]any{"tool_calls": []map[string]any{{"index": i, "id": "call_mock_" + t.id, "type": "function",
+			"function": map[string]any{"name": t.name, "arguments": ""}}}})
+		for _, d := range split(t.input) {
+			send(map[string]any{"tool_calls": []map[string]any{{"index": i, "function": map[string]any{"arguments": d}}}})
+		}
+	}
+	e.send("", chunk(map[string]any{}, finish))
 	// The usage chunk: sent always, as servers that honour
 	// stream_options.include_usage do; clients that did not ask ignore it.
-	e.send("", map[string]any{"id": "chatcmpl-mock", "object": "chat.completion.chunk", "created": 0, "model": c.model,
+	e.send("", map[string]any{"id": "chatcmpl-mock-" + a.id, "object": "chat.completion.chunk", "created": 0, "model": c.model,
 		"choices": []any{}, "usage": chatUsage(u)})
 	e.raw("[DONE]")
 }

@@ -17,6 +17,15 @@ import (
 //	  - match: ""
 //	    status: 429
 //	    message: slow down
+//
+// and with tool calls (readme/dev.md has the keys):
+//
+//	rules:
+//	  - turn: 1
+//	    tools: [{name: Bash, input: {command: "echo hi"}}]
+//	  - tool_result: true
+//	    result: hi
+//	    reply: It said hi.
 type Script struct {
 	Rules []Rule `yaml:"rules"`
 }

@@ -36,8 +36,9 @@ type Usage struct {
 
 // Rule is one scripted answer. The first rule whose Match is in the
 // prompt (the text of the last user message; "" matches any), whose Body
-// is in the raw request body, whose API is empty or the request's, and
-// that has uses left answers.
+// is in the raw request body, whose API is empty or the request's, whose
+// Turn, ToolResult and Result fit the conversation, and that has uses
+// left answers.
 type Rule struct {
 	Match string `yaml:"match" json:"match"`
 	// Body tells apart calls that carry the same prompt: gemini's model
@@ -45,9 +46,25 @@ type Rule struct {
 	// ("complexity_score").
 	Body string `yaml:"body" json:"body"`
 	API  API    `yaml:"api" json:"api"`
+	// Turn, when set, matches only the request of that turn of its
+	// conversation: 1 for the first call, 2 for the one after the model's
+	// first reply (a tool call, usually), and so on.
+	Turn int `yaml:"turn" json:"turn"`
+	// ToolResult, when set, matches only requests that do (true) or do
+	// not (false) carry tool results after the model's last reply.
+	ToolResult *bool `yaml:"tool_result" json:"tool_result"`
+	// Result, when set, matches only requests carrying a tool result
+	// whose text holds it.
+	Result string `yaml:"result" json:"result"`
 	// Reply is the assistant's text, with Usage as its usage.
 	Reply string `yaml:"reply" json:"reply"`
-	Usage Usage  `yaml:"usage" json:"usage"`
+	// Tools, when set, make the reply ask for these tool calls (after
+	// Reply's text, if any), in the protocol's own shape: the model stops
+	// for tool use and the CLI runs them and calls again with their
+	// results. A rule with Tools and no Turn or Times answers every turn
+	// with a tool call: a runaway agent.
+	Tools []ToolCall `yaml:"tools" json:"tools"`
+	Usage Usage      `yaml:"usage" json:"usage"`
 	// Status, when set, answers with this HTTP error instead, in the
 	// provider's error shape, with Message as its message.
 	Status  int    `yaml:"status" json:"status"`
@@ -78,6 +95,15 @@ type Request struct {
 	// <system-reminder> part first).
 	Parts []string `json:"parts"`
 	Body  []byte   `json:"body"`
+	// Turn is the request's turn in its conversation: 1 + the model
+	// replies it carries.
+	Turn int `json:"turn"`
+	// Results are the texts of the tool results the request carries
+	// after the model's last reply (a JSON text where a result is not
+	// text).
+	Results []string `json:"results,omitempty"`
+	// Tools are the names of the tool calls the reply asked for.
+	Tools []string `json:"tools,omitempty"`
 	// Rule is the index of the rule that answered, -1 for none.
 	Rule   int   `json:"rule"`
 	Status int   `json:"status"`
@@ -97,6 +123,7 @@ type Server struct {
 	used     []int
 	reqs     []Request
 	observer func(Request)
+	replies  int // replies so far, for unique message and call ids
 }
 
 // Start listens on a free port of 127.0.0.1 and serves rules.
@@ -147,23 +174,53 @@ func (s *Server) Reset() {
 }
 
 // match picks the rule for a request and counts its use; -1 when none.
-func (s *Server) match(api API, prompt string, body []byte) (Rule, int) {
+func (s *Server) match(c call, body []byte) (Rule, int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, r := range s.rules {
-		if r.API != "" && r.API != api {
+		if r.API != "" && r.API != c.api {
 			continue
 		}
 		if r.Times > 0 && s.used[i] >= r.Times {
 			continue
 		}
-		if !strings.Contains(prompt, r.Match) || !bytes.Contains(body, []byte(r.Body)) {
+		if !strings.Contains(c.prompt, r.Match) || !bytes.Contains(body, []byte(r.Body)) {
+			continue
+		}
+		if !r.fits(c) {
 			continue
 		}
 		s.used[i]++
 		return r, i
 	}
 	return Rule{}, -1
+}
+
+// fits says whether the rule's Turn, ToolResult and Result fit the call.
+func (r Rule) fits(c call) bool {
+	if r.Turn != 0 && r.Turn != c.turn {
+		return false
+	}
+	if r.ToolResult != nil && *r.ToolResult != (len(c.results) > 0) {
+		return false
+	}
+	if r.Result == "" {
+		return true
+	}
+	for _, res := range c.results {
+		if strings.Contains(res, r.Result) {
+			return true
+		}
+	}
+	return false
+}
+
+// count numbers a reply, for its message's and its calls' ids.
+func (s *Server) count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.replies++
+	return s.replies
 }
 
 func (s *Server) record(r Request) {
@@ -190,12 +247,26 @@ type call struct {
 	stream bool
 	prompt string
 	parts  []string
+	// turn is 1 + the model replies the request carries; results are the
+	// tool results after the last of them.
+	turn    int
+	results []string
+}
+
+// answer is what a reply says: text, then tool calls, with its usage.
+// id numbers the reply: each has its own message id, as a real API's has
+// (claude merges the assistant messages that share one).
+type answer struct {
+	id    string
+	text  string
+	tools []toolUse
+	usage Usage
 }
 
 // protocol reads requests of one API and writes its answers.
 type protocol interface {
 	parse(r *http.Request, body []byte) (call, error)
-	reply(w http.ResponseWriter, c call, text string, u Usage)
+	reply(w http.ResponseWriter, c call, a answer)
 	fail(w http.ResponseWriter, status int, msg, code string)
 }
 
@@ -217,7 +288,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec.Model, rec.Stream, rec.Prompt, rec.Parts = c.model, c.stream, c.prompt, c.parts
-	rule, i := s.match(c.api, c.prompt, body)
+	rec.Turn, rec.Results = c.turn, c.results
+	rule, i := s.match(c, body)
 	rec.Rule = i
 	switch {
 	case i < 0:
@@ -237,8 +309,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.fail(w, rule.Status, rule.Message, rule.Code)
 	default:
 		rec.Status, rec.Usage = http.StatusOK, rule.Usage
+		a := answer{id: fmt.Sprint(s.count()), text: rule.Reply, usage: rule.Usage}
+		for j, t := range rule.Tools {
+			rec.Tools = append(rec.Tools, t.Name)
+			a.tools = append(a.tools, t.use(fmt.Sprintf("%s_%d", a.id, j)))
+		}
 		s.record(rec)
-		p.reply(w, c, rule.Reply, rule.Usage)
+		p.reply(w, c, a)
 	}
 }
 

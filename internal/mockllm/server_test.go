@@ -92,7 +92,9 @@ func streamed(t *testing.T, api API, evs []any) (text string, usage map[string]a
 		case Anthropic:
 			switch dig(e, "type") {
 			case "content_block_delta":
-				b.WriteString(dig(e, "delta", "text").(string))
+				if d, ok := dig(e, "delta", "text").(string); ok {
+					b.WriteString(d)
+				}
 			case "message_delta":
 				usage = dig(e, "usage").(map[string]any)
 			}

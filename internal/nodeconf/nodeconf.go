@@ -36,6 +36,7 @@ const (
 	keyValidate       = "validate"
 	keyModel          = "model"
 	keyKeepRunning    = "keeprunning"
+	keyMaxTurns       = "maxturns"
 	keyCommand        = "command"
 	keyContext        = "context"
 )
@@ -53,7 +54,7 @@ type Findings struct {
 // with its tags and metadata. Precedence: metadata, then tags, then the
 // defaults; the validation and retry CLIs default to the node's own CLI.
 func Resolve(n *types.Node, role string, d types.Defaults, names CLINames) (types.ProcessedNode, Findings) {
-	p := types.ProcessedNode{Node: n, Settings: &types.Settings{Role: role, Retries: d.Retries, Timeout: d.Timeout, MaxVisits: d.MaxVisits}}
+	p := types.ProcessedNode{Node: n, Settings: &types.Settings{Role: role, Retries: d.Retries, Timeout: d.Timeout, MaxVisits: d.MaxVisits, MaxTurns: d.MaxTurns}}
 	var f Findings
 	if role == types.RoleTerminator {
 		// Never sent to an agent: its tags and metadata have nothing to set.
@@ -174,6 +175,7 @@ func Resolve(n *types.Node, role string, d types.Defaults, names CLINames) (type
 	}
 	wholeNumber(keyRetries, 0, &p.Retries, "set retries to a whole number, 0 or more (0 means one attempt and no retry)")
 	wholeNumber(keyMaxVisits, 1, &p.MaxVisits, "set max_visits to a whole number, 1 or more")
+	wholeNumber(keyMaxTurns, 0, &p.MaxTurns, "set max_turns to a whole number of model turns, 1 or more (0 means no bound)")
 	if v, ok := meta[keyTimeout]; ok {
 		if t, err := ParseDuration(v); err == nil {
 			p.Timeout = t

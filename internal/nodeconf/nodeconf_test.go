@@ -405,3 +405,35 @@ func TestResolveNumberTooLarge(t *testing.T) {
 	require.Len(t, f.Errors, 1)
 	assert.Equal(t, `node 7: max_visits is "99999999999999999999", a whole number too large to count to`, f.Errors[0].Message)
 }
+
+func TestResolveMaxTurns(t *testing.T) {
+	t.Parallel()
+	d := types.BuiltinDefaults()
+	d.MaxTurns = 30 // the max_turns setting
+	tests := []struct {
+		name    string
+		node    *types.Node
+		want    int
+		wantBad bool
+	}{
+		{name: "unset: the setting", node: node(nil), want: 30},
+		{name: "custom data wins", node: node(nil, "max_turns=5"), want: 5},
+		{name: "0 is no bound", node: node(nil, "maxTurns=0"), want: 0},
+		{name: "negative", node: node(nil, "max_turns=-1"), want: 30, wantBad: true},
+		{name: "not a number", node: node(nil, "max_turns=many"), want: 30, wantBad: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p, f := nodeconf.Resolve(tt.node, types.RoleProcess, d, names)
+			assert.Equal(t, tt.want, p.MaxTurns)
+			if tt.wantBad {
+				require.Len(t, f.Errors, 1)
+				assert.Equal(t, "bad_metadata", f.Errors[0].Class)
+				assert.Contains(t, f.Errors[0].Message, "max_turns")
+			} else {
+				assert.Empty(t, f.Errors)
+			}
+		})
+	}
+}

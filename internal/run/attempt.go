@@ -145,8 +145,8 @@ func (v *step) ask(ctx context.Context, a int, prompt, purpose string) (agent.Re
 			}
 			return r, outcome{err: lerr}, false
 		}
-		if errors.As(err, new(*BudgetError)) {
-			return r, outcome{err: err}, false
+		if be := (*BudgetError)(nil); errors.As(err, &be) {
+			return r, outcome{err: be}, false // stopped mid-call: the budget's words, not the stopped call's
 		}
 		kind, _ := agent.Permanent(err)
 		if errors.Is(err, agent.ErrNotFound) || kind != "" {
@@ -273,7 +273,10 @@ func (validator) judge(ctx context.Context, v *step, attempt int, output string)
 			}
 			return types.ValidationResponse{}, lerr
 		}
-		if errors.Is(err, agent.ErrNotFound) || errors.As(err, new(*BudgetError)) {
+		if be := (*BudgetError)(nil); errors.As(err, &be) {
+			return types.ValidationResponse{}, be
+		}
+		if errors.Is(err, agent.ErrNotFound) {
 			return types.ValidationResponse{}, err
 		}
 		if kind, _ := agent.Permanent(err); kind != "" {
@@ -327,6 +330,7 @@ func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, 
 		if err := w.overBudget(n); err != nil {
 			return agent.Result{}, err // no call made, none logged
 		}
+		prompt = prompts.WithBudget(w.budgetLine(), prompt) // past 80 % of a budget, what is left
 		// An earlier step's output in the run so far may hold a NUL,
 		// which no argv can carry (readme/context.md#variables).
 		if k := strings.Count(prompt, "\x00"); k > 0 {
@@ -346,28 +350,46 @@ func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, 
 	}
 	c := agent.Call{Def: def, Prompt: prompt, Model: model, Dir: w.o.Workdir, Env: w.o.Env,
 		Request: agent.Request{RunID: runID, Node: n.ID, Purpose: purpose, Attempt: attempt}, Timeout: n.Timeout, KeepRunning: n.KeepRunning}
+	var s *seen
 	if purpose != agent.PurposeCommand {
-		c.Observe = w.observe(n, attempt, def.Name, purpose)
+		s = w.see(n, res, attempt, def.Name, purpose)
+		c.Observe = w.observe(n, attempt, def.Name, purpose, s)
 	}
 	if err := w.flush(); err != nil {
 		return agent.Result{}, err
 	}
 	var lw io.WriteCloser
+	var sw *runlog.StreamWriter // the call's stream file (readme/logs.md#streams)
 	if w.o.Log != nil {
 		lw = w.o.Log.Call(n.ID, def.Name, attempt, purpose)
 		if err := w.logFailed(); err != nil {
 			return agent.Result{}, err
 		}
 		c.Output = lw
+		if purpose != agent.PurposeCommand && def.Streams() {
+			if sw = w.o.Log.Stream(n.ID, res.Visit, attempt, purpose); sw != nil {
+				c.Stream = sw
+			}
+		}
 	}
 	start := time.Now()
+	c.MaxTurns = n.MaxTurns // for a CLI that takes it (readme/run.md#max-turns)
 	r, err := w.o.Runner(ctx, c)
 	if lw != nil {
 		_ = lw.Close() // its error is logFailed's
 	}
+	if sw != nil {
+		_ = sw.Close() // as long.log's
+	}
+	if s != nil {
+		s.done()
+	}
 	// Whatever the runner, figures are checked (SPEC §12).
 	var more []string
 	r.Usage, more = agent.CheckUsage(r.Usage)
+	if m := w.costless(r.Usage, err); m != "" {
+		more = append(more, m)
+	}
 	if ws, ok := w.o.Progress.(UsageWarner); ok {
 		for _, m := range append(r.UsageWarnings, more...) {
 			ws.UsageWarning(n, attempt, def.Name, m)
@@ -386,6 +408,9 @@ func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, 
 		}
 		w.sum.count(res, a)
 		w.noteSpending(n.ID, a)
+		if errors.As(err, new(*BudgetError)) {
+			w.sum.Budget.Reached = true // a call stopped as it crossed the budget (meter.go)
+		}
 	}
 	w.event(runlog.AgentCall{Node: n.ID, Attempt: attempt, Purpose: purpose, CLI: def.Name,
 		Argv: r.Argv, DurationMS: a.DurationMS, ExitCode: r.ExitCode, TimedOut: r.TimedOut,

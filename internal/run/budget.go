@@ -27,19 +27,29 @@ type Budget struct {
 
 const maxUnknownNamed = 50
 
-// BudgetError is a run stopped by its budget before an agent call.
+// BudgetError is a run stopped by its budget: before an agent call, or
+// in the middle of one (Call is set), which was stopped.
 type BudgetError struct {
 	What  string // "cost" or "tokens"
 	Spent string // "$2.61", "12,400 tokens"
 	Limit string // "$2.50 (--max-cost)"
-	Node  string // the node whose call was not made
+	Node  string // the node whose call was not made, or was stopped
 	Text  string
 	// Unknown counts the calls whose spending is not known.
 	Unknown int
+	// Call is the call stopped as it crossed the budget ("attempt 1 run
+	// (claude)"), "" when the budget stopped the run between calls;
+	// CallSpent is what that call had spent when it was stopped.
+	Call      string
+	CallSpent string
 }
 
 func (e *BudgetError) Error() string {
 	msg := fmt.Sprintf("the run reached its budget before node %s %s: it spent %s of %s", e.Node, types.Quote(types.Excerpt(e.Text, errorTextRunes)), e.Spent, e.Limit)
+	if e.Call != "" {
+		msg = fmt.Sprintf("the run reached its budget during node %s %s, which was stopped: it spent %s of %s, %s of it by %s", e.Node,
+			types.Quote(types.Excerpt(e.Text, errorTextRunes)), e.Spent, e.Limit, e.CallSpent, e.Call)
+	}
 	if e.Unknown > 0 {
 		msg += fmt.Sprintf(", not counting %s whose CLI reported no figures", types.Plural(e.Unknown, "call"))
 	}
@@ -74,25 +84,12 @@ func (w *walker) overBudget(n *types.ProcessedNode) error {
 	if !w.o.budgetOn() {
 		return nil
 	}
-	u := w.sum.Usage
-	e := &BudgetError{Node: n.ID, Text: firstLine(n.Text), Unknown: w.sum.Budget.UnknownCount}
-	var tokens int64
-	if u.InputTokens != nil {
-		tokens = types.SatAdd(tokens, *u.InputTokens)
-	}
-	if u.OutputTokens != nil {
-		tokens = types.SatAdd(tokens, *u.OutputTokens)
-	}
-	switch {
-	case w.o.MaxTokens > 0 && tokens >= w.o.MaxTokens:
-		e.What, e.Spent, e.Limit = "tokens", types.Thousands(tokens)+" tokens", types.Thousands(w.o.MaxTokens)+" tokens (--max-tokens)"
-	case w.o.MaxCost > 0 && u.CostUSD != nil && *u.CostUSD >= w.o.MaxCost:
-		e.What, e.Spent, e.Limit = "cost", dollars(*u.CostUSD), dollars(w.o.MaxCost)+" (--max-cost)"
-	default:
+	what, spent, limit := w.over(w.spent().Usage)
+	if what == "" {
 		return nil
 	}
 	w.sum.Budget.Reached = true
-	return e
+	return &BudgetError{What: what, Spent: spent, Limit: limit, Node: n.ID, Text: firstLine(n.Text), Unknown: w.sum.Budget.UnknownCount}
 }
 
 func dollars(f float64) string {

@@ -9,11 +9,13 @@ import (
 // works (agent.Activity, readme/run.md#what-the-agent-is-doing): it is
 // called from the goroutine that reads the agent's output, one activity at
 // a time, while the walker waits for the call; an error stops the call.
-func (w *walker) observe(n *types.ProcessedNode, attempt int, cli, purpose string) func(agent.Activity) error {
+// s is what the run sees of the call (seen.go).
+func (w *walker) observe(n *types.ProcessedNode, attempt int, cli, purpose string, s *seen) func(agent.Activity) error {
 	return func(a agent.Activity) error {
 		// Seen: the run's events, the live line, the step's record.
+		s.activity(a)
 
 		// Metered: the budget and the turns, as usage arrives.
-		return nil
+		return w.meter(n, attempt, cli, purpose, a)
 	}
 }

@@ -42,6 +42,11 @@ type Carried struct {
 	// is not an event (torn, or edited): reading stopped at it, so the
 	// steps are those that finished before it. nil when there is none.
 	Damaged *runlog.LineError
+	// Unfinished sums the usage of the agent calls of the visits it did
+	// not finish (failed, stopped by its budget, interrupted, killed),
+	// which are not carried: the budget counts them all the same
+	// (readme/resume.md). Checked as a CLI's figures are.
+	Unfinished types.UsageTotal
 
 	// path is the node of each finished visit, of which the first taken
 	// are carried (From cuts it), and steps what Each hands over of each
@@ -68,9 +73,14 @@ type CarriedStep struct {
 	Start   runlog.NodeStart
 	Calls   []runlog.AgentCall
 	Retries []runlog.Retry
-	End     runlog.NodeEnd
-	lines   [][]byte
-	dur     time.Duration
+	// Tools are its tool_call events, and ToolsLeftOut the tool calls
+	// its tool_calls_left_out counted: the step's record of them
+	// (seen.go) is made again from them.
+	Tools        []runlog.ToolCall
+	ToolsLeftOut int
+	End          runlog.NodeEnd
+	lines        [][]byte
+	dur          time.Duration
 	// startLine and endLine are the lines of its node_start and node_end
 	// in the events.jsonl read, for errors that name them.
 	startLine, endLine int
@@ -130,6 +140,15 @@ func (c *Carried) scan(r io.Reader, mode int, took func(*CarriedStep) bool) erro
 	started := false
 	var cur *CarriedStep // the visit being read
 	var curStart time.Time
+	// pending are the usages of the calls of the visit being read, until
+	// it is known whether it finished; unfinished counts them when not.
+	var pending []types.Usage
+	unfinished := func() {
+		for _, u := range pending {
+			c.Unfinished.Add(u, 0)
+		}
+		pending = pending[:0]
+	}
 	for {
 		ev, err := rd.Next()
 		if errors.Is(err, io.EOF) {
@@ -155,8 +174,13 @@ func (c *Carried) scan(r io.Reader, mode int, took func(*CarriedStep) bool) erro
 		if !light {
 			line = append(line, rd.Raw()...)
 		}
+		if e, ok := ev.(runlog.AgentCall); ok && e.Purpose != agent.PurposeCommand {
+			u, _ := agent.CheckUsage(e.Usage)
+			pending = append(pending, u)
+		}
 		switch e := ev.(type) {
 		case runlog.NodeStart:
+			unfinished() // a visit that had no end
 			cur, curStart = &CarriedStep{Start: e, startLine: rd.Line()}, rd.Time()
 			cur.lines = append(cur.lines, line)
 		case runlog.NodeEnd:
@@ -165,6 +189,7 @@ func (c *Carried) scan(r io.Reader, mode int, took func(*CarriedStep) bool) erro
 				continue
 			}
 			if e.Status == StatusSucceeded {
+				pending = pending[:0] // carried with its step
 				cur.End, cur.dur, cur.endLine = e, rd.Time().Sub(curStart), rd.Line()
 				cur.lines = append(cur.lines, line)
 				c.path = append(c.path, e.Node)
@@ -199,12 +224,17 @@ func (c *Carried) scan(r io.Reader, mode int, took func(*CarriedStep) bool) erro
 				cur.Calls = append(cur.Calls, e)
 			case runlog.Retry:
 				cur.Retries = append(cur.Retries, e)
+			case runlog.ToolCall:
+				cur.Tools = append(cur.Tools, e)
+			case runlog.ToolCallsLeftOut:
+				cur.ToolsLeftOut += e.LeftOut
 			}
 		}
 	}
 	if !started {
 		return errors.New("its events.jsonl has no run_start event: the run stopped before it began")
 	}
+	unfinished()
 	c.Torn = rd.Torn()
 	c.taken = len(c.path)
 	if c.taken == 0 || c.Ended {
@@ -405,6 +435,7 @@ func (w *walker) carryStep(s *CarriedStep) {
 			}
 		}
 	}
+	res.carryTools(s.Tools, s.ToolsLeftOut)
 	w.sum.add(res)
 	w.sum.Path = append(w.sum.Path, id)
 	w.visits[id] = max(w.visits[id], s.Start.Visit)

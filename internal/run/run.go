@@ -375,6 +375,9 @@ func sleep(ctx context.Context, d time.Duration) error {
 // event logs to events.jsonl; a log that cannot be written is reported
 // once on the summary, and the run goes on.
 func (w *walker) event(ev runlog.Event) {
+	if l, ok := w.o.Progress.(Listener); ok {
+		l.Event(ev)
+	}
 	if w.o.Log == nil {
 		return
 	}

@@ -120,6 +120,16 @@ type NodeResult struct {
 	DurationMS int64                     `json:"duration_ms"`
 	// Usage sums this visit's calls, work and validation.
 	Usage types.UsageTotal `json:"usage"`
+	// ToolCalls counts the tool calls of the visit's agent calls, as
+	// their event streams told them; Tools are the newest LastTools of
+	// them, oldest first. Files are the files the visit's tools wrote
+	// (an Edit's path), in the order first written, at most MaxFiles;
+	// FilesLeftOut counts the writes past them
+	// (readme/logs.md#shortjson).
+	ToolCalls    int       `json:"tool_calls,omitempty"`
+	Tools        []ToolUse `json:"tools,omitempty"`
+	Files        []string  `json:"files,omitempty"`
+	FilesLeftOut int       `json:"files_left_out,omitempty"`
 	// Error is why the visit did not succeed, "" when it did; Output is
 	// the final text of its last attempt, its last 8 KiB (the agent's
 	// answer, a command's output). Both are for reports
@@ -206,6 +216,11 @@ type shortNode struct {
 	Next       string                    `json:"next"`
 	Label      string                    `json:"label"`
 	Usage      types.UsageTotal          `json:"usage"`
+	// The visit's tool calls and the files they wrote, as NodeResult.
+	ToolCalls    int       `json:"tool_calls,omitempty"`
+	Tools        []ToolUse `json:"tools,omitempty"`
+	Files        []string  `json:"files,omitempty"`
+	FilesLeftOut int       `json:"files_left_out,omitempty"`
 }
 
 // encodeShort encodes the node executions not yet in shortNodes, and
@@ -216,7 +231,8 @@ func (s *Summary) encodeShort() {
 		n := &s.Nodes[s.shortDone]
 		b, _ := json.Marshal(shortNode{ID: n.ID, Name: firstLine(n.Text), Role: n.Role, Visit: n.Visit,
 			Status: n.Status, Response: n.Response, Validation: n.Validation, Retries: n.Retries,
-			Next: n.Next, Label: n.Label, Usage: n.Usage})
+			Next: n.Next, Label: n.Label, Usage: n.Usage,
+			ToolCalls: n.ToolCalls, Tools: n.Tools, Files: n.Files, FilesLeftOut: n.FilesLeftOut})
 		s.shortStart = append(s.shortStart, len(s.shortNodes))
 		s.shortNodes = append(append(s.shortNodes, ",\n"...), b...)
 	}

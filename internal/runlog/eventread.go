@@ -251,6 +251,10 @@ func eventType(name []byte) EventType {
 		return EventVarNUL
 	case string(EventFallback):
 		return EventFallback
+	case string(EventToolCall):
+		return EventToolCall
+	case string(EventToolCallsLeftOut):
+		return EventToolCallsLeftOut
 	}
 	return EventType(name)
 }
@@ -285,6 +289,10 @@ func decodeEvent(t EventType, line []byte) (Event, error) {
 		return decode[VarNUL](line)
 	case EventFallback:
 		return decode[Fallback](line)
+	case EventToolCall:
+		return decode[ToolCall](line)
+	case EventToolCallsLeftOut:
+		return decode[ToolCallsLeftOut](line)
 	}
 	return Unknown{Name: t, Line: bytes.Clone(line)}, nil
 }

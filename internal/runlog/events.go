@@ -26,6 +26,8 @@ const (
 	EventVarUnset         EventType = "var_unset"
 	EventVarNUL           EventType = "var_nul"
 	EventFallback         EventType = "fallback"
+	EventToolCall         EventType = "tool_call"
+	EventToolCallsLeftOut EventType = "tool_calls_left_out"
 )
 
 // Event is one line of events.jsonl: one of the structs of this file. Each
@@ -157,6 +159,50 @@ type Fallback struct {
 	To      string `json:"to"` // the CLI the next call is made with
 }
 
+// ToolCall is one tool call of an agent call, as the CLI's event stream
+// told it (readme/logs.md#tool-calls): written when the tool's result came,
+// ok or error, or when the agent call ended with the tool still running,
+// unfinished. One agent call writes at most MaxToolCalls of them;
+// ToolCallsLeftOut counts the rest.
+type ToolCall struct {
+	// Arg is the tool's main argument, on one line and shortened: a
+	// command, a path, a pattern.
+	Arg     string `json:"arg,omitempty"`
+	Attempt int    `json:"attempt"`
+	CLI     string `json:"cli"`
+	// File is the file a writing tool wrote (an Edit's path), where the
+	// stream says.
+	File    string `json:"file,omitempty"`
+	N       int    `json:"n"` // its place among the call's tool calls, from 1
+	Node    string `json:"node"`
+	Purpose string `json:"purpose"` // run or validate
+	RunID   string `json:"run_id"`
+	Status  string `json:"status"` // ok, error or unfinished
+	Tool    string `json:"tool"`   // as the CLI names it: Bash, Edit, shell…
+}
+
+// Tool call statuses.
+const (
+	ToolOK         = "ok"
+	ToolError      = "error"
+	ToolUnfinished = "unfinished"
+)
+
+// MaxToolCalls bounds the tool_call events of one agent call: an agent
+// making 10,000 tool calls adds 200 lines and one tool_calls_left_out.
+const MaxToolCalls = 200
+
+// ToolCallsLeftOut is the tool calls of one agent call past MaxToolCalls,
+// written once when the call ends: how many had no tool_call event.
+type ToolCallsLeftOut struct {
+	Attempt int    `json:"attempt"`
+	CLI     string `json:"cli"`
+	LeftOut int    `json:"left_out"`
+	Node    string `json:"node"`
+	Purpose string `json:"purpose"`
+	RunID   string `json:"run_id"`
+}
+
 // Retry is an attempt that failed with another one to follow.
 type Retry struct {
 	Attempt      int    `json:"attempt"` // the one that failed
@@ -233,6 +279,8 @@ func (RunEnd) Type() EventType           { return EventRunEnd }
 func (VarUnset) Type() EventType         { return EventVarUnset }
 func (VarNUL) Type() EventType           { return EventVarNUL }
 func (Fallback) Type() EventType         { return EventFallback }
+func (ToolCall) Type() EventType         { return EventToolCall }
+func (ToolCallsLeftOut) Type() EventType { return EventToolCallsLeftOut }
 func (u Unknown) Type() EventType        { return u.Name }
 
 func (e RunStart) withRunID(id string) Event         { e.RunID = id; return e }
@@ -248,6 +296,8 @@ func (e RunEnd) withRunID(id string) Event           { e.RunID = id; return e }
 func (e VarUnset) withRunID(id string) Event         { e.RunID = id; return e }
 func (e VarNUL) withRunID(id string) Event           { e.RunID = id; return e }
 func (e Fallback) withRunID(id string) Event         { e.RunID = id; return e }
+func (e ToolCall) withRunID(id string) Event         { e.RunID = id; return e }
+func (e ToolCallsLeftOut) withRunID(id string) Event { e.RunID = id; return e }
 func (u Unknown) withRunID(string) Event             { return u }
 
 // MarshalJSON writes the fields node_end has for its status: on success

@@ -96,6 +96,16 @@ func TestEventsRoundTrip(t *testing.T) {
 		{name: "end", ev: runlog.End{Node: "9"}, line: end},
 		{name: "var_nul", ev: runlog.VarNUL{Node: "9", Ref: "{{node.4.output}}", NULs: 2},
 			line: `{"time":"2026-11-24T20:00:00.000000005Z","event":"var_nul","node":"9","nuls":2,"ref":"{{node.4.output}}","run_id":"r1"}`},
+		{name: "tool_call", ev: runlog.ToolCall{Node: "4", Attempt: 1, Purpose: "run", CLI: "claude", N: 3, Tool: "Bash",
+			Arg: "curl -H 'Authorization: ghp_secret1' x", Status: runlog.ToolOK},
+			line: `{"time":"2026-11-24T20:00:00.000000005Z","event":"tool_call","arg":"curl -H 'Authorization: ***' x","attempt":1,"cli":"claude","n":3,"node":"4","purpose":"run","run_id":"r1","status":"ok","tool":"Bash"}`,
+			back: runlog.ToolCall{Node: "4", Attempt: 1, Purpose: "run", CLI: "claude", N: 3, Tool: "Bash",
+				Arg: "curl -H 'Authorization: ***' x", Status: runlog.ToolOK, RunID: "r1"}},
+		{name: "tool_call edit", ev: runlog.ToolCall{Node: "4", Attempt: 2, Purpose: "run", CLI: "claude", N: 1, Tool: "Edit",
+			Arg: "gotenv.go", File: "gotenv.go", Status: runlog.ToolUnfinished},
+			line: `{"time":"2026-11-24T20:00:00.000000005Z","event":"tool_call","arg":"gotenv.go","attempt":2,"cli":"claude","file":"gotenv.go","n":1,"node":"4","purpose":"run","run_id":"r1","status":"unfinished","tool":"Edit"}`},
+		{name: "tool_calls_left_out", ev: runlog.ToolCallsLeftOut{Node: "4", Attempt: 1, Purpose: "run", CLI: "claude", LeftOut: 9800},
+			line: `{"time":"2026-11-24T20:00:00.000000005Z","event":"tool_calls_left_out","attempt":1,"cli":"claude","left_out":9800,"node":"4","purpose":"run","run_id":"r1"}`},
 		{name: "run_end", ev: runlog.RunEnd{Status: "succeeded", Path: []string{"3", "4"}, Steps: 7, Usage: tot}, line: runEnd},
 		{name: "run_end failed", ev: runlog.RunEnd{Status: "failed", ExitCode: 1, Error: "node 8 failed"}, line: runEndFailed},
 	} {
@@ -171,6 +181,12 @@ func withRunID(ev runlog.Event, id string) runlog.Event {
 		e.RunID = id
 		return e
 	case runlog.RunEnd:
+		e.RunID = id
+		return e
+	case runlog.ToolCall:
+		e.RunID = id
+		return e
+	case runlog.ToolCallsLeftOut:
 		e.RunID = id
 		return e
 	}

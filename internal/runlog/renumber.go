@@ -56,6 +56,12 @@ func Renumber(line []byte, ids map[string]string) []byte {
 	case Fallback:
 		re(&e.Node)
 		ev = e
+	case ToolCall:
+		re(&e.Node)
+		ev = e
+	case ToolCallsLeftOut:
+		re(&e.Node)
+		ev = e
 	default:
 		return line
 	}

@@ -39,6 +39,10 @@ type Options struct {
 	// output may take of it, and the whole file (readme/logs.md#longlog);
 	// 0 is no bound. A line says where and why the output was cut.
 	LongCallMax, LongMax int64
+	// Streams says to keep each streaming agent call's raw event stream
+	// in streams/ (Log.Stream), each file cut at StreamMax; 0 is no bound.
+	Streams   bool
+	StreamMax int64
 }
 
 // Log is one run's log directory.

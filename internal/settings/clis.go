@@ -137,17 +137,37 @@ func readCLI(n *yaml.Node, key string, nameLine int, at func(int) Source) (agent
 		return def, bad("args", fmt.Errorf("no %s in them, so the prompt would not reach the CLI (prompt_via is %s)", placeholder, def.PromptVia),
 			fmt.Sprintf("put %s in args where the CLI takes the prompt, or set prompt_via: stdin", placeholder))
 	}
+	if len(def.MaxTurnsArgs) > 0 && !slices.ContainsFunc(def.MaxTurnsArgs, func(a string) bool { return strings.Contains(a, "{max_turns}") }) {
+		return def, bad("max_turns_args", errors.New("no {max_turns} in them, so the CLI would not get the number"),
+			"write them as the CLI takes its turn limit, with {max_turns} where the number goes: [--max-turns, \"{max_turns}\"]")
+	}
 	switch def.Output {
 	case "":
 		def.Output = agent.OutputText
-	case agent.OutputText, agent.OutputJSON:
+	case agent.OutputText, agent.OutputJSON, agent.OutputJSONL, agent.OutputStreamJSON:
 	default:
-		return def, bad("output", fmt.Errorf("%q is not text or json", def.Output),
-			"set output to text (the whole stdout is the answer) or json (one JSON object; answer_path names the answer)")
+		return def, bad("output", fmt.Errorf("%q is not text, json, jsonl or stream-json", def.Output),
+			"set output to text (the whole stdout is the answer), json (one JSON object; answer_path names the answer), jsonl (one JSON event a line; answer_path names the answer in the event that has it) or stream-json (Claude Code's event stream)")
 	}
-	if def.Output == agent.OutputJSON && strings.TrimSpace(def.AnswerPath) == "" {
-		return def, bad("answer_path", errors.New("missing; output json needs the path of the answer in the JSON"),
+	if (def.Output == agent.OutputJSON || def.Output == agent.OutputJSONL) && strings.TrimSpace(def.AnswerPath) == "" {
+		return def, bad("answer_path", fmt.Errorf("missing; output %s needs the path of the answer in the JSON", def.Output),
 			"add answer_path: with the dotted path of the answer text (result, or response.text)")
+	}
+	tools := []struct{ field, value string }{{"tool_name_path", def.ToolNamePath}, {"tool_input_path", def.ToolInputPath},
+		{"tool_id_path", def.ToolIDPath}, {"tool_end_id_path", def.ToolEndIDPath}, {"tool_error_path", def.ToolErrorPath}}
+	for _, t := range tools {
+		switch {
+		case t.value == "":
+		case def.Output != agent.OutputJSONL:
+			return def, bad(t.field, fmt.Errorf("read only with output: jsonl (output is %s)", def.Output),
+				"set output: jsonl for a CLI that prints one JSON event a line, or remove "+t.field)
+		case (t.field == "tool_input_path" || t.field == "tool_id_path") && def.ToolNamePath == "":
+			return def, bad(t.field, errors.New("set without tool_name_path, the path that says an event is a tool call"),
+				"add tool_name_path: with the path of the tool's name in the events that call a tool")
+		case t.field == "tool_error_path" && def.ToolEndIDPath == "":
+			return def, bad(t.field, errors.New("set without tool_end_id_path, the path that says an event ends a tool call"),
+				"add tool_end_id_path: with the path of the call's id in the events that end a tool call")
+		}
 	}
 	for name := range def.Env {
 		if name == "" || strings.ContainsAny(name, "= \t") {

@@ -27,8 +27,11 @@ const (
 	KeyWriteLogGraph      = "write_log_graph"
 	KeyLongLogCallMax     = "long_log_call_max"
 	KeyLongLogMax         = "long_log_max"
+	KeyStreamLogMax       = "stream_log_max"
 	KeyMaxCost            = "max_cost"
 	KeyMaxTokens          = "max_tokens"
+	KeyAllowUnmetered     = "allow_unmetered"
+	KeyMaxTurns           = "max_turns"
 	KeyJUnit              = "junit"
 	// KeyCLIs holds the custom CLI definitions; it is edited in the file,
 	// not with `dtree settings set`.
@@ -52,6 +55,7 @@ const (
 	kindMoney                   // US dollars, 0 or more; 0: no budget
 	kindFileOrEmpty             // a file's path, or "" for none
 	kindSize                    // bytes: 16MiB, 1GiB, 4096; 0: no bound
+	kindTurns                   // a whole number of model turns, 0 or more; 0: no bound
 )
 
 // Key describes one scalar setting.
@@ -89,10 +93,16 @@ var keys = []Key{
 		Help: "the most of one agent call's output long.log keeps, cut with a line that says so; 0 means no bound"},
 	{Name: KeyLongLogMax, Env: "DTREE_LONG_LOG_MAX", Default: "1GiB", kind: kindSize,
 		Help: "the most a run's long.log holds, cut with a line that says so; 0 means no bound"},
+	{Name: KeyStreamLogMax, Env: "DTREE_STREAM_LOG_MAX", Default: "16MiB", kind: kindSize,
+		Help: "the most of one agent call's event stream its file in streams/ keeps, cut with a line that says so; 0 means no bound"},
 	{Name: KeyMaxCost, Env: "DTREE_MAX_COST", Flag: "max-cost", Default: "0", kind: kindMoney,
 		Help: "the run's budget in US dollars, as the CLIs report cost; 0 means none"},
 	{Name: KeyMaxTokens, Env: "DTREE_MAX_TOKENS", Flag: "max-tokens", Default: "0", kind: kindTokens,
 		Help: "the run's budget in tokens, input and output, as the CLIs report them; 0 means none"},
+	{Name: KeyAllowUnmetered, Env: "DTREE_ALLOW_UNMETERED", Flag: "allow-unmetered", Default: "false", kind: kindBool,
+		Help: "let a run with a budget use CLIs that cannot report what it bounds (their calls go uncounted); false refuses such a run"},
+	{Name: KeyMaxTurns, Env: "DTREE_MAX_TURNS", Flag: "max-turns", Default: "0", kind: kindTurns,
+		Help: "the most model turns one agent call may take before it is stopped; 0 means no bound (a node's max_turns wins)"},
 	{Name: KeyJUnit, Env: "DTREE_JUNIT", Flag: "junit", kind: kindFileOrEmpty,
 		Help: `write a JUnit XML report of each run to this file, relative to the working directory; "" means none`},
 }
@@ -150,7 +160,7 @@ func (k Key) parse(raw string, names agent.Names) (string, error) {
 			return "", fmt.Errorf("%q is not a CLI dtree knows%s", v, types.DidYouMean(v, names.List()))
 		}
 		return c, nil
-	case kindCount:
+	case kindCount, kindTurns:
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
 			return "", fmt.Errorf("%q is not a whole number of 0 or more", raw)
@@ -217,6 +227,8 @@ func (k Key) hintAs(subject string, names agent.Names) string {
 		return fmt.Sprintf(`%s takes one of: %s (or a CLI defined under clis:), or "" for the node's own CLI`, subject, strings.Join(settable(names), ", "))
 	case kindCount:
 		return subject + " takes a whole number, 0 or more (0 means one attempt and no retry)"
+	case kindTurns:
+		return subject + " takes a whole number of model turns (30), or 0 for no bound"
 	case kindTokens:
 		return subject + " takes a whole number of tokens (200000), or 0 for no budget"
 	case kindMoney:

@@ -30,10 +30,19 @@ type Settings struct {
 	// and the file (readme/logs.md#longlog); 0 is no bound.
 	LongLogCallMax int64
 	LongLogMax     int64
+	// StreamLogMax bounds each call's file in streams/
+	// (readme/logs.md#streams); 0 is no bound.
+	StreamLogMax int64
 	// MaxCost and MaxTokens are the run's budget (readme/run.md#budgets);
 	// 0 is none.
 	MaxCost   float64
 	MaxTokens int64
+	// AllowUnmetered lets a run with a budget use CLIs that cannot report
+	// what it bounds (readme/run.md#budgets).
+	AllowUnmetered bool
+	// MaxTurns bounds the model turns of one agent call
+	// (readme/run.md#max-turns); 0 is none.
+	MaxTurns int
 	// JUnit is the file each run's JUnit XML report goes to
 	// (readme/ci.md#junit); "" is none.
 	JUnit string
@@ -75,6 +84,7 @@ func (s *Settings) Defaults() types.Defaults {
 		Retries:     s.DefaultRetryCount,
 		Timeout:     s.DefaultTimeout,
 		MaxVisits:   types.DefaultMaxVisits,
+		MaxTurns:    s.MaxTurns,
 	}
 }
 
@@ -109,10 +119,16 @@ func (s *Settings) Value(key string) (string, bool) {
 		return FormatSize(s.LongLogCallMax), true
 	case KeyLongLogMax:
 		return FormatSize(s.LongLogMax), true
+	case KeyStreamLogMax:
+		return FormatSize(s.StreamLogMax), true
 	case KeyMaxCost:
 		return strconv.FormatFloat(s.MaxCost, 'f', -1, 64), true
 	case KeyMaxTokens:
 		return strconv.FormatInt(s.MaxTokens, 10), true
+	case KeyAllowUnmetered:
+		return fmt.Sprint(s.AllowUnmetered), true
+	case KeyMaxTurns:
+		return strconv.Itoa(s.MaxTurns), true
 	case KeyJUnit:
 		return s.JUnit, true
 	}
@@ -145,10 +161,16 @@ func (s *Settings) set(key, v string) error {
 		s.LongLogCallMax, err = ParseSize(v)
 	case KeyLongLogMax:
 		s.LongLogMax, err = ParseSize(v)
+	case KeyStreamLogMax:
+		s.StreamLogMax, err = ParseSize(v)
 	case KeyMaxCost:
 		s.MaxCost, err = strconv.ParseFloat(v, 64)
 	case KeyMaxTokens:
 		s.MaxTokens, err = strconv.ParseInt(v, 10, 64)
+	case KeyAllowUnmetered:
+		s.AllowUnmetered = v == "true"
+	case KeyMaxTurns:
+		s.MaxTurns, err = strconv.Atoi(v)
 	case KeyJUnit:
 		s.JUnit = v
 	default:

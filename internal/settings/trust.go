@@ -205,8 +205,8 @@ func (o LoadOptions) trusted(f *fileLayer) (bool, error) {
 }
 
 // untrusted is what an untrusted project file f sets that it may not: each
-// custom CLI it defines (a new name or a built-in's), a junit file, and a
-// budget looser than the user file's. Only keys whose value applies count:
+// custom CLI it defines (a new name or a built-in's), a junit file, a
+// budget looser than the user file's, and allow_unmetered under a budget. Only keys whose value applies count:
 // one a variable or flag overrides does nothing.
 func untrusted(s *Settings, f *fileLayer, user *fileLayer) *Untrusted {
 	u := &Untrusted{File: f.src.Name}
@@ -219,6 +219,8 @@ func untrusted(s *Settings, f *fileLayer, user *fileLayer) *Untrusted {
 		case key == KeyJUnit && s.JUnit != "":
 		case key == KeyMaxCost && user != nil && looser(user, key, s.MaxCost):
 		case key == KeyMaxTokens && user != nil && looser(user, key, float64(s.MaxTokens)):
+		case key == KeyAllowUnmetered && s.AllowUnmetered && (s.MaxCost > 0 || s.MaxTokens > 0):
+			// Calls a budget cannot count: a budget looser than it looks.
 		default:
 			continue
 		}

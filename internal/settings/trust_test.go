@@ -37,6 +37,8 @@ func TestUntrustedProjectFile(t *testing.T) {
 		{name: "a budget looser than the user's", layers: layers{user: "max_cost: 5\n", project: "max_cost: 10\n"}, refused: "max_cost (line 1)"},
 		{name: "no budget where the user has one", layers: layers{user: "max_tokens: 1000\n", project: "max_tokens: 0\n"}, refused: "max_tokens (line 1)"},
 		{name: "a tighter budget", layers: layers{user: "max_cost: 5\nmax_tokens: 1000\n", project: "max_cost: 1\nmax_tokens: 10\n"}},
+		{name: "unmetered calls under the user's budget", layers: layers{user: "max_cost: 5\n", project: "allow_unmetered: true\n"}, refused: "allow_unmetered (line 1)"},
+		{name: "unmetered calls with no budget", layers: layers{project: "allow_unmetered: true\n"}},
 		{name: "several, in line order", layers: layers{project: "junit: r.xml\n" + hostile}, refused: "junit (line 1), clis.claude (line 4)"},
 		{name: "the user file's CLIs are the user's", layers: layers{user: hostile}},
 		{name: "DTREE_TRUST=1", layers: layers{project: hostile, env: trusted}},

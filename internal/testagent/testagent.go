@@ -40,6 +40,12 @@ type Rule struct {
 	Warnings  []string `json:"warnings"`
 	Exit      int      `json:"exit"`
 	Sleep     string   `json:"sleep"`
+	// Events are lines written to stdout, one at a time, before the
+	// filler, the wait and the sleep: a CLI's event stream (stream-json)
+	// reporting usage and turns, then hanging as a runaway agent does.
+	// EventGap is the pause after each (a duration).
+	Events   []string `json:"events"`
+	EventGap string   `json:"event_gap"`
 	// WaitFile holds the call until this file exists (relative to the
 	// agent's directory; at most a minute), after its pid is recorded: a
 	// test holds a step mid-call, and lets it go, without a sleep.
@@ -66,6 +72,14 @@ type Rule struct {
 	PrintStderr int64 `json:"print_stderr"`
 	// Stderr is written to stderr, after the sleep: a CLI's complaint.
 	Stderr string `json:"stderr"`
+	// Stream prints Claude Code's stream-json instead of the bare reply
+	// (a custom CLI with output: stream-json reads it; stream.go): Tools,
+	// ToolRepeat times over, before the wait and the sleep; then
+	// StreamBytes of Edit calls; then the result event with the reply.
+	Stream      bool   `json:"stream"`
+	Tools       []Tool `json:"tools"`
+	ToolRepeat  int    `json:"tool_repeat"`
+	StreamBytes int64  `json:"stream_bytes"`
 }
 
 // Record is what the log says of one call.
@@ -140,8 +154,23 @@ func Main() int {
 	if r.SpawnChild || r.SpawnSetsid || r.SpawnOnTerm || r.IgnoreTerm || r.RecordPid {
 		recordPids(pids...)
 	}
+	gap, _ := time.ParseDuration(r.EventGap)
+	for _, e := range r.Events {
+		fmt.Println(e)
+		time.Sleep(gap)
+	}
 	if r.PrintBytes > 0 {
 		flood(os.Stdout, r.PrintBytes)
+	}
+	var st *streamer
+	if r.Stream {
+		st = newStreamer(os.Stdout)
+		for range max(r.ToolRepeat, 1) {
+			for _, t := range r.Tools {
+				st.tool(t, r.ToolRepeat <= 1)
+			}
+		}
+		st.flood(r.StreamBytes)
 	}
 	if r.WaitFile != "" {
 		for end := time.Now().Add(time.Minute); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
@@ -160,6 +189,10 @@ func Main() int {
 	}
 	if r.Stderr != "" {
 		fmt.Fprintln(os.Stderr, r.Stderr)
+	}
+	if st != nil {
+		st.result(reply(r, purpose, prompt))
+		return r.Exit
 	}
 	fmt.Println(reply(r, purpose, prompt))
 	return r.Exit
