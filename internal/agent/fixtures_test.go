@@ -39,6 +39,7 @@ func TestEnvelopeFixtures(t *testing.T) {
 		usage     types.Usage // nil fields: unknown
 		wantErr   string      // in the AgentError's reason
 		permanent string      // the AgentError's Permanent: not retried
+		resets    string      // in the hint: when the quota resets
 	}{
 		{cli: "claude", file: "ok.json", want: answer,
 			usage: usageOf(21012, 340, 0.0123, 12345)},
@@ -70,9 +71,31 @@ func TestEnvelopeFixtures(t *testing.T) {
 		{cli: "claude", file: "bad_key.json", wantErr: "reported an error: API error 401: Invalid API key",
 			permanent: agent.PermanentAuth, usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0), CostUSD: ptr(0.0), DurationMS: ptr[int64](412)}},
 
+		// Usage limits (testdata/envelopes/README.md says how they were
+		// printed): a quota, not retried, the reset quoted in the hint.
+		{cli: "claude", file: "quota.json", exit: 1, wantErr: "You've hit your session limit · resets Jan 1, 2027, 3pm (UTC)",
+			permanent: agent.PermanentQuota, resets: "Jan 1, 2027, 3pm (UTC)",
+			usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0), CostUSD: ptr(0.0), DurationMS: ptr[int64](159)}},
+		{cli: "claude", file: "quota_api.json", exit: 1, wantErr: "API Error: Request rejected (429) · You have reached your specified API usage limits.",
+			permanent: agent.PermanentQuota, resets: "2026-12-01 at 00:00 UTC",
+			usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0), CostUSD: ptr(0.0), DurationMS: ptr[int64](147)}},
+		{cli: "claude", file: "quota.stream.jsonl", exit: 1, wantErr: "You've hit your session limit · resets Jan 1, 2027, 3pm (UTC)",
+			permanent: agent.PermanentQuota, resets: "Jan 1, 2027, 3pm (UTC)",
+			usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0), CostUSD: ptr(0.0), DurationMS: ptr[int64](139)}},
+		{cli: "gemini", file: "quota.stream.jsonl", stderr: "quota.stream.stderr", exit: 173, wantErr: "You exceeded your current quota",
+			permanent: agent.PermanentQuota, resets: "in 41.5s", usage: types.Usage{InputTokens: ptr[int64](0), OutputTokens: ptr[int64](0)}},
+		{cli: "codex", file: "quota.jsonl", stderr: "quota.stderr", exit: 1, wantErr: "exited with status 1: Quota exceeded. Check your plan and billing details.",
+			permanent: agent.PermanentQuota},
+		{cli: "gemini", stderr: "quota.stderr", exit: 173, wantErr: "exited with status 173 (rate limited (HTTP 429)): You exceeded your current quota",
+			permanent: agent.PermanentQuota, resets: "in 41.5s"},
+		{cli: "opencode", file: "quota.jsonl", exit: 1, wantErr: "exited with status 1: You exceeded your current quota",
+			permanent: agent.PermanentQuota},
+		{cli: "copilot", file: "quota.jsonl", exit: 1, wantErr: "Last error: 429 You exceeded your current quota",
+			permanent: agent.PermanentQuota, usage: types.Usage{DurationMS: ptr[int64](56892)}},
+
 		{cli: "amp", file: "ok.jsonl", want: answer,
 			usage: types.Usage{InputTokens: ptr[int64](4115), OutputTokens: ptr[int64](120), DurationMS: ptr[int64](8123)}},
-		{cli: "amp", file: "error.jsonl", stderr: "error.stderr", wantErr: "reported error_during_execution: Out of credits",
+		{cli: "amp", file: "error.jsonl", stderr: "error.stderr", wantErr: "reported error_during_execution: Out of credits", permanent: agent.PermanentQuota,
 			usage: types.Usage{DurationMS: ptr[int64](900)}},
 		{cli: "amp", file: "truncated.jsonl", wantErr: "stdout ends in the middle of an event",
 			usage: types.Usage{InputTokens: ptr[int64](4115), OutputTokens: ptr[int64](120)}}, // what it reported is kept
@@ -131,7 +154,7 @@ func TestEnvelopeFixtures(t *testing.T) {
 
 		{cli: "cursor", file: "ok.json", want: answer, usage: types.Usage{DurationMS: ptr[int64](5234)}},
 		{cli: "cursor", file: "trust.txt", stderr: "trust.stderr", wantErr: "printed no JSON envelope: no JSON object in stdout; stdout: Workspace Trust Required"},
-		{cli: "cursor", file: "is_error.json", wantErr: "reported error: Usage limit reached", usage: types.Usage{DurationMS: ptr[int64](300)}},
+		{cli: "cursor", file: "is_error.json", wantErr: "reported error: Usage limit reached", permanent: agent.PermanentQuota, usage: types.Usage{DurationMS: ptr[int64](300)}},
 		{cli: "cursor", file: "truncated.json", wantErr: "printed no JSON envelope"},
 
 		// ok.jsonl and session_error.jsonl are copilot 1.0.102's events
@@ -255,6 +278,9 @@ func TestEnvelopeFixtures(t *testing.T) {
 				assert.Equal(t, tt.permanent, ae.Permanent, "not retried")
 				if tt.permanent != "" {
 					assert.Contains(t, err.Error(), "("+tt.permanent+", not retried: ")
+				}
+				if tt.resets != "" {
+					assert.Contains(t, ae.Hint, "resets "+tt.resets, "the hint says when the quota resets")
 				}
 				return
 			}

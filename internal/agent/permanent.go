@@ -18,6 +18,10 @@ const (
 	PermanentUntrusted = "untrusted folder"
 	PermanentRoot      = "refused as root"
 	PermanentLogin     = "not logged in"
+	// PermanentQuota is a usage limit: the account's quota is spent until
+	// it resets (a quota 429, or a "usage limit reached · resets …" notice
+	// in place of an answer). A retry on the same CLI only meets it again.
+	PermanentQuota = "quota"
 	// PermanentRecordingEnds is the replay agent at the end of an answers
 	// file recorded by a run that stopped early: the calls after it
 	// were never answered.
@@ -96,6 +100,9 @@ var commonPermanent = []permanentRule{
 // the kind of failure and a hint, or "" when a retry may help.
 func classify(name string, exit int, message, stderr, stdout string) (kind, hint string) {
 	said := message + "\n" + stderr
+	if kind, hint := quota(said); kind != "" {
+		return kind, hint
+	}
 	for _, rules := range [][]permanentRule{permanentRules[name], commonPermanent} {
 		for _, r := range rules {
 			if r.exit != 0 && r.exit != exit {

@@ -1,6 +1,14 @@
 package agent
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
 
 func TestClassify(t *testing.T) {
 	t.Parallel()
@@ -34,6 +42,21 @@ func TestClassify(t *testing.T) {
 		{"amp login URL on stdout", "amp", 1, "", "", "Please visit https://ampcode.com/auth/cli-login?code=abc to log in\n", PermanentLogin},
 		{"qodo not logged in", "qodo", 1, "", "", "You are not logged in. Run qodo login.\n", PermanentLogin},
 		{"another CLI's rule does not apply", "cursor", 55, "", "", "", ""},
+		// Usage limits (readme/clis.md#quota): a quota, not a rate limit.
+		{"claude limit notice", "claude", 1, "You've hit your limit · resets 3pm (Europe/Paris)", "", "", PermanentQuota},
+		{"claude session limit", "claude", 1, "You've hit your session limit · resets 12:50am (America/Los_Angeles)", "", "", PermanentQuota},
+		{"claude old notice", "claude", 1, "Claude AI usage limit reached|1767225600", "", "", PermanentQuota},
+		{"claude 429 rate_limit_error is retried", "claude", 1, `API Error: 429 {"type":"error","error":{"type":"rate_limit_error","message":"This request would exceed your account's rate limit. Please try again later."}}`, "", "", ""},
+		{"openai insufficient_quota", "codex", 1, `unexpected status 429 Too Many Requests: {"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota","code":"insufficient_quota"}}`, "", "", PermanentQuota},
+		{"codex usage limit", "codex", 1, "You've hit your usage limit. Upgrade to Pro or try again in 2 days 3 hours.", "", "", PermanentQuota},
+		{"openai rate_limit_exceeded is retried", "codex", 1, `unexpected status 429 Too Many Requests: {"error":{"message":"Rate limit reached for requests","type":"requests","code":"rate_limit_exceeded"}}`, "", "", ""},
+		{"google quota exceeded", "gemini", 173, "", `{"error":{"code":429,"message":"You exceeded your current quota. Quota exceeded for metric: generativelanguage.googleapis.com/generate_content_free_tier_requests, limit: 0","status":"RESOURCE_EXHAUSTED"}}`, "", PermanentQuota},
+		{"gemini daily quota", "gemini", 1, "", "You have exhausted your daily quota on this model.", "", PermanentQuota},
+		{"google resource exhausted is retried", "gemini", 173, "", `{"error":{"code":429,"message":"Resource has been exhausted (e.g. check quota).","status":"RESOURCE_EXHAUSTED"}}`, "", ""},
+		{"qwen oauth quota", "qwen", 1, "Qwen OAuth quota exceeded: Your free daily quota has been reached.", "", "", PermanentQuota},
+		{"copilot rate limit is retried", "copilot", 1, "You have exceeded your rate limit", "", "", ""},
+		{"a quota in the agent's work on stdout", "custom", 1, "", "", "handled the insufficient_quota error", ""},
+		{"a full disk quota is not a usage limit", "custom", 1, "", "write /tmp/x: disk quota exceeded", "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -46,6 +69,48 @@ func TestClassify(t *testing.T) {
 				t.Errorf("classify(%q, %d, %q, %q, %q) = %q, want %q", tt.cli, tt.exit, tt.message, tt.stderr, tt.stdout, got, tt.want)
 			}
 		})
+	}
+}
+
+func TestQuotaResets(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ notice, want string }{
+		{"You've hit your limit · resets 3pm (Europe/Paris)", "3pm (Europe/Paris)"},
+		{"You've hit your limit · resets May 5 at 9pm (America/New_York)", "May 5 at 9pm (America/New_York)"},
+		{"You’ve hit your limit for Claude messages. Limits will reset at 9:30 AM.  View your usage details.", "9:30 AM"},
+		{"Claude AI usage limit reached|1767225600", "at 2026-01-01 00:00 UTC"},
+		{"You've hit your usage limit. Upgrade to Pro or try again in 2 days 3 hours.", "in 2 days 3 hours"},
+		{"error: usage_limit_reached\nplan_type: plus\nresets_at: Dec 29th, 2025 10:15 PM\n", "Dec 29th, 2025 10:15 PM"},
+		{"You exceeded your current quota, please check your plan and billing details.", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.notice, func(t *testing.T) {
+			t.Parallel()
+			if got := QuotaResets(tt.notice); got != tt.want {
+				t.Errorf("QuotaResets(%q) = %q, want %q", tt.notice, got, tt.want)
+			}
+		})
+	}
+	_, hint := quota("You've hit your limit · resets 3pm (Europe/Paris)")
+	if !strings.Contains(hint, "resets 3pm (Europe/Paris)") {
+		t.Errorf("the hint %q does not say when the quota resets", hint)
+	}
+}
+
+func TestQuotaAnswer(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ answer, want string }{
+		{"You've hit your limit · resets 3pm (Europe/Paris)\n", "You've hit your limit · resets 3pm (Europe/Paris)"},
+		{"Claude AI usage limit reached|1767225600", "Claude AI usage limit reached|1767225600"},
+		{`{"completed": true, "comments": ["handled usage limit reached errors"]}`, ""},
+		{"5-hour limit reached ∙ resets 3pm", "5-hour limit reached ∙ resets 3pm"},
+		{"Done.\nYou've hit your limit · resets 3pm", ""},
+		{"You've hit your limit · resets 3pm " + strings.Repeat("x", 500), ""},
+	}
+	for _, tt := range tests {
+		if got := quotaAnswer(tt.answer); got != tt.want {
+			t.Errorf("quotaAnswer(%q) = %q, want %q", tt.answer, got, tt.want)
+		}
 	}
 }
 
@@ -104,6 +169,50 @@ func TestClassifyMerged(t *testing.T) {
 			t.Parallel()
 			if got, _ := classify(tt.cli, tt.exit, tt.message, "", ""); got != tt.want {
 				t.Errorf("classify(%q, %d, %q) = %q, want %q", tt.cli, tt.exit, tt.message, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestQuotaFixtures classifies what each real CLI printed for a quota 429
+// from the mock (testdata/envelopes/README.md), in its current output mode
+// and in stream-json: the decoders of both modes take the error message
+// from these lines, so the whole of stdout stands in for it here.
+func TestQuotaFixtures(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		cli, stdout, stderr string
+		exit                int
+		resets              string
+	}{
+		{"claude", "quota.json", "", 1, "Jan 1, 2027, 3pm (UTC)"},
+		{"claude", "quota.stream.jsonl", "", 1, "Jan 1, 2027, 3pm (UTC)"},
+		{"claude", "quota_api.json", "", 1, "2026-12-01 at 00:00 UTC"},
+		{"claude", "quota_api.stream.jsonl", "", 1, "2026-12-01 at 00:00 UTC"},
+		{"codex", "quota.jsonl", "quota.stderr", 1, ""},
+		{"gemini", "", "quota.stderr", 173, "in 41.5s"},
+		{"gemini", "quota.stream.jsonl", "quota.stream.stderr", 173, "in 41.5s"},
+		{"opencode", "quota.jsonl", "", 1, ""},
+		{"copilot", "quota.jsonl", "", 1, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.cli+"/"+tt.stdout+tt.stderr, func(t *testing.T) {
+			t.Parallel()
+			read := func(name string) string {
+				if name == "" {
+					return ""
+				}
+				b, err := os.ReadFile(filepath.Join("testdata", "envelopes", tt.cli, name))
+				require.NoError(t, err)
+				return string(b)
+			}
+			stdout, stderr := read(tt.stdout), read(tt.stderr)
+			kind, hint := classify(tt.cli, tt.exit, stdout, stderr, stdout)
+			assert.Equal(t, PermanentQuota, kind)
+			if tt.resets != "" {
+				assert.Contains(t, hint, "the usage limit resets "+tt.resets)
+			} else {
+				assert.Contains(t, hint, "the usage limit is spent until it resets")
 			}
 		})
 	}

@@ -453,6 +453,13 @@ func Run(ctx context.Context, c Call) (Result, error) {
 		return res, fail("printed nothing and exited 0; " + form.silent)
 	case strings.TrimSpace(res.Answer) == "" && !def.Silent:
 		return res, fail("gave an empty answer")
+	case quotaAnswer(res.Answer) != "":
+		// A usage-limit notice in place of an answer, exit 0
+		// (readme/clis.md#quota): not work to validate.
+		notice := quotaAnswer(res.Answer)
+		e := fail("answered with a usage-limit notice: " + notice).(*AgentError)
+		e.Permanent, e.Hint = quota(notice)
+		return res, e
 	}
 	return res, nil
 }

@@ -136,6 +136,7 @@ func TestConformance(t *testing.T) {
 			t.Run("chart", func(t *testing.T) { testChart(t, c) })
 			t.Run("prompts", func(t *testing.T) { testPrompts(t, c) })
 			t.Run("errors", func(t *testing.T) { testErrors(t, c) })
+			testQuota(t, c)
 			t.Run("timeout", func(t *testing.T) { testTimeout(t, c) })
 			if c.more != nil {
 				c.more(t, c)

@@ -158,10 +158,13 @@ var anthropicErrors = map[int]string{
 	500: "api_error", 529: "overloaded_error",
 }
 
-func (anthropic) fail(w http.ResponseWriter, status int, msg string) {
+func (anthropic) fail(w http.ResponseWriter, status int, msg, code string) {
 	typ, ok := anthropicErrors[status]
 	if !ok {
 		typ = "api_error"
+	}
+	if code != "" {
+		typ = code
 	}
 	w.Header().Set("request-id", "req_mock")
 	writeJSON(w, status, map[string]any{"type": "error", "error": map[string]any{"type": typ, "message": msg}})

@@ -148,7 +148,7 @@ var geminiStatuses = map[int]string{
 	429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE", 504: "DEADLINE_EXCEEDED",
 }
 
-func (gemini) fail(w http.ResponseWriter, status int, msg string) {
+func (gemini) fail(w http.ResponseWriter, status int, msg, _ string) {
 	st, ok := geminiStatuses[status]
 	if !ok {
 		st = "UNKNOWN"

@@ -14,16 +14,19 @@ var openaiErrors = map[int]string{
 
 var openaiCodes = map[int]string{401: "invalid_api_key", 429: "rate_limit_exceeded", 500: "server_error"}
 
-func openaiFail(w http.ResponseWriter, status int, msg string) {
+func openaiFail(w http.ResponseWriter, status int, msg, code string) {
 	typ, ok := openaiErrors[status]
 	if !ok {
 		typ = "server_error"
 	}
-	var code any
-	if c, ok := openaiCodes[status]; ok {
-		code = c
+	var c any
+	if oc, ok := openaiCodes[status]; ok {
+		c = oc
 	}
-	writeJSON(w, status, map[string]any{"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": code}})
+	if code != "" {
+		typ, c = code, code
+	}
+	writeJSON(w, status, map[string]any{"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": c}})
 }
 
 // responses is OpenAI's Responses API (codex, wire_api = "responses").
@@ -149,7 +152,9 @@ func (responses) reply(w http.ResponseWriter, c call, a answer) {
 	send("response.completed", map[string]any{"response": resp})
 }
 
-func (responses) fail(w http.ResponseWriter, status int, msg string) { openaiFail(w, status, msg) }
+func (responses) fail(w http.ResponseWriter, status int, msg, code string) {
+	openaiFail(w, status, msg, code)
+}
 
 // chat is OpenAI's Chat Completions API (copilot, qwen, opencode's
 // openai-compatible provider).
@@ -237,4 +242,6 @@ func (chat) reply(w http.ResponseWriter, c call, a answer) {
 	e.raw("[DONE]")
 }
 
-func (chat) fail(w http.ResponseWriter, status int, msg string) { openaiFail(w, status, msg) }
+func (chat) fail(w http.ResponseWriter, status int, msg, code string) {
+	openaiFail(w, status, msg, code)
+}

@@ -70,6 +70,11 @@ type Rule struct {
 	// provider's error shape, with Message as its message.
 	Status  int    `yaml:"status" json:"status"`
 	Message string `yaml:"message" json:"message"`
+	// Code, with Status, replaces the error's type (Anthropic) or type and
+	// code (OpenAI: insufficient_quota); Headers are sent with the answer
+	// (Anthropic's anthropic-ratelimit-unified-* of a spent usage limit).
+	Code    string            `yaml:"code" json:"code"`
+	Headers map[string]string `yaml:"headers" json:"headers"`
 	// Hang sends nothing until the client goes away or the server closes.
 	Hang bool `yaml:"hang" json:"hang"`
 	// Times is how often the rule may answer; 0 is without limit.
@@ -263,7 +268,7 @@ type answer struct {
 type protocol interface {
 	parse(r *http.Request, body []byte) (call, error)
 	reply(w http.ResponseWriter, c call, a answer)
-	fail(w http.ResponseWriter, status int, msg string)
+	fail(w http.ResponseWriter, status int, msg, code string)
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -280,7 +285,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		rec.Status = http.StatusBadRequest
 		s.record(rec)
-		p.fail(w, rec.Status, "mockllm: "+err.Error())
+		p.fail(w, rec.Status, "mockllm: "+err.Error(), "")
 		return
 	}
 	rec.Model, rec.Stream, rec.Prompt, rec.Parts = c.model, c.stream, c.prompt, c.parts
@@ -291,7 +296,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case i < 0:
 		rec.Status = http.StatusInternalServerError
 		s.record(rec)
-		p.fail(w, rec.Status, fmt.Sprintf("mockllm: no rule matches this %s request; prompt: %q", c.api, clip(c.prompt, 300)))
+		p.fail(w, rec.Status, fmt.Sprintf("mockllm: no rule matches this %s request; prompt: %q", c.api, clip(c.prompt, 300)), "")
 	case rule.Hang:
 		rec.Status = 0
 		s.record(rec)
@@ -299,7 +304,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case rule.Status != 0:
 		rec.Status = rule.Status
 		s.record(rec)
-		p.fail(w, rule.Status, rule.Message)
+		for k, v := range rule.Headers {
+			w.Header().Set(k, v)
+		}
+		p.fail(w, rule.Status, rule.Message, rule.Code)
 	default:
 		rec.Status, rec.Usage = http.StatusOK, rule.Usage
 		a := answer{id: fmt.Sprint(s.count()), text: rule.Reply, usage: rule.Usage}

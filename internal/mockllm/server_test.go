@@ -280,6 +280,33 @@ func TestErrors(t *testing.T) {
 	}
 }
 
+// TestErrorCodeAndHeaders: a rule's Code replaces the error's type (and
+// OpenAI's code: insufficient_quota), and its Headers go with the answer,
+// as a spent usage limit is told from a rate limit.
+func TestErrorCodeAndHeaders(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		path, body string
+		want       string // the error as JSON, in part
+	}{
+		{"/v1/messages", `{"messages":[{"role":"user","content":"hi"}]}`, `"type":"billing_error"`},
+		{"/v1/chat/completions", `{"messages":[{"role":"user","content":"hi"}]}`, `"code":"billing_error"`},
+		{"/v1/responses", `{"input":"hi"}`, `"type":"billing_error"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			t.Parallel()
+			s := start(t, Rule{Status: 429, Message: "spent", Code: "billing_error", Headers: map[string]string{"x-limit": "rejected"}})
+			resp := post(t, s.URL+tt.path, tt.body)
+			assert.Equal(t, 429, resp.StatusCode)
+			assert.Equal(t, "rejected", resp.Header.Get("x-limit"))
+			b, err := io.ReadAll(resp.Body)
+			require.NoError(t, err)
+			assert.Contains(t, string(b), tt.want)
+		})
+	}
+}
+
 func TestUnmatchedIsA500NamingThePrompt(t *testing.T) {
 	t.Parallel()
 	for _, p := range protocols {
