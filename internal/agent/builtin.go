@@ -56,6 +56,11 @@ var builtins = map[string]Definition{
 		// 2.1.197 takes --max-turns though its --help does not list it (an
 		// unknown option is "error: unknown option").
 		MaxTurnsArgs: []string{"--max-turns", "{max_turns}"},
+		// Its stream gives the cost only in its result event, so a call
+		// dtree stopped mid-way has none: told what is left of the run's
+		// --max-cost, claude stops itself there and says what it spent
+		// (subtype error_max_budget_usd).
+		MaxCostArgs: []string{"--max-budget-usd", "{max_cost}"},
 	},
 	"codex": {
 		Name:   "codex",

@@ -65,6 +65,12 @@ type Definition struct {
 	// stops itself. A CLI without them has its turns counted from its
 	// stream by dtree (readme/run.md#max-turns).
 	MaxTurnsArgs []string `yaml:"max_turns_args" json:"max_turns_args"`
+	// MaxCostArgs are added to the argv when the run has a cost budget,
+	// with "{max_cost}" replaced by what is left of it in US dollars
+	// (claude's --max-budget-usd): the CLI stops itself there, and reports
+	// what it spent, which a call dtree stops cannot
+	// (readme/run.md#budgets).
+	MaxCostArgs []string `yaml:"max_cost_args" json:"max_cost_args"`
 	// StdinFallback says the CLI reads the prompt from stdin when argv
 	// has none: used for prompts over MaxArgPrompt, and for prompts that
 	// start with '-' (which the CLI could take for an option).

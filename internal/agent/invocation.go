@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"math"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -228,6 +229,22 @@ func RemoveStalePromptFiles(dir string) []string {
 		}
 	}
 	return removed
+}
+
+// addMaxCost adds the CLI's budget arguments (Definition.MaxCostArgs)
+// with "{max_cost}" replaced by usd, when usd is over 0. It is written
+// with up to 4 decimals, rounded down, and at least $0.0001: a CLI is
+// never told more than is left.
+func (inv *invocation) addMaxCost(def Definition, usd float64) {
+	if usd <= 0 || math.IsNaN(usd) || len(def.MaxCostArgs) == 0 {
+		return
+	}
+	v := strconv.FormatFloat(max(math.Floor(usd*1e4)/1e4, 0.0001), 'f', -1, 64)
+	for _, a := range def.MaxCostArgs {
+		a = strings.ReplaceAll(a, "{max_cost}", v)
+		inv.args = append(inv.args, a)
+		inv.shown = append(inv.shown, a)
+	}
 }
 
 // addMaxTurns adds the CLI's max_turns arguments (Definition.MaxTurnsArgs)

@@ -76,6 +76,9 @@ type Call struct {
 	// MaxTurns, when over 0, goes to a CLI that takes it
 	// (Definition.MaxTurnsArgs); 0 adds nothing.
 	MaxTurns int
+	// MaxCost, when over 0, is what is left of the run's cost budget, for
+	// a CLI that takes it (Definition.MaxCostArgs).
+	MaxCost float64
 }
 
 // Result is what Run learned of a call. It is filled as far as the call
@@ -240,6 +243,7 @@ func Run(ctx context.Context, c Call) (Result, error) {
 		return res, fmt.Errorf("run %s: %w", def.Name, err)
 	}
 	inv.addMaxTurns(def, c.MaxTurns)
+	inv.addMaxCost(def, c.MaxCost)
 	defer inv.cleanup()
 	dec := form.new(def)
 	res.Argv = append([]string{path}, inv.shown...)

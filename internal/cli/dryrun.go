@@ -34,7 +34,7 @@ type dryRun struct {
 func (d *dryRun) Call(_ context.Context, c agent.Call) (agent.Result, error) {
 	res := agent.Result{ExitCode: -1}
 	id, purpose := c.Request.Node, c.Request.Purpose
-	argv, onStdin, err := agent.Preview(c.Def, c.Prompt, c.Model, c.MaxTurns)
+	argv, onStdin, err := agent.Preview(c.Def, c.Prompt, c.Model, c.MaxTurns, c.MaxCost)
 	if err != nil {
 		return res, err
 	}

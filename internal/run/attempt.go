@@ -374,6 +374,14 @@ func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, 
 	}
 	start := time.Now()
 	c.MaxTurns = n.MaxTurns // for a CLI that takes it (readme/run.md#max-turns)
+	if w.o.MaxCost > 0 && purpose != agent.PurposeCommand {
+		// What is left of the cost budget, for a CLI that stops itself
+		// there (readme/run.md#budgets); the calls before were checked.
+		c.MaxCost = w.o.MaxCost
+		if t := w.spent(); t.CostUSD != nil {
+			c.MaxCost -= *t.CostUSD
+		}
+	}
 	r, err := w.o.Runner(ctx, c)
 	if lw != nil {
 		_ = lw.Close() // its error is logFailed's

@@ -141,6 +141,10 @@ func readCLI(n *yaml.Node, key string, nameLine int, at func(int) Source) (agent
 		return def, bad("max_turns_args", errors.New("no {max_turns} in them, so the CLI would not get the number"),
 			"write them as the CLI takes its turn limit, with {max_turns} where the number goes: [--max-turns, \"{max_turns}\"]")
 	}
+	if len(def.MaxCostArgs) > 0 && !slices.ContainsFunc(def.MaxCostArgs, func(a string) bool { return strings.Contains(a, "{max_cost}") }) {
+		return def, bad("max_cost_args", errors.New("no {max_cost} in them, so the CLI would not get the amount"),
+			"write them as the CLI takes its spending limit, with {max_cost} where the amount in US dollars goes: [--max-budget-usd, \"{max_cost}\"]")
+	}
 	switch def.Output {
 	case "":
 		def.Output = agent.OutputText
