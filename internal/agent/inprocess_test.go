@@ -65,7 +65,7 @@ func TestInProcessBuiltin(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, "CLI replay is answered inside dtree, not by a program: replay is built into dtree; pass --answers FILE", err.Error())
 
-	argv, onStdin, err := Preview(def, "p", "", 0)
+	argv, onStdin, err := Preview(def, "p", "", 0, 0)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"dtree (replay)"}, argv)
 	assert.False(t, onStdin)
