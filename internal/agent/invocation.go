@@ -1,8 +1,8 @@
 package agent
 
 import (
-	"math"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"

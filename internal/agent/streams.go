@@ -107,6 +107,9 @@ type streamResult struct {
 	Duration  number      `json:"duration_ms"`
 	Usage     streamUsage `json:"usage"`
 	Error     message     `json:"error"`
+	// Errors are claude's words for a result stopped by a limit
+	// (2.1.332: ["Reached maximum budget ($1)"]).
+	Errors []string `json:"errors"`
 }
 
 // streamContent is one block of a message's content: a tool_use block of
@@ -182,10 +185,31 @@ func (d *streamJSONDecoder) line(b []byte) {
 // whole call's usage it gives.
 func (d *streamJSONDecoder) finish(r streamResult) {
 	d.result, d.fin = &r, true
-	if u := d.usageOf(r.Usage); u.InputTokens != nil || u.OutputTokens != nil {
+	if u := d.sessionUsage(r); u.InputTokens != nil || u.OutputTokens != nil {
 		u.CostUSD = r.Cost.money()
 		d.progress(u, d.turns)
 	}
+}
+
+// sessionUsage is the call's tokens as its result event says them, each
+// figure at least what its messages reported: claude 2.1.332 stopped by
+// --max-budget-usd gave a result whose usage left out its last message
+// (300,000 input tokens after four messages of 100,000 each;
+// testdata/streams/claude/max_budget-2.1.332.jsonl), and a budget must not
+// count less than was reported.
+func (d *streamJSONDecoder) sessionUsage(r streamResult) types.Usage {
+	u := d.usageOf(r.Usage)
+	if u.InputTokens == nil && u.OutputTokens == nil {
+		return u
+	}
+	most := func(a, b *int64) *int64 {
+		if a == nil || (b != nil && *b > *a) {
+			return b
+		}
+		return a
+	}
+	u.InputTokens, u.OutputTokens = most(u.InputTokens, d.total.InputTokens), most(u.OutputTokens, d.total.OutputTokens)
+	return u
 }
 
 func (d *streamJSONDecoder) end(o output) (envelope, error) {
@@ -197,7 +221,7 @@ func (d *streamJSONDecoder) end(o output) (envelope, error) {
 	if r == nil {
 		return env, cutNote(errors.New("printed no result event: the stream ended before the agent finished"+keptNote(o)), o)
 	}
-	if u := d.usageOf(r.Usage); u.InputTokens != nil || u.OutputTokens != nil {
+	if u := d.sessionUsage(*r); u.InputTokens != nil || u.OutputTokens != nil {
 		env.usage.InputTokens, env.usage.OutputTokens = u.InputTokens, u.OutputTokens // the whole session's
 	}
 	env.usage.CostUSD, env.usage.DurationMS = r.Cost.money(), r.Duration.count()
@@ -208,6 +232,9 @@ func (d *streamJSONDecoder) end(o output) (envelope, error) {
 	}
 	if env.failed {
 		env.message = string(r.Error)
+		if env.message == "" && len(r.Errors) > 0 {
+			env.message = firstLine(r.Errors[0])
+		}
 		if env.message == "" {
 			env.message = firstLine(env.answer)
 		}

@@ -75,6 +75,15 @@ func TestClaudeStreams(t *testing.T) {
 		`usage  "" turns=2 in=2100 out=2`,
 		`tool Bash "sleep 20" turns=2 in=2100 out=2`,
 	}
+	var maxBudget []string
+	for turn := 1; turn <= 4; turn++ {
+		in := fmt.Sprintf("turns=%d in=%d out=%d", turn, turn*100000, turn)
+		maxBudget = append(maxBudget, `usage  "" `+in, `tool Bash "echo hi" `+in)
+		if turn < 4 {
+			maxBudget = append(maxBudget, `tool_end Bash "" `+in)
+		}
+	}
+	maxBudget = append(maxBudget, `usage  "" turns=4 in=400000 out=6000`)
 	tests := []struct {
 		file    string
 		exit    int
@@ -97,6 +106,12 @@ func TestClaudeStreams(t *testing.T) {
 			wantErr: "claude exited with status 137"},
 		{file: "killed-2.1.332.jsonl", exit: 137, heard: killed, in: 2100, out: 2,
 			wantErr: "claude exited with status 137"},
+		// --max-budget-usd 1 against a runaway mock ($0.33 a reply): claude
+		// stops itself after the reply that crossed it, and its result's
+		// usage leaves that reply out (300,000 input tokens): the 400,000
+		// its messages reported are kept.
+		{file: "max_budget-2.1.332.jsonl", exit: 1, heard: maxBudget, in: 400000, out: 6000,
+			wantErr: "claude exited with status 1: Reached maximum budget ($1)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
