@@ -45,6 +45,8 @@ func TestClassify(t *testing.T) {
 		// Usage limits (readme/clis.md#quota): a quota, not a rate limit.
 		{"claude limit notice", "claude", 1, "You've hit your limit · resets 3pm (Europe/Paris)", "", "", PermanentQuota},
 		{"claude session limit", "claude", 1, "You've hit your session limit · resets 12:50am (America/Los_Angeles)", "", "", PermanentQuota},
+		// claude 2.1.332 against the mock's unified rate-limit headers.
+		{"claude 5-hour limit", "claude", 1, "API error 429: You've hit your 5-hour limit · resets Jan 1, 2027, 3pm (UTC)", "", "", PermanentQuota},
 		{"claude old notice", "claude", 1, "Claude AI usage limit reached|1767225600", "", "", PermanentQuota},
 		{"claude 429 rate_limit_error is retried", "claude", 1, `API Error: 429 {"type":"error","error":{"type":"rate_limit_error","message":"This request would exceed your account's rate limit. Please try again later."}}`, "", "", ""},
 		{"openai insufficient_quota", "codex", 1, `unexpected status 429 Too Many Requests: {"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota","code":"insufficient_quota"}}`, "", "", PermanentQuota},

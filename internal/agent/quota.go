@@ -17,7 +17,7 @@ import (
 // "quota exceeded"; cursor's "Usage limit reached"; amp's "Out of credits".
 // Google's bare "Resource has been exhausted (e.g. check quota)", a
 // 429 rate_limit_error and "exceeded your rate limit" are rate limits: retried.
-var quotaNotice = regexp.MustCompile(`(?i)usage[ _]limit[ _](?:reached|exceeded)|hit your (?:usage |session |weekly |daily |monthly )?limit|insufficient_quota|exceeded your current quota|quota (?:exceeded|exhausted|has been (?:reached|exhausted))|reached your specified (?:api )?usage limits?|exhausted your (?:\w+ )?quota|out of credits|credit balance is too low|\blimit reached\s*[·∙•|]\s*resets`)
+var quotaNotice = regexp.MustCompile(`(?i)usage[ _]limit[ _](?:reached|exceeded)|hit your (?:[\w-]+ )?limit|insufficient_quota|exceeded your current quota|quota (?:exceeded|exhausted|has been (?:reached|exhausted))|reached your specified (?:api )?usage limits?|exhausted your (?:\w+ )?quota|out of credits|credit balance is too low|\blimit reached\s*[·∙•|]\s*resets`)
 
 // quotaReset finds when the CLI says the quota resets: "resets 3pm
 // (Europe/Paris)", "Limits will reset at 9:30 AM", "try again at 3:05 PM",
