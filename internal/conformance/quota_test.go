@@ -40,7 +40,8 @@ var quotaCases = map[string]quotaCase{
 			}},
 		drop:   []string{"ANTHROPIC_API_KEY"},
 		env:    []string{"CLAUDE_CODE_OAUTH_TOKEN=conformance-token"},
-		says:   "You've hit your session limit · resets Jan 1, 2027, 3pm (UTC)",
+		// 2.1.197 said "session limit", 2.1.332 "5-hour limit".
+		says:   "limit · resets Jan 1, 2027, 3pm (UTC)",
 		resets: "Jan 1, 2027, 3pm (UTC)",
 	},
 	"codex": {
