@@ -38,8 +38,8 @@ var quotaCases = map[string]quotaCase{
 				"anthropic-ratelimit-unified-reset":                "1798815600",
 				"anthropic-ratelimit-unified-representative-claim": "five_hour",
 			}},
-		drop:   []string{"ANTHROPIC_API_KEY"},
-		env:    []string{"CLAUDE_CODE_OAUTH_TOKEN=conformance-token"},
+		drop: []string{"ANTHROPIC_API_KEY"},
+		env:  []string{"CLAUDE_CODE_OAUTH_TOKEN=conformance-token"},
 		// 2.1.197 said "session limit", 2.1.332 "5-hour limit".
 		says:   "limit · resets Jan 1, 2027, 3pm (UTC)",
 		resets: "Jan 1, 2027, 3pm (UTC)",
