@@ -345,6 +345,7 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 	a.interrupts.setDoing(func() string { return a.redactor().String(p.doing()) }, p.notice)
 	a.walked = true
 	defer limitWalkMemory(a.Getenv)()
+	repo, _ := openWorkspace(ctx, workdir)
 	sum, werr := run.Walk(ctx, run.Options{
 		Chart: c, Page: page, Start: start, Registry: reg, Runner: runner,
 		Workdir: workdir, Env: env, MaxSteps: o.maxSteps, NoValidate: o.noValidate,
@@ -352,6 +353,7 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 		Resume: j.resume, Answers: o.answers,
 		ReplayCommand: j.replay(filepath.Join(log.Dir, "answers.yaml")),
 		Picture:       runPicture(s.WriteLogGraph, log.Dir, c.Doc, log.Redactor().String),
+		Workspace:     repo,
 	})
 	if answers != nil && sum.Status == run.StatusSucceeded {
 		warnUnused(stderr, answers)

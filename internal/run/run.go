@@ -17,6 +17,7 @@ import (
 	"github.com/dtree-dev/dtree/internal/chart"
 	"github.com/dtree-dev/dtree/internal/replay"
 	"github.com/dtree-dev/dtree/internal/runlog"
+	"github.com/dtree-dev/dtree/internal/workspace"
 	"github.com/dtree-dev/dtree/prompts"
 	"github.com/dtree-dev/dtree/types"
 )
@@ -70,6 +71,9 @@ type Options struct {
 	// Answers is the answers file the run replays (--answers), for
 	// run_start.
 	Answers string
+	// Workspace is the git work tree of the run's checkpoints
+	// (readme/workspace.md); nil when they are off.
+	Workspace *workspace.Repo
 	// ReplayCommand is the command line that replays this run from its
 	// answers.yaml, with the flags that chose its path; answers.yaml says
 	// it in its header. Empty: dtree run CHART --answers FILE.
@@ -134,6 +138,7 @@ type walker struct {
 	historyLeftOut int
 	last           map[string]pastStep
 	soFar          prompts.Entries // the run so far's entries, each rendered once
+	ws             *workspace.Run  // the run's checkpoints; nil when off
 }
 
 // Walk runs the chart and returns its summary. The error is a
@@ -159,6 +164,8 @@ func Walk(ctx context.Context, o Options) (*Summary, error) {
 		Settings: o.Settings, Vars: o.Vars, Model: o.Model, Context: o.Context, Answers: o.Answers,
 		ResumedFrom: o.resumedFrom(), ResumeAt: o.resumeAt(),
 	})
+	w.beginWorkspace(ctx)
+	defer w.endWorkspace()
 	err := w.finish(ctx, w.walk(ctx))
 	return w.sum, err
 }
@@ -290,6 +297,8 @@ func (w *walker) runNode(ctx context.Context, n *types.ProcessedNode, visit int)
 		}
 		ev.Status, ev.Error, ev.Usage = res.Status, reason, res.Usage
 		res.Error = reason
+		res.Change = w.checkpoint(ctx, n, visit)
+		ev.Change = res.Change
 		w.event(ev)
 		return res, err
 	}
@@ -310,7 +319,8 @@ func (w *walker) runNode(ctx context.Context, n *types.ProcessedNode, visit int)
 			res.Status = StatusSucceeded
 			res.Next, res.Label = outcome.next, outcome.label
 			res.Output = types.TailBytes(v.output, maxOutput)
-			w.event(runlog.NodeEnd{Node: n.ID, Visit: visit, Status: res.Status, Response: encodeResponse(res.Response),
+			res.Change = w.checkpoint(ctx, n, visit)
+			w.event(runlog.NodeEnd{Change: res.Change, Node: n.ID, Visit: visit, Status: res.Status, Response: encodeResponse(res.Response),
 				Validation: res.Validation, Next: res.Next, Label: res.Label, Usage: res.Usage,
 				Output: types.TailBytes(v.output, maxOutput), Command: v.command})
 			return res, nil
@@ -349,7 +359,8 @@ func (w *walker) runNode(ctx context.Context, n *types.ProcessedNode, visit int)
 		last = feedback[len(feedback)-1].Reason
 	}
 	res.Error, res.Output = last, types.TailBytes(v.output, maxOutput)
-	w.event(runlog.NodeEnd{Node: n.ID, Visit: visit, Status: res.Status, Error: last, Usage: res.Usage})
+	res.Change = w.checkpoint(ctx, n, visit)
+	w.event(runlog.NodeEnd{Change: res.Change, Node: n.ID, Visit: visit, Status: res.Status, Error: last, Usage: res.Usage})
 	return res, &NodeFailedError{Node: n.ID, Text: firstLine(n.Text), Attempts: attempts, Last: last}
 }
 

@@ -126,10 +126,13 @@ type NodeResult struct {
 	// (an Edit's path), in the order first written, at most MaxFiles;
 	// FilesLeftOut counts the writes past them
 	// (readme/logs.md#shortjson).
-	ToolCalls    int       `json:"tool_calls,omitempty"`
-	Tools        []ToolUse `json:"tools,omitempty"`
-	Files        []string  `json:"files,omitempty"`
-	FilesLeftOut int       `json:"files_left_out,omitempty"`
+	ToolCalls int `json:"tool_calls,omitempty"`
+	// Change is what the visit did to the working tree
+	// (readme/workspace.md); nil when checkpoints are off.
+	Change       *types.Change `json:"change,omitempty"`
+	Tools        []ToolUse     `json:"tools,omitempty"`
+	Files        []string      `json:"files,omitempty"`
+	FilesLeftOut int           `json:"files_left_out,omitempty"`
 	// Error is why the visit did not succeed, "" when it did; Output is
 	// the final text of its last attempt, its last 8 KiB (the agent's
 	// answer, a command's output). Both are for reports

@@ -255,6 +255,8 @@ func eventType(name []byte) EventType {
 		return EventToolCall
 	case string(EventToolCallsLeftOut):
 		return EventToolCallsLeftOut
+	case string(EventWorkspace):
+		return EventWorkspace
 	}
 	return EventType(name)
 }
@@ -293,6 +295,8 @@ func decodeEvent(t EventType, line []byte) (Event, error) {
 		return decode[ToolCall](line)
 	case EventToolCallsLeftOut:
 		return decode[ToolCallsLeftOut](line)
+	case EventWorkspace:
+		return decode[Workspace](line)
 	}
 	return Unknown{Name: t, Line: bytes.Clone(line)}, nil
 }

@@ -28,6 +28,7 @@ const (
 	EventFallback         EventType = "fallback"
 	EventToolCall         EventType = "tool_call"
 	EventToolCallsLeftOut EventType = "tool_calls_left_out"
+	EventWorkspace        EventType = "workspace"
 )
 
 // Event is one line of events.jsonl: one of the structs of this file. Each
@@ -217,6 +218,10 @@ type Retry struct {
 // Status (MarshalJSON); a field a line does not have reads as its zero
 // value.
 type NodeEnd struct {
+	// Change is what the visit did to the working tree, between the
+	// checkpoints before and after it (readme/workspace.md); nil when
+	// checkpoints are off. Written whatever the status.
+	Change *types.Change `json:"change,omitempty"`
 	// Command is a command step's command as it ran, its references
 	// expanded; written on success only.
 	Command string `json:"command"`
@@ -259,6 +264,19 @@ type RunEnd struct {
 	Usage    types.UsageTotal `json:"usage"`  // every call of the run summed
 }
 
+// Workspace is where the run's checkpoints are (readme/workspace.md),
+// written after run_start: the repository, the run's private ref and the
+// checkpoint of the tree before the first step. Off says why checkpoints
+// stopped (git failed), the other fields then empty; a run outside git
+// has no workspace event.
+type Workspace struct {
+	Checkpoint string `json:"checkpoint,omitempty"`
+	Off        string `json:"off,omitempty"`
+	Ref        string `json:"ref,omitempty"`
+	Repo       string `json:"repo,omitempty"`
+	RunID      string `json:"run_id"`
+}
+
 // Unknown is an event this version of dtree does not know, from a newer
 // one: its name and its whole line. It is read, never written.
 type Unknown struct {
@@ -267,6 +285,7 @@ type Unknown struct {
 }
 
 func (RunStart) Type() EventType         { return EventRunStart }
+func (Workspace) Type() EventType        { return EventWorkspace }
 func (NodeStart) Type() EventType        { return EventNodeStart }
 func (AgentCall) Type() EventType        { return EventAgentCall }
 func (Decision) Type() EventType         { return EventDecision }
@@ -298,6 +317,7 @@ func (e VarNUL) withRunID(id string) Event           { e.RunID = id; return e }
 func (e Fallback) withRunID(id string) Event         { e.RunID = id; return e }
 func (e ToolCall) withRunID(id string) Event         { e.RunID = id; return e }
 func (e ToolCallsLeftOut) withRunID(id string) Event { e.RunID = id; return e }
+func (e Workspace) withRunID(id string) Event        { e.RunID = id; return e }
 func (u Unknown) withRunID(string) Event             { return u }
 
 // MarshalJSON writes the fields node_end has for its status: on success
@@ -309,6 +329,7 @@ func (e NodeEnd) MarshalJSON() ([]byte, error) {
 	switch e.Status {
 	case "succeeded":
 		return json.Marshal(struct {
+			Change     *types.Change             `json:"change,omitempty"`
 			Command    string                    `json:"command,omitempty"`
 			Label      string                    `json:"label"`
 			Next       string                    `json:"next"`
@@ -320,9 +341,10 @@ func (e NodeEnd) MarshalJSON() ([]byte, error) {
 			Usage      types.UsageTotal          `json:"usage"`
 			Validation *types.ValidationResponse `json:"validation"`
 			Visit      int                       `json:"visit"`
-		}{e.Command, e.Label, e.Next, e.Node, e.Output, e.Response, e.RunID, e.Status, e.Usage, e.Validation, e.Visit})
+		}{e.Change, e.Command, e.Label, e.Next, e.Node, e.Output, e.Response, e.RunID, e.Status, e.Usage, e.Validation, e.Visit})
 	case "log_write_failed":
 		return json.Marshal(struct {
+			Change     *types.Change             `json:"change,omitempty"`
 			Error      string                    `json:"error"`
 			Node       string                    `json:"node"`
 			Response   json.RawMessage           `json:"response"`
@@ -331,14 +353,15 @@ func (e NodeEnd) MarshalJSON() ([]byte, error) {
 			Usage      types.UsageTotal          `json:"usage"`
 			Validation *types.ValidationResponse `json:"validation"`
 			Visit      int                       `json:"visit"`
-		}{e.Error, e.Node, e.Response, e.RunID, e.Status, e.Usage, e.Validation, e.Visit})
+		}{e.Change, e.Error, e.Node, e.Response, e.RunID, e.Status, e.Usage, e.Validation, e.Visit})
 	}
 	return json.Marshal(struct {
+		Change *types.Change    `json:"change,omitempty"`
 		Error  string           `json:"error"`
 		Node   string           `json:"node"`
 		RunID  string           `json:"run_id"`
 		Status string           `json:"status"`
 		Usage  types.UsageTotal `json:"usage"`
 		Visit  int              `json:"visit"`
-	}{e.Error, e.Node, e.RunID, e.Status, e.Usage, e.Visit})
+	}{e.Change, e.Error, e.Node, e.RunID, e.Status, e.Usage, e.Visit})
 }

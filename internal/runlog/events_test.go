@@ -106,6 +106,13 @@ func TestEventsRoundTrip(t *testing.T) {
 			line: `{"time":"2026-11-24T20:00:00.000000005Z","event":"tool_call","arg":"gotenv.go","attempt":2,"cli":"claude","file":"gotenv.go","n":1,"node":"4","purpose":"run","run_id":"r1","status":"unfinished","tool":"Edit"}`},
 		{name: "tool_calls_left_out", ev: runlog.ToolCallsLeftOut{Node: "4", Attempt: 1, Purpose: "run", CLI: "claude", LeftOut: 9800},
 			line: `{"time":"2026-11-24T20:00:00.000000005Z","event":"tool_calls_left_out","attempt":1,"cli":"claude","left_out":9800,"node":"4","purpose":"run","run_id":"r1"}`},
+		{name: "workspace", ev: runlog.Workspace{Repo: "/src/app", Ref: "refs/dtree/runs/r1", Checkpoint: "5e1f"},
+			line: `{"time":"2026-11-24T20:00:00.000000005Z","event":"workspace","checkpoint":"5e1f","ref":"refs/dtree/runs/r1","repo":"/src/app","run_id":"r1"}`},
+		{name: "workspace off", ev: runlog.Workspace{Off: "not in a git repository"},
+			line: `{"time":"2026-11-24T20:00:00.000000005Z","event":"workspace","off":"not in a git repository","run_id":"r1"}`},
+		{name: "node_end change", ev: runlog.NodeEnd{Node: "8", Visit: 1, Status: "failed", Error: "no", Change: &types.Change{
+			From: "aa", To: "bb", Files: 1, Added: 2, Removed: 1, Paths: []types.PathChange{{Path: "a.go", Status: "M", Added: 2, Removed: 1}}}},
+			line: `{"time":"2026-11-24T20:00:00.000000005Z","event":"node_end","change":{"added":2,"files":1,"from":"aa","paths":[{"added":2,"path":"a.go","removed":1,"status":"M"}],"removed":1,"to":"bb"},"error":"no","node":"8","run_id":"r1","status":"failed","usage":{"input_tokens":null,"output_tokens":null,"cost_usd":null,"duration_ms":null,"calls":0,"wall_ms":0,"unreported":{"input_tokens":0,"output_tokens":0,"cost_usd":0,"duration_ms":0}},"visit":1}`},
 		{name: "run_end", ev: runlog.RunEnd{Status: "succeeded", Path: []string{"3", "4"}, Steps: 7, Usage: tot}, line: runEnd},
 		{name: "run_end failed", ev: runlog.RunEnd{Status: "failed", ExitCode: 1, Error: "node 8 failed"}, line: runEndFailed},
 	} {
@@ -187,6 +194,9 @@ func withRunID(ev runlog.Event, id string) runlog.Event {
 		e.RunID = id
 		return e
 	case runlog.ToolCallsLeftOut:
+		e.RunID = id
+		return e
+	case runlog.Workspace:
 		e.RunID = id
 		return e
 	}

@@ -1,0 +1,53 @@
+package run
+
+import (
+	"context"
+	"path/filepath"
+	"strconv"
+
+	"github.com/dtree-dev/dtree/internal/runlog"
+	"github.com/dtree-dev/dtree/types"
+)
+
+// The workspace (readme/workspace.md): a checkpoint of the working tree
+// before the run and after each visit, on the run's private ref, and
+// what each visit changed in its node_end and result.
+
+// beginWorkspace takes the checkpoint before the first step and says
+// where the run's checkpoints are, or why there are none.
+func (w *walker) beginWorkspace(ctx context.Context) {
+	repo := w.o.Workspace
+	if repo == nil || w.o.Log == nil {
+		return // outside git: the command says so, once
+	}
+	ws, err := repo.Begin(ctx, w.o.Log.RunID, "", filepath.Dir(w.o.Log.Dir))
+	if err != nil {
+		w.event(runlog.Workspace{Off: err.Error()})
+		return
+	}
+	w.ws = ws
+	w.event(runlog.Workspace{Repo: repo.Root, Ref: ws.Ref, Checkpoint: ws.Last.Commit})
+}
+
+// endWorkspace lets go of what the checkpoints held while the run went
+// on; the checkpoints stay.
+func (w *walker) endWorkspace() {
+	if w.ws != nil {
+		w.ws.Close()
+	}
+}
+
+// checkpoint records the tree after a visit and returns what the visit
+// changed: nil when checkpoints are off or the checkpoint failed (the
+// run goes on; the failure is the workspace event's).
+func (w *walker) checkpoint(ctx context.Context, n *types.ProcessedNode, visit int) *types.Change {
+	if w.ws == nil {
+		return nil
+	}
+	c, err := w.ws.Checkpoint(context.WithoutCancel(ctx), "after node "+n.ID+" visit "+strconv.Itoa(visit))
+	if err != nil {
+		w.event(runlog.Workspace{Off: err.Error()})
+		return nil
+	}
+	return &c
+}
