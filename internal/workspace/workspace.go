@@ -19,8 +19,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/dtree-dev/dtree/types"
 )
@@ -42,6 +44,8 @@ type Repo struct {
 	// env is the environment git runs with: the caller's, with what would
 	// point git elsewhere replaced by this repository.
 	env []string
+	// opts are the options before every git command: safety and noFilters.
+	opts []string
 }
 
 // Open finds the git work tree dir is in. The error wraps ErrNotGit when
@@ -50,7 +54,7 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 	if _, err := exec.LookPath("git"); err != nil {
 		return nil, fmt.Errorf("%w: git is not installed", ErrNotGit)
 	}
-	r := &Repo{env: baseEnv(os.Environ())}
+	r := &Repo{env: baseEnv(os.Environ()), opts: safety}
 	out, err := r.output(ctx, dir, nil, "rev-parse", "--is-inside-work-tree", "--show-toplevel", "--absolute-git-dir")
 	if err != nil {
 		var ge *GitError
@@ -65,20 +69,30 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 	}
 	r.Root, r.GitDir = lines[1], lines[2]
 	r.env = append(r.env, "GIT_DIR="+r.GitDir, "GIT_WORK_TREE="+r.Root)
+	r.opts = slices.Clip(r.opts)
+	if err := r.noFilters(ctx, ""); err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 
-// baseEnv is env without what would make git read another repository or
-// index, or ask a question.
+// baseEnv is env without what would make git read another repository,
+// index or object store, read pathspecs otherwise, or ask a question: every
+// GIT_ variable goes but those that say where git is and which config
+// files it reads (GIT_EXEC_PATH, GIT_CONFIG_GLOBAL, GIT_CONFIG_SYSTEM,
+// GIT_CONFIG_NOSYSTEM) and tracing. dtree may itself run under git (a
+// hook sets GIT_DIR and GIT_INDEX_FILE): the user's index stays theirs.
 func baseEnv(env []string) []string {
 	out := make([]string, 0, len(env)+8)
 	for _, kv := range env {
 		name, _, _ := strings.Cut(kv, "=")
-		switch name {
-		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX",
-			"GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_AUTHOR_DATE",
-			"GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_COMMITTER_DATE":
-			continue
+		if strings.HasPrefix(name, "GIT_") {
+			switch {
+			case name == "GIT_EXEC_PATH", name == "GIT_CONFIG_GLOBAL", name == "GIT_CONFIG_SYSTEM",
+				name == "GIT_CONFIG_NOSYSTEM", strings.HasPrefix(name, "GIT_TRACE"):
+			default:
+				continue
+			}
 		}
 		out = append(out, kv)
 	}
@@ -89,10 +103,44 @@ func baseEnv(env []string) []string {
 }
 
 // safety are the options every git command runs with: no hook (update-ref
-// runs reference-transaction), no fsmonitor program, no pager. A
+// runs reference-transaction), no fsmonitor program, no pager, and dtree's
+// indexes whole (a split index would share files with the user's). A
 // repository's config is the user's, but a checkout from elsewhere can
-// carry one, and dtree's bookkeeping needs none of them.
-var safety = []string{"-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "--no-pager"}
+// carry one, and dtree's bookkeeping needs none of them. Open adds the
+// repository's filter drivers, turned off (noFilters).
+var safety = []string{"-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "core.splitIndex=false", "--no-pager"}
+
+// noFilters are the options that turn off the filter drivers the
+// repository's config names (filter.NAME.clean, smudge, process): a
+// checkpoint runs no program of the repository's; it records the files as
+// they are on disk, and a restore writes them back so.
+func (r *Repo) noFilters(ctx context.Context, dir string) error {
+	out, err := r.output(ctx, dir, nil, "config", "-z", "--name-only", "--get-regexp", `^filter\..*\.(clean|smudge|process)$`)
+	if err != nil {
+		var ge *GitError
+		if errors.As(err, &ge) && ge.Code == 1 {
+			return nil // none
+		}
+		return err
+	}
+	seen := map[string]bool{}
+	for _, key := range strings.Split(out, "\x00") {
+		i := strings.LastIndexByte(key, '.')
+		if i < 0 || !strings.HasPrefix(key, "filter.") {
+			continue
+		}
+		name := key[len("filter."):i]
+		if name == "" || seen[name] {
+			continue
+		}
+		seen[name] = true
+		for _, k := range []string{"clean", "smudge", "process"} {
+			r.opts = append(r.opts, "-c", "filter."+name+"."+k+"=")
+		}
+		r.opts = append(r.opts, "-c", "filter."+name+".required=false")
+	}
+	return nil
+}
 
 // GitError is a git command that failed: its arguments, exit code and
 // what it said.
@@ -113,7 +161,7 @@ func (e *GitError) Error() string {
 // git runs a git command in the repository with extra environment,
 // stdout to out.
 func (r *Repo) git(ctx context.Context, dir string, env []string, stdin io.Reader, out io.Writer, args ...string) error {
-	cmd := exec.CommandContext(ctx, "git", append(append([]string{}, safety...), args...)...)
+	cmd := exec.CommandContext(ctx, "git", append(append([]string{}, r.opts...), args...)...)
 	cmd.Dir = dir
 	if cmd.Dir == "" {
 		cmd.Dir = r.Root
@@ -188,40 +236,131 @@ type Run struct {
 	// exclude are pathspecs left out of every snapshot: the run's own
 	// logs when they are in the work tree and not ignored.
 	exclude []string
+	// synced is true while the index holds exactly Last.Tree (with the
+	// files' stat data): a `git add` that adds nothing then means the tree
+	// did not change, and the snapshot stops there.
+	synced bool
 }
 
 // Begin starts a run's checkpoints: it takes the first, of the tree as it
-// is before the run, on top of HEAD (or of parent, a commit, when not
-// ""), and points the run's ref at it. exclude are paths (absolute, or
-// relative to the root) no snapshot records: the run's log directory.
+// is now, and points the run's ref at it. The checkpoint goes on top of
+// parent (a commit) when not "", else on the run's ref when the run has
+// checkpoints already (a resumed run, or one taken up again after a
+// crash: nothing recorded is dropped), else on HEAD. exclude are paths
+// (absolute, or relative to the root) no snapshot records: the run's log
+// directory.
+//
+// The run's index starts as a copy of the user's (git's stat data of every
+// tracked file), so that only files changed since the user's last git
+// command are read; a fresh one when the user's marks files
+// assume-unchanged or skip-worktree (they would be left out), or cannot be
+// read.
 func (r *Repo) Begin(ctx context.Context, runID, parent string, exclude ...string) (*Run, error) {
-	if parent == "" {
-		var err error
-		if parent, err = r.Head(ctx); err != nil {
-			return nil, err
-		}
-	}
 	dir := filepath.Join(r.GitDir, "dtree")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("checkpoints: %w", err)
 	}
 	run := &Run{Repo: r, ID: runID, Ref: Ref(runID), index: filepath.Join(dir, runID+".index")}
+	run.Close() // an index left by a process that died: its lock would stop git
+	msg := "dtree " + runID + ": before the run"
+	var old string
+	if parent == "" {
+		var err error
+		if old, err = r.resolve(ctx, run.Ref); err != nil {
+			return nil, err
+		}
+		if parent = old; parent != "" {
+			msg = "dtree " + runID + ": taken up again"
+		} else if parent, err = r.Head(ctx); err != nil {
+			return nil, err
+		}
+	}
 	for _, p := range exclude {
 		if rel, ok := r.rel(p); ok && rel != "." {
 			run.exclude = append(run.exclude, ":(exclude,literal)"+rel)
 		}
 	}
-	cp, err := run.snapshot(ctx, parent, "dtree "+runID+": before the run")
+	seeded := run.seed(ctx)
+	cp, err := run.snapshot(ctx, parent, msg)
+	if err != nil && seeded {
+		run.Close() // the copy of the user's index would not do: start afresh
+		cp, err = run.snapshot(ctx, parent, msg)
+	}
 	if err != nil {
 		run.Close()
 		return nil, err
 	}
-	if err := r.git(ctx, "", nil, nil, nil, "update-ref", "-m", "dtree checkpoint", run.Ref, cp.Commit); err != nil {
-		run.Close()
-		return nil, err
+	args := []string{"update-ref", "-m", "dtree checkpoint", run.Ref, cp.Commit}
+	if old != "" {
+		args = append(args, old)
 	}
-	run.Last = cp
+	if err := r.git(ctx, "", nil, nil, nil, args...); err != nil {
+		run.Close()
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	run.Last, run.synced = cp, true
 	return run, nil
+}
+
+// resolve is the commit ref names, "" when there is no such ref.
+func (r *Repo) resolve(ctx context.Context, ref string) (string, error) {
+	out, err := r.output(ctx, "", nil, "for-each-ref", "--format=%(objectname)", "--", ref)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(out), nil
+}
+
+// seed copies the user's index to the run's, with its modification time
+// (git trusts the stat data of files older than the index), and says
+// whether it did. It does not when the user's index marks any file
+// assume-unchanged or skip-worktree (`git ls-files -v` shows it in lower
+// case, or S): `git add -A` would not look at those files.
+func (run *Run) seed(ctx context.Context) bool {
+	user := filepath.Join(run.Repo.GitDir, "index")
+	st, err := os.Stat(user)
+	if err != nil || !st.Mode().IsRegular() {
+		return false
+	}
+	var flags flagged
+	if err := run.Repo.git(ctx, "", nil, nil, &flags, "ls-files", "-v", "-z"); err != nil || flags.found {
+		return false
+	}
+	b, err := os.ReadFile(user)
+	if err != nil {
+		return false
+	}
+	if err := os.WriteFile(run.index, b, 0o644); err != nil {
+		run.Close()
+		return false
+	}
+	if err := os.Chtimes(run.index, st.ModTime(), st.ModTime()); err != nil {
+		run.Close()
+		return false
+	}
+	return true
+}
+
+// flagged reads `git ls-files -v -z` and finds whether any entry is marked
+// assume-unchanged (a lower-case tag) or skip-worktree (S).
+type flagged struct {
+	found bool
+	mid   bool // inside a record: its tag was seen
+}
+
+func (f *flagged) Write(p []byte) (int, error) {
+	for _, c := range p {
+		switch {
+		case f.found:
+			return len(p), nil
+		case !f.mid:
+			f.found = c == 'S' || c >= 'a' && c <= 'z'
+			f.mid = true
+		case c == 0:
+			f.mid = false
+		}
+	}
+	return len(p), nil
 }
 
 // rel is p relative to the root, false when it is outside it.
@@ -242,6 +381,7 @@ func (run *Run) Close() {
 		os.Remove(run.index)
 		os.Remove(run.index + ".lock")
 	}
+	run.synced = false
 }
 
 // snapshot records the working tree in the run's index and makes a commit
@@ -249,9 +389,18 @@ func (run *Run) Close() {
 // as parent's gives parent itself: nothing changed, nothing new.
 func (run *Run) snapshot(ctx context.Context, parent, msg string) (Checkpoint, error) {
 	r, env := run.Repo, []string{"GIT_INDEX_FILE=" + run.index}
-	args := append([]string{"add", "-A", "--ignore-errors", "--", "."}, run.exclude...)
-	if err := r.git(ctx, "", env, nil, nil, args...); err != nil {
+	unchanged := run.synced && parent != "" && parent == run.Last.Commit
+	run.synced = false
+	// -v names each path it adds or removes: none, and the index still
+	// holds Last's tree.
+	var added counter
+	args := append([]string{"add", "-A", "-v", "--ignore-errors", "--", "."}, run.exclude...)
+	if err := r.git(ctx, "", env, nil, &added, args...); err != nil {
 		return Checkpoint{}, fmt.Errorf("checkpoint: %w", err)
+	}
+	if unchanged && added == 0 {
+		run.synced = true
+		return run.Last, nil
 	}
 	tree, err := r.output(ctx, "", env, "write-tree")
 	if err != nil {
@@ -259,6 +408,7 @@ func (run *Run) snapshot(ctx context.Context, parent, msg string) (Checkpoint, e
 	}
 	tree = strings.TrimSpace(tree)
 	if parent != "" && parent == run.Last.Commit && tree == run.Last.Tree {
+		run.synced = true
 		return run.Last, nil
 	}
 	commitArgs := []string{"commit-tree", tree, "-m", msg}
@@ -270,6 +420,14 @@ func (run *Run) snapshot(ctx context.Context, parent, msg string) (Checkpoint, e
 		return Checkpoint{}, fmt.Errorf("checkpoint: %w", err)
 	}
 	return Checkpoint{Commit: strings.TrimSpace(commit), Tree: tree}, nil
+}
+
+// counter counts the bytes written to it.
+type counter int64
+
+func (c *counter) Write(p []byte) (int, error) {
+	*c += counter(len(p))
+	return len(p), nil
 }
 
 // Checkpoint records the working tree as it is now, on top of the run's
@@ -285,7 +443,7 @@ func (run *Run) Checkpoint(ctx context.Context, msg string) (types.Change, error
 		if err := run.Repo.git(ctx, "", nil, nil, nil, "update-ref", "-m", "dtree checkpoint", run.Ref, cp.Commit, from.Commit); err != nil {
 			return types.Change{}, fmt.Errorf("checkpoint: %w", err)
 		}
-		run.Last = cp
+		run.Last, run.synced = cp, true
 	}
 	return run.Repo.Changes(ctx, from.Commit, cp.Commit)
 }
@@ -380,15 +538,20 @@ func readDiff(r io.Reader, c *types.Change) error {
 // Restore puts the working tree back as to says, on the files
 // checkpoints record (ignored ones are not touched). It checkpoints the
 // tree first (before, on the run's ref, so nothing is lost), moves it to
-// to, and records the result as the run's newest checkpoint. When moving
-// fails part way it puts the tree back as before says; the error says
-// which of the two the tree is in.
+// to, and records the result as the run's newest checkpoint.
+//
+// When moving fails part way (a full disk, a file it cannot write), it
+// puts the tree back as the checkpoint before says, and the error says
+// so. Should that fail too, or the process die part way, every file is
+// still in a checkpoint on the run's ref: Begin on the same run (it
+// records the tree as it is, on top of the ref) then Restore to the same
+// commit again finishes the move (readme/workspace.md#safety).
 func (run *Run) Restore(ctx context.Context, to, msg string) (before types.Change, err error) {
 	if before, err = run.Checkpoint(ctx, "before "+msg); err != nil {
 		return before, err
 	}
 	cur := run.Last
-	toTree, err := run.Repo.output(ctx, "", nil, "rev-parse", "--verify", to+"^{tree}")
+	toTree, err := run.Repo.output(ctx, "", nil, "rev-parse", "--verify", "--end-of-options", to+"^{tree}")
 	if err != nil {
 		return before, fmt.Errorf("restore: %w", err)
 	}
@@ -397,17 +560,13 @@ func (run *Run) Restore(ctx context.Context, to, msg string) (before types.Chang
 		return before, nil
 	}
 	env := []string{"GIT_INDEX_FILE=" + run.index}
+	run.synced = false
+	start := time.Now()
 	if err := run.Repo.git(ctx, "", env, nil, nil, "read-tree", "-m", "-u", cur.Commit, to); err != nil {
-		// Put back what was there: snapshot what is (part moved) and move
-		// it to the checkpoint taken first.
-		back := context.WithoutCancel(ctx)
-		if _, berr := run.Checkpoint(back, "restore failed part way"); berr == nil {
-			if berr = run.Repo.git(back, "", env, nil, nil, "read-tree", "-m", "-u", run.Last.Commit, cur.Commit); berr == nil {
-				run.Last = cur
-				return before, fmt.Errorf("restore: %w; the working tree is as it was (checkpoint %s)", err, short(cur.Commit))
-			}
+		if berr := run.putBack(context.WithoutCancel(ctx), cur, toTree, start); berr != nil {
+			return before, fmt.Errorf("restore: %w; putting the working tree back failed too (%v): it may be part way; every file is in checkpoint %s of run %s: once the cause is fixed, restore again", err, berr, short(cur.Commit), run.ID)
 		}
-		return before, fmt.Errorf("restore: %w; the working tree may be part way: `dtree undo %s` again, or `git -C %s read-tree -m -u HEAD %s` puts it as checkpoint %s says", err, run.ID, run.Repo.Root, cur.Commit, short(cur.Commit))
+		return before, fmt.Errorf("restore: %w; the working tree is as it was (checkpoint %s)", err, short(cur.Commit))
 	}
 	commit, err := run.Repo.output(ctx, "", nil, "commit-tree", toTree, "-p", cur.Commit, "-m", "dtree "+run.ID+": "+msg)
 	if err != nil {
@@ -417,8 +576,73 @@ func (run *Run) Restore(ctx context.Context, to, msg string) (before types.Chang
 	if err := run.Repo.git(ctx, "", nil, nil, nil, "update-ref", "-m", "dtree checkpoint", run.Ref, next.Commit, cur.Commit); err != nil {
 		return before, fmt.Errorf("restore: %w", err)
 	}
-	run.Last = next
+	run.Last, run.synced = next, true
 	return before, nil
+}
+
+// putBack moves a working tree a restore left part way, from cur towards
+// toTree, back to checkpoint cur. First the careful way: checkpoint what
+// is there and move it back with read-tree -m, which overwrites nothing
+// unrecorded. That needs room for the index and the objects; when it
+// fails (the disk is full), the forced way: the files the move added
+// (those of toTree not in cur, written since start) are removed, which
+// frees room, and `read-tree --reset -u` writes cur's files back over
+// what the move wrote. The index still holds cur: git writes it only at
+// the end of a move, and a move that failed left it as it was.
+func (run *Run) putBack(ctx context.Context, cur Checkpoint, toTree string, start time.Time) error {
+	env := []string{"GIT_INDEX_FILE=" + run.index}
+	if _, err := run.Checkpoint(ctx, "restore failed part way"); err == nil {
+		if run.Last.Commit == cur.Commit {
+			return nil // nothing had moved
+		}
+		if err := run.Repo.git(ctx, "", env, nil, nil, "read-tree", "-m", "-u", run.Last.Commit, cur.Commit); err == nil {
+			run.Last, run.synced = cur, true
+			return run.Repo.git(ctx, "", nil, nil, nil, "update-ref", "-m", "dtree checkpoint", run.Ref, cur.Commit)
+		}
+	}
+	// The forced way. The checkpoint above may have failed after its add
+	// wrote the index: start again from cur's tree (stat data lost: every
+	// file of cur is compared by content).
+	run.synced = false
+	if err := run.Repo.git(ctx, "", env, nil, nil, "read-tree", cur.Tree); err != nil {
+		return err
+	}
+	if err := run.removeAdded(ctx, cur.Tree, toTree, start); err != nil {
+		return err
+	}
+	if err := run.Repo.git(ctx, "", env, nil, nil, "read-tree", "--reset", "-u", cur.Tree); err != nil {
+		return err
+	}
+	run.Last, run.synced = cur, true
+	return run.Repo.git(ctx, "", nil, nil, nil, "update-ref", "-m", "dtree checkpoint", run.Ref, cur.Commit)
+}
+
+// removeAdded removes the files of tree to that are not in tree from and
+// were written since start: a move from one to the other wrote them.
+// Files older than start were there before it (an ignored file the move
+// refused to overwrite) and stay.
+func (run *Run) removeAdded(ctx context.Context, from, to string, start time.Time) error {
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		br := bufio.NewReaderSize(pr, 64<<10)
+		for {
+			path, err := br.ReadString(0)
+			if err != nil {
+				done <- nil
+				io.Copy(io.Discard, pr) //nolint:errcheck // draining
+				return
+			}
+			p := filepath.Join(run.Repo.Root, filepath.FromSlash(strings.TrimSuffix(path, "\x00")))
+			if st, err := os.Lstat(p); err == nil && !st.IsDir() && !st.ModTime().Before(start) {
+				os.Remove(p)
+			}
+		}
+	}()
+	err := run.Repo.git(ctx, "", nil, nil, pw, "diff-tree", "-r", "-z", "--no-renames", "--name-only", "--diff-filter=A", from, to)
+	pw.Close()
+	<-done
+	return err
 }
 
 func short(commit string) string { return commit[:min(len(commit), 12)] }
