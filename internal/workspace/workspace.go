@@ -600,14 +600,15 @@ func (run *Run) putBack(ctx context.Context, cur Checkpoint, toTree string, star
 			return run.Repo.git(ctx, "", nil, nil, nil, "update-ref", "-m", "dtree checkpoint", run.Ref, cur.Commit)
 		}
 	}
-	// The forced way. The checkpoint above may have failed after its add
-	// wrote the index: start again from cur's tree (stat data lost: every
-	// file of cur is compared by content).
+	// The forced way. First what frees room: removing the files the move
+	// added. Then, as the checkpoint above may have failed after its add
+	// wrote the index, the index starts again from cur's tree (stat data
+	// lost: every file of cur is compared by content).
 	run.synced = false
-	if err := run.Repo.git(ctx, "", env, nil, nil, "read-tree", cur.Tree); err != nil {
+	if err := run.removeAdded(ctx, cur.Tree, toTree, start); err != nil {
 		return err
 	}
-	if err := run.removeAdded(ctx, cur.Tree, toTree, start); err != nil {
+	if err := run.Repo.git(ctx, "", env, nil, nil, "read-tree", cur.Tree); err != nil {
 		return err
 	}
 	if err := run.Repo.git(ctx, "", env, nil, nil, "read-tree", "--reset", "-u", cur.Tree); err != nil {
