@@ -1,0 +1,110 @@
+package workspace
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestKillHelper is the process TestSafetyKilledRestore kills: it takes
+// up run "crash" in DTREE_WS_HELPER_ROOT and restores checkpoint
+// DTREE_WS_HELPER_TO. It is no test on its own.
+func TestKillHelper(t *testing.T) {
+	root := os.Getenv("DTREE_WS_HELPER_ROOT")
+	if root == "" {
+		t.Skip("a helper process of TestSafetyKilledRestore")
+	}
+	ctx := context.Background()
+	repo, err := Open(ctx, root)
+	require.NoError(t, err)
+	run, err := repo.Begin(ctx, "crash", "")
+	require.NoError(t, err)
+	fmt.Println("restoring")
+	_, err = run.Restore(ctx, os.Getenv("DTREE_WS_HELPER_TO"), "undo")
+	require.NoError(t, err)
+	fmt.Println("restored")
+}
+
+// TestSafetyKilledRestore: a process killed (SIGKILL, with its git) in the
+// middle of a restore leaves a tree part way, and nothing is lost: Begin
+// on the same run then Restore to the same checkpoint finishes the move
+// (the recovery readme/workspace.md#safety documents), and the tree from
+// before the restore can still be restored too.
+func TestSafetyKilledRestore(t *testing.T) {
+	t.Parallel()
+	const n = 2000
+	files := map[string]string{}
+	for i := range n {
+		files[fmt.Sprintf("f%04d.txt", i)] = string(bytes.Repeat([]byte(fmt.Sprintf("base %d\n", i)), 2000))
+	}
+	dir := gitRepo(t, files)
+	ctx := context.Background()
+	treeBase := fingerprint(t, dir)
+	repo, err := Open(ctx, dir)
+	require.NoError(t, err)
+	run, err := repo.Begin(ctx, "crash", "")
+	require.NoError(t, err)
+	base := run.Last
+	// The step rewrites every file and adds as many.
+	for i := range n {
+		write(t, dir, fmt.Sprintf("f%04d.txt", i), string(bytes.Repeat([]byte(fmt.Sprintf("step %d\n", i)), 2000)))
+		write(t, dir, fmt.Sprintf("new/g%04d.txt", i), "added\n")
+	}
+	treeStep := fingerprint(t, dir)
+	_, err = run.Checkpoint(ctx, "step")
+	require.NoError(t, err)
+	step := run.Last
+	run.Close()
+
+	cmd := exec.Command(os.Args[0], "-test.run=^TestKillHelper$", "-test.v")
+	cmd.Env = append(os.Environ(), "DTREE_WS_HELPER_ROOT="+dir, "DTREE_WS_HELPER_TO="+base.Commit)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	require.NoError(t, cmd.Start())
+	killed := false
+	// Kill the helper and its git as soon as the move has begun: the added
+	// files are being removed, or the first file has its base text back.
+	first := filepath.Join(dir, "f0000.txt")
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		b, _ := os.ReadFile(first)
+		_, err := os.Lstat(filepath.Join(dir, "new", "g1999.txt"))
+		if bytes.HasPrefix(b, []byte("base")) || os.IsNotExist(err) {
+			require.NoError(t, syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL))
+			killed = true
+			break
+		}
+		time.Sleep(200 * time.Microsecond)
+	}
+	cmd.Wait() //nolint:errcheck // killed
+	require.True(t, killed, "the restore did not begin: %s", out.String())
+	require.NotContains(t, out.String(), "restored", "the helper ended before it was killed")
+	partial := fingerprint(t, dir)
+	if partial == treeBase || partial == treeStep {
+		t.Logf("the kill came at an end of the move, not in its middle")
+	}
+
+	// The documented recovery: take the run up again and restore again.
+	run, err = repo.Begin(ctx, "crash", "")
+	require.NoError(t, err, "after the kill")
+	defer run.Close()
+	_, err = run.Restore(ctx, base.Commit, "undo, again")
+	require.NoError(t, err)
+	sameTree(t, treeBase, fingerprint(t, dir), "the tree is not as the checkpoint says")
+	// Nothing was lost: the tree before the interrupted restore is on the
+	// run's ref, and comes back whole.
+	_, err = run.Restore(ctx, step.Commit, "redo")
+	require.NoError(t, err)
+	sameTree(t, treeStep, fingerprint(t, dir), "the tree before the killed restore did not come back")
+	assert.Contains(t, mustGit(t, dir, "log", "--format=%s", run.Ref), "taken up again")
+}
