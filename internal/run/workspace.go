@@ -38,16 +38,24 @@ func (w *walker) endWorkspace() {
 }
 
 // checkpoint records the tree after a visit and returns what the visit
-// changed: nil when checkpoints are off or the checkpoint failed (the
-// run goes on; the failure is the workspace event's).
-func (w *walker) checkpoint(ctx context.Context, n *types.ProcessedNode, visit int) *types.Change {
+// changed since from, the checkpoint it started from (the guard's
+// checkpoints may come between): nil when checkpoints are off or the
+// checkpoint failed (the run goes on; the failure is the workspace
+// event's).
+func (w *walker) checkpoint(ctx context.Context, n *types.ProcessedNode, visit int, from string) *types.Change {
 	if w.ws == nil {
 		return nil
 	}
-	c, err := w.ws.Checkpoint(context.WithoutCancel(ctx), "after node "+n.ID+" visit "+strconv.Itoa(visit))
+	ctx = context.WithoutCancel(ctx)
+	c, err := w.ws.Checkpoint(ctx, "after node "+n.ID+" visit "+strconv.Itoa(visit))
+	if err == nil && from != "" && c.From != from {
+		c, err = w.ws.Repo.Changes(ctx, from, w.ws.Last.Commit)
+	}
 	if err != nil {
+		w.wsStale = true
 		w.event(runlog.Workspace{Off: err.Error()})
 		return nil
 	}
+	w.wsStale = false
 	return &c
 }
