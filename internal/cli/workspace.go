@@ -49,7 +49,7 @@ func needsGit(c *chart.Chart, page types.Page, s *settings.Settings) error {
 	if len(rollback) > 0 {
 		what = append(what, fmt.Sprintf("rollback attempt (%s %s)", nodeWord(len(rollback)), strings.Join(rollback, ", ")))
 	} else if s.Rollback == types.RollbackAttempt {
-		what = append(what, fmt.Sprintf("rollback attempt (%s)", "the rollback setting, from " + s.Sources[settings.KeyRollback].String()))
+		what = append(what, fmt.Sprintf("rollback attempt (%s)", "the rollback setting, from "+s.Sources[settings.KeyRollback].String()))
 	}
 	if len(what) == 0 {
 		return nil
