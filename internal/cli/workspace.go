@@ -27,7 +27,7 @@ func openWorkspace(ctx context.Context, workdir string) (*workspace.Repo, string
 
 // needsGit refuses, before any agent runs, a run outside git that asks
 // for what only checkpoints can do: rollback attempt (the setting, or a
-// node's) and paths (readme/workspace.md#outside-git).
+// node's) and paths (readme/workspace.md#scope).
 func needsGit(c *chart.Chart, page types.Page, s *settings.Settings) error {
 	var paths, rollback []string
 	for i := range c.Nodes {
