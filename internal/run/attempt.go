@@ -397,6 +397,7 @@ func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, 
 			c.MaxCost -= *t.CostUSD
 		}
 	}
+	w.wsFresh = false // the call may change the working tree
 	r, err := w.o.Runner(ctx, c)
 	if lw != nil {
 		_ = lw.Close() // its error is logFailed's

@@ -71,11 +71,8 @@ func (w *walker) newGuard(ctx context.Context, n *types.ProcessedNode) (*guard, 
 		}
 		return g, nil
 	}
-	if w.wsStale {
-		if _, err := w.ws.Checkpoint(context.WithoutCancel(ctx), "before node "+n.ID); err != nil {
-			return g, fmt.Errorf("node %s: checkpoint before the step: %w", n.ID, err)
-		}
-		w.wsStale = false
+	if _, err := w.snap(context.WithoutCancel(ctx), "before node "+n.ID); err != nil {
+		return g, fmt.Errorf("node %s: checkpoint before the step: %w", n.ID, err)
 	}
 	g.visit = w.ws.Last.Commit
 	g.start = g.visit
@@ -136,6 +133,7 @@ func (g *guard) checkScope(ctx context.Context, a int) (string, error) {
 	g.checked = true
 	msg := "scope of node " + g.n.ID + " attempt " + strconv.Itoa(a)
 	u, err := g.w.ws.RestorePaths(context.WithoutCancel(ctx), g.start, func(p string) bool { return !g.inScope(p) }, msg)
+	g.w.wsFresh = err == nil
 	if err != nil {
 		return "", fmt.Errorf("node %s: undoing the change outside its paths: %w", g.n.ID, err)
 	}
@@ -163,7 +161,7 @@ func (g *guard) mark(ctx context.Context, what string) (string, error) {
 	if !g.on() {
 		return "", nil
 	}
-	if _, err := g.w.ws.Checkpoint(context.WithoutCancel(ctx), "before "+what); err != nil {
+	if _, err := g.w.snap(context.WithoutCancel(ctx), "before "+what); err != nil {
 		return "", fmt.Errorf("node %s: checkpoint before %s: %w", g.n.ID, what, err)
 	}
 	return g.w.ws.Last.Commit, nil
@@ -180,7 +178,9 @@ func (g *guard) keep(ctx context.Context, mark string, a int, by string) error {
 	if err != nil || c.Empty() {
 		return err
 	}
-	if _, err := g.w.ws.Restore(ctx, mark, "undo the "+by+" of node "+g.n.ID+" attempt "+strconv.Itoa(a)); err != nil {
+	_, err = g.w.ws.Restore(ctx, mark, "undo the "+by+" of node "+g.n.ID+" attempt "+strconv.Itoa(a))
+	g.w.wsFresh = err == nil
+	if err != nil {
 		return fmt.Errorf("node %s: undoing what its %s changed: %w", g.n.ID, by, err)
 	}
 	g.w.event(runlog.TreeRestored{Node: g.n.ID, Attempt: a, By: by, Checkpoint: mark, Change: &c})
@@ -191,7 +191,7 @@ func (g *guard) keep(ctx context.Context, mark string, a int, by string) error {
 // since checkpoints the tree and returns what changed since the
 // checkpoint from.
 func (g *guard) since(ctx context.Context, from, msg string) (types.Change, error) {
-	c, err := g.w.ws.Checkpoint(ctx, msg)
+	c, err := g.w.snap(ctx, msg)
 	if err != nil {
 		return c, fmt.Errorf("node %s: checkpoint %s: %w", g.n.ID, msg, err)
 	}
@@ -215,7 +215,9 @@ func (g *guard) retry(ctx context.Context, a int) (*types.Change, error) {
 	}
 	if g.rollback {
 		if !c.Empty() {
-			if _, err := g.w.ws.Restore(ctx, g.start, "rollback of node "+g.n.ID+" attempt "+strconv.Itoa(a)); err != nil {
+			_, err := g.w.ws.Restore(ctx, g.start, "rollback of node "+g.n.ID+" attempt "+strconv.Itoa(a))
+			g.w.wsFresh = err == nil
+			if err != nil {
 				return &c, fmt.Errorf("node %s: rollback of attempt %d: %w", g.n.ID, a, err)
 			}
 			g.say(a, fmt.Sprintf("rolled back: undid its change to %s (checkpoint %.12s has it)", types.Plural(c.Files, "file"), c.To), false)

@@ -143,9 +143,10 @@ type walker struct {
 	last           map[string]pastStep
 	soFar          prompts.Entries // the run so far's entries, each rendered once
 	ws             *workspace.Run  // the run's checkpoints; nil when off
-	// wsStale: the newest checkpoint failed, so ws.Last is not the tree
-	// as it is (guard.go takes one before relying on it).
-	wsStale bool
+	// wsFresh: ws.Last is the tree as it is: no agent or command has
+	// run since it was taken, so another checkpoint would find nothing
+	// (snap); false after a checkpoint that failed.
+	wsFresh bool
 }
 
 // Walk runs the chart and returns its summary. The error is a
