@@ -41,6 +41,7 @@ type guard struct {
 	visit    string // the checkpoint the visit started from; "" when checkpoints are off
 	start    string // the checkpoint the attempt started from
 	checked  bool   // the attempt's scope was checked (before its validation)
+	attempt  int    // the attempt going on, 0 before the first
 }
 
 // ErrNeedsGit is a step that asks for what only checkpoints can do
@@ -121,7 +122,28 @@ func (g *guard) on() bool { return g != nil && g.visit != "" }
 
 // begin starts attempt a: its checkpoint is the one the last attempt's
 // end left, or the visit's.
-func (g *guard) begin() { g.checked = false }
+func (g *guard) begin(a int) { g.checked, g.attempt = false, a }
+
+// stopped is the guard's part when the visit stops on an error no retry
+// is for (an interrupt, a budget, a CLI that cannot run): what the
+// attempt did outside its paths, or as a decision, is undone all the
+// same. It returns why that could not be done, "" when it was.
+func (v *step) stopped(ctx context.Context) string {
+	g := v.g
+	if !g.on() || g.attempt == 0 {
+		return ""
+	}
+	var err error
+	if v.n.Role == types.RoleDecision {
+		err = g.keep(ctx, g.start, g.attempt, "decision")
+	} else {
+		_, err = g.checkScope(ctx, g.attempt)
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return ""
+}
 
 // checkScope undoes the attempt's change outside the step's paths, and
 // returns the critique that fails the attempt: "" when it changed nothing
@@ -144,7 +166,7 @@ func (g *guard) checkScope(ctx context.Context, a int) (string, error) {
 		Paths: u.Paths, PathsLeftOut: u.Files - len(u.Paths)})
 	names := make([]string, 0, min(len(u.Paths), maxScopeList))
 	for _, p := range u.Paths[:min(len(u.Paths), maxScopeList)] {
-		names = append(names, strconv.Quote(p.Path))
+		names = append(names, strconv.Quote(types.Excerpt(p.Path, maxName)))
 	}
 	list := strings.Join(names, ", ")
 	if more := u.Files - len(names); more > 0 {

@@ -56,6 +56,11 @@ type guardRun struct {
 // run's checkpoints on (git == true) or off.
 func walkGit(t *testing.T, csv string, files map[string]string, git bool, rollback string, a agentFunc) guardRun {
 	t.Helper()
+	return walkGitCtx(context.Background(), t, csv, files, git, rollback, a)
+}
+
+func walkGitCtx(ctx context.Context, t *testing.T, csv string, files map[string]string, git bool, rollback string, a agentFunc) guardRun {
+	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("needs git")
 	}
@@ -97,7 +102,7 @@ func walkGit(t *testing.T, csv string, files map[string]string, git bool, rollba
 	require.NoError(t, err)
 	t.Cleanup(func() { log.Close() })
 	p := &undoneProgress{}
-	r.sum, r.err = Walk(context.Background(), Options{Chart: c, Page: c.Doc.Pages[0], Start: c.Doc.Pages[0].Root,
+	r.sum, r.err = Walk(ctx, Options{Chart: c, Page: c.Doc.Pages[0], Start: c.Doc.Pages[0].Root,
 		Registry: reg, Runner: runner, Backoff: func(int) time.Duration { return 0 }, Log: log, Workdir: dir,
 		Workspace: repo, Rollback: rollback, Progress: p})
 	require.NoError(t, log.Flush())
@@ -334,4 +339,23 @@ func TestGuardNeedsGit(t *testing.T) {
 	r = walkGit(t, guardCSV("", "", 0, false), nil, false, "attempt", a)
 	require.ErrorIs(t, r.err, ErrNeedsGit)
 	assert.Zero(t, calls)
+}
+
+// An attempt stopped by an interrupt has its change outside its paths
+// undone all the same; its change inside stays.
+func TestScopeOnInterrupt(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r := walkGitCtx(ctx, t, guardCSV("src/", "", 2, false), map[string]string{"a": "a\n"}, true, "",
+		func(dir, node, purpose string, attempt int, _ string) string {
+			writeFile(t, dir, "src/in.go", "i\n")
+			writeFile(t, dir, "a", "changed\n")
+			cancel()
+			return done
+		})
+	require.ErrorIs(t, r.err, context.Canceled)
+	assert.Equal(t, "a\n", readText(t, r.dir, "a"))
+	assert.True(t, exists(r.dir, "src/in.go"))
+	require.Len(t, eventsOf[runlog.OutOfScope](r.events), 1)
 }

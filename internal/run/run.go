@@ -276,6 +276,7 @@ func (w *walker) runNode(ctx context.Context, n *types.ProcessedNode, visit int)
 	w.event(runlog.NodeStart{Node: n.ID, Visit: visit, Role: n.Role, CLI: n.CLI})
 	defer func() { res.DurationMS = time.Since(start).Milliseconds() }()
 	g, gerr := w.newGuard(ctx, n)
+	var v *step
 
 	out := w.o.Chart.Graph.Out(w.index(n.ID))
 	labels := make([]string, len(out))
@@ -304,6 +305,9 @@ func (w *walker) runNode(ctx context.Context, n *types.ProcessedNode, visit int)
 		case errors.As(err, &failed):
 			reason = failed.Last // the node is named by the event already
 		}
+		if why := v.stopped(ctx); why != "" {
+			reason += "; and " + why
+		}
 		ev.Status, ev.Error, ev.Usage = res.Status, reason, res.Usage
 		res.Error = reason
 		res.Change = w.checkpoint(ctx, n, visit, g.visit)
@@ -311,7 +315,7 @@ func (w *walker) runNode(ctx context.Context, n *types.ProcessedNode, visit int)
 		w.event(ev)
 		return res, err
 	}
-	v := &step{w: w, n: n, out: out, labels: labels, res: res, exitCode: -1, g: g}
+	v = &step{w: w, n: n, out: out, labels: labels, res: res, exitCode: -1, g: g}
 	defer w.remember(v)
 	if gerr != nil {
 		return stop(gerr)
@@ -323,7 +327,7 @@ func (w *walker) runNode(ctx context.Context, n *types.ProcessedNode, visit int)
 		if attempt > 1 {
 			res.Retries++
 		}
-		g.begin()
+		g.begin(attempt)
 		outcome := kind.attempt(ctx, v, attempt, feedback)
 		if outcome.err != nil { // not retried
 			return stop(outcome.err)
