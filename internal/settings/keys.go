@@ -33,6 +33,7 @@ const (
 	KeyAllowUnmetered     = "allow_unmetered"
 	KeyMaxTurns           = "max_turns"
 	KeyJUnit              = "junit"
+	KeyRollback           = "rollback"
 	// KeyCLIs holds the custom CLI definitions; it is edited in the file,
 	// not with `dtree settings set`.
 	KeyCLIs = "clis"
@@ -56,6 +57,7 @@ const (
 	kindFileOrEmpty             // a file's path, or "" for none
 	kindSize                    // bytes: 16MiB, 1GiB, 4096; 0: no bound
 	kindTurns                   // a whole number of model turns, 0 or more; 0: no bound
+	kindRollback                // attempt or keep
 )
 
 // Key describes one scalar setting.
@@ -105,6 +107,8 @@ var keys = []Key{
 		Help: "the most model turns one agent call may take before it is stopped; 0 means no bound (a node's max_turns wins)"},
 	{Name: KeyJUnit, Env: "DTREE_JUNIT", Flag: "junit", kind: kindFileOrEmpty,
 		Help: `write a JUnit XML report of each run to this file, relative to the working directory; "" means none`},
+	{Name: KeyRollback, Env: "DTREE_ROLLBACK", Flag: "rollback", Default: types.RollbackKeep, kind: kindRollback,
+		Help: "attempt undoes a failed attempt's change to the working tree before its retry (needs git); keep lets the retry build on it (a node's rollback wins)"},
 }
 
 // Keys returns the scalar settings, in the order `dtree settings list`
@@ -197,6 +201,12 @@ func (k Key) parse(raw string, names agent.Names) (string, error) {
 			return "", err
 		}
 		return FormatSize(n), nil
+	case kindRollback:
+		switch r := strings.ToLower(v); r {
+		case types.RollbackAttempt, types.RollbackKeep:
+			return r, nil
+		}
+		return "", fmt.Errorf("%q is not attempt or keep", raw)
 	case kindBool:
 		switch strings.ToLower(v) {
 		case "true", "yes", "on", "1":
@@ -241,6 +251,8 @@ func (k Key) hintAs(subject string, names agent.Names) string {
 		return subject + ` takes a file's path (reports/dtree.xml), or "" for none`
 	case kindBool:
 		return subject + " takes true or false"
+	case kindRollback:
+		return subject + " takes attempt (undo a failed attempt's change before its retry) or keep"
 	case kindSize:
 		return subject + " takes a size in bytes, KiB, MiB or GiB (16MiB, 1GiB), or 0 for no bound"
 	}
@@ -286,6 +298,9 @@ func FormatSize(n int64) string {
 func (k Key) Values() []string {
 	if k.kind == kindBool {
 		return []string{"true", "false"}
+	}
+	if k.kind == kindRollback {
+		return []string{types.RollbackAttempt, types.RollbackKeep}
 	}
 	return nil
 }

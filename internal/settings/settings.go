@@ -46,6 +46,10 @@ type Settings struct {
 	// JUnit is the file each run's JUnit XML report goes to
 	// (readme/ci.md#junit); "" is none.
 	JUnit string
+	// Rollback is types.RollbackAttempt or RollbackKeep: what a failed
+	// attempt's change becomes before its retry
+	// (readme/workspace.md#rollback); a node's rollback wins.
+	Rollback string
 	// CLIs are the custom CLI definitions, keyed by their lower-case name;
 	// one with a built-in's name replaces the built-in.
 	CLIs map[string]agent.Definition
@@ -131,6 +135,8 @@ func (s *Settings) Value(key string) (string, bool) {
 		return strconv.Itoa(s.MaxTurns), true
 	case KeyJUnit:
 		return s.JUnit, true
+	case KeyRollback:
+		return s.Rollback, true
 	}
 	return "", false
 }
@@ -173,6 +179,8 @@ func (s *Settings) set(key, v string) error {
 		s.MaxTurns, err = strconv.Atoi(v)
 	case KeyJUnit:
 		s.JUnit = v
+	case KeyRollback:
+		s.Rollback = v
 	default:
 		err = fmt.Errorf("unknown setting %q", key)
 	}
