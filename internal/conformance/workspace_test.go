@@ -155,8 +155,119 @@ func TestConformanceWorkspace(t *testing.T) {
 					a.Equal(index, after, "the user's index is untouched")
 				})
 			})
+			t.Run("scope", func(t *testing.T) { workspaceScope(t, c, tools) })
+			t.Run("rollback", func(t *testing.T) { workspaceRollback(t, c, tools) })
 		})
 	}
+}
+
+// retryMark is in the prompt of an attempt after the first: the previous
+// attempt's critique.
+const retryMark = "## Previous attempt feedback (attempt 1)"
+
+// workspaceScope (readme/workspace.md#scope): the step may change
+// notes.txt only; the agent's first attempt also edits README.md through
+// its shell. That edit is undone, the attempt fails, the retry's prompt
+// names README.md, and the retry, which writes notes.txt only, succeeds.
+func workspaceScope(t *testing.T, c cliCase, tools func(string) [2]mockllm.ToolCall) {
+	e := newEnv(t, c)
+	gitWork(t, e)
+	calls := tools(e.work)
+	e.mock.SetRules(c.rules(
+		// A later turn's prompt is its tool results: the first turn 2 is
+		// the first attempt's, the second the retry's.
+		mockllm.Rule{Match: retryMark, Turn: 1, Tools: calls[:1], Times: 1},
+		mockllm.Rule{Turn: 3, Reply: processReply("wrote the notes and the README")},
+		mockllm.Rule{Turn: 2, Tools: calls[1:], Times: 1},
+		mockllm.Rule{Turn: 2, Reply: processReply("wrote the notes only")},
+		mockllm.Rule{Turn: 1, Match: "conformance scope", Tools: calls[:1], Times: 1},
+	))
+	chart := filepath.Join(e.home, "chart.yaml")
+	require.NoError(t, os.WriteFile(chart, []byte("nodes:\n  - id: notes\n    tags: NoValidation\n    text: Write the notes (conformance scope).\n    metadata: {retries: 1, paths: notes.txt}\n"), 0o644))
+	r := e.run(chart)
+	reqs := answered(e.mock.Requests())
+	var retry []string
+	for _, q := range reqs {
+		t.Logf("mock: %s turn=%d rule=%d asked=%v results=%.200q", q.API, q.Turn, q.Rule, q.Tools, q.Results)
+		if strings.Contains(q.Prompt, retryMark) {
+			retry = append(retry, q.Prompt)
+		}
+	}
+	expect(t, c, "workspace scope", func(a *assert.Assertions) {
+		a.Equal(0, r.exit, "exit status")
+		a.Equal("written by the agent\n", readFile(e.work, "notes.txt"), "the change inside the paths stays")
+		a.Equal("# project\n", readFile(e.work, "README.md"), "the change outside the paths is undone")
+		var out []runlog.OutOfScope
+		for _, ev := range r.events {
+			if o, ok := ev.(runlog.OutOfScope); ok {
+				out = append(out, o)
+			}
+		}
+		if a.Len(out, 1, "one out_of_scope event") {
+			a.Equal(1, out[0].Attempt)
+			if a.Len(out[0].Paths, 1) {
+				a.Equal("M README.md", out[0].Paths[0].Status+" "+out[0].Paths[0].Path)
+			}
+		}
+		if a.NotEmpty(retry, "the retry reached the model") {
+			a.Contains(retry[0], "README.md", "the retry's critique names the file changed outside the paths")
+		}
+	})
+}
+
+// workspaceRollback (readme/workspace.md#rollback): with rollback:
+// attempt, the agent's first attempt writes notes.txt, edits README.md
+// and reports the task not completed; before the retry both are undone,
+// which the retry's own shell sees.
+func workspaceRollback(t *testing.T, c cliCase, tools func(string) [2]mockllm.ToolCall) {
+	e := newEnv(t, c)
+	gitWork(t, e)
+	calls := tools(e.work)
+	look := calls[1]
+	look.Input = map[string]any{}
+	for k, v := range calls[1].Input {
+		look.Input[k] = v
+	}
+	for _, k := range []string{"command", "cmd"} {
+		if _, ok := look.Input[k]; ok {
+			look.Input[k] = "if test -e notes.txt; then echo notes-still-there; else echo notes-gone; fi; cat README.md"
+		}
+	}
+	e.mock.SetRules(c.rules(
+		mockllm.Rule{Match: retryMark, Turn: 1, Tools: []mockllm.ToolCall{look}, Times: 1},
+		mockllm.Rule{Result: "notes-", Reply: processReply("the tree was as before")},
+		mockllm.Rule{Turn: 3, Reply: "Half done.\n\n{\"completed\": false, \"secs_taken\": 3, \"tokens_used\": 0, \"comments\": [\"gave up half way\"]}"},
+		mockllm.Rule{Turn: 2, Tools: calls[1:], Times: 1},
+		mockllm.Rule{Turn: 1, Match: "conformance rollback", Tools: calls[:1], Times: 1},
+	))
+	chart := filepath.Join(e.home, "chart.yaml")
+	require.NoError(t, os.WriteFile(chart, []byte("nodes:\n  - id: notes\n    tags: NoValidation\n    text: Write the notes (conformance rollback).\n    metadata: {retries: 1, rollback: attempt}\n"), 0o644))
+	r := e.run(chart)
+	var seen string
+	for _, q := range answered(e.mock.Requests()) {
+		t.Logf("mock: %s turn=%d rule=%d asked=%v results=%.200q", q.API, q.Turn, q.Rule, q.Tools, q.Results)
+		if r := strings.Join(q.Results, "\n"); strings.Contains(r, "notes-") {
+			seen = r
+		}
+	}
+	expect(t, c, "workspace rollback", func(a *assert.Assertions) {
+		a.Equal(0, r.exit, "exit status")
+		a.Contains(seen, "notes-gone", "the retry's shell found no notes.txt")
+		a.Contains(seen, "# project", "the retry's shell read README.md")
+		a.NotContains(seen, "edited by the agent", "the failed attempt's edit was undone before the retry")
+		var rb []runlog.Rollback
+		for _, ev := range r.events {
+			if o, ok := ev.(runlog.Rollback); ok {
+				rb = append(rb, o)
+			}
+		}
+		if a.Len(rb, 1, "one rollback event") {
+			a.Equal(1, rb[0].Attempt)
+			a.ElementsMatch([]string{"A notes.txt", "M README.md"}, paths(rb[0].Change))
+		}
+		a.NoFileExists(filepath.Join(e.work, "notes.txt"))
+		a.Equal("# project\n", readFile(e.work, "README.md"))
+	})
 }
 
 // readFile is a file's text in dir, "" when it cannot be read.
