@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/dtree-dev/dtree/types"
 )
 
 // TestKillHelper is the process TestSafetyKilledRestore kills: it takes
@@ -107,4 +109,41 @@ func TestSafetyKilledRestore(t *testing.T) {
 	require.NoError(t, err)
 	sameTree(t, treeStep, fingerprint(t, dir), "the tree before the killed restore did not come back")
 	assert.Contains(t, mustGit(t, dir, "log", "--format=%s", run.Ref), "taken up again")
+}
+
+// TestSafetyStaleIndex: a process that died left the run's index and its
+// lock; a Run taken up again (by Begin, or made from the ref as dtree undo
+// does) starts a new index, from the user's, and records the tree: a
+// tracked file a .gitignore matches included.
+func TestSafetyStaleIndex(t *testing.T) {
+	t.Parallel()
+	dir := gitRepo(t, map[string]string{"a.txt": "a\n", "keep.local": "k\n"})
+	commitFiles(t, dir, map[string]string{".gitignore": "*.local\n"})
+	ctx := context.Background()
+	repo, err := Open(ctx, dir)
+	require.NoError(t, err)
+	run, err := repo.Begin(ctx, "stale", "")
+	require.NoError(t, err)
+	first := run.Last
+	index := run.index
+	require.NoError(t, os.WriteFile(index, []byte("not an index"), 0o644))
+	require.NoError(t, os.WriteFile(index+".lock", nil, 0o644))
+
+	taken := &Run{Repo: repo, ID: "stale", Ref: Ref("stale"), index: index, Last: first}
+	defer taken.Close()
+	write(t, dir, "keep.local", "edited\n")
+	c, err := taken.Checkpoint(ctx, "after the crash")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"M keep.local"}, paths(c))
+	_, err = taken.Restore(ctx, first.Commit, "undo")
+	require.NoError(t, err)
+	assert.Equal(t, "k\n", read(t, dir, "keep.local"))
+}
+
+func paths(c types.Change) []string {
+	var out []string
+	for _, p := range c.Paths {
+		out = append(out, p.Status+" "+p.Path)
+	}
+	return out
 }

@@ -240,6 +240,9 @@ type Run struct {
 	// files' stat data): a `git add` that adds nothing then means the tree
 	// did not change, and the snapshot stops there.
 	synced bool
+	// started is true once this Run has made its index (its first
+	// snapshot): one found before was left by another process.
+	started bool
 }
 
 // Begin starts a run's checkpoints: it takes the first, of the tree as it
@@ -252,16 +255,15 @@ type Run struct {
 //
 // The run's index starts as a copy of the user's (git's stat data of every
 // tracked file), so that only files changed since the user's last git
-// command are read; a fresh one when the user's marks files
-// assume-unchanged or skip-worktree (they would be left out), or cannot be
-// read.
+// command are read, and tracked files a .gitignore matches are recorded
+// too; an empty one when the user's marks files assume-unchanged or
+// skip-worktree (they would be left out), or cannot be read.
 func (r *Repo) Begin(ctx context.Context, runID, parent string, exclude ...string) (*Run, error) {
 	dir := filepath.Join(r.GitDir, "dtree")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("checkpoints: %w", err)
 	}
 	run := &Run{Repo: r, ID: runID, Ref: Ref(runID), index: filepath.Join(dir, runID+".index")}
-	run.Close() // an index left by a process that died: its lock would stop git
 	msg := "dtree " + runID + ": before the run"
 	var old string
 	if parent == "" {
@@ -280,12 +282,7 @@ func (r *Repo) Begin(ctx context.Context, runID, parent string, exclude ...strin
 			run.exclude = append(run.exclude, ":(exclude,literal)"+rel)
 		}
 	}
-	seeded := run.seed(ctx)
 	cp, err := run.snapshot(ctx, parent, msg)
-	if err != nil && seeded {
-		run.Close() // the copy of the user's index would not do: start afresh
-		cp, err = run.snapshot(ctx, parent, msg)
-	}
 	if err != nil {
 		run.Close()
 		return nil, err
@@ -387,7 +384,27 @@ func (run *Run) Close() {
 // snapshot records the working tree in the run's index and makes a commit
 // of it on parent (none when ""), without moving any ref. A tree the same
 // as parent's gives parent itself: nothing changed, nothing new.
+//
+// A Run's first snapshot (Begin's, or the first of a run taken up again)
+// makes its index anew: one found there was left by another process,
+// with its lock when that process died part way, which would stop git.
+// The new index is a copy of the user's (seed) when it can be, else empty.
 func (run *Run) snapshot(ctx context.Context, parent, msg string) (Checkpoint, error) {
+	if !run.started {
+		run.Close()
+		run.started = true
+		if run.seed(ctx) {
+			if cp, err := run.record(ctx, parent, msg); err == nil {
+				return cp, nil
+			}
+			run.Close() // the copy of the user's index would not do: start afresh
+		}
+	}
+	return run.record(ctx, parent, msg)
+}
+
+// record is snapshot with the run's index as it is.
+func (run *Run) record(ctx context.Context, parent, msg string) (Checkpoint, error) {
 	r, env := run.Repo, []string{"GIT_INDEX_FILE=" + run.index}
 	unchanged := run.synced && parent != "" && parent == run.Last.Commit
 	run.synced = false
