@@ -243,6 +243,9 @@ type Run struct {
 	// started is true once this Run has made its index (its first
 	// snapshot): one found before was left by another process.
 	started bool
+	// onTree, when set, is called with a snapshot's new tree before its
+	// commit is made: Checkpoint starts the diff then, on the other core.
+	onTree func(tree string)
 }
 
 // Begin starts a run's checkpoints: it takes the first, of the tree as it
@@ -428,6 +431,9 @@ func (run *Run) record(ctx context.Context, parent, msg string) (Checkpoint, err
 		run.synced = true
 		return run.Last, nil
 	}
+	if run.onTree != nil {
+		run.onTree(tree)
+	}
 	commitArgs := []string{"commit-tree", tree, "-m", msg}
 	if parent != "" {
 		commitArgs = append(commitArgs, "-p", parent)
@@ -450,19 +456,49 @@ func (c *counter) Write(p []byte) (int, error) {
 // Checkpoint records the working tree as it is now, on top of the run's
 // newest checkpoint, and returns what changed since it. A tree that did
 // not change makes no commit: the change is empty, From and To the same.
+//
+// What changed is read from the two trees while the commit is made and
+// the ref moved: diff-tree runs beside commit-tree and update-ref.
 func (run *Run) Checkpoint(ctx context.Context, msg string) (types.Change, error) {
 	from := run.Last
+	type diffed struct {
+		c   types.Change
+		err error
+	}
+	var diff chan diffed
+	if from.Tree != "" {
+		run.onTree = func(tree string) {
+			diff = make(chan diffed, 1)
+			go func() {
+				c, err := run.Repo.Changes(ctx, from.Tree, tree)
+				diff <- diffed{c, err}
+			}()
+		}
+	}
 	cp, err := run.snapshot(ctx, from.Commit, "dtree "+run.ID+": "+msg)
+	run.onTree = nil
+	if err == nil && cp.Commit != from.Commit {
+		if err = run.Repo.git(ctx, "", nil, nil, nil, "update-ref", "-m", "dtree checkpoint", run.Ref, cp.Commit, from.Commit); err != nil {
+			err = fmt.Errorf("checkpoint: %w", err)
+		} else {
+			run.Last, run.synced = cp, true
+		}
+	}
+	var c types.Change
+	if diff != nil {
+		d := <-diff
+		c = d.c
+		if err == nil {
+			err = d.err
+		}
+	} else if err == nil {
+		c, err = run.Repo.Changes(ctx, from.Commit, cp.Commit)
+	}
 	if err != nil {
 		return types.Change{}, err
 	}
-	if cp.Commit != from.Commit {
-		if err := run.Repo.git(ctx, "", nil, nil, nil, "update-ref", "-m", "dtree checkpoint", run.Ref, cp.Commit, from.Commit); err != nil {
-			return types.Change{}, fmt.Errorf("checkpoint: %w", err)
-		}
-		run.Last, run.synced = cp, true
-	}
-	return run.Repo.Changes(ctx, from.Commit, cp.Commit)
+	c.From, c.To = from.Commit, cp.Commit
+	return c, nil
 }
 
 // Changes is what differs between two commits: files, lines added and
