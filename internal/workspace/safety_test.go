@@ -314,6 +314,49 @@ func TestSafetyRepositoryStates(t *testing.T) {
 			want: []string{"D x", "A x/inner.txt", "D d/y", "A d"},
 		},
 		{
+			name: "a directory replaced by a link to one outside",
+			setup: func(t *testing.T, dir string) string {
+				commitFiles(t, dir, map[string]string{"d/y": "y\n", "a.txt": "a\n"})
+				return dir
+			},
+			step: func(t *testing.T, root string) {
+				require.NoError(t, os.RemoveAll(filepath.Join(root, "d")))
+				outside := filepath.Join(filepath.Dir(root), "outside-"+filepath.Base(root))
+				require.NoError(t, os.MkdirAll(outside, 0o755))
+				require.NoError(t, os.Symlink(outside, filepath.Join(root, "d")))
+			},
+			want: []string{"D d/y", "A d"},
+			check: func(t *testing.T, root string) {
+				// The undo wrote d/y in a directory d, not through the link.
+				outside := filepath.Join(filepath.Dir(root), "outside-"+filepath.Base(root))
+				assert.NoFileExists(t, filepath.Join(outside, "y"))
+				info, err := os.Lstat(filepath.Join(root, "d"))
+				require.NoError(t, err)
+				assert.True(t, info.IsDir())
+				assert.Equal(t, "y\n", read(t, root, "d/y"))
+			},
+		},
+		{
+			name: "a repository the agent made in the tree",
+			setup: func(t *testing.T, dir string) string {
+				commitFiles(t, dir, map[string]string{"a.txt": "a\n"})
+				return dir
+			},
+			step: func(t *testing.T, root string) {
+				nested := filepath.Join(root, "nested")
+				require.NoError(t, os.Mkdir(nested, 0o755))
+				mustGit(t, nested, "init", "-q", "-b", "main")
+				commitFiles(t, nested, map[string]string{"n.txt": "n\n"})
+			},
+			want: []string{"A nested"},
+			// Recorded as its commit (a gitlink); the undo does not
+			// delete a repository: it is there, whole.
+			check: func(t *testing.T, root string) {
+				assert.Equal(t, "n\n", read(t, root, "nested/n.txt"))
+				assert.Equal(t, "", mustGitEnv(t, filepath.Join(root, "nested"), nil, "status", "--porcelain"))
+			},
+		},
+		{
 			name: "files marked assume-unchanged and skip-worktree",
 			setup: func(t *testing.T, dir string) string {
 				commitFiles(t, dir, map[string]string{"a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n"})
