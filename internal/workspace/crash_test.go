@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -146,4 +147,34 @@ func paths(c types.Change) []string {
 		out = append(out, p.Status+" "+p.Path)
 	}
 	return out
+}
+
+// TestBeginTakesUpTheRef: Begin on a run that has checkpoints goes on
+// from them (a resumed run keeps every checkpoint reachable); on a ref
+// something pointed at a blob, it starts again from HEAD.
+func TestBeginTakesUpTheRef(t *testing.T) {
+	t.Parallel()
+	dir := gitRepo(t, map[string]string{"a.txt": "a\n"})
+	ctx := context.Background()
+	repo, err := Open(ctx, dir)
+	require.NoError(t, err)
+	run, err := repo.Begin(ctx, "r", "")
+	require.NoError(t, err)
+	write(t, dir, "a.txt", "b\n")
+	_, err = run.Checkpoint(ctx, "step")
+	require.NoError(t, err)
+	step := run.Last
+	run.Close()
+
+	again, err := repo.Begin(ctx, "r", "")
+	require.NoError(t, err)
+	defer again.Close()
+	assert.Equal(t, step.Commit+"\n", mustGit(t, dir, "rev-parse", again.Last.Commit+"^"))
+
+	blob := strings.TrimSpace(mustGit(t, dir, "hash-object", "-w", "a.txt"))
+	mustGit(t, dir, "update-ref", Ref("r"), blob)
+	fresh, err := repo.Begin(ctx, "r", "")
+	require.NoError(t, err)
+	defer fresh.Close()
+	assert.Equal(t, strings.TrimSpace(mustGit(t, dir, "rev-parse", "HEAD"))+"\n", mustGit(t, dir, "rev-parse", fresh.Last.Commit+"^"))
 }

@@ -302,11 +302,17 @@ func (r *Repo) Begin(ctx context.Context, runID, parent string, exclude ...strin
 	return run, nil
 }
 
-// resolve is the commit ref names, "" when there is no such ref.
+// resolve is the commit ref (a full ref name) points at, "" when there is
+// no such ref, or it names no commit (something wrote over it: the run's
+// checkpoints start again, and the ref is overwritten).
 func (r *Repo) resolve(ctx context.Context, ref string) (string, error) {
-	out, err := r.output(ctx, "", nil, "for-each-ref", "--format=%(objectname)", "--", ref)
+	out, err := r.output(ctx, "", nil, "rev-parse", "-q", "--verify", ref+"^{commit}")
 	if err != nil {
-		return "", err
+		var ge *GitError
+		if errors.As(err, &ge) {
+			return "", nil
+		}
+		return "", fmt.Errorf("checkpoints: %w", err)
 	}
 	return strings.TrimSpace(out), nil
 }
