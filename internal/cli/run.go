@@ -28,6 +28,7 @@ import (
 	"github.com/dtree-dev/dtree/internal/run"
 	"github.com/dtree-dev/dtree/internal/runlog"
 	"github.com/dtree-dev/dtree/internal/settings"
+	"github.com/dtree-dev/dtree/internal/workspace"
 	"github.com/dtree-dev/dtree/types"
 )
 
@@ -65,6 +66,7 @@ type runOptions struct {
 	allowUnmetered bool
 	maxTurns       string
 	unmetered      []string
+	worktree       string // --worktree, read by the settings' flag layer
 }
 
 func (a *App) newRun() *cobra.Command {
@@ -129,6 +131,8 @@ func (o *runOptions) registerWalk(f *pflag.FlagSet) {
 	f.StringVar(&o.context, "context", "", "how much of the run so far each agent prompt gets: path (every step, the default), previous or none")
 	f.StringVar(&o.model, "model", "", "model for the agent calls, passed with each CLI's own flag (a node's model metadata wins for its CLI)")
 	f.BoolVar(&o.trust, "trust", false, "trust ./dtree.yaml for this run, as DTREE_TRUST=1 does: for a CI job running its own repository")
+	f.StringVar(&o.worktree, "worktree", "", "run in a new git worktree on branch dtree/RUN-ID: head (the default of --worktree, from HEAD), dirty (from the working tree, uncommitted changes too) or off (worktree)")
+	f.Lookup("worktree").NoOptDefVal = settings.WorktreeHead
 }
 
 // runError carries a run's exit code through to exitCode; the run's own
@@ -216,6 +220,10 @@ type walkJob struct {
 	// replay is the command line that replays the run from its
 	// answers.yaml at the path given.
 	replay func(answers string) string
+	// branch and worktree are the worktree the resumed run went on in
+	// (readme/workspace.md#worktrees), "" when it went on in the
+	// checkout.
+	branch, worktree string
 }
 
 // walkHeap is the heap a run may grow to before the collector works
@@ -278,11 +286,30 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 	if abs, err := filepath.Abs(workdir); err == nil {
 		workdir = abs
 	}
-	if st, err := os.Stat(workdir); err != nil || !st.IsDir() {
+	// A resumed run's worktree may be gone (dtree clean): it is made again.
+	if st, err := os.Stat(workdir); (err != nil || !st.IsDir()) && j.branch == "" {
 		return &UsageError{Err: fmt.Errorf("--workdir %s is not a directory", workdir)}
 	}
 	if o.dryRun {
 		return a.dryRun(ctx, c, page, start, reg, workdir, o, pf)
+	}
+	// A worktree of the run's own (readme/workspace.md#worktrees), made
+	// before anything runs; the logs stay in log_dir.
+	var (
+		wt    *runWorktree
+		runID string
+	)
+	if mode := s.Worktree; j.branch != "" || j.resume == nil && mode != settings.WorktreeOff {
+		runID = runlog.NewRunID(time.Now())
+		logAbs, _ := filepath.Abs(s.LogDir)
+		if wt, workdir, err = worktreeFor(ctx, workdir, mode, j.branch, j.worktree, runID, logAbs); err != nil {
+			return err
+		}
+		defer func() {
+			if wt != nil {
+				wt.release()
+			}
+		}()
 	}
 	for _, f := range agent.RemoveStalePromptFiles(workdir) {
 		if !o.quiet {
@@ -293,7 +320,7 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 	// Secrets are masked wherever dtree writes (readme/logs.md#secrets,
 	// mask.go): the logs, stderr, the --json summary, answers.yaml and
 	// graph.svg.
-	log, err := runlog.Open(runlog.Options{Dir: s.LogDir, Short: s.WriteLogShort, Long: s.WriteLogLong, Redactor: a.redactor(),
+	log, err := runlog.Open(runlog.Options{Dir: s.LogDir, RunID: runID, Short: s.WriteLogShort, Long: s.WriteLogLong, Redactor: a.redactor(),
 		LongCallMax: s.LongLogCallMax, LongMax: s.LongLogMax, Streams: s.WriteLogLong, StreamMax: s.StreamLogMax})
 	if err != nil {
 		return &UsageError{Err: fmt.Errorf("open run log in %s: %w", s.LogDir, err), Hint: "pass --log-dir with a directory dtree can write, or set log_dir"}
@@ -346,6 +373,10 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 	a.walked = true
 	defer limitWalkMemory(a.Getenv)()
 	repo, _ := openWorkspace(ctx, workdir)
+	var inWorktree *workspace.Worktree
+	if wt != nil {
+		repo, inWorktree = wt.wt.Repo, wt.wt
+	}
 	sum, werr := run.Walk(ctx, run.Options{
 		Chart: c, Page: page, Start: start, Registry: reg, Runner: runner,
 		Workdir: workdir, Env: env, MaxSteps: o.maxSteps, NoValidate: o.noValidate,
@@ -354,6 +385,7 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 		ReplayCommand: j.replay(filepath.Join(log.Dir, "answers.yaml")),
 		Picture:       runPicture(s.WriteLogGraph, log.Dir, c.Doc, log.Redactor().String),
 		Workspace:     repo,
+		Worktree:      inWorktree,
 	})
 	if answers != nil && sum.Status == run.StatusSucceeded {
 		warnUnused(stderr, answers)
@@ -365,6 +397,10 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 		sum.Logs.Long = filepath.Join(log.Dir, "long.log")
 	}
 	p.finished(sum)
+	if wt != nil {
+		_ = a.finishWorktree(ctx, wt, log.RunID, sum, filepath.Dir(log.Dir), o.quiet)
+		wt = nil
+	}
 	// Reports for CI (readme/ci.md), whatever the outcome; an interrupt
 	// does not stop them: they are what the CI page shows of it.
 	reported := a.ciReports(context.WithoutCancel(ctx), s.JUnit, c.Doc, sum)

@@ -74,6 +74,9 @@ type Options struct {
 	// Workspace is the git work tree of the run's checkpoints
 	// (readme/workspace.md); nil when they are off.
 	Workspace *workspace.Repo
+	// Worktree is the run's own worktree (--worktree), whose work tree
+	// Workspace then is; nil when the run goes on in the user's checkout.
+	Worktree *workspace.Worktree
 	// ReplayCommand is the command line that replays this run from its
 	// answers.yaml, with the flags that chose its path; answers.yaml says
 	// it in its header. Empty: dtree run CHART --answers FILE.

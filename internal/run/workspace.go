@@ -20,13 +20,17 @@ func (w *walker) beginWorkspace(ctx context.Context) {
 	if repo == nil || w.o.Log == nil {
 		return // outside git: the command says so, once
 	}
+	var wt runlog.Workspace // where the run goes on, for a resume
+	if w.o.Worktree != nil {
+		wt.Worktree, wt.Branch = w.o.Worktree.Dir, w.o.Worktree.Branch
+	}
 	ws, err := repo.Begin(ctx, w.o.Log.RunID, "", filepath.Dir(w.o.Log.Dir))
 	if err != nil {
-		w.event(runlog.Workspace{Off: err.Error()})
+		w.event(runlog.Workspace{Off: err.Error(), Worktree: wt.Worktree, Branch: wt.Branch})
 		return
 	}
 	w.ws = ws
-	w.event(runlog.Workspace{Repo: repo.Root, Ref: ws.Ref, Checkpoint: ws.Last.Commit})
+	w.event(runlog.Workspace{Repo: repo.Root, Ref: ws.Ref, Checkpoint: ws.Last.Commit, Worktree: wt.Worktree, Branch: wt.Branch})
 }
 
 // endWorkspace lets go of what the checkpoints held while the run went

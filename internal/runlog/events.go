@@ -268,13 +268,17 @@ type RunEnd struct {
 // written after run_start: the repository, the run's private ref and the
 // checkpoint of the tree before the first step. Off says why checkpoints
 // stopped (git failed), the other fields then empty; a run outside git
-// has no workspace event.
+// has no workspace event. Worktree and Branch are the run's worktree and
+// its branch, with --worktree (readme/workspace.md#worktrees), for the
+// resume that goes on in it; there with Off too.
 type Workspace struct {
+	Branch     string `json:"branch,omitempty"`
 	Checkpoint string `json:"checkpoint,omitempty"`
 	Off        string `json:"off,omitempty"`
 	Ref        string `json:"ref,omitempty"`
 	Repo       string `json:"repo,omitempty"`
 	RunID      string `json:"run_id"`
+	Worktree   string `json:"worktree,omitempty"`
 }
 
 // Unknown is an event this version of dtree does not know, from a newer
