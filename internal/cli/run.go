@@ -327,6 +327,11 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 	}
 	defer log.Close()
 	a.exceptRun(log.Redactor())
+	skip := ""
+	if j.resume != nil {
+		skip = j.resume.Start.RunID
+	}
+	a.keepRuns(ctx, s.LogDir, s.KeepRuns, skip, o.quiet)
 	// The outline of the graph walked, for a resume to say what changed
 	// since (readme/resume.md); a run goes on without it.
 	if b, err := json.Marshal(c.Outline(page.ID)); err == nil {

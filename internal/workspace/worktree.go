@@ -302,9 +302,13 @@ func (e *WorktreeChangedError) Error() string {
 // RemoveWorktree removes one of dtree's worktrees (its directory and
 // git's record of it), unless a running dtree holds it (ErrWorktreeInUse)
 // or its files differ from its branch (a *WorktreeChangedError) and not
-// force. Its branch stays: it is the run's result.
-func (r *Repo) RemoveWorktree(ctx context.Context, w WorktreeInfo, force bool) error {
+// force. Its branch stays: it is the run's result. dryRun checks and
+// removes nothing.
+func (r *Repo) RemoveWorktree(ctx context.Context, w WorktreeInfo, force, dryRun bool) error {
 	if w.Gone {
+		if dryRun {
+			return nil
+		}
 		return r.git(ctx, "", nil, nil, nil, "worktree", "prune")
 	}
 	wr, err := Open(ctx, w.Dir)
@@ -324,6 +328,9 @@ func (r *Repo) RemoveWorktree(ctx context.Context, w WorktreeInfo, force bool) e
 		if e := changedFiles(w.Dir, out); e != nil {
 			return e
 		}
+	}
+	if dryRun {
+		return nil
 	}
 	args := []string{"worktree", "remove"}
 	if force {
@@ -361,8 +368,9 @@ func changedFiles(dir, out string) *WorktreeChangedError {
 
 // DeleteMergedBranch deletes a run's branch when HEAD has all of it
 // (merged, or never moved past where it started), as `git branch -d`
-// would; merged is false, and the branch stays, otherwise.
-func (r *Repo) DeleteMergedBranch(ctx context.Context, branch string) (merged bool, err error) {
+// would; merged is false, and the branch stays, otherwise. dryRun
+// deletes nothing.
+func (r *Repo) DeleteMergedBranch(ctx context.Context, branch string, dryRun bool) (merged bool, err error) {
 	id, ok := strings.CutPrefix(branch, BranchPrefix)
 	if !ok || !runIDPattern.MatchString(id) {
 		return false, fmt.Errorf("%q is not the branch of a run's worktree", branch)
@@ -378,6 +386,9 @@ func (r *Repo) DeleteMergedBranch(ctx context.Context, branch string) (merged bo
 			return false, nil
 		}
 		return false, err
+	}
+	if dryRun {
+		return true, nil
 	}
 	if err := r.git(ctx, "", nil, nil, nil, "update-ref", "-d", "refs/heads/"+branch, tip); err != nil {
 		return false, err

@@ -156,24 +156,24 @@ func TestWorktreeRemoveAndBack(t *testing.T) {
 	// In use by a run: kept.
 	release, err := wt.Hold()
 	require.NoError(t, err)
-	require.ErrorIs(t, repo.RemoveWorktree(ctx, info, true), ErrWorktreeInUse)
+	require.ErrorIs(t, repo.RemoveWorktree(ctx, info, true, false), ErrWorktreeInUse)
 	release()
 
 	// Files not committed on the branch: kept, unless forced.
 	write(t, wt.Dir, "left.txt", "x\n")
 	var changed *WorktreeChangedError
-	require.ErrorAs(t, repo.RemoveWorktree(ctx, info, false), &changed)
+	require.ErrorAs(t, repo.RemoveWorktree(ctx, info, false, false), &changed)
 	assert.Equal(t, []string{"left.txt"}, changed.Paths)
 	_, _, err = wt.Commit(ctx, "result")
 	require.NoError(t, err)
-	require.NoError(t, repo.RemoveWorktree(ctx, info, false))
+	require.NoError(t, repo.RemoveWorktree(ctx, info, false, false))
 	assert.NoDirExists(t, wt.Dir)
 	list, err := repo.Worktrees(ctx)
 	require.NoError(t, err)
 	assert.Empty(t, list)
 
 	// The branch stays until HEAD has it.
-	merged, err := repo.DeleteMergedBranch(ctx, "dtree/r1")
+	merged, err := repo.DeleteMergedBranch(ctx, "dtree/r1", false)
 	require.NoError(t, err)
 	assert.False(t, merged)
 
@@ -186,9 +186,9 @@ func TestWorktreeRemoveAndBack(t *testing.T) {
 	_, err = repo.Worktree(ctx, "main")
 	require.Error(t, err)
 
-	require.NoError(t, repo.RemoveWorktree(ctx, WorktreeInfo{Dir: back.Dir, Branch: back.Branch}, false))
+	require.NoError(t, repo.RemoveWorktree(ctx, WorktreeInfo{Dir: back.Dir, Branch: back.Branch}, false, false))
 	mustGit(t, dir, "merge", "-q", "--ff-only", "dtree/r1")
-	merged, err = repo.DeleteMergedBranch(ctx, "dtree/r1")
+	merged, err = repo.DeleteMergedBranch(ctx, "dtree/r1", false)
 	require.NoError(t, err)
 	assert.True(t, merged)
 	assert.Empty(t, mustGit(t, dir, "branch", "--list", "dtree/*"))
