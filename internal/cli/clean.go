@@ -109,6 +109,7 @@ type cleaner struct {
 	force  bool
 	quiet  bool // count, say nothing but warnings
 	runs   int  // runs removed
+	gone   map[string]bool
 	failed int
 	repos  map[string]*workspace.Repo
 }
@@ -157,6 +158,10 @@ func (c *cleaner) pruneRuns(ctx context.Context, logDir string, keep int, skip s
 			}
 		}
 		c.runs++
+		if c.gone == nil {
+			c.gone = map[string]bool{}
+		}
+		c.gone[r.ID] = true
 		c.did("run " + r.Dir)
 	}
 }
@@ -255,7 +260,7 @@ func (c *cleaner) leftovers(repo *workspace.Repo, logDir string) {
 			continue
 		}
 		// A run of logDir that ended left it; another one only when old.
-		if _, err := os.Stat(filepath.Join(dir, "events.jsonl")); err != nil {
+		if _, err := os.Stat(filepath.Join(dir, "events.jsonl")); err != nil && !c.gone[id] {
 			if st, err := os.Stat(path); err != nil || time.Since(st.ModTime()) < leftoverAge {
 				continue
 			}

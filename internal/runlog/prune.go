@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Old runs (readme/logs.md#old-runs): keep_runs and dtree clean remove
@@ -24,7 +25,7 @@ type RunDir struct {
 	Dir   string
 	Going bool // a dtree holds it: the run goes on
 
-	started string // the time of its first event, to order runs of one second
+	started time.Time // the time of its first event, to order runs of one second
 }
 
 // Runs are the runs of logDir, oldest first: its directories named as run
@@ -49,22 +50,31 @@ func Runs(logDir string) ([]RunDir, error) {
 		runs = append(runs, RunDir{ID: e.Name(), Dir: dir, Going: Going(dir), started: startedAt(dir)})
 	}
 	// Run ids start with the time they started, to the second; the time
-	// of the first event tells two of the same second apart.
+	// of the first event tells two of the same second apart, and a run
+	// without one yet is just starting: the newest of its second.
 	slices.SortStableFunc(runs, func(a, b RunDir) int {
 		if c := strings.Compare(a.ID[:16], b.ID[:16]); c != 0 {
 			return c
 		}
-		return strings.Compare(a.started, b.started)
+		switch {
+		case a.started.IsZero() && b.started.IsZero():
+			return 0
+		case a.started.IsZero():
+			return 1
+		case b.started.IsZero():
+			return -1
+		}
+		return a.started.Compare(b.started)
 	})
 	return runs, nil
 }
 
-// startedAt is the time of the run's first event as it is written
-// (RFC 3339, UTC, nanoseconds), "" when it cannot be read.
-func startedAt(dir string) string {
+// startedAt is the time of the run's first event, zero when it cannot be
+// read.
+func startedAt(dir string) time.Time {
 	f, err := os.Open(filepath.Join(dir, "events.jsonl"))
 	if err != nil {
-		return ""
+		return time.Time{}
 	}
 	defer f.Close()
 	var b [64]byte
@@ -72,9 +82,10 @@ func startedAt(dir string) string {
 	line := string(b[:n])
 	rest, ok := strings.CutPrefix(line, `{"time":"`)
 	if !ok {
-		return ""
+		return time.Time{}
 	}
-	t, _, _ := strings.Cut(rest, `"`)
+	text, _, _ := strings.Cut(rest, `"`)
+	t, _ := time.Parse(time.RFC3339Nano, text)
 	return t
 }
 
