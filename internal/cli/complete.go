@@ -198,6 +198,7 @@ func (a *App) registerCompletions(cmd *cobra.Command) {
 		"vars":         completeYAMLFile,
 		"answers":      completeYAMLFile,
 		"chart":        completeChart(false),
+		"worktree":     completeWords(settings.WorktreeOff, settings.WorktreeHead, settings.WorktreeDirty),
 	}
 	if cmd.Name() == "graph" {
 		flags["to"] = completeWords(export.PictureFormats...)
