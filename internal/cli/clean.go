@@ -38,7 +38,9 @@ runs that ended (dtree run --worktree), each on its branch dtree/RUN-ID.
 Nothing a running dtree holds is removed. A worktree with files not
 committed on its branch is kept unless --force. A branch stays, as the
 run's result, unless HEAD has all of it (merged), as git branch -d would.
-Each thing removed is a line on stdout.
+Each thing removed is a line on stdout; what is kept, and why, is on stderr.
+
+Exit status: 0 done; 1 something could not be removed; 2 a usage error.
 
 Docs: dtree docs workspace`,
 		Example: `  dtree clean --dry-run     # what it would remove
