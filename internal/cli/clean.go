@@ -171,33 +171,26 @@ func (c *cleaner) pruneRuns(ctx context.Context, logDir string, keep int, skip s
 // repoOf is the repository of the run's checkpoints, nil when it had
 // none or it is not there any more.
 func (c *cleaner) repoOf(ctx context.Context, dir string) *workspace.Repo {
-	evs, err := runlog.ReadEvents(dir)
-	if err != nil {
+	w, ok := recordedWorkspace(dir)
+	if !ok || w.Repo == "" {
 		return nil
 	}
-	for _, ev := range evs {
-		w, ok := ev.(runlog.Workspace)
-		if !ok || w.Repo == "" {
-			continue
-		}
-		if c.repos == nil {
-			c.repos = map[string]*workspace.Repo{}
-		}
-		if r, seen := c.repos[w.Repo]; seen {
-			return r
-		}
-		r, err := workspace.Open(ctx, w.Repo)
-		if err != nil && w.Worktree != "" {
-			// The worktree is gone; the refs are its repository's.
-			r, err = workspace.Open(ctx, filepath.Dir(filepath.Dir(filepath.Dir(w.Worktree))))
-		}
-		if err != nil {
-			r = nil
-		}
-		c.repos[w.Repo] = r
+	if c.repos == nil {
+		c.repos = map[string]*workspace.Repo{}
+	}
+	if r, seen := c.repos[w.Repo]; seen {
 		return r
 	}
-	return nil
+	r, err := workspace.Open(ctx, w.Repo)
+	if err != nil && w.Worktree != "" {
+		// The worktree is gone; the refs are its repository's.
+		r, err = workspace.Open(ctx, filepath.Dir(filepath.Dir(filepath.Dir(w.Worktree))))
+	}
+	if err != nil {
+		r = nil
+	}
+	c.repos[w.Repo] = r
+	return r
 }
 
 // worktrees removes the worktrees of runs that ended, and their branches

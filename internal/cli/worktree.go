@@ -143,11 +143,18 @@ func relToCwd(path string) string {
 func short(commit string) string { return commit[:min(len(commit), 12)] }
 
 // recordedWorktree is the branch and directory of the worktree the run
-// of dir went on in, from its workspace events; "" when it had none.
+// of dir went on in, from its workspace event; "" when it had none.
 func recordedWorktree(dir string) (branch, worktree string) {
+	w, _ := recordedWorkspace(dir)
+	return w.Branch, w.Worktree
+}
+
+// recordedWorkspace is the first workspace event of the run of dir,
+// written after run_start: reading stops there, whatever the log's size.
+func recordedWorkspace(dir string) (runlog.Workspace, bool) {
 	f, err := os.Open(filepath.Join(dir, "events.jsonl"))
 	if err != nil {
-		return "", ""
+		return runlog.Workspace{}, false
 	}
 	defer f.Close()
 	r := runlog.NewEventReader(f)
@@ -159,10 +166,10 @@ func recordedWorktree(dir string) (branch, worktree string) {
 			if errors.As(err, &le) {
 				continue
 			}
-			return branch, worktree
+			return runlog.Workspace{}, false
 		}
-		if w, ok := ev.(runlog.Workspace); ok && w.Branch != "" {
-			return w.Branch, w.Worktree
+		if w, ok := ev.(runlog.Workspace); ok {
+			return w, true
 		}
 	}
 }
