@@ -145,10 +145,10 @@ func (rec *Record) Nodes() []string { return append([]string{}, rec.nodes...) }
 // known, when not nil, says whether a node is one of the chart's, for an
 // error that tells a node that did not run from one that is not there.
 func (rec *Record) Find(spec string, known func(string) bool) (Visit, error) {
-	node, visit := spec, 0
+	node, visit := spec, -1 // -1: the last
 	if _, ok := rec.visits[spec]; !ok {
 		if i := strings.LastIndexByte(spec, '@'); i > 0 {
-			if n, err := strconv.Atoi(spec[i+1:]); err == nil {
+			if n, err := strconv.Atoi(spec[i+1:]); err == nil && n >= 0 {
 				node, visit = spec[:i], n
 			}
 		}
@@ -164,7 +164,7 @@ func (rec *Record) Find(spec string, known func(string) bool) (Visit, error) {
 			Hint: "give a node that ran, by its id: " + ranList}
 	}
 	n := rec.started[node]
-	if visit == 0 {
+	if visit == -1 {
 		if len(visits) == 0 {
 			return Visit{}, &Error{Msg: fmt.Sprintf("node %s did not finish its visit %d in run %s: no checkpoint was taken after it", node, n, rec.RunID),
 				Hint: "the whole run's change (dtree diff " + rec.RunID + ") has what it did"}

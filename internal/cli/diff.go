@@ -148,13 +148,15 @@ Docs: dtree docs workspace`,
 				return &UsageError{Err: fmt.Errorf("dtree diff takes a run and at most one node, got %d arguments", len(pos)),
 					Hint: "dtree diff RUN_ID|latest [NODE|NODE@VISIT] [-- PATH...]"}
 			}
+			if o.stat && o.nameOnly {
+				return &UsageError{Err: errors.New("diff: --stat and --name-only: give one of them")}
+			}
 			return a.diff(cmd.Context(), pos, paths, o)
 		},
 	}
 	o.register(cmd)
 	cmd.Flags().BoolVar(&o.stat, "stat", false, "a summary of the files changed, as git diff --stat")
 	cmd.Flags().BoolVar(&o.nameOnly, "name-only", false, "the names of the files changed only")
-	cmd.MarkFlagsMutuallyExclusive("stat", "name-only")
 	return cmd
 }
 
