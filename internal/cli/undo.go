@@ -94,7 +94,7 @@ func (a *App) undo(ctx context.Context, id string, o undoOptions) error {
 	switch {
 	case errors.As(err, &changed):
 		return &UsageError{Err: fmt.Errorf("undo: %w", err),
-			Hint: fmt.Sprintf("to see them: git status, or git diff; to undo all the same: dtree undo %s --force (the tree it replaces is checkpointed first, and dtree undo %s --redo puts it back)", runID, runID)}
+			Hint: fmt.Sprintf("to undo all the same: dtree undo %s --force; the tree it replaces, these changes with it, is checkpointed first, and dtree undo %s --redo puts it back", runID, runID)}
 	case err != nil && u == nil:
 		return checkpointError("undo", err)
 	case err != nil:
