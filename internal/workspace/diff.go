@@ -64,10 +64,30 @@ func (r *Repo) Diff(ctx context.Context, w io.Writer, from, to string, o DiffOpt
 	if dir == "" {
 		dir = r.Root
 	}
-	if err := r.git(ctx, dir, nil, nil, w, args...); err != nil {
-		return fmt.Errorf("diff: %w", err)
+	out := &failed{w: w}
+	if err := r.git(ctx, dir, nil, nil, out, args...); err != nil {
+		if out.err != nil {
+			// What reads stdout stopped (| head) or cannot take more (a
+			// full disk): that is the error, not git's end by SIGPIPE.
+			return fmt.Errorf("write: %w", out.err)
+		}
+		return err
 	}
 	return nil
+}
+
+// failed is a writer that keeps its first error.
+type failed struct {
+	w   io.Writer
+	err error
+}
+
+func (f *failed) Write(p []byte) (int, error) {
+	n, err := f.w.Write(p)
+	if err != nil && f.err == nil {
+		f.err = err
+	}
+	return n, err
 }
 
 // HasCommit reports whether the repository has the commit.
