@@ -88,8 +88,14 @@ func (a *App) undo(ctx context.Context, id string, o undoOptions) error {
 		return &UsageError{Err: fmt.Errorf("undo: run %s is still going: a dtree holds its events.jsonl", runID),
 			Hint: "wait for it to end, or stop it (Ctrl-C), then undo it"}
 	}
+	// Absolute: relative, workspace would read it from the repository's
+	// top, not from here.
+	logDir, err := filepath.Abs(filepath.Dir(w.dir))
+	if err != nil {
+		return fmt.Errorf("undo: %w", err)
+	}
 	u, err := checkpoints.Undo(ctx, w.repo, w.rec, w.dir, checkpoints.UndoOptions{
-		To: o.to, Known: w.known(), Redo: o.redo, Force: o.force, LogDir: filepath.Dir(w.dir)})
+		To: o.to, Known: w.known(), Redo: o.redo, Force: o.force, LogDir: logDir})
 	var changed *checkpoints.ChangedError
 	switch {
 	case errors.As(err, &changed):
