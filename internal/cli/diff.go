@@ -62,6 +62,10 @@ func (a *App) openRun(ctx context.Context, verb, id string, f runFlags) (*runWor
 	if err := rec.Check(); err != nil {
 		return nil, checkpointError(verb, err)
 	}
+	if st, err := os.Stat(rec.Repo); err != nil || !st.IsDir() {
+		return nil, &UsageError{Err: fmt.Errorf("%s: run %s's checkpoints are in the repository %s, which is not there any more", verb, rec.RunID, rec.Repo),
+			Hint: "a worktree removed (dtree clean, git worktree remove), or a repository moved: its checkpoints went with it"}
+	}
 	repo, err := workspace.Open(ctx, rec.Repo)
 	if err != nil {
 		if errors.Is(err, workspace.ErrNotGit) {
