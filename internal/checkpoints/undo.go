@@ -197,13 +197,13 @@ func Undo(ctx context.Context, repo *workspace.Repo, rec *Record, dir string, o 
 	}
 	replaced := before.To
 	u := &Undid{What: what, To: to, Replaced: replaced}
-	if u.Change, err = repo.Changes(ctx, replaced, run.Last.Commit); err != nil {
-		return nil, err
-	}
 	if err := appendUndo(dir, Undone{Replaced: replaced, Time: time.Now().UTC(), To: to, What: what}); err != nil {
-		return u, fmt.Errorf("the tree is %s, but the undo could not be recorded in %s (%w): the tree it replaced is checkpoint %s; git restore --source=%s --worktree -- :/ puts its files back",
+		return u, fmt.Errorf("the tree is as it was %s, but the undo could not be recorded in %s (%w): the tree it replaced is checkpoint %s; git restore --source=%s --worktree -- :/ puts its files back",
 			what, filepath.Join(dir, UndoFile), err, replaced, replaced)
 	}
+	// What it changed is for the message only: the undo is done and
+	// recorded whatever this says.
+	u.Change, _ = repo.Changes(ctx, replaced, run.Last.Commit)
 	return u, nil
 }
 
