@@ -54,6 +54,10 @@ func worktreeFor(ctx context.Context, workdir, mode, branch, recorded, id string
 			return nil, "", &UsageError{Err: fmt.Errorf("--worktree needs a git repository, and %s is in none (%w)", workdir, err),
 				Hint: "run it in a git checkout, or without --worktree (worktree: off): 'dtree docs workspace'"}
 		}
+		if branch != "" {
+			return nil, "", &UsageError{Err: fmt.Errorf("the worktree %s that the run's log names: %w", recorded, err),
+				Hint: "its log may have been edited: start a new run with dtree run --worktree"}
+		}
 		return nil, "", &UsageError{Err: fmt.Errorf("--worktree: %w", err)}
 	}
 	var wt *workspace.Worktree
@@ -64,6 +68,9 @@ func worktreeFor(ctx context.Context, workdir, mode, branch, recorded, id string
 	}
 	if err != nil {
 		hint := "'dtree docs workspace' says how worktrees are made"
+		if branch != "" {
+			hint = "its log may have been edited, or the branch deleted: start a new run with dtree run --worktree"
+		}
 		if errors.Is(err, workspace.ErrUnborn) {
 			hint = "commit first, or start from the working tree as it is: --worktree=dirty"
 		}
