@@ -232,7 +232,7 @@ func (c *cleaner) worktrees(ctx context.Context, repo *workspace.Repo) {
 		}
 	}
 	if len(kept) > 0 && !c.quiet {
-		fmt.Fprintf(c.a.Err, "dtree: kept %s, the runs' results: %s\n", types.Choose(len(kept), "branch", "branches"), joinPaths(kept, len(kept)))
+		fmt.Fprintf(c.a.Err, "dtree: kept %s, the runs' results: %s\n", types.Choose(len(kept), "branch", "branches"), joinPaths(kept[:min(len(kept), 5)], len(kept)))
 		fmt.Fprintf(c.a.Err, "dtree: hint: git merge BRANCH takes one; git branch -D BRANCH drops one\n")
 	}
 }
