@@ -71,6 +71,11 @@ func (r *Repo) AddWorktree(ctx context.Context, id string, dirty bool, exclude .
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, fmt.Errorf("worktree: %w", err)
 	}
+	// A checkout can carry .dtree as a link to anywhere: the worktrees
+	// stay in the repository.
+	if real, err := filepath.EvalSymlinks(parent); err != nil || real != parent {
+		return nil, fmt.Errorf("worktree: %s is a link (to %s), and dtree makes worktrees only in the repository itself: remove the link", parent, real)
+	}
 	if _, err := os.Lstat(filepath.Join(parent, ".gitignore")); errors.Is(err, os.ErrNotExist) {
 		if err := os.WriteFile(filepath.Join(parent, ".gitignore"), []byte(worktreeGitignore), 0o644); err != nil {
 			return nil, fmt.Errorf("worktree: %w", err)

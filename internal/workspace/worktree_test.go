@@ -193,3 +193,18 @@ func TestWorktreeRemoveAndBack(t *testing.T) {
 	assert.True(t, merged)
 	assert.Empty(t, mustGit(t, dir, "branch", "--list", "dtree/*"))
 }
+
+// A checkout whose .dtree is a link elsewhere gets no worktree there.
+func TestWorktreeNotThroughALink(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := gitRepo(t, map[string]string{"a.txt": "a\n"})
+	elsewhere := t.TempDir()
+	require.NoError(t, os.Symlink(elsewhere, filepath.Join(dir, ".dtree")))
+	repo, err := Open(ctx, dir)
+	require.NoError(t, err)
+	_, err = repo.AddWorktree(ctx, "r1", false)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "is a link")
+	assert.NoDirExists(t, filepath.Join(elsewhere, "worktrees", "r1"))
+}
