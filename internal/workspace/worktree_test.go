@@ -208,3 +208,24 @@ func TestWorktreeNotThroughALink(t *testing.T) {
 	assert.Contains(t, err.Error(), "is a link")
 	assert.NoDirExists(t, filepath.Join(elsewhere, "worktrees", "r1"))
 }
+
+// Files with odd names are committed as they are: spaces, a newline, a
+// leading dash, bytes that are not UTF-8.
+func TestWorktreeCommitOddNames(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := gitRepo(t, map[string]string{"a.txt": "a\n"})
+	repo, err := Open(ctx, dir)
+	require.NoError(t, err)
+	wt, err := repo.AddWorktree(ctx, "r1", false)
+	require.NoError(t, err)
+	names := []string{"with space.txt", "new\nline.txt", "-dash.txt", "caf\xe9.txt"}
+	for _, n := range names {
+		write(t, wt.Dir, n, "x\n")
+	}
+	_, changed, err := wt.Commit(ctx, "odd")
+	require.NoError(t, err)
+	require.True(t, changed)
+	got := strings.Split(strings.TrimSuffix(mustGit(t, dir, "ls-tree", "-r", "-z", "--name-only", "dtree/r1"), "\x00"), "\x00")
+	assert.ElementsMatch(t, append(names, "a.txt"), got)
+}
