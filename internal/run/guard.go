@@ -166,7 +166,7 @@ func (g *guard) checkScope(ctx context.Context, a int) (string, error) {
 		Paths: u.Paths, PathsLeftOut: u.Files - len(u.Paths)})
 	names := make([]string, 0, min(len(u.Paths), maxScopeList))
 	for _, p := range u.Paths[:min(len(u.Paths), maxScopeList)] {
-		names = append(names, strconv.Quote(types.Excerpt(p.Path, maxName)))
+		names = append(names, strconv.Quote(types.Clip(p.Path, maxName)))
 	}
 	list := strings.Join(names, ", ")
 	if more := u.Files - len(names); more > 0 {
