@@ -249,6 +249,8 @@ func (run *Run) Close() {
 // as parent's gives parent itself: nothing changed, nothing new.
 func (run *Run) snapshot(ctx context.Context, parent, msg string) (Checkpoint, error) {
 	r, env := run.Repo, []string{"GIT_INDEX_FILE=" + run.index}
+	// An agent may have deleted .git/dtree: the index is made again.
+	_ = os.MkdirAll(filepath.Dir(run.index), 0o755)
 	args := append([]string{"add", "-A", "--ignore-errors", "--", "."}, run.exclude...)
 	if err := r.git(ctx, "", env, nil, nil, args...); err != nil {
 		return Checkpoint{}, fmt.Errorf("checkpoint: %w", err)
