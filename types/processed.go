@@ -90,7 +90,22 @@ type Settings struct {
 	// prompts get: none, previous or path; empty takes the chart's or
 	// the run's (readme/context.md#the-run-so-far).
 	Context string `json:"context,omitempty"`
+	// Paths (metadata paths) are the globs, as in a .gitignore, of the
+	// files the node's step may change; a change outside them is undone
+	// and fails the attempt. Empty: any file (readme/workspace.md#scope).
+	Paths []string `json:"paths,omitempty"`
+	// Rollback (metadata rollback) is RollbackAttempt or RollbackKeep:
+	// whether a failed attempt's change is undone before the retry;
+	// empty takes the run's setting (readme/workspace.md#rollback).
+	Rollback string `json:"rollback,omitempty"`
 }
+
+// What a failed attempt's change becomes before its retry
+// (readme/workspace.md#rollback).
+const (
+	RollbackAttempt = "attempt" // undone: each retry starts from the same tree
+	RollbackKeep    = "keep"    // kept: the retry builds on it
+)
 
 // NormalizedDocument is what `dtree inspect --json` prints: the document with
 // every node resolved. readme/inspect.md documents it.

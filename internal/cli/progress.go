@@ -351,3 +351,17 @@ func (p *progress) finished(s *run.Summary) {
 		p.printf("picture: %s\n", s.Logs.Graph)
 	}
 }
+
+// Undone says that dtree undid a change to the working tree
+// (readme/workspace.md): a rollback as a line under the step, a change a
+// step should not have made as a warning, shown even with --quiet.
+func (p *progress) Undone(n *types.ProcessedNode, attempt int, msg string, warn bool) {
+	if p.mask == nil {
+		p.mask = func(s string) string { return s }
+	}
+	if warn {
+		p.notice(p.mask(fmt.Sprintf("dtree: warning: node %s attempt %d: %s", n.ID, attempt, msg)))
+		return
+	}
+	p.printf("  ↺ attempt %d: %s\n", attempt, p.mask(msg))
+}

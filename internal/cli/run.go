@@ -67,6 +67,7 @@ type runOptions struct {
 	maxTurns       string
 	unmetered      []string
 	worktree       string // --worktree, read by the settings' flag layer
+	rollback       string // --rollback, read by the settings' flag layer
 }
 
 func (a *App) newRun() *cobra.Command {
@@ -128,6 +129,7 @@ func (o *runOptions) registerWalk(f *pflag.FlagSet) {
 	f.BoolVar(&o.allowUnmetered, "allow-unmetered", false, "run with a budget even if some CLIs cannot report what it bounds: their calls go uncounted (allow_unmetered)")
 	f.StringVar(&o.maxTurns, "max-turns", "", "stop an agent call after this many model turns (max_turns; a node's max_turns wins)")
 	f.StringVar(&o.junit, "junit", "", "write a JUnit XML report of the run to this file (junit)")
+	f.StringVar(&o.rollback, "rollback", "", "attempt: undo a failed attempt's change to the working tree before its retry (needs git); keep: the retry builds on it (rollback, default keep)")
 	f.StringVar(&o.context, "context", "", "how much of the run so far each agent prompt gets: path (every step, the default), previous or none")
 	f.StringVar(&o.model, "model", "", "model for the agent calls, passed with each CLI's own flag (a node's model metadata wins for its CLI)")
 	f.BoolVar(&o.trust, "trust", false, "trust ./dtree.yaml for this run, as DTREE_TRUST=1 does: for a CI job running its own repository")
@@ -311,6 +313,16 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 			}
 		}()
 	}
+	repo, _ := openWorkspace(ctx, workdir)
+	var inWorktree *workspace.Worktree
+	if wt != nil {
+		repo, inWorktree = wt.wt.Repo, wt.wt
+	}
+	if repo == nil {
+		if err := needsGit(c, page, s); err != nil {
+			return err
+		}
+	}
 	for _, f := range agent.RemoveStalePromptFiles(workdir) {
 		if !o.quiet {
 			fmt.Fprintf(a.Err, "dtree: removed %s, the prompt file of a dtree that was killed\n", f)
@@ -377,11 +389,6 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 	a.interrupts.setDoing(func() string { return a.redactor().String(p.doing()) }, p.notice)
 	a.walked = true
 	defer limitWalkMemory(a.Getenv)()
-	repo, _ := openWorkspace(ctx, workdir)
-	var inWorktree *workspace.Worktree
-	if wt != nil {
-		repo, inWorktree = wt.wt.Repo, wt.wt
-	}
 	sum, werr := run.Walk(ctx, run.Options{
 		Chart: c, Page: page, Start: start, Registry: reg, Runner: runner,
 		Workdir: workdir, Env: env, MaxSteps: o.maxSteps, NoValidate: o.noValidate,
@@ -391,6 +398,7 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 		Picture:       runPicture(s.WriteLogGraph, log.Dir, c.Doc, log.Redactor().String),
 		Workspace:     repo,
 		Worktree:      inWorktree,
+		Rollback:      s.Rollback,
 	})
 	if answers != nil && sum.Status == run.StatusSucceeded {
 		warnUnused(stderr, answers)

@@ -3,8 +3,13 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 
+	"github.com/dtree-dev/dtree/internal/chart"
+	"github.com/dtree-dev/dtree/internal/settings"
 	"github.com/dtree-dev/dtree/internal/workspace"
+	"github.com/dtree-dev/dtree/types"
 )
 
 // openWorkspace is the git work tree a run's checkpoints are taken in
@@ -18,4 +23,51 @@ func openWorkspace(ctx context.Context, workdir string) (*workspace.Repo, string
 		return nil, err.Error()
 	}
 	return repo, ""
+}
+
+// needsGit refuses, before any agent runs, a run outside git that asks
+// for what only checkpoints can do: rollback attempt (the setting, or a
+// node's) and paths (readme/workspace.md#scope).
+func needsGit(c *chart.Chart, page types.Page, s *settings.Settings) error {
+	var paths, rollback []string
+	for i := range c.Nodes {
+		n := &c.Nodes[i]
+		if n.Page != page.ID || n.Role == types.RoleTerminator {
+			continue
+		}
+		if len(n.Paths) > 0 {
+			paths = append(paths, n.ID)
+		}
+		if n.Rollback == types.RollbackAttempt {
+			rollback = append(rollback, n.ID)
+		}
+	}
+	var what []string
+	if len(paths) > 0 {
+		what = append(what, fmt.Sprintf("paths (%s %s)", nodeWord(len(paths)), strings.Join(paths, ", ")))
+	}
+	if len(rollback) > 0 {
+		what = append(what, fmt.Sprintf("rollback attempt (%s %s)", nodeWord(len(rollback)), strings.Join(rollback, ", ")))
+	} else if s.Rollback == types.RollbackAttempt {
+		what = append(what, fmt.Sprintf("rollback attempt (%s)", "the rollback setting, from "+s.Sources[settings.KeyRollback].String()))
+	}
+	if len(what) == 0 {
+		return nil
+	}
+	return &UsageError{Err: fmt.Errorf("%s %s a git repository, and the workdir is in none", strings.Join(what, " and "), needs(len(what))),
+		Hint: "run the chart in a git repository (git init, and commit what is there), or remove paths and rollback from the chart and the settings ('dtree docs workspace')"}
+}
+
+func needs(n int) string {
+	if n > 1 {
+		return "need"
+	}
+	return "needs"
+}
+
+func nodeWord(n int) string {
+	if n > 1 {
+		return "nodes"
+	}
+	return "node"
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/dtree-dev/dtree/internal/pathglob"
 	"github.com/dtree-dev/dtree/types"
 )
 
@@ -39,6 +40,8 @@ const (
 	keyMaxTurns       = "maxturns"
 	keyCommand        = "command"
 	keyContext        = "context"
+	keyPaths          = "paths"
+	keyRollback       = "rollback"
 )
 
 // Normalize folds a tag or metadata key for matching (types.FoldName).
@@ -213,6 +216,27 @@ func Resolve(n *types.Node, role string, d types.Defaults, names CLINames) (type
 		} else {
 			bad("bad_metadata", "set context to none, previous or path",
 				"%s is %q, not none, previous or path", keys[keyContext], v)
+		}
+	}
+	if v, ok := meta[keyPaths]; ok {
+		set, errs := pathglob.Parse(v)
+		for _, err := range errs {
+			bad("bad_metadata", "write globs as in a .gitignore, relative to the workdir, separated by commas or newlines: src/, *.go, !src/gen/ ('dtree docs workspace')",
+				"%s: %v", keys[keyPaths], err)
+		}
+		if len(errs) == 0 {
+			for _, pt := range set.Patterns {
+				p.Paths = append(p.Paths, pt.Raw)
+			}
+		}
+	}
+	if v, ok := meta[keyRollback]; ok {
+		switch r := strings.ToLower(strings.TrimSpace(v)); r {
+		case types.RollbackAttempt, types.RollbackKeep:
+			p.Rollback = r
+		default:
+			bad("bad_metadata", "set rollback to attempt (undo a failed attempt's change before its retry) or keep",
+				"%s is %q, not attempt or keep", keys[keyRollback], v)
 		}
 	}
 	return p, f

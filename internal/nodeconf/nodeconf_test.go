@@ -437,3 +437,39 @@ func TestResolveMaxTurns(t *testing.T) {
 		})
 	}
 }
+
+func TestResolvePathsAndRollback(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name         string
+		node         *types.Node
+		wantPaths    []string
+		wantRollback string
+		wantBad      string // in the error's message
+	}{
+		{name: "unset", node: node(nil)},
+		{name: "globs", node: node(nil, "paths=src/, *.go\n!src/gen/ "), wantPaths: []string{"src/", "*.go", "!src/gen/"}},
+		{name: "rollback", node: node(nil, "Rollback= Attempt"), wantRollback: "attempt"},
+		{name: "rollback keep", node: node(nil, "rollback=keep"), wantRollback: "keep"},
+		{name: "rollback bad", node: node(nil, "rollback=always"), wantBad: `rollback is "always", not attempt or keep`},
+		{name: "empty paths", node: node(nil, "paths= , "), wantBad: "paths: it lists no pattern"},
+		{name: "bad glob", node: node(nil, "paths=src/[a"), wantBad: `paths: "src/[a" is not a glob`},
+		{name: "never matches", node: node(nil, "paths=../other/*"), wantBad: `paths: "../other/*" has a ".." segment`},
+		{name: "only negations", node: node(nil, "paths=!a"), wantBad: "every pattern is negated"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			p, f := nodeconf.Resolve(tt.node, types.RoleProcess, types.BuiltinDefaults(), names)
+			if tt.wantBad != "" {
+				require.Len(t, f.Errors, 1)
+				assert.Equal(t, "bad_metadata", f.Errors[0].Class)
+				assert.Contains(t, f.Errors[0].Message, tt.wantBad)
+				return
+			}
+			assert.Empty(t, f.Errors)
+			assert.Equal(t, tt.wantPaths, p.Paths)
+			assert.Equal(t, tt.wantRollback, p.Rollback)
+		})
+	}
+}

@@ -81,6 +81,9 @@ type step struct {
 	// fell indexes the node's CLI list (CLIChain): the CLI the visit fell
 	// back to, 0 while it has not.
 	fell int
+	// g watches what the visit's attempts leave in the working tree
+	// (guard.go).
+	g *guard
 }
 
 // cli is the CLI of attempt a: once the visit has fallen back, the CLI
@@ -201,7 +204,16 @@ func (processStep) attempt(ctx context.Context, v *step, a int, fb []feedback) o
 	if !v.n.Validate || v.w.o.NoValidate {
 		return outcome{next: next}
 	}
+	// A change outside the step's paths fails the attempt before any
+	// validation call is spent on it.
+	if reason, err := v.g.checkScope(ctx, a); err != nil || reason != "" {
+		return outcome{reason: reason, err: err}
+	}
+	mark := v.g.mark(ctx, "the validation of node "+v.n.ID)
 	val, err := validator{}.judge(ctx, v, a, r.Answer)
+	if kerr := v.g.keep(ctx, mark, a, "validation"); kerr != nil && err == nil && ctx.Err() == nil {
+		err = kerr
+	}
 	if err != nil {
 		return outcome{err: err}
 	}
@@ -382,6 +394,7 @@ func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, 
 			c.MaxCost -= *t.CostUSD
 		}
 	}
+	w.wsFresh = false // the call may change the working tree
 	r, err := w.o.Runner(ctx, c)
 	if lw != nil {
 		_ = lw.Close() // its error is logFailed's

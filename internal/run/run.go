@@ -77,6 +77,10 @@ type Options struct {
 	// Worktree is the run's own worktree (--worktree), whose work tree
 	// Workspace then is; nil when the run goes on in the user's checkout.
 	Worktree *workspace.Worktree
+	// Rollback is the rollback setting, types.RollbackAttempt or
+	// RollbackKeep ("" is keep); a node's rollback wins
+	// (readme/workspace.md#rollback).
+	Rollback string
 	// ReplayCommand is the command line that replays this run from its
 	// answers.yaml, with the flags that chose its path; answers.yaml says
 	// it in its header. Empty: dtree run CHART --answers FILE.
@@ -142,6 +146,10 @@ type walker struct {
 	last           map[string]pastStep
 	soFar          prompts.Entries // the run so far's entries, each rendered once
 	ws             *workspace.Run  // the run's checkpoints; nil when off
+	// wsFresh: ws.Last is the tree as it is: no agent or command has
+	// run since it was taken, so another checkpoint would find nothing
+	// (snap); false after a checkpoint that failed.
+	wsFresh bool
 }
 
 // Walk runs the chart and returns its summary. The error is a
@@ -270,6 +278,8 @@ func (w *walker) runNode(ctx context.Context, n *types.ProcessedNode, visit int)
 	w.o.Progress.NodeStarted(n, visit)
 	w.event(runlog.NodeStart{Node: n.ID, Visit: visit, Role: n.Role, CLI: n.CLI})
 	defer func() { res.DurationMS = time.Since(start).Milliseconds() }()
+	g, gerr := w.newGuard(ctx, n)
+	var v *step
 
 	out := w.o.Chart.Graph.Out(w.index(n.ID))
 	labels := make([]string, len(out))
@@ -298,15 +308,21 @@ func (w *walker) runNode(ctx context.Context, n *types.ProcessedNode, visit int)
 		case errors.As(err, &failed):
 			reason = failed.Last // the node is named by the event already
 		}
+		if why := v.stopped(ctx); why != "" {
+			reason += "; and " + why
+		}
 		ev.Status, ev.Error, ev.Usage = res.Status, reason, res.Usage
 		res.Error = reason
-		res.Change = w.checkpoint(ctx, n, visit)
+		res.Change = w.checkpoint(ctx, n, visit, g.visit)
 		ev.Change = res.Change
 		w.event(ev)
 		return res, err
 	}
-	v := &step{w: w, n: n, out: out, labels: labels, res: res, exitCode: -1}
+	v = &step{w: w, n: n, out: out, labels: labels, res: res, exitCode: -1, g: g}
 	defer w.remember(v)
+	if gerr != nil {
+		return stop(gerr)
+	}
 	kind := kindOf(n)
 	var feedback []feedback
 	attempts := 1 + n.Retries
@@ -314,15 +330,19 @@ func (w *walker) runNode(ctx context.Context, n *types.ProcessedNode, visit int)
 		if attempt > 1 {
 			res.Retries++
 		}
+		g.begin(attempt)
 		outcome := kind.attempt(ctx, v, attempt, feedback)
 		if outcome.err != nil { // not retried
 			return stop(outcome.err)
+		}
+		if err := v.guardEnd(ctx, attempt, &outcome); err != nil {
+			return stop(err)
 		}
 		if outcome.reason == "" {
 			res.Status = StatusSucceeded
 			res.Next, res.Label = outcome.next, outcome.label
 			res.Output = types.TailBytes(v.output, maxOutput)
-			res.Change = w.checkpoint(ctx, n, visit)
+			res.Change = w.checkpoint(ctx, n, visit, g.visit)
 			w.event(runlog.NodeEnd{Change: res.Change, Node: n.ID, Visit: visit, Status: res.Status, Response: encodeResponse(res.Response),
 				Validation: res.Validation, Next: res.Next, Label: res.Label, Usage: res.Usage,
 				Output: types.TailBytes(v.output, maxOutput), Command: v.command})
@@ -343,7 +363,12 @@ func (w *walker) runNode(ctx context.Context, n *types.ProcessedNode, visit int)
 			w.o.Progress.AttemptFailed(n, attempt, outcome.reason)
 		}
 		if attempt < attempts {
-			w.event(runlog.Retry{Node: n.ID, Attempt: attempt, Reason: outcome.reason, AttemptsLeft: attempts - attempt})
+			change, err := g.retry(ctx, attempt)
+			if err != nil {
+				return stop(err)
+			}
+			w.event(runlog.Retry{Node: n.ID, Attempt: attempt, Reason: outcome.reason, AttemptsLeft: attempts - attempt,
+				Change: change, Rollback: g.rollbackName()})
 		}
 		if outcome.agentError && attempt < attempts {
 			if err := w.flush(); err != nil {
@@ -362,7 +387,9 @@ func (w *walker) runNode(ctx context.Context, n *types.ProcessedNode, visit int)
 		last = feedback[len(feedback)-1].Reason
 	}
 	res.Error, res.Output = last, types.TailBytes(v.output, maxOutput)
-	res.Change = w.checkpoint(ctx, n, visit)
+	// The last attempt's change stays, rollback or not: the node failed,
+	// and it is what the user looks at (readme/workspace.md#rollback).
+	res.Change = w.checkpoint(ctx, n, visit, g.visit)
 	w.event(runlog.NodeEnd{Change: res.Change, Node: n.ID, Visit: visit, Status: res.Status, Error: last, Usage: res.Usage})
 	return res, &NodeFailedError{Node: n.ID, Text: firstLine(n.Text), Attempts: attempts, Last: last}
 }

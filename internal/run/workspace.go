@@ -35,7 +35,7 @@ func (w *walker) beginWorkspace(ctx context.Context) {
 		w.event(runlog.Workspace{Off: err.Error(), Worktree: wt.Worktree, Branch: wt.Branch})
 		return
 	}
-	w.ws = ws
+	w.ws, w.wsFresh = ws, true
 	w.event(runlog.Workspace{Repo: repo.Root, Ref: ws.Ref, Checkpoint: ws.Last.Commit, Worktree: wt.Worktree, Branch: wt.Branch})
 }
 
@@ -48,16 +48,34 @@ func (w *walker) endWorkspace() {
 }
 
 // checkpoint records the tree after a visit and returns what the visit
-// changed: nil when checkpoints are off or the checkpoint failed (the
-// run goes on; the failure is the workspace event's).
-func (w *walker) checkpoint(ctx context.Context, n *types.ProcessedNode, visit int) *types.Change {
+// changed since from, the checkpoint it started from (the guard's
+// checkpoints may come between): nil when checkpoints are off or the
+// checkpoint failed (the run goes on; the failure is the workspace
+// event's).
+func (w *walker) checkpoint(ctx context.Context, n *types.ProcessedNode, visit int, from string) *types.Change {
 	if w.ws == nil {
 		return nil
 	}
-	c, err := w.ws.Checkpoint(context.WithoutCancel(ctx), "after node "+n.ID+" visit "+strconv.Itoa(visit))
+	ctx = context.WithoutCancel(ctx)
+	c, err := w.snap(ctx, "after node "+n.ID+" visit "+strconv.Itoa(visit))
+	if err == nil && from != "" && c.From != from {
+		c, err = w.ws.Repo.Changes(ctx, from, w.ws.Last.Commit)
+	}
 	if err != nil {
 		w.event(runlog.Workspace{Off: err.Error()})
 		return nil
 	}
 	return &c
+}
+
+// snap checkpoints the tree, unless the newest checkpoint is of the tree
+// as it is (wsFresh): then nothing changed, and no git command runs.
+func (w *walker) snap(ctx context.Context, msg string) (types.Change, error) {
+	if w.wsFresh {
+		last := w.ws.Last.Commit
+		return types.Change{From: last, To: last, Paths: []types.PathChange{}}, nil
+	}
+	c, err := w.ws.Checkpoint(ctx, msg)
+	w.wsFresh = err == nil
+	return c, err
 }

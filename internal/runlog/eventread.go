@@ -257,6 +257,12 @@ func eventType(name []byte) EventType {
 		return EventToolCallsLeftOut
 	case string(EventWorkspace):
 		return EventWorkspace
+	case string(EventRollback):
+		return EventRollback
+	case string(EventOutOfScope):
+		return EventOutOfScope
+	case string(EventTreeRestored):
+		return EventTreeRestored
 	}
 	return EventType(name)
 }
@@ -297,6 +303,12 @@ func decodeEvent(t EventType, line []byte) (Event, error) {
 		return decode[ToolCallsLeftOut](line)
 	case EventWorkspace:
 		return decode[Workspace](line)
+	case EventRollback:
+		return decode[Rollback](line)
+	case EventOutOfScope:
+		return decode[OutOfScope](line)
+	case EventTreeRestored:
+		return decode[TreeRestored](line)
 	}
 	return Unknown{Name: t, Line: bytes.Clone(line)}, nil
 }

@@ -29,6 +29,9 @@ const (
 	EventToolCall         EventType = "tool_call"
 	EventToolCallsLeftOut EventType = "tool_calls_left_out"
 	EventWorkspace        EventType = "workspace"
+	EventRollback         EventType = "rollback"
+	EventOutOfScope       EventType = "out_of_scope"
+	EventTreeRestored     EventType = "tree_restored"
 )
 
 // Event is one line of events.jsonl: one of the structs of this file. Each
@@ -206,11 +209,55 @@ type ToolCallsLeftOut struct {
 
 // Retry is an attempt that failed with another one to follow.
 type Retry struct {
-	Attempt      int    `json:"attempt"` // the one that failed
-	AttemptsLeft int    `json:"attempts_left"`
-	Node         string `json:"node"`
-	Reason       string `json:"reason"` // the critique the next attempt gets
-	RunID        string `json:"run_id"`
+	Attempt      int `json:"attempt"` // the one that failed
+	AttemptsLeft int `json:"attempts_left"`
+	// Change is what the failed attempt did to the working tree, nil when
+	// checkpoints are off; Rollback says what became of it: attempt
+	// (undone, a rollback event before this one) or keep (the retry
+	// builds on it) (readme/workspace.md#rollback).
+	Change   *types.Change `json:"change,omitempty"`
+	Node     string        `json:"node"`
+	Reason   string        `json:"reason"` // the critique the next attempt gets
+	Rollback string        `json:"rollback,omitempty"`
+	RunID    string        `json:"run_id"`
+}
+
+// Rollback is a failed attempt's change undone before its retry
+// (readme/workspace.md#rollback): the tree is back at Checkpoint, the
+// one the attempt started from; Change is what the attempt had done
+// (its To, a checkpoint, still has it).
+type Rollback struct {
+	Attempt    int           `json:"attempt"`
+	Change     *types.Change `json:"change"`
+	Checkpoint string        `json:"checkpoint"`
+	Node       string        `json:"node"`
+	RunID      string        `json:"run_id"`
+}
+
+// OutOfScope is an attempt's change outside its step's paths, undone
+// (readme/workspace.md#scope): Files paths, the first
+// types.MaxChangePaths of them with the status of the attempt's change;
+// Checkpoint, taken before the undo, still has them. The attempt failed.
+type OutOfScope struct {
+	Attempt      int                `json:"attempt"`
+	Checkpoint   string             `json:"checkpoint"`
+	Files        int                `json:"files"`
+	Node         string             `json:"node"`
+	Paths        []types.PathChange `json:"paths"`
+	PathsLeftOut int                `json:"paths_left_out,omitempty"`
+	RunID        string             `json:"run_id"`
+}
+
+// TreeRestored is a change a decision or a validation (By: "decision",
+// "validation") made to the working tree, undone: the tree is back at
+// Checkpoint; Change is what it had done (readme/workspace.md#scope).
+type TreeRestored struct {
+	Attempt    int           `json:"attempt"`
+	By         string        `json:"by"`
+	Change     *types.Change `json:"change"`
+	Checkpoint string        `json:"checkpoint"`
+	Node       string        `json:"node"`
+	RunID      string        `json:"run_id"`
 }
 
 // NodeEnd is a node that stopped: it succeeded, failed, was interrupted,
@@ -290,6 +337,9 @@ type Unknown struct {
 
 func (RunStart) Type() EventType         { return EventRunStart }
 func (Workspace) Type() EventType        { return EventWorkspace }
+func (Rollback) Type() EventType         { return EventRollback }
+func (OutOfScope) Type() EventType       { return EventOutOfScope }
+func (TreeRestored) Type() EventType     { return EventTreeRestored }
 func (NodeStart) Type() EventType        { return EventNodeStart }
 func (AgentCall) Type() EventType        { return EventAgentCall }
 func (Decision) Type() EventType         { return EventDecision }
@@ -308,6 +358,9 @@ func (u Unknown) Type() EventType        { return u.Name }
 
 func (e RunStart) withRunID(id string) Event         { e.RunID = id; return e }
 func (e NodeStart) withRunID(id string) Event        { e.RunID = id; return e }
+func (e Rollback) withRunID(id string) Event         { e.RunID = id; return e }
+func (e OutOfScope) withRunID(id string) Event       { e.RunID = id; return e }
+func (e TreeRestored) withRunID(id string) Event     { e.RunID = id; return e }
 func (e AgentCall) withRunID(id string) Event        { e.RunID = id; return e }
 func (e Decision) withRunID(id string) Event         { e.RunID = id; return e }
 func (e Validation) withRunID(id string) Event       { e.RunID = id; return e }

@@ -116,6 +116,15 @@ func TestEventsRoundTrip(t *testing.T) {
 		{name: "node_end change", ev: runlog.NodeEnd{Node: "8", Visit: 1, Status: "failed", Error: "no", Change: &types.Change{
 			From: "aa", To: "bb", Files: 1, Added: 2, Removed: 1, Paths: []types.PathChange{{Path: "a.go", Status: "M", Added: 2, Removed: 1}}}},
 			line: `{"time":"2026-11-24T20:00:00.000000005Z","event":"node_end","change":{"added":2,"files":1,"from":"aa","paths":[{"added":2,"path":"a.go","removed":1,"status":"M"}],"removed":1,"to":"bb"},"error":"no","node":"8","run_id":"r1","status":"failed","usage":{"input_tokens":null,"output_tokens":null,"cost_usd":null,"duration_ms":null,"calls":0,"wall_ms":0,"unreported":{"input_tokens":0,"output_tokens":0,"cost_usd":0,"duration_ms":0}},"visit":1}`},
+		{name: "retry kept", ev: runlog.Retry{Node: "6", Attempt: 1, Reason: "no", AttemptsLeft: 1, Rollback: "keep",
+			Change: &types.Change{From: "aa", To: "bb", Files: 1, Paths: []types.PathChange{{Path: "a", Status: "A"}}}},
+			line: `{"time":"2026-11-24T20:00:00.000000005Z","event":"retry","attempt":1,"attempts_left":1,"change":{"added":0,"files":1,"from":"aa","paths":[{"added":0,"path":"a","removed":0,"status":"A"}],"removed":0,"to":"bb"},"node":"6","reason":"no","rollback":"keep","run_id":"r1"}`},
+		{name: "rollback", ev: runlog.Rollback{Node: "6", Attempt: 2, Checkpoint: "aa", Change: &types.Change{From: "aa", To: "bb", Files: 0, Paths: []types.PathChange{}}},
+			line: `{"time":"2026-11-24T20:00:00.000000005Z","event":"rollback","attempt":2,"change":{"added":0,"files":0,"from":"aa","paths":[],"removed":0,"to":"bb"},"checkpoint":"aa","node":"6","run_id":"r1"}`},
+		{name: "out_of_scope", ev: runlog.OutOfScope{Node: "6", Attempt: 1, Checkpoint: "cc", Files: 101, Paths: []types.PathChange{{Path: "x", Status: "M"}}, PathsLeftOut: 100},
+			line: `{"time":"2026-11-24T20:00:00.000000005Z","event":"out_of_scope","attempt":1,"checkpoint":"cc","files":101,"node":"6","paths":[{"added":0,"path":"x","removed":0,"status":"M"}],"paths_left_out":100,"run_id":"r1"}`},
+		{name: "tree_restored", ev: runlog.TreeRestored{Node: "5", Attempt: 1, By: "decision", Checkpoint: "aa", Change: &types.Change{From: "aa", To: "bb", Files: 1, Paths: []types.PathChange{}}},
+			line: `{"time":"2026-11-24T20:00:00.000000005Z","event":"tree_restored","attempt":1,"by":"decision","change":{"added":0,"files":1,"from":"aa","paths":[],"removed":0,"to":"bb"},"checkpoint":"aa","node":"5","run_id":"r1"}`},
 		{name: "run_end", ev: runlog.RunEnd{Status: "succeeded", Path: []string{"3", "4"}, Steps: 7, Usage: tot}, line: runEnd},
 		{name: "run_end failed", ev: runlog.RunEnd{Status: "failed", ExitCode: 1, Error: "node 8 failed"}, line: runEndFailed},
 	} {
@@ -179,6 +188,15 @@ func withRunID(ev runlog.Event, id string) runlog.Event {
 		e.RunID = id
 		return e
 	case runlog.Retry:
+		e.RunID = id
+		return e
+	case runlog.Rollback:
+		e.RunID = id
+		return e
+	case runlog.OutOfScope:
+		e.RunID = id
+		return e
+	case runlog.TreeRestored:
 		e.RunID = id
 		return e
 	case runlog.NodeEnd:

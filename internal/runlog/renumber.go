@@ -43,6 +43,15 @@ func Renumber(line []byte, ids map[string]string) []byte {
 	case Retry:
 		re(&e.Node)
 		ev = e
+	case Rollback:
+		re(&e.Node)
+		ev = e
+	case OutOfScope:
+		re(&e.Node)
+		ev = e
+	case TreeRestored:
+		re(&e.Node)
+		ev = e
 	case NodeEnd:
 		re(&e.Node)
 		re(&e.Next)

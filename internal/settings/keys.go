@@ -35,6 +35,7 @@ const (
 	KeyJUnit              = "junit"
 	KeyWorktree           = "worktree"
 	KeyKeepRuns           = "keep_runs"
+	KeyRollback           = "rollback"
 	// KeyCLIs holds the custom CLI definitions; it is edited in the file,
 	// not with `dtree settings set`.
 	KeyCLIs = "clis"
@@ -59,6 +60,7 @@ const (
 	kindSize                    // bytes: 16MiB, 1GiB, 4096; 0: no bound
 	kindTurns                   // a whole number of model turns, 0 or more; 0: no bound
 	kindWorktree                // off, head or dirty (false, true)
+	kindRollback                // attempt or keep
 )
 
 // Key describes one scalar setting.
@@ -112,6 +114,8 @@ var keys = []Key{
 		Help: "run in a new git worktree on branch dtree/RUN-ID: off, head (from HEAD) or dirty (from the working tree, uncommitted changes too)"},
 	{Name: KeyKeepRuns, Env: "DTREE_KEEP_RUNS", Default: "100", kind: kindCount,
 		Help: "how many runs log_dir keeps: each run removes the oldest finished ones past it; 0 means keep all"},
+	{Name: KeyRollback, Env: "DTREE_ROLLBACK", Flag: "rollback", Default: types.RollbackKeep, kind: kindRollback,
+		Help: "attempt undoes a failed attempt's change to the working tree before its retry (needs git); keep lets the retry build on it (a node's rollback wins)"},
 }
 
 // The values of the worktree setting (readme/workspace.md#worktrees).
@@ -221,6 +225,12 @@ func (k Key) parse(raw string, names agent.Names) (string, error) {
 			return "", err
 		}
 		return FormatSize(n), nil
+	case kindRollback:
+		switch r := strings.ToLower(v); r {
+		case types.RollbackAttempt, types.RollbackKeep:
+			return r, nil
+		}
+		return "", fmt.Errorf("%q is not attempt or keep", raw)
 	case kindBool:
 		switch strings.ToLower(v) {
 		case "true", "yes", "on", "1":
@@ -267,6 +277,8 @@ func (k Key) hintAs(subject string, names agent.Names) string {
 		return subject + " takes true or false"
 	case kindWorktree:
 		return subject + " takes off, head (a worktree from HEAD) or dirty (from the working tree, uncommitted changes too)"
+	case kindRollback:
+		return subject + " takes attempt (undo a failed attempt's change before its retry) or keep"
 	case kindSize:
 		return subject + " takes a size in bytes, KiB, MiB or GiB (16MiB, 1GiB), or 0 for no bound"
 	}
@@ -315,6 +327,9 @@ func (k Key) Values() []string {
 		return []string{"true", "false"}
 	case kindWorktree:
 		return []string{WorktreeOff, WorktreeHead, WorktreeDirty}
+	}
+	if k.kind == kindRollback {
+		return []string{types.RollbackAttempt, types.RollbackKeep}
 	}
 	return nil
 }

@@ -33,6 +33,7 @@ func runFlags(t *testing.T, args []string) *pflag.FlagSet {
 	fs.Int("retries", 7, "")
 	fs.String("timeout", "", "")
 	fs.String("log-dir", "", "")
+	fs.String("rollback", "", "")
 	require.NoError(t, fs.Parse(args))
 	return fs
 }
@@ -340,7 +341,7 @@ func TestKeys(t *testing.T) {
 		assert.NotEmpty(t, k.Help, k.Name)
 	}
 	assert.Equal(t, []string{"default_cli", "default_validate_cli", "default_retry_cli", "default_retry_count",
-		"default_timeout", "log_dir", "write_log_short", "write_log_long", "write_log_graph", "long_log_call_max", "long_log_max", "stream_log_max", "max_cost", "max_tokens", "allow_unmetered", "max_turns", "junit", "worktree", "keep_runs"}, names)
+		"default_timeout", "log_dir", "write_log_short", "write_log_long", "write_log_graph", "long_log_call_max", "long_log_max", "stream_log_max", "max_cost", "max_tokens", "allow_unmetered", "max_turns", "junit", "worktree", "keep_runs", "rollback"}, names)
 	assert.Equal(t, append(names, "clis"), settings.KeyNames())
 }
 
@@ -394,6 +395,36 @@ func TestWorktreeSetting(t *testing.T) {
 			}
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, s.Worktree)
+		})
+	}
+}
+
+func TestRollbackSetting(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		l    layers
+		want string
+		err  string
+	}{
+		{name: "default keep", want: "keep"},
+		{name: "file", l: layers{user: "rollback: attempt\n"}, want: "attempt"},
+		{name: "env over file", l: layers{user: "rollback: attempt\n", env: map[string]string{"DTREE_ROLLBACK": "KEEP"}}, want: "keep"},
+		{name: "flag over env", l: layers{env: map[string]string{"DTREE_ROLLBACK": "keep"}, flags: []string{"--rollback", "attempt"}}, want: "attempt"},
+		{name: "bad flag", l: layers{flags: []string{"--rollback", "always"}}, err: `"always" is not attempt or keep`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s, _, err := load(t, tt.l)
+			if tt.err != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.err)
+				assert.Contains(t, err.Error(), "--rollback")
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, s.Rollback)
 		})
 	}
 }

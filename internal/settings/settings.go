@@ -53,6 +53,10 @@ type Settings struct {
 	// KeepRuns is how many runs log_dir keeps (readme/logs.md#old-runs);
 	// 0 keeps all.
 	KeepRuns int
+	// Rollback is types.RollbackAttempt or RollbackKeep: what a failed
+	// attempt's change becomes before its retry
+	// (readme/workspace.md#rollback); a node's rollback wins.
+	Rollback string
 	// CLIs are the custom CLI definitions, keyed by their lower-case name;
 	// one with a built-in's name replaces the built-in.
 	CLIs map[string]agent.Definition
@@ -142,6 +146,8 @@ func (s *Settings) Value(key string) (string, bool) {
 		return s.Worktree, true
 	case KeyKeepRuns:
 		return strconv.Itoa(s.KeepRuns), true
+	case KeyRollback:
+		return s.Rollback, true
 	}
 	return "", false
 }
@@ -188,6 +194,8 @@ func (s *Settings) set(key, v string) error {
 		s.Worktree = v
 	case KeyKeepRuns:
 		s.KeepRuns, err = strconv.Atoi(v)
+	case KeyRollback:
+		s.Rollback = v
 	default:
 		err = fmt.Errorf("unknown setting %q", key)
 	}

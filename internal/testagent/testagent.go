@@ -80,6 +80,11 @@ type Rule struct {
 	Tools       []Tool `json:"tools"`
 	ToolRepeat  int    `json:"tool_repeat"`
 	StreamBytes int64  `json:"stream_bytes"`
+	// Write are files the agent writes before it answers, path (relative
+	// to its directory) to content, as an agent's edits do; Remove are
+	// files (or directories) it removes.
+	Write  map[string]string `json:"write"`
+	Remove []string          `json:"remove"`
 }
 
 // Record is what the log says of one call.
@@ -153,6 +158,13 @@ func Main() int {
 	}
 	if r.SpawnChild || r.SpawnSetsid || r.SpawnOnTerm || r.IgnoreTerm || r.RecordPid {
 		recordPids(pids...)
+	}
+	for name, content := range r.Write {
+		_ = os.MkdirAll(filepath.Dir(name), 0o755)
+		_ = os.WriteFile(name, []byte(content), 0o644)
+	}
+	for _, name := range r.Remove {
+		_ = os.RemoveAll(name)
 	}
 	gap, _ := time.ParseDuration(r.EventGap)
 	for _, e := range r.Events {

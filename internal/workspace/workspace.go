@@ -207,7 +207,7 @@ func (r *Repo) Begin(ctx context.Context, runID, parent string, exclude ...strin
 	}
 	run := &Run{Repo: r, ID: runID, Ref: Ref(runID), index: filepath.Join(dir, runID+".index")}
 	for _, p := range exclude {
-		if rel, ok := r.rel(p); ok && rel != "." {
+		if rel, ok := r.rel(p); ok && rel != "." && !r.ignored(ctx, rel) {
 			run.exclude = append(run.exclude, ":(exclude,literal)"+rel)
 		}
 	}
@@ -222,6 +222,20 @@ func (r *Repo) Begin(ctx context.Context, runID, parent string, exclude ...strin
 	}
 	run.Last = cp
 	return run, nil
+}
+
+// ignored reports whether git ignores the path (relative to the root): a
+// log directory the user's .gitignore names. Snapshots leave it out
+// anyway, and git add fails on a pathspec that names an ignored path,
+// an exclude too ("The following paths are ignored"), which turned every
+// checkpoint off.
+// check-ignore takes no literal magic: a path git could read as a
+// pattern or magic is not asked about, and keeps its exclude.
+func (r *Repo) ignored(ctx context.Context, rel string) bool {
+	if strings.ContainsAny(rel, "*?[\\:") {
+		return false
+	}
+	return r.git(ctx, "", nil, nil, nil, "check-ignore", "-q", "--", rel) == nil
 }
 
 // rel is p relative to the root, false when it is outside it.
@@ -249,6 +263,8 @@ func (run *Run) Close() {
 // as parent's gives parent itself: nothing changed, nothing new.
 func (run *Run) snapshot(ctx context.Context, parent, msg string) (Checkpoint, error) {
 	r, env := run.Repo, []string{"GIT_INDEX_FILE=" + run.index}
+	// An agent may have deleted .git/dtree: the index is made again.
+	_ = os.MkdirAll(filepath.Dir(run.index), 0o755)
 	args := append([]string{"add", "-A", "--ignore-errors", "--", "."}, run.exclude...)
 	if err := r.git(ctx, "", env, nil, nil, args...); err != nil {
 		return Checkpoint{}, fmt.Errorf("checkpoint: %w", err)
