@@ -72,8 +72,11 @@ type Options struct {
 	// run_start.
 	Answers string
 	// Workspace is the git work tree of the run's checkpoints
-	// (readme/workspace.md); nil when they are off.
-	Workspace *workspace.Repo
+	// (readme/workspace.md); nil when they are off. WorkspaceOff then
+	// says why (not in a git repository, the setting checkpoints), for
+	// the workspace event.
+	Workspace    *workspace.Repo
+	WorkspaceOff string
 	// ReplayCommand is the command line that replays this run from its
 	// answers.yaml, with the flags that chose its path; answers.yaml says
 	// it in its header. Empty: dtree run CHART --answers FILE.
@@ -139,6 +142,7 @@ type walker struct {
 	last           map[string]pastStep
 	soFar          prompts.Entries // the run so far's entries, each rendered once
 	ws             *workspace.Run  // the run's checkpoints; nil when off
+	wsFirst        string          // the checkpoint before the run
 }
 
 // Walk runs the chart and returns its summary. The error is a
@@ -462,8 +466,9 @@ func (w *walker) finish(ctx context.Context, err error) error {
 	w.outcome(err)
 	w.noteLogError()
 	w.sum.keepNewest()
+	w.sum.Change = w.runChange(ctx)
 	w.event(runlog.RunEnd{Status: w.sum.Status, ExitCode: w.sum.ExitCode,
-		Error: w.sum.Error, Path: w.sum.Path, Steps: w.sum.Steps(), Usage: w.sum.Usage})
+		Error: w.sum.Error, Path: w.sum.Path, Steps: w.sum.Steps(), Usage: w.sum.Usage, Change: w.sum.Change})
 	_ = w.flush() // the picture reads events.jsonl
 	if w.o.Log == nil || w.o.Log.Unwritten() == 0 {
 		w.drawPicture(ctx) // not of a run whose end is not on record

@@ -255,6 +255,10 @@ type End struct {
 
 // RunEnd is the last event of a run.
 type RunEnd struct {
+	// Change is what the whole run did to the working tree, from the
+	// checkpoint before it to the one after its last step
+	// (readme/workspace.md); nil when checkpoints are off.
+	Change   *types.Change    `json:"change,omitempty"`
 	Error    string           `json:"error"` // "" on success, "interrupted" when interrupted
 	ExitCode int              `json:"exit_code"`
 	Path     []string         `json:"path"` // the node ids entered
@@ -266,9 +270,9 @@ type RunEnd struct {
 
 // Workspace is where the run's checkpoints are (readme/workspace.md),
 // written after run_start: the repository, the run's private ref and the
-// checkpoint of the tree before the first step. Off says why checkpoints
-// stopped (git failed), the other fields then empty; a run outside git
-// has no workspace event.
+// checkpoint of the tree before the first step. Off says why there are
+// no checkpoints (not in a git repository, the setting checkpoints
+// false) or why they stopped (git failed), the other fields then empty.
 type Workspace struct {
 	Checkpoint string `json:"checkpoint,omitempty"`
 	Off        string `json:"off,omitempty"`
