@@ -65,6 +65,8 @@ type runOptions struct {
 	allowUnmetered bool
 	maxTurns       string
 	unmetered      []string
+	// noCheckpoints is --no-checkpoints: checkpoints false for this run.
+	noCheckpoints bool
 }
 
 func (a *App) newRun() *cobra.Command {
@@ -128,6 +130,7 @@ func (o *runOptions) registerWalk(f *pflag.FlagSet) {
 	f.StringVar(&o.junit, "junit", "", "write a JUnit XML report of the run to this file (junit)")
 	f.StringVar(&o.context, "context", "", "how much of the run so far each agent prompt gets: path (every step, the default), previous or none")
 	f.StringVar(&o.model, "model", "", "model for the agent calls, passed with each CLI's own flag (a node's model metadata wins for its CLI)")
+	f.BoolVar(&o.noCheckpoints, "no-checkpoints", false, "record no checkpoints of the working tree, run no git command (checkpoints: false)")
 	f.BoolVar(&o.trust, "trust", false, "trust ./dtree.yaml for this run, as DTREE_TRUST=1 does: for a CI job running its own repository")
 }
 
@@ -345,7 +348,7 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 	a.interrupts.setDoing(func() string { return a.redactor().String(p.doing()) }, p.notice)
 	a.walked = true
 	defer limitWalkMemory(a.Getenv)()
-	repo, _ := openWorkspace(ctx, workdir)
+	repo, off := a.runWorkspace(ctx, s, workdir, o.quiet)
 	sum, werr := run.Walk(ctx, run.Options{
 		Chart: c, Page: page, Start: start, Registry: reg, Runner: runner,
 		Workdir: workdir, Env: env, MaxSteps: o.maxSteps, NoValidate: o.noValidate,
@@ -353,7 +356,7 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 		Resume: j.resume, Answers: o.answers,
 		ReplayCommand: j.replay(filepath.Join(log.Dir, "answers.yaml")),
 		Picture:       runPicture(s.WriteLogGraph, log.Dir, c.Doc, log.Redactor().String),
-		Workspace:     repo,
+		Workspace:     repo, WorkspaceOff: off,
 	})
 	if answers != nil && sum.Status == run.StatusSucceeded {
 		warnUnused(stderr, answers)
@@ -459,6 +462,10 @@ func (a *App) runSettings(o runOptions, fs *pflag.FlagSet, lo settings.LoadOptio
 	if _, ok := types.ContextMode(o.context); o.context != "" && !ok {
 		return nil, &UsageError{Err: fmt.Errorf("--context %q: not one of %s", o.context, strings.Join(types.ContextModes, ", ")),
 			Hint: "path gives each prompt every step so far, previous the step before, none nothing ('dtree docs context')"}
+	}
+	if o.noCheckpoints { // a flag that says no: not one of the settings' flags
+		s.Checkpoints = false
+		s.Sources[settings.KeyCheckpoints] = settings.Source{Layer: settings.LayerFlag, Name: "--no-checkpoints"}
 	}
 	return s, nil
 }

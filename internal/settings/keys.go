@@ -33,6 +33,7 @@ const (
 	KeyAllowUnmetered     = "allow_unmetered"
 	KeyMaxTurns           = "max_turns"
 	KeyJUnit              = "junit"
+	KeyCheckpoints        = "checkpoints"
 	// KeyCLIs holds the custom CLI definitions; it is edited in the file,
 	// not with `dtree settings set`.
 	KeyCLIs = "clis"
@@ -105,6 +106,8 @@ var keys = []Key{
 		Help: "the most model turns one agent call may take before it is stopped; 0 means no bound (a node's max_turns wins)"},
 	{Name: KeyJUnit, Env: "DTREE_JUNIT", Flag: "junit", kind: kindFileOrEmpty,
 		Help: `write a JUnit XML report of each run to this file, relative to the working directory; "" means none`},
+	{Name: KeyCheckpoints, Env: "DTREE_CHECKPOINTS", Default: "true", kind: kindBool,
+		Help: "in a git repository, record the working tree before the run and after each step (dtree docs workspace); false runs no git command"},
 }
 
 // Keys returns the scalar settings, in the order `dtree settings list`

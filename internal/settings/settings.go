@@ -46,6 +46,9 @@ type Settings struct {
 	// JUnit is the file each run's JUnit XML report goes to
 	// (readme/ci.md#junit); "" is none.
 	JUnit string
+	// Checkpoints records the working tree before the run and after each
+	// step, in a git repository (readme/workspace.md).
+	Checkpoints bool
 	// CLIs are the custom CLI definitions, keyed by their lower-case name;
 	// one with a built-in's name replaces the built-in.
 	CLIs map[string]agent.Definition
@@ -131,6 +134,8 @@ func (s *Settings) Value(key string) (string, bool) {
 		return strconv.Itoa(s.MaxTurns), true
 	case KeyJUnit:
 		return s.JUnit, true
+	case KeyCheckpoints:
+		return fmt.Sprint(s.Checkpoints), true
 	}
 	return "", false
 }
@@ -173,6 +178,8 @@ func (s *Settings) set(key, v string) error {
 		s.MaxTurns, err = strconv.Atoi(v)
 	case KeyJUnit:
 		s.JUnit = v
+	case KeyCheckpoints:
+		s.Checkpoints = v == "true"
 	default:
 		err = fmt.Errorf("unknown setting %q", key)
 	}
