@@ -58,7 +58,7 @@ func ChangeLines(c *types.Change, max int, indent string) string {
 		b.WriteString(indent + PathLine(p) + "\n")
 	}
 	if more := c.Files - min(len(c.Paths), max); more > 0 {
-		fmt.Fprintf(&b, "%s… %s\n", indent, types.Plural(more, "more file"))
+		fmt.Fprintf(&b, "%s… %s\n", indent, MoreFiles(more))
 	}
 	return b.String()
 }
@@ -101,4 +101,13 @@ func changeSummary(sum *run.Summary, s Summary) string {
 		return ""
 	}
 	return "**Changes**\n\n" + b.String() + "\n"
+}
+
+// MoreFiles counts the files a list leaves out: "1 more file", "99,990
+// more files".
+func MoreFiles(n int) string {
+	if n == 1 {
+		return "1 more file"
+	}
+	return types.Thousands(int64(n)) + " more files"
 }

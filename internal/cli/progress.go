@@ -268,12 +268,70 @@ func (p *progress) NodeFinished(r *run.NodeResult) {
 	case r.Status == run.StatusLogWriteFailed:
 		p.printf("✗ %s %s stopped: its log could not be written (%s)\n", r.ID, types.Excerpt(r.Text, 60), took.Round(time.Millisecond))
 	case r.Status != run.StatusSucceeded:
-		p.printf("✗ %s %s failed (%s)\n", r.ID, types.Excerpt(r.Text, 60), took.Round(time.Millisecond))
+		p.printf("✗ %s %s failed (%s)%s\n", r.ID, types.Excerpt(r.Text, 60), took.Round(time.Millisecond), changed(r.Change))
 	case r.Label != "":
-		p.printf("✓ %s %s → %s (%s)\n", r.ID, types.Excerpt(r.Text, 60), r.Label, took.Round(time.Millisecond))
+		p.printf("✓ %s %s → %s (%s)%s\n", r.ID, types.Excerpt(r.Text, 60), r.Label, took.Round(time.Millisecond), changed(r.Change))
 	default:
-		p.printf("✓ %s %s (%s)\n", r.ID, types.Excerpt(r.Text, 60), took.Round(time.Millisecond))
+		p.printf("✓ %s %s (%s)%s\n", r.ID, types.Excerpt(r.Text, 60), took.Round(time.Millisecond), changed(r.Change))
 	}
+	if p.verbose && !r.Change.Empty() {
+		p.printf("%s", changedPaths(r.Change, p.mask))
+	}
+}
+
+// changed is what a step did to the working tree, for the end of its
+// line: " · 3 files +40 −2"; "" when it changed nothing or checkpoints
+// are off (readme/workspace.md).
+func changed(c *types.Change) string {
+	if c.Empty() {
+		return ""
+	}
+	return " · " + ci.ChangeBrief(c)
+}
+
+// pathsShown bounds the files -v lists under a step: the checkpoints
+// have them all (dtree diff).
+const pathsShown = 10
+
+// changedPaths are the lines -v prints under a step that changed files:
+// one a file, at most pathsShown, then how many more.
+func changedPaths(c *types.Change, mask func(string) string) string {
+	var b strings.Builder
+	for i, pc := range c.Paths {
+		if i == pathsShown {
+			break
+		}
+		b.WriteString("    " + mask(ci.PathLine(pc)) + "\n")
+	}
+	if more := c.Files - min(len(c.Paths), pathsShown); more > 0 {
+		fmt.Fprintf(&b, "    … %s, not shown (dtree diff lists them)\n", ci.MoreFiles(more))
+	}
+	return b.String()
+}
+
+// WorkspaceOff says that the run's checkpoints stopped, git having
+// failed: once, even with --quiet, as warnings are.
+func (p *progress) WorkspaceOff(reason string) {
+	p.notice("dtree: warning: " + reason)
+}
+
+// runChanged is the lines that end a run with what it changed and how
+// to see it, one line where it fits the terminal, else two; none when
+// checkpoints were off.
+func (p *progress) runChanged(s *run.Summary) {
+	if s.Change == nil {
+		return
+	}
+	if s.Change.Empty() {
+		p.printf("changed: nothing\n")
+		return
+	}
+	brief, hint := "changed: "+ci.ChangeBrief(s.Change), "dtree diff "+s.RunID
+	if line := brief + " · " + hint; p.width() == 0 || textWidth(line) < p.width() {
+		p.printf("%s\n", line)
+		return
+	}
+	p.printf("%s\n  %s\n", brief, hint)
 }
 
 // command prints workflow commands of GitHub Actions' mode, unless
@@ -350,4 +408,5 @@ func (p *progress) finished(s *run.Summary) {
 	if s.Logs.Graph != "" {
 		p.printf("picture: %s\n", s.Logs.Graph)
 	}
+	p.runChanged(s)
 }
