@@ -268,11 +268,11 @@ func (p *progress) NodeFinished(r *run.NodeResult) {
 	case r.Status == run.StatusLogWriteFailed:
 		p.printf("✗ %s %s stopped: its log could not be written (%s)\n", r.ID, types.Excerpt(r.Text, 60), took.Round(time.Millisecond))
 	case r.Status != run.StatusSucceeded:
-		p.printf("✗ %s %s failed (%s)%s\n", r.ID, types.Excerpt(r.Text, 60), took.Round(time.Millisecond), changed(r.Change))
+		p.endLine(fmt.Sprintf("✗ %s %s failed (%s)", r.ID, types.Excerpt(r.Text, 60), took.Round(time.Millisecond)), changed(r.Change))
 	case r.Label != "":
-		p.printf("✓ %s %s → %s (%s)%s\n", r.ID, types.Excerpt(r.Text, 60), r.Label, took.Round(time.Millisecond), changed(r.Change))
+		p.endLine(fmt.Sprintf("✓ %s %s → %s (%s)", r.ID, types.Excerpt(r.Text, 60), r.Label, took.Round(time.Millisecond)), changed(r.Change))
 	default:
-		p.printf("✓ %s %s (%s)%s\n", r.ID, types.Excerpt(r.Text, 60), took.Round(time.Millisecond), changed(r.Change))
+		p.endLine(fmt.Sprintf("✓ %s %s (%s)", r.ID, types.Excerpt(r.Text, 60), took.Round(time.Millisecond)), changed(r.Change))
 	}
 	if p.verbose && !r.Change.Empty() {
 		p.printf("%s", changedPaths(r.Change, p.mask))
@@ -287,6 +287,18 @@ func changed(c *types.Change) string {
 		return ""
 	}
 	return " · " + ci.ChangeBrief(c)
+}
+
+// endLine prints a step's last line and what it changed: on the line
+// when the terminal's width is not known or it fits, else on a line of
+// its own under it, so that the change never pushes a line that fitted
+// into wrapping.
+func (p *progress) endLine(line, change string) {
+	if w := p.width(); change != "" && w > 0 && textWidth(line+change) >= w {
+		p.printf("%s\n  %s\n", line, strings.TrimPrefix(change, " "))
+		return
+	}
+	p.printf("%s%s\n", line, change)
 }
 
 // pathsShown bounds the files -v lists under a step: the checkpoints

@@ -54,6 +54,31 @@ func TestProgressSaysWhatAStepChanged(t *testing.T) {
 	}
 }
 
+// On a terminal too narrow for the step's line and its change, the
+// change is a line of its own under it: the line wraps no more than it
+// did, and each line fits.
+func TestProgressChangeFitsTheTerminal(t *testing.T) {
+	t.Parallel()
+	r := &run.NodeResult{ID: "fix", Text: "Fix the failing test in the parser and run the whole suite again",
+		Status: run.StatusSucceeded, DurationMS: 12000, Change: testChange(3)}
+	for _, tc := range []struct {
+		cols int
+		want string
+	}{
+		{0, "✓ fix Fix the failing test in the parser and run the whole suite a… (12s) · 3 files +12 −3\n"},
+		{120, "✓ fix Fix the failing test in the parser and run the whole suite a… (12s) · 3 files +12 −3\n"},
+		{80, "✓ fix Fix the failing test in the parser and run the whole suite a… (12s)\n  · 3 files +12 −3\n"},
+		{40, "✓ fix Fix the failing test in the parser and run the whole suite a… (12s)\n  · 3 files +12 −3\n"},
+	} {
+		var b bytes.Buffer
+		p := newProgress(&b, false, false, false)
+		cols := tc.cols
+		p.cols = func() int { return cols }
+		p.NodeFinished(r)
+		assert.Equal(t, tc.want, b.String(), "%d columns", tc.cols)
+	}
+}
+
 // -v lists the first pathsShown files of a large change and counts the
 // rest; a file name with a line break stays on its line.
 func TestProgressChangedPathsAreBounded(t *testing.T) {
