@@ -30,7 +30,13 @@ func (w *walker) beginWorkspace(ctx context.Context) {
 		}
 		return
 	}
-	ws, err := repo.Begin(ctx, w.o.Log.RunID, "", filepath.Dir(w.o.Log.Dir))
+	// Absolute: Begin reads a relative path from the repository's top, and
+	// a log_dir relative to a subdirectory is not there.
+	logs := filepath.Dir(w.o.Log.Dir)
+	if abs, err := filepath.Abs(logs); err == nil {
+		logs = abs
+	}
+	ws, err := repo.Begin(ctx, w.o.Log.RunID, "", logs)
 	if err != nil {
 		w.workspaceFailed(err)
 		return
