@@ -73,8 +73,8 @@ type Options struct {
 	Answers string
 	// Workspace is the git work tree of the run's checkpoints
 	// (readme/workspace.md); nil when they are off. WorkspaceOff then
-	// says why (not in a git repository, the setting checkpoints), for
-	// the workspace event.
+	// says why (the setting checkpoints false), for the workspace event;
+	// "" outside git, where there is no workspace event.
 	Workspace    *workspace.Repo
 	WorkspaceOff string
 	// ReplayCommand is the command line that replays this run from its

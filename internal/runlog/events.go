@@ -271,8 +271,9 @@ type RunEnd struct {
 // Workspace is where the run's checkpoints are (readme/workspace.md),
 // written after run_start: the repository, the run's private ref and the
 // checkpoint of the tree before the first step. Off says why there are
-// no checkpoints (not in a git repository, the setting checkpoints
-// false) or why they stopped (git failed), the other fields then empty.
+// no checkpoints (the setting checkpoints false) or why they stopped (git
+// failed), the other fields then empty; a run outside git has no
+// workspace event.
 type Workspace struct {
 	Checkpoint string `json:"checkpoint,omitempty"`
 	Off        string `json:"off,omitempty"`
