@@ -259,14 +259,14 @@ func (p *progress) NodeFinished(r *run.NodeResult) {
 	}
 	switch {
 	case r.Status == run.StatusInterrupted:
-		p.printf("✗ %s %s interrupted (%s)\n", r.ID, types.Excerpt(r.Text, 60), took.Round(time.Millisecond))
+		p.endLine(fmt.Sprintf("✗ %s %s interrupted (%s)", r.ID, types.Excerpt(r.Text, 60), took.Round(time.Millisecond)), changed(r.Change))
 	case r.Status == run.StatusBudget && len(r.Attempts) == 0:
 		// The budget was spent before the node's first call: nothing ran.
 		p.printf("✗ %s %s not started: the run reached its budget\n", r.ID, types.Excerpt(r.Text, 60))
 	case r.Status == run.StatusBudget:
-		p.printf("✗ %s %s stopped: the run reached its budget (%s)\n", r.ID, types.Excerpt(r.Text, 60), took.Round(time.Millisecond))
+		p.endLine(fmt.Sprintf("✗ %s %s stopped: the run reached its budget (%s)", r.ID, types.Excerpt(r.Text, 60), took.Round(time.Millisecond)), changed(r.Change))
 	case r.Status == run.StatusLogWriteFailed:
-		p.printf("✗ %s %s stopped: its log could not be written (%s)\n", r.ID, types.Excerpt(r.Text, 60), took.Round(time.Millisecond))
+		p.endLine(fmt.Sprintf("✗ %s %s stopped: its log could not be written (%s)", r.ID, types.Excerpt(r.Text, 60), took.Round(time.Millisecond)), changed(r.Change))
 	case r.Status != run.StatusSucceeded:
 		p.endLine(fmt.Sprintf("✗ %s %s failed (%s)", r.ID, types.Excerpt(r.Text, 60), took.Round(time.Millisecond)), changed(r.Change))
 	case r.Label != "":
