@@ -68,6 +68,8 @@ type runOptions struct {
 	unmetered      []string
 	worktree       string // --worktree, read by the settings' flag layer
 	rollback       string // --rollback, read by the settings' flag layer
+	// noCheckpoints is --no-checkpoints: checkpoints false for this run.
+	noCheckpoints bool
 }
 
 func (a *App) newRun() *cobra.Command {
@@ -132,6 +134,7 @@ func (o *runOptions) registerWalk(f *pflag.FlagSet) {
 	f.StringVar(&o.rollback, "rollback", "", "attempt: undo a failed attempt's change to the working tree before its retry (needs git); keep: the retry builds on it (rollback, default keep)")
 	f.StringVar(&o.context, "context", "", "how much of the run so far each agent prompt gets: path (every step, the default), previous or none")
 	f.StringVar(&o.model, "model", "", "model for the agent calls, passed with each CLI's own flag (a node's model metadata wins for its CLI)")
+	f.BoolVar(&o.noCheckpoints, "no-checkpoints", false, "record no checkpoints of the working tree, run no git command (checkpoints: false)")
 	f.BoolVar(&o.trust, "trust", false, "trust ./dtree.yaml for this run, as DTREE_TRUST=1 does: for a CI job running its own repository")
 	f.StringVar(&o.worktree, "worktree", "", "run in a new git worktree on branch dtree/RUN-ID: head (the default of --worktree, from HEAD), dirty (from the working tree, uncommitted changes too) or off (worktree)")
 	f.Lookup("worktree").NoOptDefVal = settings.WorktreeHead
@@ -313,10 +316,14 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 			}
 		}()
 	}
-	repo, _ := openWorkspace(ctx, workdir)
+	// Checkpoints (readme/workspace.md): outside git said once, here.
+	repo, off := a.runWorkspace(ctx, s, workdir, o.quiet)
 	var inWorktree *workspace.Worktree
 	if wt != nil {
-		repo, inWorktree = wt.wt.Repo, wt.wt
+		inWorktree = wt.wt
+		if repo != nil { // checkpoints false stays false
+			repo = wt.wt.Repo
+		}
 	}
 	if repo == nil {
 		if err := needsGit(c, page, s); err != nil {
@@ -396,9 +403,7 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 		Resume: j.resume, Answers: o.answers,
 		ReplayCommand: j.replay(filepath.Join(log.Dir, "answers.yaml")),
 		Picture:       runPicture(s.WriteLogGraph, log.Dir, c.Doc, log.Redactor().String),
-		Workspace:     repo,
-		Worktree:      inWorktree,
-		Rollback:      s.Rollback,
+		Workspace:     repo, WorkspaceOff: off, Worktree: inWorktree, Rollback: s.Rollback,
 	})
 	if answers != nil && sum.Status == run.StatusSucceeded {
 		warnUnused(stderr, answers)
@@ -508,6 +513,10 @@ func (a *App) runSettings(o runOptions, fs *pflag.FlagSet, lo settings.LoadOptio
 	if _, ok := types.ContextMode(o.context); o.context != "" && !ok {
 		return nil, &UsageError{Err: fmt.Errorf("--context %q: not one of %s", o.context, strings.Join(types.ContextModes, ", ")),
 			Hint: "path gives each prompt every step so far, previous the step before, none nothing ('dtree docs context')"}
+	}
+	if o.noCheckpoints { // a flag that says no: not one of the settings' flags
+		s.Checkpoints = false
+		s.Sources[settings.KeyCheckpoints] = settings.Source{Layer: settings.LayerFlag, Name: "--no-checkpoints"}
 	}
 	return s, nil
 }

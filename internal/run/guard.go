@@ -78,7 +78,7 @@ func (w *walker) newGuard(ctx context.Context, n *types.ProcessedNode) (*guard, 
 		}
 		// Nothing asked of the guard but what it does for any step: the
 		// run goes on without it, as without checkpoints.
-		w.event(runlog.Workspace{Off: err.Error()})
+		w.workspaceFailed(err, runlog.Workspace{})
 		return g, nil
 	}
 	g.visit = w.ws.Last.Commit
@@ -124,7 +124,7 @@ func (g *guard) inScope(p string) bool {
 }
 
 // on reports whether checkpoints are on for the visit.
-func (g *guard) on() bool { return g != nil && g.visit != "" }
+func (g *guard) on() bool { return g != nil && g.visit != "" && g.w.ws != nil }
 
 // begin starts attempt a: its checkpoint is the one the last attempt's
 // end left, or the visit's.
@@ -191,7 +191,7 @@ func (g *guard) mark(ctx context.Context, what string) string {
 		return ""
 	}
 	if _, err := g.w.snap(context.WithoutCancel(ctx), "before "+what); err != nil {
-		g.w.event(runlog.Workspace{Off: err.Error()})
+		g.w.workspaceFailed(err, runlog.Workspace{})
 		return ""
 	}
 	return g.w.ws.Last.Commit
@@ -206,7 +206,7 @@ func (g *guard) keep(ctx context.Context, mark string, a int, by string) error {
 	ctx = context.WithoutCancel(ctx)
 	c, err := g.since(ctx, mark, "after the "+by+" of node "+g.n.ID)
 	if err != nil {
-		g.w.event(runlog.Workspace{Off: err.Error()}) // what it changed cannot be told
+		g.w.workspaceFailed(err, runlog.Workspace{}) // what it changed cannot be told
 		return nil
 	}
 	if c.Empty() {
@@ -248,7 +248,7 @@ func (g *guard) retry(ctx context.Context, a int) (*types.Change, error) {
 		if g.rollback {
 			return nil, err // asked for, and cannot be done
 		}
-		g.w.event(runlog.Workspace{Off: err.Error()})
+		g.w.workspaceFailed(err, runlog.Workspace{})
 		return nil, nil
 	}
 	if g.rollback {

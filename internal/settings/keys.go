@@ -36,6 +36,7 @@ const (
 	KeyWorktree           = "worktree"
 	KeyKeepRuns           = "keep_runs"
 	KeyRollback           = "rollback"
+	KeyCheckpoints        = "checkpoints"
 	// KeyCLIs holds the custom CLI definitions; it is edited in the file,
 	// not with `dtree settings set`.
 	KeyCLIs = "clis"
@@ -116,6 +117,8 @@ var keys = []Key{
 		Help: "how many runs log_dir keeps: each run removes the oldest finished ones past it; 0 means keep all"},
 	{Name: KeyRollback, Env: "DTREE_ROLLBACK", Flag: "rollback", Default: types.RollbackKeep, kind: kindRollback,
 		Help: "attempt undoes a failed attempt's change to the working tree before its retry (needs git); keep lets the retry build on it (a node's rollback wins)"},
+	{Name: KeyCheckpoints, Env: "DTREE_CHECKPOINTS", Default: "true", kind: kindBool,
+		Help: "in a git repository, record the working tree before the run and after each step (dtree docs workspace); false runs no git command"},
 }
 
 // The values of the worktree setting (readme/workspace.md#worktrees).

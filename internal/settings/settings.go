@@ -57,6 +57,9 @@ type Settings struct {
 	// attempt's change becomes before its retry
 	// (readme/workspace.md#rollback); a node's rollback wins.
 	Rollback string
+	// Checkpoints records the working tree before the run and after each
+	// step, in a git repository (readme/workspace.md).
+	Checkpoints bool
 	// CLIs are the custom CLI definitions, keyed by their lower-case name;
 	// one with a built-in's name replaces the built-in.
 	CLIs map[string]agent.Definition
@@ -148,6 +151,8 @@ func (s *Settings) Value(key string) (string, bool) {
 		return strconv.Itoa(s.KeepRuns), true
 	case KeyRollback:
 		return s.Rollback, true
+	case KeyCheckpoints:
+		return fmt.Sprint(s.Checkpoints), true
 	}
 	return "", false
 }
@@ -196,6 +201,8 @@ func (s *Settings) set(key, v string) error {
 		s.KeepRuns, err = strconv.Atoi(v)
 	case KeyRollback:
 		s.Rollback = v
+	case KeyCheckpoints:
+		s.Checkpoints = v == "true"
 	default:
 		err = fmt.Errorf("unknown setting %q", key)
 	}
