@@ -187,6 +187,9 @@ func StepSummary(w io.Writer, sum *run.Summary, s Summary) error {
 	if u := Usage(sum.Usage); u != "" {
 		what = append(what, u)
 	}
+	if sum.Change != nil {
+		what = append(what, "changed: "+md(ChangeBrief(sum.Change)))
+	}
 	fmt.Fprintf(&b, "Run %s of %s: %s.\n\n", code(types.Excerpt(sum.RunID, maxName)), code(types.Excerpt(s.mask(s.Chart), maxName)), strings.Join(what, " · "))
 	if sum.Status != run.StatusSucceeded && sum.Error != "" {
 		first, _, _ := strings.Cut(s.mask(sum.Error), "\n")
@@ -205,9 +208,18 @@ func StepSummary(w io.Writer, sum *run.Summary, s Summary) error {
 	if sum.NodesLeftOut > 0 { // a long run keeps its newest steps (run.KeptSteps)
 		fmt.Fprintf(&b, "The first %s are in events.jsonl only.\n\n", types.Plural(sum.NodesLeftOut, "step"))
 	}
+	changes := false // a column of what each step changed, when recorded
+	for i := range sum.Nodes {
+		changes = changes || sum.Nodes[i].Change != nil
+	}
 	if len(sum.Nodes) > 0 {
-		b.WriteString("| # | Step | Status | Time | Attempts | Tokens | Cost |\n")
-		b.WriteString("|---:|---|---|---:|---:|---:|---:|\n")
+		if changes {
+			b.WriteString("| # | Step | Status | Time | Attempts | Tokens | Cost | Changed |\n")
+			b.WriteString("|---:|---|---|---:|---:|---:|---:|---|\n")
+		} else {
+			b.WriteString("| # | Step | Status | Time | Attempts | Tokens | Cost |\n")
+			b.WriteString("|---:|---|---|---:|---:|---:|---:|\n")
+		}
 		for i := range sum.Nodes {
 			if i == maxRows {
 				fmt.Fprintf(&b, "\n%s more in events.jsonl.\n", types.Plural(len(sum.Nodes)-maxRows, "step")) // short.json keeps the newest 200
@@ -218,12 +230,21 @@ func StepSummary(w io.Writer, sum *run.Summary, s Summary) error {
 			if n.Label != "" {
 				status += " → " + md(s.mask(types.Excerpt(n.Label, 60)))
 			}
-			fmt.Fprintf(&b, "| %d | %s | %s | %s | %d | %s | %s |\n", sum.NodesLeftOut+i+1, md(s.mask(CaseName(n))), status,
+			fmt.Fprintf(&b, "| %d | %s | %s | %s | %d | %s | %s |", sum.NodesLeftOut+i+1, md(s.mask(CaseName(n))), status,
 				Duration(n.DurationMS), 1+n.Retries, dash(Tokens(n.Usage)), dash(Cost(n.Usage)))
+			if changes {
+				changed := "—"
+				if !n.Change.Empty() {
+					changed = md(ChangeBrief(n.Change))
+				}
+				b.WriteString(" " + changed + " |")
+			}
+			b.WriteByte('\n')
 		}
 		b.WriteByte('\n')
 	}
 	b.WriteString(toolSummary(sum, s))
+	b.WriteString(changeSummary(sum, s))
 	if sum.Logs.Dir != "" {
 		files := []string{}
 		for _, f := range []string{sum.Logs.Events, sum.Logs.Short, sum.Logs.Long, sum.Logs.Answers, sum.Logs.Graph} {
@@ -234,6 +255,9 @@ func StepSummary(w io.Writer, sum *run.Summary, s Summary) error {
 		fmt.Fprintf(&b, "Logs: %s (%s).", code(types.Excerpt(s.mask(sum.Logs.Dir), maxName)), strings.Join(files, ", "))
 		if sum.Status != run.StatusSucceeded {
 			fmt.Fprintf(&b, " Go on from where it stopped: %s.", code("dtree resume "+types.Excerpt(sum.RunID, maxName)))
+		}
+		if !sum.Change.Empty() {
+			fmt.Fprintf(&b, " What it changed: %s.", code("dtree diff "+types.Excerpt(sum.RunID, maxName)))
 		}
 		b.WriteString("\n\n")
 	}

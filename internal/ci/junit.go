@@ -220,6 +220,7 @@ func caseOutput(n *run.NodeResult) string {
 		b.WriteByte('\n')
 	}
 	b.WriteString(ToolLines(n))
+	b.WriteString(ChangeLines(n.Change, maxCasePaths, "  "))
 	if s := Answer(n); s != "" {
 		b.WriteString(s)
 	}

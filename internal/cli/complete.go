@@ -12,7 +12,9 @@ import (
 
 	"github.com/dtree-dev/dtree/internal/agent"
 	"github.com/dtree-dev/dtree/internal/chart"
+	"github.com/dtree-dev/dtree/internal/checkpoints"
 	"github.com/dtree-dev/dtree/internal/export"
+	"github.com/dtree-dev/dtree/internal/runlog"
 	"github.com/dtree-dev/dtree/internal/settings"
 	"github.com/dtree-dev/dtree/types"
 )
@@ -122,19 +124,13 @@ func (a *App) completeChartPart(nodes bool) completeFunc {
 // completeRun completes a run: latest and the run ids under the log
 // directory (--log-dir, else log_dir), newest first.
 func (a *App) completeRun(cmd *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	if cmd.Name() == "resume" && len(args) > 0 {
+	switch {
+	case cmd.Name() == "diff" && len(args) == 1:
+		return a.completeRanNode(cmd, args, "")
+	case cmd.Name() != "graph" && len(args) > 0:
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	dir := ""
-	if f := cmd.Flags().Lookup("log-dir"); f != nil {
-		dir = f.Value.String()
-	}
-	if dir == "" {
-		dir = ".dtree/runs"
-		if s := a.completeSettings(cmd); s != nil {
-			dir = s.LogDir
-		}
-	}
+	dir := a.completeLogDir(cmd)
 	entries, _ := os.ReadDir(dir)
 	var ids []string
 	for _, e := range entries {
@@ -145,6 +141,36 @@ func (a *App) completeRun(cmd *cobra.Command, args []string, _ string) ([]cobra.
 	sort.Sort(sort.Reverse(sort.StringSlice(ids)))
 	out := []cobra.Completion{cobra.CompletionWithDesc("latest", "the newest run in "+filepath.Clean(dir))}
 	return append(out, ids...), cobra.ShellCompDirectiveNoFileComp
+}
+
+// completeLogDir is the log directory a completion reads: --log-dir,
+// else log_dir.
+func (a *App) completeLogDir(cmd *cobra.Command) string {
+	if f := cmd.Flags().Lookup("log-dir"); f != nil && f.Value.String() != "" {
+		return f.Value.String()
+	}
+	if s := a.completeSettings(cmd); s != nil {
+		return s.LogDir
+	}
+	return ".dtree/runs"
+}
+
+// completeRanNode completes a node of the run the first argument names:
+// the nodes that ran, in the order they first did (dtree diff RUN NODE,
+// dtree undo RUN --to NODE).
+func (a *App) completeRanNode(cmd *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	if len(args) == 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	dir, err := runlog.FindRun(a.completeLogDir(cmd), args[0])
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	rec, err := checkpoints.ReadDir(dir)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	return rec.Nodes(), cobra.ShellCompDirectiveNoFileComp
 }
 
 // completeSetting completes `dtree settings get|unset KEY` and `dtree
@@ -198,8 +224,11 @@ func (a *App) registerCompletions(cmd *cobra.Command) {
 		"vars":         completeYAMLFile,
 		"answers":      completeYAMLFile,
 		"chart":        completeChart(false),
+		"worktree":     completeWords(settings.WorktreeOff, settings.WorktreeHead, settings.WorktreeDirty),
 	}
-	if cmd.Name() == "graph" {
+	if cmd.Name() == "undo" {
+		flags["to"] = a.completeRanNode
+	} else if cmd.Name() == "graph" {
 		flags["to"] = completeWords(export.PictureFormats...)
 	} else {
 		flags["to"] = completeWords(export.Formats...)

@@ -192,6 +192,10 @@ func runDocExamples(t *testing.T, repo, doc string) {
 		"LANG=C.UTF-8", "TERM=dumb", "NO_COLOR=1", "IS_SANDBOX=1",
 		"TMPDIR=" + os.TempDir(),
 		"GORACE=atexit_sleep_ms=0", // no second's sleep at each exit of a race-built dtree (script_test.go)
+		// An example that links the repository's testdata in and runs
+		// there (README's --workdir testdata/…) is in no git repository:
+		// its checkpoints would be made in dtree's own.
+		"GIT_CEILING_DIRECTORIES=" + repo,
 	}
 	// go, for an example that builds the fake agent, with the caches the
 	// tests use rather than a new HOME's empty ones.

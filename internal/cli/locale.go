@@ -36,6 +36,7 @@ var symbols = strings.NewReplacer(
 	"│", "|",
 	"─", "-",
 	"—", "-",
+	"−", "-",
 )
 
 // asciiSymbols spells dtree's symbols in ASCII; other text, a node's, is

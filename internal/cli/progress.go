@@ -259,20 +259,23 @@ func (p *progress) NodeFinished(r *run.NodeResult) {
 	}
 	switch {
 	case r.Status == run.StatusInterrupted:
-		p.printf("✗ %s %s interrupted (%s)\n", r.ID, types.Excerpt(r.Text, 60), took.Round(time.Millisecond))
+		p.endLine(fmt.Sprintf("✗ %s %s interrupted (%s)", r.ID, types.Excerpt(r.Text, 60), took.Round(time.Millisecond)), changed(r.Change))
 	case r.Status == run.StatusBudget && len(r.Attempts) == 0:
 		// The budget was spent before the node's first call: nothing ran.
 		p.printf("✗ %s %s not started: the run reached its budget\n", r.ID, types.Excerpt(r.Text, 60))
 	case r.Status == run.StatusBudget:
-		p.printf("✗ %s %s stopped: the run reached its budget (%s)\n", r.ID, types.Excerpt(r.Text, 60), took.Round(time.Millisecond))
+		p.endLine(fmt.Sprintf("✗ %s %s stopped: the run reached its budget (%s)", r.ID, types.Excerpt(r.Text, 60), took.Round(time.Millisecond)), changed(r.Change))
 	case r.Status == run.StatusLogWriteFailed:
-		p.printf("✗ %s %s stopped: its log could not be written (%s)\n", r.ID, types.Excerpt(r.Text, 60), took.Round(time.Millisecond))
+		p.endLine(fmt.Sprintf("✗ %s %s stopped: its log could not be written (%s)", r.ID, types.Excerpt(r.Text, 60), took.Round(time.Millisecond)), changed(r.Change))
 	case r.Status != run.StatusSucceeded:
-		p.printf("✗ %s %s failed (%s)\n", r.ID, types.Excerpt(r.Text, 60), took.Round(time.Millisecond))
+		p.endLine(fmt.Sprintf("✗ %s %s failed (%s)", r.ID, types.Excerpt(r.Text, 60), took.Round(time.Millisecond)), changed(r.Change))
 	case r.Label != "":
-		p.printf("✓ %s %s → %s (%s)\n", r.ID, types.Excerpt(r.Text, 60), r.Label, took.Round(time.Millisecond))
+		p.endLine(fmt.Sprintf("✓ %s %s → %s (%s)", r.ID, types.Excerpt(r.Text, 60), r.Label, took.Round(time.Millisecond)), changed(r.Change))
 	default:
-		p.printf("✓ %s %s (%s)\n", r.ID, types.Excerpt(r.Text, 60), took.Round(time.Millisecond))
+		p.endLine(fmt.Sprintf("✓ %s %s (%s)", r.ID, types.Excerpt(r.Text, 60), took.Round(time.Millisecond)), changed(r.Change))
+	}
+	if p.verbose && !r.Change.Empty() {
+		p.printf("%s", changedPaths(r.Change, p.mask))
 	}
 }
 
@@ -350,6 +353,7 @@ func (p *progress) finished(s *run.Summary) {
 	if s.Logs.Graph != "" {
 		p.printf("picture: %s\n", s.Logs.Graph)
 	}
+	p.runChanged(s)
 }
 
 // Undone says that dtree undid a change to the working tree

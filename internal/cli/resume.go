@@ -127,6 +127,14 @@ func (a *App) resume(ctx context.Context, id string, o resumeOptions, fs *pflag.
 	// Where its report goes is this job's business, not how the run goes:
 	// the flag, the environment and the files say it now.
 	delete(recorded, settings.KeyJUnit)
+	// A run goes on where it went: in its worktree, or in the checkout
+	// (readme/workspace.md#worktrees).
+	delete(recorded, settings.KeyWorktree)
+	branch, worktree := recordedWorktree(dir)
+	if branch == "" && fs.Changed("worktree") && o.worktree != settings.WorktreeOff {
+		return &UsageError{Err: fmt.Errorf("resume: run %s went on in the checkout, not in a worktree: it goes on there", runID),
+			Hint: "resume it without --worktree, or start a new run with dtree run --worktree"}
+	}
 	s, err := a.runSettings(o.runOptions, fs, settings.LoadOptions{Run: recorded, RunID: runID})
 	if err != nil {
 		return err
@@ -218,7 +226,7 @@ func (a *App) resume(ctx context.Context, id string, o resumeOptions, fs *pflag.
 	if err := carried.Check(c, start); err != nil {
 		return strayPath(runID, path, carried, err, o.force)
 	}
-	return a.walkChart(ctx, walkJob{o: o.runOptions, s: s, reg: reg, c: c, page: page, start: start, resume: carried,
+	return a.walkChart(ctx, walkJob{o: o.runOptions, s: s, reg: reg, c: c, page: page, start: start, resume: carried, branch: branch, worktree: worktree,
 		replay: func(file string) string { return resumeReplayCommand(path, rs, o.runOptions, fs, file) }})
 }
 

@@ -223,15 +223,15 @@ Its documentation is built in: 'dtree docs' lists the topics.`,
 	root.PersistentFlags().BoolP("verbose", "v", false, "print more: every agent call of dtree run and dtree resume")
 	root.DisableSuggestions = true // unknownCommand suggests, in dtree's words
 	root.AddCommand(a.newVersion(), a.newInspect(), a.newLint(), a.newRun(), a.newResume(), a.newSettings())
-	root.AddCommand(a.newConvert(), a.newGraph())
-	root.AddCommand(a.newCLIs(), a.newTrust(), a.newDocs())
+	root.AddCommand(a.newConvert(), a.newGraph(), a.newDiff(), a.newUndo())
+	root.AddCommand(a.newCLIs(), a.newTrust(), a.newDocs(), a.newClean())
 	for _, c := range root.Commands() {
 		switch c.Name() {
 		case "run", "inspect", "graph", "convert":
 			c.ValidArgsFunction = completeChart(false)
 		case "lint":
 			c.ValidArgsFunction = completeChart(true)
-		case "resume":
+		case "resume", "diff", "undo":
 			c.ValidArgsFunction = a.completeRun
 		}
 		a.registerCompletions(c)

@@ -28,6 +28,7 @@ import (
 	"github.com/dtree-dev/dtree/internal/run"
 	"github.com/dtree-dev/dtree/internal/runlog"
 	"github.com/dtree-dev/dtree/internal/settings"
+	"github.com/dtree-dev/dtree/internal/workspace"
 	"github.com/dtree-dev/dtree/types"
 )
 
@@ -65,7 +66,10 @@ type runOptions struct {
 	allowUnmetered bool
 	maxTurns       string
 	unmetered      []string
+	worktree       string // --worktree, read by the settings' flag layer
 	rollback       string // --rollback, read by the settings' flag layer
+	// noCheckpoints is --no-checkpoints: checkpoints false for this run.
+	noCheckpoints bool
 }
 
 func (a *App) newRun() *cobra.Command {
@@ -130,7 +134,10 @@ func (o *runOptions) registerWalk(f *pflag.FlagSet) {
 	f.StringVar(&o.rollback, "rollback", "", "attempt: undo a failed attempt's change to the working tree before its retry (needs git); keep: the retry builds on it (rollback, default keep)")
 	f.StringVar(&o.context, "context", "", "how much of the run so far each agent prompt gets: path (every step, the default), previous or none")
 	f.StringVar(&o.model, "model", "", "model for the agent calls, passed with each CLI's own flag (a node's model metadata wins for its CLI)")
+	f.BoolVar(&o.noCheckpoints, "no-checkpoints", false, "record no checkpoints of the working tree, run no git command (checkpoints: false)")
 	f.BoolVar(&o.trust, "trust", false, "trust ./dtree.yaml for this run, as DTREE_TRUST=1 does: for a CI job running its own repository")
+	f.StringVar(&o.worktree, "worktree", "", "run in a new git worktree on branch dtree/RUN-ID: head (the default of --worktree, from HEAD), dirty (from the working tree, uncommitted changes too) or off (worktree)")
+	f.Lookup("worktree").NoOptDefVal = settings.WorktreeHead
 }
 
 // runError carries a run's exit code through to exitCode; the run's own
@@ -218,6 +225,10 @@ type walkJob struct {
 	// replay is the command line that replays the run from its
 	// answers.yaml at the path given.
 	replay func(answers string) string
+	// branch and worktree are the worktree the resumed run went on in
+	// (readme/workspace.md#worktrees), "" when it went on in the
+	// checkout.
+	branch, worktree string
 }
 
 // walkHeap is the heap a run may grow to before the collector works
@@ -280,13 +291,40 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 	if abs, err := filepath.Abs(workdir); err == nil {
 		workdir = abs
 	}
-	if st, err := os.Stat(workdir); err != nil || !st.IsDir() {
+	// A resumed run's worktree may be gone (dtree clean): it is made again.
+	if st, err := os.Stat(workdir); (err != nil || !st.IsDir()) && j.branch == "" {
 		return &UsageError{Err: fmt.Errorf("--workdir %s is not a directory", workdir)}
 	}
 	if o.dryRun {
 		return a.dryRun(ctx, c, page, start, reg, workdir, o, pf)
 	}
-	repo, _ := openWorkspace(ctx, workdir)
+	// A worktree of the run's own (readme/workspace.md#worktrees), made
+	// before anything runs; the logs stay in log_dir.
+	var (
+		wt    *runWorktree
+		runID string
+	)
+	if mode := s.Worktree; j.branch != "" || j.resume == nil && mode != settings.WorktreeOff {
+		runID = runlog.NewRunID(time.Now())
+		logAbs, _ := filepath.Abs(s.LogDir)
+		if wt, workdir, err = worktreeFor(ctx, workdir, mode, j.branch, j.worktree, runID, logAbs); err != nil {
+			return err
+		}
+		defer func() {
+			if wt != nil {
+				wt.release()
+			}
+		}()
+	}
+	// Checkpoints (readme/workspace.md): outside git said once, here.
+	repo, off := a.runWorkspace(ctx, s, workdir, o.quiet)
+	var inWorktree *workspace.Worktree
+	if wt != nil {
+		inWorktree = wt.wt
+		if repo != nil { // checkpoints false stays false
+			repo = wt.wt.Repo
+		}
+	}
 	if repo == nil {
 		if err := needsGit(c, page, s); err != nil {
 			return err
@@ -301,13 +339,18 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 	// Secrets are masked wherever dtree writes (readme/logs.md#secrets,
 	// mask.go): the logs, stderr, the --json summary, answers.yaml and
 	// graph.svg.
-	log, err := runlog.Open(runlog.Options{Dir: s.LogDir, Short: s.WriteLogShort, Long: s.WriteLogLong, Redactor: a.redactor(),
+	log, err := runlog.Open(runlog.Options{Dir: s.LogDir, RunID: runID, Short: s.WriteLogShort, Long: s.WriteLogLong, Redactor: a.redactor(),
 		LongCallMax: s.LongLogCallMax, LongMax: s.LongLogMax, Streams: s.WriteLogLong, StreamMax: s.StreamLogMax})
 	if err != nil {
 		return &UsageError{Err: fmt.Errorf("open run log in %s: %w", s.LogDir, err), Hint: "pass --log-dir with a directory dtree can write, or set log_dir"}
 	}
 	defer log.Close()
 	a.exceptRun(log.Redactor())
+	skip := ""
+	if j.resume != nil {
+		skip = j.resume.Start.RunID
+	}
+	a.keepRuns(ctx, s.LogDir, s.KeepRuns, skip, o.quiet)
 	// The outline of the graph walked, for a resume to say what changed
 	// since (readme/resume.md); a run goes on without it.
 	if b, err := json.Marshal(c.Outline(page.ID)); err == nil {
@@ -360,8 +403,7 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 		Resume: j.resume, Answers: o.answers,
 		ReplayCommand: j.replay(filepath.Join(log.Dir, "answers.yaml")),
 		Picture:       runPicture(s.WriteLogGraph, log.Dir, c.Doc, log.Redactor().String),
-		Workspace:     repo,
-		Rollback:      s.Rollback,
+		Workspace:     repo, WorkspaceOff: off, Worktree: inWorktree, Rollback: s.Rollback,
 	})
 	if answers != nil && sum.Status == run.StatusSucceeded {
 		warnUnused(stderr, answers)
@@ -373,6 +415,10 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 		sum.Logs.Long = filepath.Join(log.Dir, "long.log")
 	}
 	p.finished(sum)
+	if wt != nil {
+		_ = a.finishWorktree(ctx, wt, log.RunID, sum, filepath.Dir(log.Dir), o.quiet)
+		wt = nil
+	}
 	// Reports for CI (readme/ci.md), whatever the outcome; an interrupt
 	// does not stop them: they are what the CI page shows of it.
 	reported := a.ciReports(context.WithoutCancel(ctx), s.JUnit, c.Doc, sum)
@@ -467,6 +513,10 @@ func (a *App) runSettings(o runOptions, fs *pflag.FlagSet, lo settings.LoadOptio
 	if _, ok := types.ContextMode(o.context); o.context != "" && !ok {
 		return nil, &UsageError{Err: fmt.Errorf("--context %q: not one of %s", o.context, strings.Join(types.ContextModes, ", ")),
 			Hint: "path gives each prompt every step so far, previous the step before, none nothing ('dtree docs context')"}
+	}
+	if o.noCheckpoints { // a flag that says no: not one of the settings' flags
+		s.Checkpoints = false
+		s.Sources[settings.KeyCheckpoints] = settings.Source{Layer: settings.LayerFlag, Name: "--no-checkpoints"}
 	}
 	return s, nil
 }

@@ -51,6 +51,9 @@ func TestScript(t *testing.T) {
 			env.Setenv("IS_SANDBOX", "1")
 			repo, err := filepath.Abs("../..")
 			env.Setenv("REPO", repo) // the repository, for its example charts
+			// A run in a directory of the repository makes no checkpoints
+			// in it (readme/workspace.md).
+			env.Setenv("GIT_CEILING_DIRECTORIES", repo)
 			env.Values["clock"] = new(time.Time)
 			return err
 		},

@@ -23,8 +23,9 @@ var (
 
 // cmdSteady: steady FILE... — rewrites each file with what changes from
 // one run to the next replaced: run ids by RUNID, JUnit times by T and
-// TIME, durations (1.2s, 850ms) by DUR; everything else stays byte for
-// byte, for cmp against the expected file.
+// TIME, durations (1.2s, 850ms) by DUR, the script's directory by
+// $WORK; everything else stays byte for byte, for cmp against the
+// expected file.
 func cmdSteady(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) == 0 {
 		ts.Fatalf("usage: steady FILE...")
@@ -33,6 +34,7 @@ func cmdSteady(ts *testscript.TestScript, neg bool, args []string) {
 		path := ts.MkAbs(name)
 		b, err := os.ReadFile(path)
 		ts.Check(err)
+		b = []byte(strings.ReplaceAll(string(b), ts.Getenv("WORK"), "$WORK"))
 		b = runIDPattern.ReplaceAll(b, []byte("RUNID"))
 		b = timestampAttr.ReplaceAll(b, []byte(`timestamp="TIME"`))
 		b = timeAttr.ReplaceAll(b, []byte(` time="T"`))

@@ -251,6 +251,16 @@ nodes:
 	},
 	{name: "merge keys", in: "nodes:\n  - &n {id: a}\n  - {<<: *n, id: b}\n", diags: []string{"error malformed_yaml 3"}, msg: "merge keys"},
 	{
+		name:  "paths as a list",
+		in:    "nodes:\n  - id: a\n    metadata: {Paths: [src/, \"!src/gen/\", 3]}\n",
+		diags: []string{},
+		check: func(t *testing.T, doc *types.Document) {
+			assert.Equal(t, types.Metadata{"Paths": "src/\n!src/gen/\n3"}, doc.Nodes[0].Metadata)
+		},
+	},
+	{name: "paths as an empty list", in: "nodes:\n  - id: a\n    metadata: {paths: []}\n", diags: []string{"error malformed_yaml 3"}, msg: "the list has no glob"},
+	{name: "paths list of lists", in: "nodes:\n  - id: a\n    metadata: {paths: [[a]]}\n", diags: []string{"error malformed_yaml 3"}, msg: "metadata paths"},
+	{
 		name:  "aliases are followed",
 		in:    "defaults: &d {retries: 1}\nnodes:\n  - id: a\n    metadata: *d\n",
 		diags: []string{},

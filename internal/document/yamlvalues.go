@@ -159,6 +159,9 @@ func (y *yamlReader) metadata(v *yaml.Node) types.Metadata {
 			y.malformed(k.Line, "a metadata key is empty")
 			return
 		}
+		if val.Kind == yaml.SequenceNode && types.FoldName(key) == "paths" {
+			val = y.pathList(val, key)
+		}
 		if s, ok := y.metaValue(val, "metadata "+key); ok && s != "" {
 			if meta == nil {
 				meta = types.Metadata{}
@@ -167,6 +170,25 @@ func (y *yamlReader) metadata(v *yaml.Node) types.Metadata {
 		}
 	})
 	return meta
+}
+
+// pathList reads paths given as a list of globs (paths: [src/, docs/])
+// as the one value, a glob a line, that a CSV cell would hold
+// (readme/workspace.md#scope).
+func (y *yamlReader) pathList(v *yaml.Node, key string) *yaml.Node {
+	var globs []string
+	bad := false
+	for _, item := range v.Content {
+		s, ok := y.metaValue(item, "metadata "+key)
+		bad = bad || !ok
+		if ok && s != "" {
+			globs = append(globs, s)
+		}
+	}
+	if len(globs) == 0 && !bad {
+		y.malformed(v.Line, "metadata %s: the list has no glob; list the files the step may change, or remove the key", key)
+	}
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: strings.Join(globs, "\n"), Line: v.Line, Column: v.Column}
 }
 
 // applyDefaults gives a node the defaults it does not set itself: a key

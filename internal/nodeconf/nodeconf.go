@@ -221,7 +221,7 @@ func Resolve(n *types.Node, role string, d types.Defaults, names CLINames) (type
 	if v, ok := meta[keyPaths]; ok {
 		set, errs := pathglob.Parse(v)
 		for _, err := range errs {
-			bad("bad_metadata", "write globs as in a .gitignore, relative to the workdir, separated by commas or newlines: src/, *.go, !src/gen/ (readme/workspace.md#scope)",
+			bad("bad_metadata", "write globs as in a .gitignore, relative to the workdir, separated by commas or newlines: src/, *.go, !src/gen/ ('dtree docs workspace')",
 				"%s: %v", keys[keyPaths], err)
 		}
 		if len(errs) == 0 {

@@ -50,12 +50,21 @@ func Split(v string) []string {
 	return out
 }
 
+// MaxPatterns bounds a list: every changed path is matched against each
+// pattern, so a list of a million would make each attempt's check take
+// hours; a step's scope is a few directories and kinds of file.
+const MaxPatterns = 1000
+
 // Parse reads a paths value. The errors name each pattern that is not a
 // glob or can never match a path; the Set holds the others.
 func Parse(v string) (*Set, []error) {
 	s := &Set{}
 	var errs []error
-	for _, raw := range Split(v) {
+	list := Split(v)
+	if len(list) > MaxPatterns {
+		return s, []error{fmt.Errorf("it lists %d patterns, more than the %d a step may have", len(list), MaxPatterns)}
+	}
+	for _, raw := range list {
 		p, err := compile(raw)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%q %w", raw, err))

@@ -61,6 +61,7 @@ func TestParseErrors(t *testing.T) {
 		{"/", "names no file"},
 		{"!", "names no file"},
 		{`a\`, "lone backslash"},
+		{strings.Repeat("a,", MaxPatterns+1), "1001 patterns, more than the 1000"},
 	}
 	for _, tt := range tests {
 		_, errs := Parse(tt.patterns)

@@ -195,6 +195,7 @@ func (o *outliner) line(i int) string {
 		if n.Timeout != o.d.Timeout {
 			facts = append(facts, "timeout "+types.ShortDuration(n.Timeout))
 		}
+		facts = append(facts, guardFacts(n)...)
 		// Last, unquoted: the closing bracket ends it, and quotes in a
 		// command read as they are.
 		facts = append(facts, "command: "+oneLineCommand(n.Command))
@@ -218,12 +219,26 @@ func (o *outliner) line(i int) string {
 		if n.MaxVisits != o.d.MaxVisits {
 			facts = append(facts, fmt.Sprintf("max visits %d", n.MaxVisits))
 		}
+		facts = append(facts, guardFacts(n)...)
 	}
 	line := fmt.Sprintf("%s %s  [%s]", n.ID, text, strings.Join(facts, ", "))
 	if errs := o.errs[n.ID]; errs != "" {
 		line += "  ✗ " + errs
 	}
 	return line
+}
+
+// guardFacts are what a node's custom data says of the working tree
+// (readme/workspace.md): its paths and its rollback.
+func guardFacts(n types.ProcessedNode) []string {
+	var facts []string
+	if len(n.Paths) > 0 {
+		facts = append(facts, "paths "+types.Quote(types.Excerpt(strings.Join(n.Paths, ", "), 60)))
+	}
+	if n.Rollback != "" {
+		facts = append(facts, "rollback "+n.Rollback)
+	}
+	return facts
 }
 
 // edgeErr is " ✗ CLASS" for a line an error names, else "".

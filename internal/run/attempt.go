@@ -209,10 +209,7 @@ func (processStep) attempt(ctx context.Context, v *step, a int, fb []feedback) o
 	if reason, err := v.g.checkScope(ctx, a); err != nil || reason != "" {
 		return outcome{reason: reason, err: err}
 	}
-	mark, err := v.g.mark(ctx, "the validation of node "+v.n.ID)
-	if err != nil {
-		return outcome{err: err}
-	}
+	mark := v.g.mark(ctx, "the validation of node "+v.n.ID)
 	val, err := validator{}.judge(ctx, v, a, r.Answer)
 	if kerr := v.g.keep(ctx, mark, a, "validation"); kerr != nil && err == nil && ctx.Err() == nil {
 		err = kerr

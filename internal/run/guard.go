@@ -73,7 +73,13 @@ func (w *walker) newGuard(ctx context.Context, n *types.ProcessedNode) (*guard, 
 		return g, nil
 	}
 	if _, err := w.snap(context.WithoutCancel(ctx), "before node "+n.ID); err != nil {
-		return g, fmt.Errorf("node %s: checkpoint before the step: %w", n.ID, err)
+		if g.scope != nil || g.rollback {
+			return g, fmt.Errorf("node %s: checkpoint before the step: %w", n.ID, err)
+		}
+		// Nothing asked of the guard but what it does for any step: the
+		// run goes on without it, as without checkpoints.
+		w.workspaceFailed(err, runlog.Workspace{})
+		return g, nil
 	}
 	g.visit = w.ws.Last.Commit
 	g.start = g.visit
@@ -118,7 +124,7 @@ func (g *guard) inScope(p string) bool {
 }
 
 // on reports whether checkpoints are on for the visit.
-func (g *guard) on() bool { return g != nil && g.visit != "" }
+func (g *guard) on() bool { return g != nil && g.visit != "" && g.w.ws != nil }
 
 // begin starts attempt a: its checkpoint is the one the last attempt's
 // end left, or the visit's.
@@ -166,7 +172,7 @@ func (g *guard) checkScope(ctx context.Context, a int) (string, error) {
 		Paths: u.Paths, PathsLeftOut: u.Files - len(u.Paths)})
 	names := make([]string, 0, min(len(u.Paths), maxScopeList))
 	for _, p := range u.Paths[:min(len(u.Paths), maxScopeList)] {
-		names = append(names, strconv.Quote(types.Excerpt(p.Path, maxName)))
+		names = append(names, strconv.Quote(types.Clip(p.Path, maxName)))
 	}
 	list := strings.Join(names, ", ")
 	if more := u.Files - len(names); more > 0 {
@@ -178,15 +184,17 @@ func (g *guard) checkScope(ctx context.Context, a int) (string, error) {
 }
 
 // mark is a checkpoint of the tree now, for keep to come back to: ""
-// when checkpoints are off.
-func (g *guard) mark(ctx context.Context, what string) (string, error) {
+// when checkpoints are off, or this one failed (the workspace event says
+// so, and the run goes on, as for any checkpoint).
+func (g *guard) mark(ctx context.Context, what string) string {
 	if !g.on() {
-		return "", nil
+		return ""
 	}
 	if _, err := g.w.snap(context.WithoutCancel(ctx), "before "+what); err != nil {
-		return "", fmt.Errorf("node %s: checkpoint before %s: %w", g.n.ID, what, err)
+		g.w.workspaceFailed(err, runlog.Workspace{})
+		return ""
 	}
-	return g.w.ws.Last.Commit, nil
+	return g.w.ws.Last.Commit
 }
 
 // keep puts the tree back as the checkpoint mark says after a call that
@@ -197,8 +205,12 @@ func (g *guard) keep(ctx context.Context, mark string, a int, by string) error {
 	}
 	ctx = context.WithoutCancel(ctx)
 	c, err := g.since(ctx, mark, "after the "+by+" of node "+g.n.ID)
-	if err != nil || c.Empty() {
-		return err
+	if err != nil {
+		g.w.workspaceFailed(err, runlog.Workspace{}) // what it changed cannot be told
+		return nil
+	}
+	if c.Empty() {
+		return nil
 	}
 	_, err = g.w.ws.Restore(ctx, mark, "undo the "+by+" of node "+g.n.ID+" attempt "+strconv.Itoa(a))
 	g.w.wsFresh = err == nil
@@ -233,7 +245,11 @@ func (g *guard) retry(ctx context.Context, a int) (*types.Change, error) {
 	ctx = context.WithoutCancel(ctx)
 	c, err := g.since(ctx, g.start, "after node "+g.n.ID+" attempt "+strconv.Itoa(a))
 	if err != nil {
-		return nil, err
+		if g.rollback {
+			return nil, err // asked for, and cannot be done
+		}
+		g.w.workspaceFailed(err, runlog.Workspace{})
+		return nil, nil
 	}
 	if g.rollback {
 		if !c.Empty() {

@@ -359,3 +359,42 @@ func TestScopeOnInterrupt(t *testing.T) {
 	assert.True(t, exists(r.dir, "src/in.go"))
 	require.Len(t, eventsOf[runlog.OutOfScope](r.events), 1)
 }
+
+// When a checkpoint cannot be taken (here an agent holds the lock of
+// dtree's index), a step with paths stops, saying why: what it was asked
+// cannot be done. A decision, which asked nothing of the guard, goes on,
+// and the workspace event says checkpoints failed.
+func TestGuardCheckpointFails(t *testing.T) {
+	t.Parallel()
+	lock := func(dir string) {
+		matches, _ := filepath.Glob(filepath.Join(dir, ".git", "dtree", "*.index"))
+		for _, m := range matches {
+			writeFile(t, filepath.Dir(m), filepath.Base(m)+".lock", "")
+		}
+	}
+	r := walkGit(t, guardCSV("src/", "", 1, false), map[string]string{"a": "a\n"}, true, "",
+		func(dir, node, purpose string, attempt int, _ string) string {
+			writeFile(t, dir, "out.txt", "o\n")
+			lock(dir)
+			return done
+		})
+	require.Error(t, r.err)
+	assert.Contains(t, r.err.Error(), "node 3: undoing the change outside its paths: checkpoint: git add")
+	assert.Len(t, r.prompts, 1, "no retry")
+
+	r = walkGit(t, guardCSV("", "", 0, false), map[string]string{"a": "a\n"}, true, "",
+		func(dir, node, purpose string, attempt int, _ string) string {
+			if purpose == "decide" {
+				lock(dir)
+				writeFile(t, dir, "by-decision", "d\n")
+				return `{"answer": "Yes"}`
+			}
+			return done
+		})
+	require.NoError(t, r.err)
+	var off []string
+	for _, ev := range eventsOf[runlog.Workspace](r.events) {
+		off = append(off, ev.Off)
+	}
+	assert.Contains(t, strings.Join(off, "\n"), "index.lock")
+}

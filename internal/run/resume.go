@@ -404,7 +404,7 @@ func (w *walker) carryStep(s *CarriedStep) {
 	command := end.Command != ""
 	res := &NodeResult{ID: id, Text: n.Text, Role: s.Start.Role, CLI: s.Start.CLI, Visit: s.Start.Visit,
 		Status: StatusSucceeded, Retries: len(s.Retries), Attempts: []Attempt{}, Next: end.Next, Label: end.Label,
-		Validation: end.Validation, DurationMS: s.dur.Milliseconds(), Output: end.Output}
+		Validation: end.Validation, DurationMS: s.dur.Milliseconds(), Output: end.Output, Change: end.Change}
 	res.Response = decodeResponse(s.Start.Role, command, end.Response)
 	for _, c := range s.Calls {
 		// The log is a file anyone, an agent too, may have edited: its

@@ -72,8 +72,14 @@ type Options struct {
 	// run_start.
 	Answers string
 	// Workspace is the git work tree of the run's checkpoints
-	// (readme/workspace.md); nil when they are off.
-	Workspace *workspace.Repo
+	// (readme/workspace.md); nil when they are off. WorkspaceOff then
+	// says why (the setting checkpoints false), for the workspace event;
+	// "" outside git, where there is no workspace event.
+	Workspace    *workspace.Repo
+	WorkspaceOff string
+	// Worktree is the run's own worktree (--worktree), whose work tree
+	// Workspace then is; nil when the run goes on in the user's checkout.
+	Worktree *workspace.Worktree
 	// Rollback is the rollback setting, types.RollbackAttempt or
 	// RollbackKeep ("" is keep); a node's rollback wins
 	// (readme/workspace.md#rollback).
@@ -147,6 +153,7 @@ type walker struct {
 	// run since it was taken, so another checkpoint would find nothing
 	// (snap); false after a checkpoint that failed.
 	wsFresh bool
+	wsFirst string // the checkpoint before the run
 }
 
 // Walk runs the chart and returns its summary. The error is a
@@ -489,8 +496,9 @@ func (w *walker) finish(ctx context.Context, err error) error {
 	w.outcome(err)
 	w.noteLogError()
 	w.sum.keepNewest()
+	w.sum.Change = w.runChange(ctx)
 	w.event(runlog.RunEnd{Status: w.sum.Status, ExitCode: w.sum.ExitCode,
-		Error: w.sum.Error, Path: w.sum.Path, Steps: w.sum.Steps(), Usage: w.sum.Usage})
+		Error: w.sum.Error, Path: w.sum.Path, Steps: w.sum.Steps(), Usage: w.sum.Usage, Change: w.sum.Change})
 	_ = w.flush() // the picture reads events.jsonl
 	if w.o.Log == nil || w.o.Log.Unwritten() == 0 {
 		w.drawPicture(ctx) // not of a run whose end is not on record

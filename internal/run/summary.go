@@ -53,6 +53,11 @@ type Summary struct {
 	// (readme/resume.md): its steps are in Nodes and Path, their time is
 	// not in DurationMS, which is this run's. nil for a run not resumed.
 	Resumed *Resumed `json:"resumed,omitempty"`
+	// Change is what the whole run did to the working tree, from the
+	// checkpoint before it to the one after its last step
+	// (readme/workspace.md); nil when checkpoints are off, and until the
+	// run ends.
+	Change *types.Change `json:"change,omitempty"`
 
 	// shortNodes is short.json's newest node entries, each encoded once
 	// as it finished and appended with a ",\n" before it; shortStart holds
@@ -224,6 +229,26 @@ type shortNode struct {
 	Tools        []ToolUse `json:"tools,omitempty"`
 	Files        []string  `json:"files,omitempty"`
 	FilesLeftOut int       `json:"files_left_out,omitempty"`
+	// Change is the visit's, its paths cut to ShortPaths.
+	Change *types.Change `json:"change,omitempty"`
+}
+
+// ShortPaths bounds the paths of each change short.json lists: it is
+// rewritten after every node, and 200 steps of 100 paths each would make
+// each rewrite a megabyte. The --json summary and node_end list
+// types.MaxChangePaths.
+const ShortPaths = 10
+
+// shortChange is c with its paths cut to ShortPaths, the rest counted in
+// PathsLeftOut; c itself when it has no more.
+func shortChange(c *types.Change) *types.Change {
+	if c == nil || len(c.Paths) <= ShortPaths {
+		return c
+	}
+	b := *c
+	b.Paths = c.Paths[:ShortPaths:ShortPaths]
+	b.PathsLeftOut = c.PathsLeftOut + len(c.Paths) - ShortPaths
+	return &b
 }
 
 // encodeShort encodes the node executions not yet in shortNodes, and
@@ -235,7 +260,8 @@ func (s *Summary) encodeShort() {
 		b, _ := json.Marshal(shortNode{ID: n.ID, Name: firstLine(n.Text), Role: n.Role, Visit: n.Visit,
 			Status: n.Status, Response: n.Response, Validation: n.Validation, Retries: n.Retries,
 			Next: n.Next, Label: n.Label, Usage: n.Usage,
-			ToolCalls: n.ToolCalls, Tools: n.Tools, Files: n.Files, FilesLeftOut: n.FilesLeftOut})
+			ToolCalls: n.ToolCalls, Tools: n.Tools, Files: n.Files, FilesLeftOut: n.FilesLeftOut,
+			Change: shortChange(n.Change)})
 		s.shortStart = append(s.shortStart, len(s.shortNodes))
 		s.shortNodes = append(append(s.shortNodes, ",\n"...), b...)
 	}
@@ -279,7 +305,7 @@ func (s *Summary) shortSnapshot() func() [][]byte {
 		nodes = s.shortNodes[s.shortStart[first]+1 : len(s.shortNodes) : len(s.shortNodes)]
 	}
 	head := shortHead{s.FormatVersion, s.RunID, s.Title, s.Source, s.Status, s.Error, path, pathLeftOut, s.Usage, s.Logs.Graph,
-		s.NodesLeftOut + s.shortDone - (len(s.shortStart) - first)}
+		s.NodesLeftOut + s.shortDone - (len(s.shortStart) - first), shortChange(s.Change)}
 	return func() [][]byte {
 		b, _ := json.Marshal(head)
 		b = append(b[:len(b)-1], ",\n\"nodes\": ["...)
@@ -300,4 +326,6 @@ type shortHead struct {
 	Usage         types.UsageTotal `json:"usage"`
 	Graph         string           `json:"graph,omitempty"`
 	NodesLeftOut  int              `json:"nodes_left_out,omitempty"`
+	// Change is the run's, once it has ended.
+	Change *types.Change `json:"change,omitempty"`
 }

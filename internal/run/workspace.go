@@ -11,22 +11,58 @@ import (
 
 // The workspace (readme/workspace.md): a checkpoint of the working tree
 // before the run and after each visit, on the run's private ref, and
-// what each visit changed in its node_end and result.
+// what each visit changed in its node_end and result, and the whole run
+// in run_end and the summary.
+
+// WorkspaceWarner is a Progress told, once, that the run's checkpoints
+// stopped (git failed): the run goes on without them.
+type WorkspaceWarner interface {
+	WorkspaceOff(reason string)
+}
 
 // beginWorkspace takes the checkpoint before the first step and says
 // where the run's checkpoints are, or why there are none.
 func (w *walker) beginWorkspace(ctx context.Context) {
 	repo := w.o.Workspace
 	if repo == nil || w.o.Log == nil {
-		return // outside git: the command says so, once
-	}
-	ws, err := repo.Begin(ctx, w.o.Log.RunID, "", filepath.Dir(w.o.Log.Dir))
-	if err != nil {
-		w.event(runlog.Workspace{Off: err.Error()})
+		if w.o.WorkspaceOff != "" && w.o.Log != nil {
+			w.event(runlog.Workspace{Off: w.o.WorkspaceOff}) // the command said so, once
+		}
 		return
 	}
-	w.ws, w.wsFresh = ws, true
-	w.event(runlog.Workspace{Repo: repo.Root, Ref: ws.Ref, Checkpoint: ws.Last.Commit})
+	var wt runlog.Workspace // where the run goes on, for a resume
+	if w.o.Worktree != nil {
+		wt.Worktree, wt.Branch = w.o.Worktree.Dir, w.o.Worktree.Branch
+	}
+	// Absolute: Begin reads a relative path from the repository's top, and
+	// a log_dir relative to a subdirectory is not there.
+	logs := filepath.Dir(w.o.Log.Dir)
+	if abs, err := filepath.Abs(logs); err == nil {
+		logs = abs
+	}
+	ws, err := repo.Begin(ctx, w.o.Log.RunID, "", logs)
+	if err != nil {
+		w.workspaceFailed(err, wt)
+		return
+	}
+	w.ws, w.wsFresh, w.wsFirst = ws, true, ws.Last.Commit
+	w.event(runlog.Workspace{Repo: repo.Root, Ref: ws.Ref, Checkpoint: ws.Last.Commit, Worktree: wt.Worktree, Branch: wt.Branch})
+}
+
+// workspaceFailed turns the checkpoints off for the rest of the run: a
+// git that failed once is not asked again after every step. It is said
+// once, in the log and on stderr; wt keeps a worktree run's worktree and
+// branch in the event, for its resume.
+func (w *walker) workspaceFailed(err error, wt runlog.Workspace) {
+	if w.ws != nil {
+		w.ws.Close()
+		w.ws = nil
+	}
+	reason := err.Error() + ": checkpoints are off for the rest of the run"
+	w.event(runlog.Workspace{Off: reason, Worktree: wt.Worktree, Branch: wt.Branch})
+	if ww, ok := w.o.Progress.(WorkspaceWarner); ok {
+		ww.WorkspaceOff(reason)
+	}
 }
 
 // endWorkspace lets go of what the checkpoints held while the run went
@@ -40,8 +76,8 @@ func (w *walker) endWorkspace() {
 // checkpoint records the tree after a visit and returns what the visit
 // changed since from, the checkpoint it started from (the guard's
 // checkpoints may come between): nil when checkpoints are off or the
-// checkpoint failed (the run goes on; the failure is the workspace
-// event's).
+// checkpoint failed (the run goes on without them; workspaceFailed says
+// so).
 func (w *walker) checkpoint(ctx context.Context, n *types.ProcessedNode, visit int, from string) *types.Change {
 	if w.ws == nil {
 		return nil
@@ -52,7 +88,7 @@ func (w *walker) checkpoint(ctx context.Context, n *types.ProcessedNode, visit i
 		c, err = w.ws.Repo.Changes(ctx, from, w.ws.Last.Commit)
 	}
 	if err != nil {
-		w.event(runlog.Workspace{Off: err.Error()})
+		w.workspaceFailed(err, runlog.Workspace{})
 		return nil
 	}
 	return &c
@@ -68,4 +104,19 @@ func (w *walker) snap(ctx context.Context, msg string) (types.Change, error) {
 	c, err := w.ws.Checkpoint(ctx, msg)
 	w.wsFresh = err == nil
 	return c, err
+}
+
+// runChange is what the whole run changed, from the checkpoint before it
+// to the newest: nil when checkpoints are off, or were turned off on the
+// way (a part of the run would be missing from it).
+func (w *walker) runChange(ctx context.Context) *types.Change {
+	if w.ws == nil {
+		return nil
+	}
+	c, err := w.ws.Repo.Changes(context.WithoutCancel(ctx), w.wsFirst, w.ws.Last.Commit)
+	if err != nil {
+		w.workspaceFailed(err, runlog.Workspace{})
+		return nil
+	}
+	return &c
 }

@@ -302,6 +302,10 @@ type End struct {
 
 // RunEnd is the last event of a run.
 type RunEnd struct {
+	// Change is what the whole run did to the working tree, from the
+	// checkpoint before it to the one after its last step
+	// (readme/workspace.md); nil when checkpoints are off.
+	Change   *types.Change    `json:"change,omitempty"`
 	Error    string           `json:"error"` // "" on success, "interrupted" when interrupted
 	ExitCode int              `json:"exit_code"`
 	Path     []string         `json:"path"` // the node ids entered
@@ -313,15 +317,20 @@ type RunEnd struct {
 
 // Workspace is where the run's checkpoints are (readme/workspace.md),
 // written after run_start: the repository, the run's private ref and the
-// checkpoint of the tree before the first step. Off says why checkpoints
-// stopped (git failed), the other fields then empty; a run outside git
-// has no workspace event.
+// checkpoint of the tree before the first step. Off says why there are
+// no checkpoints (the setting checkpoints false) or why they stopped (git
+// failed), the other fields then empty; a run outside git has no
+// workspace event. Worktree and Branch are the run's worktree and its
+// branch, with --worktree (readme/workspace.md#worktrees), for the
+// resume that goes on in it; there with Off too.
 type Workspace struct {
+	Branch     string `json:"branch,omitempty"`
 	Checkpoint string `json:"checkpoint,omitempty"`
 	Off        string `json:"off,omitempty"`
 	Ref        string `json:"ref,omitempty"`
 	Repo       string `json:"repo,omitempty"`
 	RunID      string `json:"run_id"`
+	Worktree   string `json:"worktree,omitempty"`
 }
 
 // Unknown is an event this version of dtree does not know, from a newer

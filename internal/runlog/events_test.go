@@ -108,6 +108,9 @@ func TestEventsRoundTrip(t *testing.T) {
 			line: `{"time":"2026-11-24T20:00:00.000000005Z","event":"tool_calls_left_out","attempt":1,"cli":"claude","left_out":9800,"node":"4","purpose":"run","run_id":"r1"}`},
 		{name: "workspace", ev: runlog.Workspace{Repo: "/src/app", Ref: "refs/dtree/runs/r1", Checkpoint: "5e1f"},
 			line: `{"time":"2026-11-24T20:00:00.000000005Z","event":"workspace","checkpoint":"5e1f","ref":"refs/dtree/runs/r1","repo":"/src/app","run_id":"r1"}`},
+		{name: "workspace worktree", ev: runlog.Workspace{Repo: "/src/app/.dtree/worktrees/r1", Ref: "refs/dtree/runs/r1", Checkpoint: "5e1f",
+			Worktree: "/src/app/.dtree/worktrees/r1", Branch: "dtree/r1"},
+			line: `{"time":"2026-11-24T20:00:00.000000005Z","event":"workspace","branch":"dtree/r1","checkpoint":"5e1f","ref":"refs/dtree/runs/r1","repo":"/src/app/.dtree/worktrees/r1","run_id":"r1","worktree":"/src/app/.dtree/worktrees/r1"}`},
 		{name: "workspace off", ev: runlog.Workspace{Off: "not in a git repository"},
 			line: `{"time":"2026-11-24T20:00:00.000000005Z","event":"workspace","off":"not in a git repository","run_id":"r1"}`},
 		{name: "node_end change", ev: runlog.NodeEnd{Node: "8", Visit: 1, Status: "failed", Error: "no", Change: &types.Change{

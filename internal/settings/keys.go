@@ -33,7 +33,10 @@ const (
 	KeyAllowUnmetered     = "allow_unmetered"
 	KeyMaxTurns           = "max_turns"
 	KeyJUnit              = "junit"
+	KeyWorktree           = "worktree"
+	KeyKeepRuns           = "keep_runs"
 	KeyRollback           = "rollback"
+	KeyCheckpoints        = "checkpoints"
 	// KeyCLIs holds the custom CLI definitions; it is edited in the file,
 	// not with `dtree settings set`.
 	KeyCLIs = "clis"
@@ -57,6 +60,7 @@ const (
 	kindFileOrEmpty             // a file's path, or "" for none
 	kindSize                    // bytes: 16MiB, 1GiB, 4096; 0: no bound
 	kindTurns                   // a whole number of model turns, 0 or more; 0: no bound
+	kindWorktree                // off, head or dirty (false, true)
 	kindRollback                // attempt or keep
 )
 
@@ -107,9 +111,22 @@ var keys = []Key{
 		Help: "the most model turns one agent call may take before it is stopped; 0 means no bound (a node's max_turns wins)"},
 	{Name: KeyJUnit, Env: "DTREE_JUNIT", Flag: "junit", kind: kindFileOrEmpty,
 		Help: `write a JUnit XML report of each run to this file, relative to the working directory; "" means none`},
+	{Name: KeyWorktree, Env: "DTREE_WORKTREE", Flag: "worktree", Default: WorktreeOff, kind: kindWorktree,
+		Help: "run in a new git worktree on branch dtree/RUN-ID: off, head (from HEAD) or dirty (from the working tree, uncommitted changes too)"},
+	{Name: KeyKeepRuns, Env: "DTREE_KEEP_RUNS", Default: "100", kind: kindCount,
+		Help: "how many runs log_dir keeps: each run removes the oldest finished ones past it; 0 means keep all"},
 	{Name: KeyRollback, Env: "DTREE_ROLLBACK", Flag: "rollback", Default: types.RollbackKeep, kind: kindRollback,
 		Help: "attempt undoes a failed attempt's change to the working tree before its retry (needs git); keep lets the retry build on it (a node's rollback wins)"},
+	{Name: KeyCheckpoints, Env: "DTREE_CHECKPOINTS", Default: "true", kind: kindBool,
+		Help: "in a git repository, record the working tree before the run and after each step (dtree docs workspace); false runs no git command"},
 }
+
+// The values of the worktree setting (readme/workspace.md#worktrees).
+const (
+	WorktreeOff   = "off"
+	WorktreeHead  = "head"
+	WorktreeDirty = "dirty"
+)
 
 // Keys returns the scalar settings, in the order `dtree settings list`
 // shows them (clis is not among them).
@@ -195,6 +212,16 @@ func (k Key) parse(raw string, names agent.Names) (string, error) {
 		return raw, nil
 	case kindFileOrEmpty:
 		return v, nil
+	case kindWorktree:
+		switch strings.ToLower(v) {
+		case WorktreeOff, "false", "no", "0":
+			return WorktreeOff, nil
+		case WorktreeHead, "true", "yes", "1":
+			return WorktreeHead, nil
+		case WorktreeDirty:
+			return WorktreeDirty, nil
+		}
+		return "", fmt.Errorf("%q is not off, head or dirty", raw)
 	case kindSize:
 		n, err := ParseSize(v)
 		if err != nil {
@@ -251,6 +278,8 @@ func (k Key) hintAs(subject string, names agent.Names) string {
 		return subject + ` takes a file's path (reports/dtree.xml), or "" for none`
 	case kindBool:
 		return subject + " takes true or false"
+	case kindWorktree:
+		return subject + " takes off, head (a worktree from HEAD) or dirty (from the working tree, uncommitted changes too)"
 	case kindRollback:
 		return subject + " takes attempt (undo a failed attempt's change before its retry) or keep"
 	case kindSize:
@@ -296,8 +325,11 @@ func FormatSize(n int64) string {
 // Values are the values the setting takes when they are few (true and
 // false), for completion; nil otherwise.
 func (k Key) Values() []string {
-	if k.kind == kindBool {
+	switch k.kind {
+	case kindBool:
 		return []string{"true", "false"}
+	case kindWorktree:
+		return []string{WorktreeOff, WorktreeHead, WorktreeDirty}
 	}
 	if k.kind == kindRollback {
 		return []string{types.RollbackAttempt, types.RollbackKeep}

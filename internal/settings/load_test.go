@@ -341,7 +341,7 @@ func TestKeys(t *testing.T) {
 		assert.NotEmpty(t, k.Help, k.Name)
 	}
 	assert.Equal(t, []string{"default_cli", "default_validate_cli", "default_retry_cli", "default_retry_count",
-		"default_timeout", "log_dir", "write_log_short", "write_log_long", "write_log_graph", "long_log_call_max", "long_log_max", "stream_log_max", "max_cost", "max_tokens", "allow_unmetered", "max_turns", "junit", "rollback"}, names)
+		"default_timeout", "log_dir", "write_log_short", "write_log_long", "write_log_graph", "long_log_call_max", "long_log_max", "stream_log_max", "max_cost", "max_tokens", "allow_unmetered", "max_turns", "junit", "worktree", "keep_runs", "rollback", "checkpoints"}, names)
 	assert.Equal(t, append(names, "clis"), settings.KeyNames())
 }
 
@@ -361,6 +361,42 @@ func TestLoadRefusesAHugeFile(t *testing.T) {
 	s, err := settings.Load(settings.LoadOptions{Cwd: dir, UserConfigDir: filepath.Join(dir, "config"), Getenv: func(string) string { return "" }})
 	require.NoError(t, err)
 	assert.Equal(t, 1, s.DefaultRetryCount)
+}
+
+// worktree takes off, head or dirty, and true and false for head and off.
+func TestWorktreeSetting(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in, want string
+		err      bool
+	}{
+		{in: "", want: "off"},
+		{in: "off", want: "off"},
+		{in: "false", want: "off"},
+		{in: "head", want: "head"},
+		{in: "TRUE", want: "head"},
+		{in: "dirty", want: "dirty"},
+		{in: "HEAD~1", err: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			s, err := settings.Load(settings.LoadOptions{Cwd: dir, UserConfigDir: dir, Getenv: func(name string) string {
+				if name == "DTREE_WORKTREE" {
+					return tt.in
+				}
+				return ""
+			}})
+			if tt.err {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), "is not off, head or dirty")
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, s.Worktree)
+		})
+	}
 }
 
 func TestRollbackSetting(t *testing.T) {

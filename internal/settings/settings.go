@@ -46,10 +46,20 @@ type Settings struct {
 	// JUnit is the file each run's JUnit XML report goes to
 	// (readme/ci.md#junit); "" is none.
 	JUnit string
+	// Worktree is off, head or dirty: whether a run goes on in a git
+	// worktree of its own, and what it starts from
+	// (readme/workspace.md#worktrees).
+	Worktree string
+	// KeepRuns is how many runs log_dir keeps (readme/logs.md#old-runs);
+	// 0 keeps all.
+	KeepRuns int
 	// Rollback is types.RollbackAttempt or RollbackKeep: what a failed
 	// attempt's change becomes before its retry
 	// (readme/workspace.md#rollback); a node's rollback wins.
 	Rollback string
+	// Checkpoints records the working tree before the run and after each
+	// step, in a git repository (readme/workspace.md).
+	Checkpoints bool
 	// CLIs are the custom CLI definitions, keyed by their lower-case name;
 	// one with a built-in's name replaces the built-in.
 	CLIs map[string]agent.Definition
@@ -135,8 +145,14 @@ func (s *Settings) Value(key string) (string, bool) {
 		return strconv.Itoa(s.MaxTurns), true
 	case KeyJUnit:
 		return s.JUnit, true
+	case KeyWorktree:
+		return s.Worktree, true
+	case KeyKeepRuns:
+		return strconv.Itoa(s.KeepRuns), true
 	case KeyRollback:
 		return s.Rollback, true
+	case KeyCheckpoints:
+		return fmt.Sprint(s.Checkpoints), true
 	}
 	return "", false
 }
@@ -179,8 +195,14 @@ func (s *Settings) set(key, v string) error {
 		s.MaxTurns, err = strconv.Atoi(v)
 	case KeyJUnit:
 		s.JUnit = v
+	case KeyWorktree:
+		s.Worktree = v
+	case KeyKeepRuns:
+		s.KeepRuns, err = strconv.Atoi(v)
 	case KeyRollback:
 		s.Rollback = v
+	case KeyCheckpoints:
+		s.Checkpoints = v == "true"
 	default:
 		err = fmt.Errorf("unknown setting %q", key)
 	}

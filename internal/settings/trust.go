@@ -217,6 +217,9 @@ func untrusted(s *Settings, f *fileLayer, user *fileLayer) *Untrusted {
 		switch {
 		case strings.HasPrefix(key, KeyCLIs+"."):
 		case key == KeyJUnit && s.JUnit != "":
+		case key == KeyKeepRuns && s.KeepRuns != 0:
+			// It removes runs' directories from log_dir, which the same
+			// file may point anywhere.
 		case key == KeyMaxCost && user != nil && looser(user, key, s.MaxCost):
 		case key == KeyMaxTokens && user != nil && looser(user, key, float64(s.MaxTokens)):
 		case key == KeyAllowUnmetered && s.AllowUnmetered && (s.MaxCost > 0 || s.MaxTokens > 0):

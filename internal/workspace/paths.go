@@ -99,7 +99,7 @@ func (run *Run) RestorePaths(ctx context.Context, from string, undo func(path st
 		return u, err
 	}
 	u.Before = run.Last
-	dir := filepath.Join(run.Repo.GitDir, "dtree")
+	dir := filepath.Dir(run.index)
 	list, err := os.CreateTemp(dir, run.ID+".paths-*")
 	if err != nil {
 		return u, fmt.Errorf("restore paths: %w", err)

@@ -111,3 +111,25 @@ func countChanges(ctx context.Context, run *Run, from string, n *int) error {
 	}
 	return run.Repo.EachChange(ctx, from, run.Last.Commit, func(PathEntry) error { *n++; return nil })
 }
+
+// An agent that deletes .git/dtree mid-run does not stop the undo: the
+// index is made again, and the checkpoints are on the ref.
+func TestRestorePathsAfterDtreeDirDeleted(t *testing.T) {
+	t.Parallel()
+	dir := gitRepo(t, map[string]string{"a": "a\n"})
+	ctx := context.Background()
+	repo, err := Open(ctx, dir)
+	require.NoError(t, err)
+	run, err := repo.Begin(ctx, "r1", "")
+	require.NoError(t, err)
+	defer run.Close()
+	start := run.Last.Commit
+	write(t, dir, "a", "b\n")
+	write(t, dir, "new", "n\n")
+	require.NoError(t, os.RemoveAll(filepath.Join(repo.GitDir, "dtree")))
+	u, err := run.RestorePaths(ctx, start, func(p string) bool { return p == "new" }, "scope")
+	require.NoError(t, err)
+	assert.Equal(t, 1, u.Files)
+	assert.NoFileExists(t, filepath.Join(dir, "new"))
+	assert.Equal(t, "b\n", read(t, dir, "a"))
+}

@@ -95,11 +95,11 @@ func sameTree(t *testing.T, want, got, msg string) {
 	t.Errorf("%s: %d lines differ:\n%s", msg, len(diff), strings.Join(diff[:min(len(diff), 10)], "\n"))
 }
 
-// userState is what of the repository is the user's: HEAD, index (its
+// repoState is what of the repository is the user's: HEAD, index (its
 // bytes), every ref but dtree's, stash, reflog, status and the files of
 // an operation in progress (MERGE_HEAD, rebase-merge). It changes
 // nothing: git status runs without optional locks.
-func userState(t *testing.T, root string) string {
+func repoState(t *testing.T, root string) string {
 	t.Helper()
 	gitDir := strings.TrimSpace(mustGitEnv(t, root, nil, "rev-parse", "--absolute-git-dir"))
 	index, err := os.ReadFile(filepath.Join(gitDir, "index"))
@@ -418,7 +418,7 @@ func TestSafetyRepositoryStates(t *testing.T) {
 func checkRestore(t *testing.T, root string, step func(*testing.T, string), want []string, check func(*testing.T, string)) {
 	t.Helper()
 	ctx := context.Background()
-	userBefore := userState(t, root)
+	userBefore := repoState(t, root)
 	treeBefore := fingerprint(t, root)
 	repo, err := Open(ctx, root)
 	require.NoError(t, err)
@@ -426,7 +426,7 @@ func checkRestore(t *testing.T, root string, step func(*testing.T, string), want
 	require.NoError(t, err)
 	defer run.Close()
 	base := run.Last
-	assert.Equal(t, userBefore, userState(t, root), "Begin changed the user's repository")
+	assert.Equal(t, userBefore, repoState(t, root), "Begin changed the user's repository")
 
 	step(t, root)
 	treeAfter := fingerprint(t, root)
@@ -445,7 +445,7 @@ func checkRestore(t *testing.T, root string, step func(*testing.T, string), want
 		check(t, root)
 	} else {
 		sameTree(t, treeBefore, fingerprint(t, root), "the tree after undo is not the tree before the step")
-		assert.Equal(t, userBefore, userState(t, root), "the user's repository changed")
+		assert.Equal(t, userBefore, repoState(t, root), "the user's repository changed")
 	}
 
 	_, err = run.Restore(ctx, after.Commit, "redo")
@@ -505,7 +505,7 @@ func TestSafetyHostileConfig(t *testing.T) {
 func TestSafetyGitEnvironment(t *testing.T) {
 	dir := gitRepo(t, map[string]string{"a.txt": "a\n", "*.txt": "a file named like a glob\n"})
 	other := gitRepo(t, map[string]string{"o.txt": "o\n"})
-	otherState := userState(t, other)
+	otherState := repoState(t, other)
 	for k, v := range map[string]string{
 		"GIT_DIR":                          filepath.Join(other, ".git"),
 		"GIT_WORK_TREE":                    other,
@@ -538,5 +538,5 @@ func TestSafetyGitEnvironment(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, c.Paths, 1)
 	assert.Equal(t, "a.txt", c.Paths[0].Path)
-	assert.Equal(t, otherState, userState(t, other), "the repository GIT_DIR named changed")
+	assert.Equal(t, otherState, repoState(t, other), "the repository GIT_DIR named changed")
 }

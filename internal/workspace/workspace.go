@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -281,7 +282,7 @@ func (r *Repo) Begin(ctx context.Context, runID, parent string, exclude ...strin
 		}
 	}
 	for _, p := range exclude {
-		if rel, ok := r.rel(p); ok && rel != "." {
+		if rel, ok := r.rel(p); ok && rel != "." && !r.ignored(ctx, rel) {
 			run.exclude = append(run.exclude, ":(exclude,literal)"+rel)
 		}
 	}
@@ -369,6 +370,20 @@ func (f *flagged) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// ignored reports whether git ignores the path (relative to the root): a
+// log directory the user's .gitignore names. Snapshots leave it out
+// anyway, and git add fails on a pathspec that names an ignored path,
+// an exclude too ("The following paths are ignored"), which turned every
+// checkpoint off.
+// check-ignore takes no literal magic: a path git could read as a
+// pattern or magic is not asked about, and keeps its exclude.
+func (r *Repo) ignored(ctx context.Context, rel string) bool {
+	if strings.ContainsAny(rel, "*?[\\:") {
+		return false
+	}
+	return r.git(ctx, "", nil, nil, nil, "check-ignore", "-q", "--", rel) == nil
+}
+
 // rel is p relative to the root, false when it is outside it.
 func (r *Repo) rel(p string) (string, bool) {
 	if !filepath.IsAbs(p) {
@@ -398,10 +413,17 @@ func (run *Run) Close() {
 // makes its index anew: one found there was left by another process,
 // with its lock when that process died part way, which would stop git.
 // The new index is a copy of the user's (seed) when it can be, else empty.
+//
+// An index that is not there (an agent deleted .git/dtree) is made again
+// the same way.
 func (run *Run) snapshot(ctx context.Context, parent, msg string) (Checkpoint, error) {
 	if !run.started {
 		run.Close()
 		run.started = true
+	}
+	if _, err := os.Lstat(run.index); errors.Is(err, fs.ErrNotExist) {
+		run.synced = false
+		_ = os.MkdirAll(filepath.Dir(run.index), 0o755)
 		if run.seed(ctx) {
 			if cp, err := run.record(ctx, parent, msg); err == nil {
 				return cp, nil

@@ -149,6 +149,27 @@ func TestCheckpointExcludesLogs(t *testing.T) {
 	assert.Equal(t, "a.txt", c.Paths[0].Path)
 }
 
+// A log directory the user's .gitignore names is left out as ignored:
+// naming it in an exclude pathspec made git add fail, and every
+// checkpoint with it.
+func TestCheckpointIgnoredLogs(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := gitRepo(t, map[string]string{"a.txt": "a\n", ".gitignore": ".dtree/\n"})
+	write(t, dir, ".dtree/runs/r0/events.jsonl", "{}\n")
+	repo, err := Open(ctx, dir)
+	require.NoError(t, err)
+	run, err := repo.Begin(ctx, "r1", "", filepath.Join(dir, ".dtree/runs"))
+	require.NoError(t, err)
+	defer run.Close()
+	write(t, dir, ".dtree/runs/r1/events.jsonl", "{}\n")
+	write(t, dir, "a.txt", "b\n")
+	c, err := run.Checkpoint(ctx, "step")
+	require.NoError(t, err)
+	require.Len(t, c.Paths, 1)
+	assert.Equal(t, "a.txt", c.Paths[0].Path)
+}
+
 func TestChangesBounded(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

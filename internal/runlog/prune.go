@@ -1,0 +1,115 @@
+package runlog
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Old runs (readme/logs.md#old-runs): keep_runs and dtree clean remove
+// the directories of the oldest finished runs of a log directory.
+
+// runIDPattern is a run id as NewRunID makes them: only such directories
+// are ever removed, whatever else a log directory holds.
+var runIDPattern = regexp.MustCompile(`^[0-9]{8}T[0-9]{6}Z-[0-9a-f]{6,}$`)
+
+// RunDir is one run's directory in a log directory.
+type RunDir struct {
+	ID    string
+	Dir   string
+	Going bool // a dtree holds it: the run goes on
+
+	started time.Time // the time of its first event, to order runs of one second
+}
+
+// Runs are the runs of logDir, oldest first: its directories named as run
+// ids that hold an events.jsonl. No log directory: none.
+func Runs(logDir string) ([]RunDir, error) {
+	entries, err := os.ReadDir(logDir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var runs []RunDir
+	for _, e := range entries {
+		if !e.IsDir() || !runIDPattern.MatchString(e.Name()) {
+			continue
+		}
+		dir := filepath.Join(logDir, e.Name())
+		if st, err := os.Lstat(filepath.Join(dir, "events.jsonl")); err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		runs = append(runs, RunDir{ID: e.Name(), Dir: dir, Going: Going(dir), started: startedAt(dir)})
+	}
+	// Run ids start with the time they started, to the second; the time
+	// of the first event tells two of the same second apart, and a run
+	// without one yet is just starting: the newest of its second.
+	slices.SortStableFunc(runs, func(a, b RunDir) int {
+		if c := strings.Compare(a.ID[:16], b.ID[:16]); c != 0 {
+			return c
+		}
+		switch {
+		case a.started.IsZero() && b.started.IsZero():
+			return 0
+		case a.started.IsZero():
+			return 1
+		case b.started.IsZero():
+			return -1
+		}
+		return a.started.Compare(b.started)
+	})
+	return runs, nil
+}
+
+// startedAt is the time of the run's first event, zero when it cannot be
+// read.
+func startedAt(dir string) time.Time {
+	f, err := os.Open(filepath.Join(dir, "events.jsonl"))
+	if err != nil {
+		return time.Time{}
+	}
+	defer f.Close()
+	var b [64]byte
+	n, _ := io.ReadFull(f, b[:])
+	line := string(b[:n])
+	rest, ok := strings.CutPrefix(line, `{"time":"`)
+	if !ok {
+		return time.Time{}
+	}
+	text, _, _ := strings.Cut(rest, `"`)
+	t, _ := time.Parse(time.RFC3339Nano, text)
+	return t
+}
+
+// Old are the runs past the newest keep that no dtree holds, oldest
+// first: those keep_runs and dtree clean remove. keep 0 is all of them.
+func Old(runs []RunDir, keep int) []RunDir {
+	var old []RunDir
+	for i, r := range runs {
+		if i < len(runs)-keep && !r.Going {
+			old = append(old, r)
+		}
+	}
+	return old
+}
+
+// RemoveRun removes a run's directory from its log directory, and the
+// log directory's latest link when it pointed at it.
+func RemoveRun(r RunDir) error {
+	if err := os.RemoveAll(r.Dir); err != nil {
+		return err
+	}
+	latest := filepath.Join(filepath.Dir(r.Dir), Latest)
+	if target, err := os.Readlink(latest); err == nil && target == r.ID {
+		_ = os.Remove(latest)
+	}
+	return nil
+}

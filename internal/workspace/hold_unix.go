@@ -1,0 +1,38 @@
+//go:build unix
+
+package workspace
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
+)
+
+// holdFile is the file in a worktree's git directory a dtree running in
+// it holds locked.
+const holdFile = "dtree.lock"
+
+// holdWorktree locks the worktree whose git directory is gitDir, held
+// for a run (shared: a run and what it resumes may overlap for a moment)
+// or taken to remove it (exclusive). The kernel drops the lock when the
+// process ends, however it ends. ErrWorktreeInUse when it is held.
+func holdWorktree(gitDir string, shared bool) (release func(), err error) {
+	f, err := os.OpenFile(filepath.Join(gitDir, holdFile), os.O_RDWR|os.O_CREATE|unix.O_NOFOLLOW, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	how := unix.LOCK_EX
+	if shared {
+		how = unix.LOCK_SH
+	}
+	if err := unix.Flock(int(f.Fd()), how|unix.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, ErrWorktreeInUse
+		}
+		return nil, err
+	}
+	return func() { f.Close() }, nil
+}
