@@ -97,19 +97,27 @@ func TestSafetyKilledRestore(t *testing.T) {
 		t.Logf("the kill came at an end of the move, not in its middle")
 	}
 
-	// The documented recovery: take the run up again and restore again.
-	run, err = repo.Begin(ctx, "crash", "")
+	// The documented recovery: the same undo again, with --force, which
+	// takes the run's checkpoints up again (Reopen), records the tree as
+	// it is (Snapshot) and restores.
+	run, err = repo.Reopen(ctx, "crash")
 	require.NoError(t, err, "after the kill")
 	defer run.Close()
-	_, err = run.Restore(ctx, base.Commit, "undo, again")
+	_, err = run.Snapshot(ctx)
+	require.NoError(t, err)
+	before, err := run.Restore(ctx, base.Commit, "undo, again")
 	require.NoError(t, err)
 	sameTree(t, treeBase, fingerprint(t, dir), "the tree is not as the checkpoint says")
+	// The part-way tree itself was recorded before the restore moved it.
+	if partial != treeBase {
+		assert.NotEqual(t, step.Commit, before.To)
+	}
 	// Nothing was lost: the tree before the interrupted restore is on the
 	// run's ref, and comes back whole.
 	_, err = run.Restore(ctx, step.Commit, "redo")
 	require.NoError(t, err)
 	sameTree(t, treeStep, fingerprint(t, dir), "the tree before the killed restore did not come back")
-	assert.Contains(t, mustGit(t, dir, "log", "--format=%s", run.Ref), "taken up again")
+	assert.Contains(t, mustGit(t, dir, "log", "--format=%s", run.Ref), "before undo, again")
 }
 
 // TestSafetyStaleIndex: a process that died left the run's index and its
