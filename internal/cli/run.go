@@ -317,7 +317,7 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 		}()
 	}
 	// Checkpoints (readme/workspace.md): outside git said once, here.
-	repo, off := a.runWorkspace(ctx, s, workdir, o.quiet)
+	repo, off, note := a.runWorkspace(ctx, s, workdir)
 	var inWorktree *workspace.Worktree
 	if wt != nil {
 		inWorktree = wt.wt
@@ -396,6 +396,9 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 	a.interrupts.setDoing(func() string { return a.redactor().String(p.doing()) }, p.notice)
 	a.walked = true
 	defer limitWalkMemory(a.Getenv)()
+	if note != "" && !o.quiet {
+		fmt.Fprintln(a.Err, note)
+	}
 	sum, werr := run.Walk(ctx, run.Options{
 		Chart: c, Page: page, Start: start, Registry: reg, Runner: runner,
 		Workdir: workdir, Env: env, MaxSteps: o.maxSteps, NoValidate: o.noValidate,
