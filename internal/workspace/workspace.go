@@ -333,11 +333,7 @@ func (run *Run) seed(ctx context.Context) bool {
 	if err := run.Repo.git(ctx, "", nil, nil, &flags, "ls-files", "-v", "-z"); err != nil || flags.found {
 		return false
 	}
-	b, err := os.ReadFile(user)
-	if err != nil {
-		return false
-	}
-	if err := os.WriteFile(run.index, b, 0o644); err != nil {
+	if err := copyFile(run.index, user); err != nil {
 		run.Close()
 		return false
 	}
@@ -346,6 +342,25 @@ func (run *Run) seed(ctx context.Context) bool {
 		return false
 	}
 	return true
+}
+
+// copyFile copies src to dst, streamed: an index of a million files is
+// not held in memory.
+func copyFile(dst, src string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 // flagged reads `git ls-files -v -z` and finds whether any entry is marked
