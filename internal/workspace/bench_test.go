@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"testing"
 )
 
@@ -14,37 +15,69 @@ import (
 // issue's "a repository of 10,000 files".
 const benchFiles = 10000
 
-// benchRepo makes a repository of benchFiles small committed files in
-// 100 directories, with the user's index up to date (git status run once,
-// as a user's would be), and returns its root.
+// bench is the benchmarks' repository, made once for all of them (and
+// every b.N they are run with), removed by TestMain.
+var bench struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// benchRepo is a repository of benchFiles small committed files in 100
+// directories, with the user's index up to date (git status run once, as
+// a user's would be): made the first time, shared after.
 func benchRepo(b *testing.B) string {
 	b.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		b.Skip("needs git")
 	}
-	dir := b.TempDir()
-	git := func(args ...string) {
+	bench.once.Do(func() { bench.dir, bench.err = makeBenchRepo() })
+	if bench.err != nil {
+		b.Fatal(bench.err)
+	}
+	return bench.dir
+}
+
+func makeBenchRepo() (string, error) {
+	dir, err := os.MkdirTemp("", "dtree-bench-workspace-")
+	if err != nil {
+		return "", err
+	}
+	git := func(args ...string) error {
 		cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "gc.auto=0"}, args...)...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
 		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("git %v: %v: %s", args, err, out)
+			return fmt.Errorf("git %v: %w: %s", args, err, out)
 		}
+		return nil
 	}
-	git("init", "-q", "-b", "main")
+	if err := git("init", "-q", "-b", "main"); err != nil {
+		return dir, err
+	}
 	for i := range benchFiles {
 		p := filepath.Join(dir, fmt.Sprintf("d%02d", i%100), fmt.Sprintf("file%05d.go", i))
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			b.Fatal(err)
+			return dir, err
 		}
 		if err := os.WriteFile(p, fmt.Appendf(nil, "package d\n\n// file %d\nvar x%d = %d\n", i, i, i), 0o644); err != nil {
-			b.Fatal(err)
+			return dir, err
 		}
 	}
-	git("add", "-A")
-	git("commit", "-q", "-m", "10k files")
-	git("status", "--porcelain")
-	return dir
+	for _, args := range [][]string{{"add", "-A"}, {"commit", "-q", "-m", "10k files"}, {"status", "--porcelain"}} {
+		if err := git(args...); err != nil {
+			return dir, err
+		}
+	}
+	return dir, nil
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if bench.dir != "" {
+		os.RemoveAll(bench.dir)
+	}
+	os.Exit(code)
 }
 
 // BenchmarkCheckpoint is a checkpoint after a step that changed a few
