@@ -20,7 +20,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -45,8 +44,6 @@ type Repo struct {
 	// env is the environment git runs with: the caller's, with what would
 	// point git elsewhere replaced by this repository.
 	env []string
-	// opts are the options before every git command: safety and noFilters.
-	opts []string
 }
 
 // Open finds the git work tree dir is in. The error wraps ErrNotGit when
@@ -55,7 +52,7 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 	if _, err := exec.LookPath("git"); err != nil {
 		return nil, fmt.Errorf("%w: git is not installed", ErrNotGit)
 	}
-	r := &Repo{env: baseEnv(os.Environ()), opts: safety}
+	r := &Repo{env: baseEnv(os.Environ())}
 	out, err := r.output(ctx, dir, nil, "rev-parse", "--is-inside-work-tree", "--show-toplevel", "--absolute-git-dir")
 	if err != nil {
 		var ge *GitError
@@ -70,10 +67,6 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 	}
 	r.Root, r.GitDir = lines[1], lines[2]
 	r.env = append(r.env, "GIT_DIR="+r.GitDir, "GIT_WORK_TREE="+r.Root)
-	r.opts = slices.Clip(r.opts)
-	if err := r.noFilters(ctx, ""); err != nil {
-		return nil, err
-	}
 	return r, nil
 }
 
@@ -107,41 +100,11 @@ func baseEnv(env []string) []string {
 // runs reference-transaction), no fsmonitor program, no pager, and dtree's
 // indexes whole (a split index would share files with the user's). A
 // repository's config is the user's, but a checkout from elsewhere can
-// carry one, and dtree's bookkeeping needs none of them. Open adds the
-// repository's filter drivers, turned off (noFilters).
+// carry one, and dtree's bookkeeping needs none of them. Filter drivers
+// (Git LFS's) do run: they are how the repository's files are read into
+// git and written back, and a restore without them would write what git
+// stores (an LFS pointer) over the file.
 var safety = []string{"-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "core.splitIndex=false", "--no-pager"}
-
-// noFilters are the options that turn off the filter drivers the
-// repository's config names (filter.NAME.clean, smudge, process): a
-// checkpoint runs no program of the repository's; it records the files as
-// they are on disk, and a restore writes them back so.
-func (r *Repo) noFilters(ctx context.Context, dir string) error {
-	out, err := r.output(ctx, dir, nil, "config", "-z", "--name-only", "--get-regexp", `^filter\..*\.(clean|smudge|process)$`)
-	if err != nil {
-		var ge *GitError
-		if errors.As(err, &ge) && ge.Code == 1 {
-			return nil // none
-		}
-		return err
-	}
-	seen := map[string]bool{}
-	for _, key := range strings.Split(out, "\x00") {
-		i := strings.LastIndexByte(key, '.')
-		if i < 0 || !strings.HasPrefix(key, "filter.") {
-			continue
-		}
-		name := key[len("filter."):i]
-		if name == "" || seen[name] {
-			continue
-		}
-		seen[name] = true
-		for _, k := range []string{"clean", "smudge", "process"} {
-			r.opts = append(r.opts, "-c", "filter."+name+"."+k+"=")
-		}
-		r.opts = append(r.opts, "-c", "filter."+name+".required=false")
-	}
-	return nil
-}
 
 // GitError is a git command that failed: its arguments, exit code and
 // what it said.
@@ -162,7 +125,7 @@ func (e *GitError) Error() string {
 // git runs a git command in the repository with extra environment,
 // stdout to out.
 func (r *Repo) git(ctx context.Context, dir string, env []string, stdin io.Reader, out io.Writer, args ...string) error {
-	cmd := exec.CommandContext(ctx, "git", append(append([]string{}, r.opts...), args...)...)
+	cmd := exec.CommandContext(ctx, "git", append(append([]string{}, safety...), args...)...)
 	cmd.Dir = dir
 	if cmd.Dir == "" {
 		cmd.Dir = r.Root
