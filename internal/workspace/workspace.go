@@ -602,9 +602,10 @@ func readDiff(r io.Reader, c *types.Change) error {
 // When moving fails part way (a full disk, a file it cannot write), it
 // puts the tree back as the checkpoint before says, and the error says
 // so. Should that fail too, or the process die part way, every file is
-// still in a checkpoint on the run's ref: Begin on the same run (it
-// records the tree as it is, on top of the ref) then Restore to the same
-// commit again finishes the move (readme/workspace.md#safety).
+// still in a checkpoint on the run's ref: taking the run up again (Begin,
+// or Reopen and Snapshot as dtree undo does: the tree as it is is
+// recorded) then Restore to the same commit again finishes the move
+// (readme/workspace.md#safety).
 func (run *Run) Restore(ctx context.Context, to, msg string) (before types.Change, err error) {
 	if before, err = run.Checkpoint(ctx, "before "+msg); err != nil {
 		return before, err
@@ -655,8 +656,7 @@ func (run *Run) putBack(ctx context.Context, cur Checkpoint, toTree string, star
 			return nil // nothing had moved
 		}
 		if err := run.Repo.git(ctx, "", env, nil, nil, "read-tree", "-m", "-u", run.Last.Commit, cur.Commit); err == nil {
-			run.Last, run.synced = cur, true
-			return run.Repo.git(ctx, "", nil, nil, nil, "update-ref", "-m", "dtree checkpoint", run.Ref, cur.Commit)
+			return run.putBackAt(ctx, cur)
 		}
 	}
 	// The forced way. First what frees room: removing the files the move
@@ -673,8 +673,34 @@ func (run *Run) putBack(ctx context.Context, cur Checkpoint, toTree string, star
 	if err := run.Repo.git(ctx, "", env, nil, nil, "read-tree", "--reset", "-u", cur.Tree); err != nil {
 		return err
 	}
+	return run.putBackAt(ctx, cur)
+}
+
+// putBackAt records that the tree is back at checkpoint cur, its index
+// too: a commit of cur's tree on the newest checkpoint (the part-way tree
+// when putBack recorded it), so the run's ref keeps every state the tree
+// was in. When that commit cannot be made (no room for it), the ref goes
+// back to cur itself.
+func (run *Run) putBackAt(ctx context.Context, cur Checkpoint) error {
+	run.synced = false
+	last := run.Last
+	if last.Commit == cur.Commit {
+		run.synced = true
+		return nil
+	}
+	commit, err := run.Repo.output(ctx, "", nil, "commit-tree", cur.Tree, "-p", last.Commit, "-m", "dtree "+run.ID+": put back as it was")
+	if err == nil {
+		next := Checkpoint{Commit: strings.TrimSpace(commit), Tree: cur.Tree}
+		if err = run.Repo.git(ctx, "", nil, nil, nil, "update-ref", "-m", "dtree checkpoint", run.Ref, next.Commit, last.Commit); err == nil {
+			run.Last, run.synced = next, true
+			return nil
+		}
+	}
+	if err := run.Repo.git(ctx, "", nil, nil, nil, "update-ref", "-m", "dtree checkpoint", run.Ref, cur.Commit); err != nil {
+		return err
+	}
 	run.Last, run.synced = cur, true
-	return run.Repo.git(ctx, "", nil, nil, nil, "update-ref", "-m", "dtree checkpoint", run.Ref, cur.Commit)
+	return nil
 }
 
 // removeAdded removes the files of tree to that are not in tree from and
