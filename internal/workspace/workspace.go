@@ -628,13 +628,15 @@ func (run *Run) Restore(ctx context.Context, to, msg string) (before types.Chang
 		}
 		return before, fmt.Errorf("restore: %w; the working tree is as it was (checkpoint %s)", err, short(cur.Commit))
 	}
+	// The tree is as to says. Recording it can still fail (no room for a
+	// commit): the next checkpoint records it then.
 	commit, err := run.Repo.output(ctx, "", nil, "commit-tree", toTree, "-p", cur.Commit, "-m", "dtree "+run.ID+": "+msg)
 	if err != nil {
-		return before, fmt.Errorf("restore: %w", err)
+		return before, fmt.Errorf("restore: the working tree is as %s says, but it could not be recorded as a checkpoint: %w", short(to), err)
 	}
 	next := Checkpoint{Commit: strings.TrimSpace(commit), Tree: toTree}
 	if err := run.Repo.git(ctx, "", nil, nil, nil, "update-ref", "-m", "dtree checkpoint", run.Ref, next.Commit, cur.Commit); err != nil {
-		return before, fmt.Errorf("restore: %w", err)
+		return before, fmt.Errorf("restore: the working tree is as %s says, but it could not be recorded as a checkpoint: %w", short(to), err)
 	}
 	run.Last, run.synced = next, true
 	return before, nil
