@@ -564,3 +564,47 @@ func TestSafetyGitEnvironment(t *testing.T) {
 	assert.Equal(t, "a.txt", c.Paths[0].Path)
 	assert.Equal(t, otherState, repoState(t, other), "the repository GIT_DIR named changed")
 }
+
+// TestBaseEnv: what of the caller's environment dtree's git commands
+// keep: nothing that points git at another repository, index or object
+// store or changes how pathspecs read; what says where git is, which
+// config it reads and where it stops looking for a repository.
+func TestBaseEnv(t *testing.T) {
+	t.Parallel()
+	in := []string{
+		"PATH=/usr/bin", "HOME=/home/u", "LANG=C.UTF-8",
+		"GIT_DIR=/x/.git", "GIT_WORK_TREE=/x", "GIT_INDEX_FILE=/x/.git/index.lock", "GIT_PREFIX=sub/",
+		"GIT_OBJECT_DIRECTORY=/x/.git/objects/incoming", "GIT_ALTERNATE_OBJECT_DIRECTORIES=/y", "GIT_QUARANTINE_PATH=/q",
+		"GIT_COMMON_DIR=/c", "GIT_NAMESPACE=ns", "GIT_LITERAL_PATHSPECS=1", "GIT_GLOB_PATHSPECS=1", "GIT_ICASE_PATHSPECS=1",
+		"GIT_CONFIG_PARAMETERS='core.hookspath'='/evil'", "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=core.fsmonitor", "GIT_CONFIG_VALUE_0=/evil",
+		"GIT_AUTHOR_NAME=someone", "GIT_EXTERNAL_DIFF=/evil", "GIT_EDITOR=vi",
+		"GIT_EXEC_PATH=/usr/lib/git-core", "GIT_CONFIG_GLOBAL=/home/u/.gitconfig", "GIT_CONFIG_NOSYSTEM=1", "GIT_ATTR_NOSYSTEM=1",
+		"GIT_CEILING_DIRECTORIES=/home", "GIT_DISCOVERY_ACROSS_FILESYSTEM=1", "GIT_TRACE2_EVENT=/tmp/t",
+	}
+	got := baseEnv(in)
+	var gits []string
+	for _, kv := range got {
+		if strings.HasPrefix(kv, "GIT_") {
+			gits = append(gits, kv)
+		}
+	}
+	assert.Equal(t, []string{
+		"GIT_EXEC_PATH=/usr/lib/git-core", "GIT_CONFIG_GLOBAL=/home/u/.gitconfig", "GIT_CONFIG_NOSYSTEM=1", "GIT_ATTR_NOSYSTEM=1",
+		"GIT_CEILING_DIRECTORIES=/home", "GIT_DISCOVERY_ACROSS_FILESYSTEM=1", "GIT_TRACE2_EVENT=/tmp/t",
+		"GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0",
+		"GIT_AUTHOR_NAME=dtree", "GIT_AUTHOR_EMAIL=dtree@localhost",
+		"GIT_COMMITTER_NAME=dtree", "GIT_COMMITTER_EMAIL=dtree@localhost",
+	}, gits)
+	assert.Subset(t, got, []string{"PATH=/usr/bin", "HOME=/home/u", "LANG=C.UTF-8"})
+}
+
+// TestOpenCeiling: GIT_CEILING_DIRECTORIES keeps dtree out of a
+// repository above it, as it keeps git out: no checkpoints there.
+func TestOpenCeiling(t *testing.T) {
+	dir := gitRepo(t, map[string]string{"a.txt": "a\n"})
+	sub := filepath.Join(dir, "sub")
+	require.NoError(t, os.Mkdir(sub, 0o755))
+	t.Setenv("GIT_CEILING_DIRECTORIES", dir)
+	_, err := Open(context.Background(), sub)
+	require.ErrorIs(t, err, ErrNotGit)
+}

@@ -72,21 +72,14 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 
 // baseEnv is env without what would make git read another repository,
 // index or object store, read pathspecs otherwise, or ask a question: every
-// GIT_ variable goes but those that say where git is and which config
-// files it reads (GIT_EXEC_PATH, GIT_CONFIG_GLOBAL, GIT_CONFIG_SYSTEM,
-// GIT_CONFIG_NOSYSTEM) and tracing. dtree may itself run under git (a
+// GIT_ variable goes but keptGit's. dtree may itself run under git (a
 // hook sets GIT_DIR and GIT_INDEX_FILE): the user's index stays theirs.
 func baseEnv(env []string) []string {
 	out := make([]string, 0, len(env)+8)
 	for _, kv := range env {
 		name, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(name, "GIT_") {
-			switch {
-			case name == "GIT_EXEC_PATH", name == "GIT_CONFIG_GLOBAL", name == "GIT_CONFIG_SYSTEM",
-				name == "GIT_CONFIG_NOSYSTEM", strings.HasPrefix(name, "GIT_TRACE"):
-			default:
-				continue
-			}
+		if strings.HasPrefix(name, "GIT_") && !keptGit[name] && !strings.HasPrefix(name, "GIT_TRACE") {
+			continue
 		}
 		out = append(out, kv)
 	}
@@ -94,6 +87,17 @@ func baseEnv(env []string) []string {
 		"GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0",
 		"GIT_AUTHOR_NAME=dtree", "GIT_AUTHOR_EMAIL=dtree@localhost",
 		"GIT_COMMITTER_NAME=dtree", "GIT_COMMITTER_EMAIL=dtree@localhost")
+}
+
+// keptGit are the GIT_ variables dtree's git commands keep (and
+// GIT_TRACE*): where git is, which config and attribute files it reads,
+// and where it stops looking for a repository (a user's
+// GIT_CEILING_DIRECTORIES keeps dtree out of a repository above, as it
+// keeps git out).
+var keptGit = map[string]bool{
+	"GIT_EXEC_PATH": true, "GIT_CONFIG_GLOBAL": true, "GIT_CONFIG_SYSTEM": true,
+	"GIT_CONFIG_NOSYSTEM": true, "GIT_ATTR_NOSYSTEM": true,
+	"GIT_CEILING_DIRECTORIES": true, "GIT_DISCOVERY_ACROSS_FILESYSTEM": true,
 }
 
 // safety are the options every git command runs with: no hook (update-ref
