@@ -13,19 +13,6 @@ import (
 	"github.com/dtree-dev/dtree/types"
 )
 
-// openWorkspace is the git work tree a run's checkpoints are taken in
-// (readme/workspace.md), or why there is none.
-func openWorkspace(ctx context.Context, workdir string) (*workspace.Repo, string) {
-	repo, err := workspace.Open(ctx, workdir)
-	if err != nil {
-		if errors.Is(err, workspace.ErrNotGit) {
-			return nil, workspace.ErrNotGit.Error()
-		}
-		return nil, err.Error()
-	}
-	return repo, ""
-}
-
 // needsGit refuses, before any agent runs, a run outside git that asks
 // for what only checkpoints can do: rollback attempt (the setting, or a
 // node's) and paths (readme/workspace.md#scope).

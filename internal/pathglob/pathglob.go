@@ -97,7 +97,7 @@ func compile(raw string) (Pattern, error) {
 	anchored := strings.Contains(s, "/")
 	s = strings.TrimPrefix(s, "/")
 	if s == "" {
-		return p, errors.New("names no file: it is only a slash or a !")
+		return p, errors.New(`names no file: it is only "/" or "!"`)
 	}
 	for _, seg := range strings.Split(s, "/") {
 		switch seg {
