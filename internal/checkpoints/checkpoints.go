@@ -180,8 +180,12 @@ func (rec *Record) Find(spec string, known func(string) bool) (Visit, error) {
 		return Visit{}, &Error{Msg: fmt.Sprintf("node %s did not finish its visit %d in run %s: no checkpoint was taken after it", node, visit, rec.RunID),
 			Hint: "the whole run's change (dtree diff " + rec.RunID + ") has what it did"}
 	}
+	hint := fmt.Sprintf("give %s@1 to %s@%d, or %s for its last visit", node, node, n, node)
+	if n == 1 {
+		hint = fmt.Sprintf("give %s@1, or %s", node, node)
+	}
 	return Visit{}, &Error{Msg: fmt.Sprintf("node %s has no visit %d in run %s: it ran %s", node, visit, rec.RunID, visitRange(node, n)),
-		Hint: fmt.Sprintf("give %s@1 to %s@%d, or %s for its last visit", node, node, n, node)}
+		Hint: hint}
 }
 
 // checked is v, or why it has no checkpoints.

@@ -73,7 +73,7 @@ func TestFind(t *testing.T) {
 		{name: "NODE@VISIT", log: loop, spec: "a@1", from: c("1"), to: c("2")},
 		{name: "a visit that changed nothing", log: loop, spec: "b", from: c("2"), to: c("2")},
 		{name: "a visit out of range", log: loop, spec: "a@3", err: "node a has no visit 3 in run R: it ran 2 times (a@1 to a@2)", hint: "give a@1 to a@2, or a for its last visit"},
-		{name: "visit 0", log: loop, spec: "c@0", err: "node c has no visit 0 in run R: it ran once (c@1)"},
+		{name: "visit 0", log: loop, spec: "c@0", err: "node c has no visit 0 in run R: it ran once (c@1)", hint: "give c@1, or c"},
 		{name: "unknown node", log: loop, spec: "zz", err: "run R has no node zz", hint: "give a node that ran, by its id: a, b, c"},
 		{name: "a node of the chart that did not run", log: loop, spec: "x", err: "node x did not run in run R", hint: "give a node that ran: a, b, c"},
 		{name: "a visit that did not finish", log: started, spec: "a@3", err: "node a did not finish its visit 3 in run R"},
