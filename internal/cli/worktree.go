@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -51,7 +52,11 @@ func worktreeFor(ctx context.Context, workdir, mode, branch, recorded, id string
 	}
 	if err != nil {
 		if errors.Is(err, workspace.ErrNotGit) {
-			return nil, "", &UsageError{Err: fmt.Errorf("--worktree needs a git repository, and %s is in none (%w)", workdir, err),
+			if _, lerr := exec.LookPath("git"); lerr != nil {
+				return nil, "", &UsageError{Err: errors.New("--worktree needs git, and git is not installed"),
+					Hint: "install git, or run without --worktree (worktree: off): 'dtree docs workspace'"}
+			}
+			return nil, "", &UsageError{Err: fmt.Errorf("--worktree needs a git repository, and %s is in none", workdir),
 				Hint: "run it in a git checkout, or without --worktree (worktree: off): 'dtree docs workspace'"}
 		}
 		if branch != "" {
