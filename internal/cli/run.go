@@ -326,7 +326,7 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 		}
 	}
 	if repo == nil {
-		if err := needsGit(c, page, s); err != nil {
+		if err := needsGit(c, page, s, off); err != nil {
 			return err
 		}
 	}

@@ -15,8 +15,10 @@ import (
 
 // needsGit refuses, before any agent runs, a run outside git that asks
 // for what only checkpoints can do: rollback attempt (the setting, or a
-// node's) and paths (readme/workspace.md#scope).
-func needsGit(c *chart.Chart, page types.Page, s *settings.Settings) error {
+// node's) and paths (readme/workspace.md#scope). off is why checkpoints
+// are off in a git repository (the setting, a git that failed), "" for a
+// run outside git.
+func needsGit(c *chart.Chart, page types.Page, s *settings.Settings, off string) error {
 	var paths, rollback []string
 	for i := range c.Nodes {
 		n := &c.Nodes[i]
@@ -41,6 +43,10 @@ func needsGit(c *chart.Chart, page types.Page, s *settings.Settings) error {
 	}
 	if len(what) == 0 {
 		return nil
+	}
+	if off != "" {
+		return &UsageError{Err: fmt.Errorf("%s %s checkpoints, and they are off: %s", strings.Join(what, " and "), needs(len(what)), off),
+			Hint: "let dtree take checkpoints (checkpoints: true, without --no-checkpoints), or remove paths and rollback from the chart and the settings ('dtree docs workspace')"}
 	}
 	return &UsageError{Err: fmt.Errorf("%s %s a git repository, and the workdir is in none", strings.Join(what, " and "), needs(len(what))),
 		Hint: "run the chart in a git repository (git init, and commit what is there), or remove paths and rollback from the chart and the settings ('dtree docs workspace')"}
