@@ -135,7 +135,7 @@ func (rec *Record) Check() error {
 			Hint: "dtree diff and dtree undo need a git repository: dtree records what each step changes only for a run in one (git init makes one)"}
 	}
 	return &Error{Msg: fmt.Sprintf("run %s has no checkpoints: %s", rec.RunID, rec.Off),
-		Hint: "dtree diff and dtree undo need the checkpoints a run takes in a git repository; this one could not take them"}
+		Hint: "dtree diff and dtree undo need the checkpoints a run takes in a git repository; this run took none"}
 }
 
 // Nodes are the nodes that ran, in the order they were first entered.

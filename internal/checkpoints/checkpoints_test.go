@@ -82,7 +82,7 @@ func TestFind(t *testing.T) {
 		{name: "resumed: a carried visit", log: resumed, spec: "a", from: c("1"), to: c("2")},
 		{name: "outside git", log: outside, err: "run R has no checkpoints: it ran outside a git repository", hint: "need a git repository"},
 		{name: "outside git, a node", log: outside, spec: "a", err: "run R has no checkpoints: it ran outside a git repository"},
-		{name: "checkpoints off", log: off, err: "run R has no checkpoints: git write-tree: disk full"},
+		{name: "checkpoints off", log: off, err: "run R has no checkpoints: git write-tree: disk full", hint: "this run took none"},
 		{name: "checkpoints stopped: the run up to then", log: stopped, from: c("1"), to: c("2")},
 		{name: "checkpoints stopped: a visit after", log: stopped, spec: "b", err: "node b's visit 1 in run R has no checkpoints: checkpoints stopped: git add: no space left on device"},
 		{name: "a node id with @ in it", log: []string{loop[0], loop[1], nodeStart("R", "me@2", 1), nodeEnd("R", "me@2", 1, c("1"), c("7"))},
