@@ -211,7 +211,7 @@ func (c *cleaner) worktrees(ctx context.Context, repo *workspace.Repo) {
 		case errors.Is(err, workspace.ErrWorktreeInUse):
 			continue // a run goes on in it
 		case errors.As(err, &changed):
-			c.warn("kept worktree %s: %d %s not committed on branch %s: %s", dir, changed.Files,
+			c.warn("kept worktree %s: %d %s changed (edited, added or deleted) and not committed on branch %s: %s", dir, changed.Files,
 				types.Choose(changed.Files, "file", "files"), w.Branch, joinPaths(changed.Paths, changed.Files))
 			fmt.Fprintf(c.a.Err, "dtree: hint: commit them there, or remove it all the same: dtree clean --force\n")
 			continue
