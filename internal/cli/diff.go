@@ -194,6 +194,13 @@ func (a *App) diff(ctx context.Context, pos, paths []string, o diffOptions) erro
 			dir = cwd // paths are the user's, relative to where they are
 		}
 	}
+	if len(pos) == 1 && runlog.Going(w.dir) {
+		// Its steps so far: the one going has no checkpoint after it yet.
+		what += " (still going: the steps it finished)"
+		if from != to {
+			fmt.Fprintf(a.Err, "dtree: run %s is still going: this is what the steps it finished changed\n", w.rec.RunID)
+		}
+	}
 	if from == to {
 		fmt.Fprintf(a.Err, "dtree: %s changed no file\n", what)
 		return nil
