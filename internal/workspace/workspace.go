@@ -623,6 +623,13 @@ func (run *Run) Restore(ctx context.Context, to, msg string) (before types.Chang
 	if toTree == cur.Tree {
 		return before, nil
 	}
+	// git read-tree -m -u writes over an ignored file (git's read-tree
+	// counts ignored files as expendable), and no checkpoint has one.
+	if way, err := run.inTheWay(ctx, cur.Commit, to); err != nil {
+		return before, fmt.Errorf("restore: %w", err)
+	} else if len(way) > 0 {
+		return before, &InTheWayError{Paths: way}
+	}
 	env := []string{"GIT_INDEX_FILE=" + run.index}
 	run.synced = false
 	start := time.Now()
@@ -762,4 +769,116 @@ func (r *Repo) Prune(ctx context.Context, runID string) error {
 		return fmt.Errorf("removing the checkpoints of run %s: %w", runID, err)
 	}
 	return nil
+}
+
+// InTheWayError is a restore refused, before it changed anything, because
+// files no checkpoint records (ignored ones) are where it would write.
+type InTheWayError struct {
+	Paths []string // the first MaxListedWay
+}
+
+// MaxListedWay bounds the files an InTheWayError names.
+const MaxListedWay = 20
+
+func (e *InTheWayError) Error() string {
+	q := make([]string, len(e.Paths))
+	for i, p := range e.Paths {
+		q[i] = strconv.Quote(p)
+	}
+	n := len(e.Paths)
+	return fmt.Sprintf("restore: %s where it would write, and no checkpoint has %s: %s; the working tree is as it was (move %s away, then try again)",
+		types.Choose(n, "an ignored file is", "ignored files are"), types.Choose(n, "it", "them"), strings.Join(q, ", "), types.Choose(n, "it", "them"))
+}
+
+// inTheWay is the files of the working tree, which no checkpoint records
+// (ignored ones), that moving from cur to to would write over: where to
+// adds a path, a file there, a directory there holding more than the
+// files the move deletes, or a file where a directory above it goes.
+func (run *Run) inTheWay(ctx context.Context, cur, to string) ([]string, error) {
+	out, err := run.Repo.output(ctx, "", nil, "diff-tree", "-r", "-z", "--no-renames", "--name-status", "--diff-filter=AD", cur, to)
+	if err != nil {
+		return nil, err
+	}
+	f := strings.Split(strings.TrimSuffix(out, "\x00"), "\x00")
+	deleted := map[string]bool{}
+	var added []string
+	for i := 0; i+1 < len(f); i += 2 {
+		switch f[i] {
+		case "D":
+			deleted[f[i+1]] = true
+		case "A":
+			added = append(added, f[i+1])
+		}
+	}
+	var way []string
+	seen := map[string]bool{}
+	dirOK := map[string]bool{} // directories known to be directories
+	abs := func(p string) string { return filepath.Join(run.Repo.Root, filepath.FromSlash(p)) }
+	report := func(p string) {
+		if !seen[p] {
+			seen[p] = true
+			way = append(way, p)
+		}
+	}
+	for _, p := range added {
+		if len(way) >= MaxListedWay {
+			break
+		}
+		// The directories above it, from the top: a file (or a link)
+		// there is replaced by the move when cur has it, else in the way.
+		above := true
+		for i := strings.IndexByte(p, '/'); i >= 0; i = nextSlash(p, i) {
+			d := p[:i]
+			if dirOK[d] {
+				continue
+			}
+			st, err := os.Lstat(abs(d))
+			if err != nil {
+				above = false // not there: nothing below it either
+				break
+			}
+			if !st.IsDir() {
+				if !deleted[d] {
+					report(d)
+				}
+				above = false
+				break
+			}
+			dirOK[d] = true
+		}
+		if !above {
+			continue
+		}
+		st, err := os.Lstat(abs(p))
+		if err != nil {
+			continue
+		}
+		if !st.IsDir() {
+			report(p)
+			continue
+		}
+		// A directory where a file goes: what the move deletes from it
+		// goes; anything else in it is in the way.
+		_ = filepath.WalkDir(abs(p), func(q string, e fs.DirEntry, err error) error {
+			if err != nil || e.IsDir() {
+				return nil
+			}
+			rel, rerr := filepath.Rel(run.Repo.Root, q)
+			if rerr != nil || !deleted[filepath.ToSlash(rel)] {
+				report(p)
+				return filepath.SkipAll
+			}
+			return nil
+		})
+	}
+	return way, nil
+}
+
+// nextSlash is the index of the next '/' in p after i, or -1.
+func nextSlash(p string, i int) int {
+	j := strings.IndexByte(p[i+1:], '/')
+	if j < 0 {
+		return -1
+	}
+	return i + 1 + j
 }

@@ -189,3 +189,78 @@ func TestChangesBounded(t *testing.T) {
 	assert.Len(t, c.Paths, 100)
 	assert.Equal(t, 150, c.PathsLeftOut)
 }
+
+// A restore that would write where an ignored file is (a file the run
+// added, undone, then made again by the user's build, ignored) refuses
+// before it moves anything: git's read-tree -m -u writes over ignored
+// files, and no checkpoint has one (readme/workspace.md#safety).
+func TestRestoreIgnoredInTheWay(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := gitRepo(t, map[string]string{"a.txt": "a\n"})
+	repo, err := Open(ctx, dir)
+	require.NoError(t, err)
+	run, err := repo.Begin(ctx, "20261126T230000Z-abcdef", "")
+	require.NoError(t, err)
+	defer run.Close()
+	base := run.Last
+	write(t, dir, "build.txt", "from the run\n")
+	write(t, dir, "out/x", "from the run\n")
+	c, err := run.Checkpoint(ctx, "after node 1")
+	require.NoError(t, err)
+	_, err = run.Restore(ctx, base.Commit, "undo")
+	require.NoError(t, err)
+	assert.NoFileExists(t, filepath.Join(dir, "build.txt"))
+
+	// Ignored now: a file where the redo would write one, and a file
+	// where it would make a directory.
+	write(t, dir, ".git/info/exclude", "build.txt\nout\n")
+	write(t, dir, "build.txt", "precious\n")
+	write(t, dir, "out", "precious too\n")
+	_, err = run.Restore(ctx, c.To, "redo")
+	var way *InTheWayError
+	require.ErrorAs(t, err, &way)
+	assert.ElementsMatch(t, []string{"build.txt", "out"}, way.Paths)
+	assert.Contains(t, err.Error(), `ignored files are where it would write, and no checkpoint has them: `)
+	assert.Equal(t, "precious\n", read(t, dir, "build.txt"))
+	assert.Equal(t, "precious too\n", read(t, dir, "out"))
+	assert.Equal(t, "a\n", read(t, dir, "a.txt"))
+
+	// Moved away, the restore goes.
+	require.NoError(t, os.Remove(filepath.Join(dir, "build.txt")))
+	require.NoError(t, os.Remove(filepath.Join(dir, "out")))
+	_, err = run.Restore(ctx, c.To, "redo")
+	require.NoError(t, err)
+	assert.Equal(t, "from the run\n", read(t, dir, "build.txt"))
+	assert.Equal(t, "from the run\n", read(t, dir, "out/x"))
+}
+
+// A file where a directory is: the directory's recorded files go with the
+// move, an ignored file in it is in the way.
+func TestRestoreIgnoredInADirectory(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := gitRepo(t, map[string]string{"gen": "a file\n"})
+	repo, err := Open(ctx, dir)
+	require.NoError(t, err)
+	run, err := repo.Begin(ctx, "20261126T230000Z-abcdef", "")
+	require.NoError(t, err)
+	defer run.Close()
+	base := run.Last
+	require.NoError(t, os.Remove(filepath.Join(dir, "gen")))
+	write(t, dir, "gen/a", "a\n")
+	_, err = run.Checkpoint(ctx, "after node 1")
+	require.NoError(t, err)
+	write(t, dir, ".git/info/exclude", "*.o\n")
+	write(t, dir, "gen/keep.o", "precious\n")
+	_, err = run.Restore(ctx, base.Commit, "undo")
+	var way *InTheWayError
+	require.ErrorAs(t, err, &way)
+	assert.Equal(t, []string{"gen"}, way.Paths)
+	assert.Equal(t, "precious\n", read(t, dir, "gen/keep.o"))
+
+	require.NoError(t, os.Remove(filepath.Join(dir, "gen/keep.o")))
+	_, err = run.Restore(ctx, base.Commit, "undo")
+	require.NoError(t, err)
+	assert.Equal(t, "a file\n", read(t, dir, "gen"))
+}
