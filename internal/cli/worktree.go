@@ -126,6 +126,7 @@ func (a *App) finishWorktree(ctx context.Context, rw *runWorktree, runID string,
 		fmt.Fprintf(a.Err, "dtree: warning: %v\n", err)
 		return err
 	}
+	sum.Worktree = &run.WorktreeResult{Dir: wt.Dir, Branch: wt.Branch, Commit: commit, Changed: changed}
 	if quiet {
 		return nil
 	}

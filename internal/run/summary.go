@@ -49,6 +49,11 @@ type Summary struct {
 	// Budget is the run's budget and what it could not count; nil when
 	// the run has none.
 	Budget *Budget `json:"budget,omitempty"`
+	// Worktree is where a --worktree run's result is: its worktree, its
+	// branch and the commit dtree made of it there
+	// (readme/workspace.md#worktrees); nil for a run in the user's
+	// checkout. The command fills it in after the walk.
+	Worktree *WorktreeResult `json:"worktree,omitempty"`
 	// Resumed is what a resumed run took from the run before it
 	// (readme/resume.md): its steps are in Nodes and Path, their time is
 	// not in DurationMS, which is this run's. nil for a run not resumed.
@@ -85,6 +90,15 @@ const ShortSteps = DefaultMaxSteps
 // Steps is how many node executions the run has finished, those left out
 // of Nodes included.
 func (s *Summary) Steps() int { return s.NodesLeftOut + len(s.Nodes) }
+
+// WorktreeResult is a --worktree run's result: Changed is false when
+// the run changed no file, Commit then the one the branch started at.
+type WorktreeResult struct {
+	Dir     string `json:"dir"`
+	Branch  string `json:"branch"`
+	Commit  string `json:"commit"`
+	Changed bool   `json:"changed"`
+}
 
 // Resumed is what a resumed run took from the run before it.
 type Resumed struct {
