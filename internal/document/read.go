@@ -23,7 +23,7 @@ const (
 )
 
 // Formats lists the accepted values of --format.
-var Formats = []string{FormatCSV, FormatJSON, FormatYAML}
+var Formats = []string{FormatCSV, FormatJSON, FormatYAML, FormatDrawio}
 
 // UnreadableError is a chart that could not be read at all: a missing file,
 // a directory, an unknown format. It is a chart error (exit 3), not a usage
@@ -72,7 +72,7 @@ func Read(path, format string, stdin io.Reader) (*types.Document, error) {
 		format = Detect(path, head)
 		if format == "" {
 			return nil, &UnreadableError{Path: name, Err: fmt.Errorf("cannot tell its format"),
-				Hint: "name the file .csv (Lucid's CSV of shape data), .json (Lucid API contents) or .yaml (dtree's own format), or pass --format"}
+				Hint: "name the file .csv (Lucid's CSV of shape data), .json (Lucid API contents) or .yaml (dtree's own format), .drawio (draw.io), or pass --format"}
 		}
 	}
 	var doc *types.Document
@@ -84,9 +84,11 @@ func Read(path, format string, stdin io.Reader) (*types.Document, error) {
 		doc, err = fromJSON(br, size)
 	case FormatYAML:
 		doc, err = FromYAML(br)
+	case FormatDrawio:
+		doc, err = FromDrawio(br)
 	default:
 		return nil, &UnreadableError{Path: name, Err: fmt.Errorf("unknown format %q", format),
-			Hint: "use --format csv, json or yaml"}
+			Hint: "use --format csv, json, yaml or drawio"}
 	}
 	if err != nil {
 		return nil, &UnreadableError{Path: name, Err: err}
@@ -111,7 +113,12 @@ var yamlStart = regexp.MustCompile(`^(#|---|%YAML|[A-Za-z_][A-Za-z0-9_-]*[ \t]*:
 // Detect tells a chart's format from its file extension, else from its first
 // bytes; "" when neither says.
 func Detect(path string, head []byte) string {
+	if l := strings.ToLower(path); strings.HasSuffix(l, ".drawio.xml") {
+		return FormatDrawio
+	}
 	switch strings.ToLower(filepath.Ext(path)) {
+	case ".drawio", ".dio":
+		return FormatDrawio
 	case ".csv":
 		return FormatCSV
 	case ".json":
@@ -127,6 +134,9 @@ func Detect(path string, head []byte) string {
 	if len(trimmed) > 0 && trimmed[0] == '{' {
 		return FormatJSON
 	}
+	if isDrawioHead(trimmed) {
+		return FormatDrawio
+	}
 	firstLine, _, _ := bytes.Cut(trimmed, []byte("\n"))
 	if yamlStart.Match(firstLine) {
 		return FormatYAML
@@ -135,4 +145,28 @@ func Detect(path string, head []byte) string {
 		return FormatCSV
 	}
 	return ""
+}
+
+// isDrawioHead reports whether a file's first bytes open an <mxfile> or an
+// <mxGraphModel>, after an XML declaration and comments (an .xml of draw.io's).
+func isDrawioHead(head []byte) bool {
+	for {
+		head = bytes.TrimLeft(head, " \t\r\n")
+		switch {
+		case bytes.HasPrefix(head, []byte("<?")):
+			_, rest, ok := bytes.Cut(head, []byte("?>"))
+			if !ok {
+				return false
+			}
+			head = rest
+		case bytes.HasPrefix(head, []byte("<!--")):
+			_, rest, ok := bytes.Cut(head, []byte("-->"))
+			if !ok {
+				return false
+			}
+			head = rest
+		default:
+			return bytes.HasPrefix(head, []byte("<mxfile")) || bytes.HasPrefix(head, []byte("<mxGraphModel"))
+		}
+	}
 }

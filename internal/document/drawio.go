@@ -1,0 +1,683 @@
+package document
+
+import (
+	"bytes"
+	"compress/flate"
+	"encoding/base64"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"html"
+	"io"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/dtree-dev/dtree/types"
+)
+
+// FormatDrawio is a draw.io (diagrams.net) file: an <mxfile> of <diagram>
+// pages, or a bare <mxGraphModel>.
+const FormatDrawio = "drawio"
+
+// drawioMaxInflate caps what the compressed pages of one file inflate to, all
+// pages together: a real diagram of 100,000 shapes is about 30 MiB of XML.
+const drawioMaxInflate = 64 << 20
+
+// drawioMaxDepth caps element nesting: draw.io writes mxfile > diagram >
+// mxGraphModel > root > object > mxCell > mxGeometry > mxPoint/Array, under 10.
+const drawioMaxDepth = 64
+
+const drawioHint = "open the file in draw.io (diagrams.net) and save it again; dtree reads .drawio files as draw.io writes them"
+
+// FromDrawio reads a draw.io file (readme/drawio.md): every <diagram> is a
+// page, its vertices are shapes and its edges lines, and the shared graph
+// rules follow. The error is only for a failure to read r; a file that is not
+// draw.io's is a malformed_drawio finding.
+func FromDrawio(r io.Reader) (*types.Document, error) {
+	b := newBuilder(FormatDrawio)
+	dr := &drawioReader{b: b, seen: map[string]bool{}}
+	if err := dr.read(r); err != nil {
+		var re readErr
+		if errors.As(err, &re) {
+			return nil, re.err
+		}
+		b.errorf("malformed_drawio", nil, 0, drawioHint, "not a draw.io file: %v", err)
+		return b.doc, nil
+	}
+	if len(dr.pages) == 0 {
+		b.errorf("malformed_drawio", nil, 0, drawioHint, "not a draw.io file: no <mxfile> with <diagram> pages and no <mxGraphModel>")
+		return b.doc, nil
+	}
+	for i := range dr.pages {
+		dr.page(&dr.pages[i], i)
+		dr.pages[i] = drawioPage{}
+	}
+	return b.build(), nil
+}
+
+// readErr is an I/O error of the reader, passed on as FromDrawio's error.
+type readErr struct{ err error }
+
+func (e readErr) Error() string { return e.err.Error() }
+
+// errReader marks r's errors as I/O errors, not XML ones.
+type errReader struct{ r io.Reader }
+
+func (e errReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = readErr{err}
+	}
+	return n, err
+}
+
+type drawioCell struct {
+	id, value, style, parent, source, target string
+	vertex, edge                             bool
+	data                                     [][2]string // the wrapper's attributes, Edit Data's properties
+}
+
+type drawioPage struct {
+	id, name string
+	cells    []drawioCell
+}
+
+type drawioReader struct {
+	b        *builder
+	pages    []drawioPage
+	inflated int64
+	seen     map[string]bool // cell ids of earlier pages
+}
+
+func (dr *drawioReader) read(r io.Reader) error {
+	d := newDrawioDecoder(errReader{r})
+	for {
+		tok, err := d.token()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		se, ok := tok.(xml.StartElement)
+		if !ok {
+			continue
+		}
+		switch se.Name.Local {
+		case "mxfile":
+			return dr.mxfile(d)
+		case "mxGraphModel":
+			p := drawioPage{id: "0", name: "Page-1"}
+			if err := dr.model(d, &p); err != nil {
+				return err
+			}
+			dr.pages = append(dr.pages, p)
+			return nil
+		default:
+			return fmt.Errorf("its root element is <%s>, not <mxfile> or <mxGraphModel>", se.Name.Local)
+		}
+	}
+}
+
+// mxfile reads the <diagram> pages of an <mxfile>.
+func (dr *drawioReader) mxfile(d *drawioDecoder) error {
+	for {
+		tok, err := d.token()
+		if err != nil {
+			if err == io.EOF {
+				return errors.New("the file ends inside <mxfile>")
+			}
+			return err
+		}
+		switch t := tok.(type) {
+		case xml.EndElement:
+			return nil
+		case xml.StartElement:
+			if t.Name.Local != "diagram" {
+				if err := d.skip(); err != nil {
+					return err
+				}
+				continue
+			}
+			p := drawioPage{id: attr(t, "id"), name: attr(t, "name")}
+			if p.id == "" {
+				p.id = strconv.Itoa(len(dr.pages) + 1)
+			}
+			if p.name == "" {
+				p.name = "Page-" + strconv.Itoa(len(dr.pages)+1)
+			}
+			if err := dr.diagram(d, &p); err != nil {
+				return fmt.Errorf("page %q: %w", p.name, err)
+			}
+			dr.pages = append(dr.pages, p)
+		}
+	}
+}
+
+// diagram reads one <diagram>: an <mxGraphModel> child, or its compressed
+// text (base64 of raw deflate of the URL-encoded model).
+func (dr *drawioReader) diagram(d *drawioDecoder, p *drawioPage) error {
+	var text strings.Builder
+	model := false
+	for {
+		tok, err := d.token()
+		if err != nil {
+			if err == io.EOF {
+				return errors.New("the file ends inside <diagram>")
+			}
+			return err
+		}
+		switch t := tok.(type) {
+		case xml.CharData:
+			if !model && text.Len() < drawioMaxInflate {
+				text.Write(t)
+			}
+		case xml.StartElement:
+			if t.Name.Local == "mxGraphModel" && !model {
+				model = true
+				if err := dr.model(d, p); err != nil {
+					return err
+				}
+			} else if err := d.skip(); err != nil {
+				return err
+			}
+		case xml.EndElement:
+			if model {
+				return nil
+			}
+			s := strings.TrimSpace(text.String())
+			if s == "" {
+				return nil // an empty page
+			}
+			inner, err := dr.inflate(s)
+			if err != nil {
+				return err
+			}
+			return dr.compressedModel(inner, p)
+		}
+	}
+}
+
+// inflate undoes draw.io's compression, bounded by drawioMaxInflate over the
+// whole file.
+func (dr *drawioReader) inflate(s string) (string, error) {
+	raw, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(s), ""))
+	if err != nil {
+		return "", fmt.Errorf("its compressed content is not base64 (%v)", err)
+	}
+	fr := flate.NewReader(bytes.NewReader(raw))
+	defer fr.Close()
+	left := drawioMaxInflate - dr.inflated
+	var out bytes.Buffer
+	n, err := io.Copy(&out, io.LimitReader(fr, left+1))
+	dr.inflated += n
+	if err != nil {
+		return "", fmt.Errorf("its compressed content does not inflate (%v)", err)
+	}
+	if n > left {
+		return "", fmt.Errorf("its compressed content inflates to more than %d MiB, more than any diagram draw.io saves: refused as a compression bomb", drawioMaxInflate>>20)
+	}
+	dec, err := url.PathUnescape(out.String())
+	if err != nil {
+		return "", fmt.Errorf("its compressed content is not URL-encoded (%v)", err)
+	}
+	return dec, nil
+}
+
+// compressedModel reads the <mxGraphModel> a compressed page held. It is not
+// decompressed again: a model inside holds no further pages.
+func (dr *drawioReader) compressedModel(s string, p *drawioPage) error {
+	d := newDrawioDecoder(strings.NewReader(s))
+	for {
+		tok, err := d.token()
+		if err == io.EOF {
+			return errors.New("its compressed content holds no <mxGraphModel>")
+		}
+		if err != nil {
+			return fmt.Errorf("its compressed content: %w", err)
+		}
+		if se, ok := tok.(xml.StartElement); ok {
+			if se.Name.Local != "mxGraphModel" {
+				return fmt.Errorf("its compressed content is <%s>, not <mxGraphModel>", se.Name.Local)
+			}
+			return dr.model(d, p)
+		}
+	}
+}
+
+// model reads the cells of an <mxGraphModel> (its start tag read).
+func (dr *drawioReader) model(d *drawioDecoder, p *drawioPage) error {
+	depth := 1
+	var wrapper *xml.StartElement
+	for depth > 0 {
+		tok, err := d.token()
+		if err != nil {
+			if err == io.EOF {
+				return errors.New("the file ends inside <mxGraphModel>")
+			}
+			return err
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			depth++
+			switch t.Name.Local {
+			case "mxCell":
+				c := drawioCell{
+					id: attr(t, "id"), value: attr(t, "value"), style: attr(t, "style"),
+					parent: attr(t, "parent"), source: attr(t, "source"), target: attr(t, "target"),
+					vertex: attr(t, "vertex") == "1", edge: attr(t, "edge") == "1",
+				}
+				if wrapper != nil {
+					c.id = attr(*wrapper, "id")
+					c.value = attr(*wrapper, "label")
+					placeholders := attr(*wrapper, "placeholders") == "1"
+					for _, a := range wrapper.Attr {
+						switch a.Name.Local {
+						case "id", "label", "placeholders":
+						default:
+							c.data = append(c.data, [2]string{a.Name.Local, a.Value})
+						}
+					}
+					if placeholders {
+						c.value = fillPlaceholders(c.value, c.data)
+					}
+					wrapper = nil
+				}
+				p.cells = append(p.cells, c)
+				if err := d.skip(); err != nil {
+					return err
+				}
+				depth--
+			case "object", "UserObject":
+				w := t.Copy()
+				wrapper = &w
+			case "root":
+			default:
+				if err := d.skip(); err != nil {
+					return err
+				}
+				depth--
+			}
+		case xml.EndElement:
+			depth--
+			if t.Name.Local == "object" || t.Name.Local == "UserObject" {
+				wrapper = nil
+			}
+		}
+	}
+	return nil
+}
+
+// fillPlaceholders replaces %name% in a label with the property's value, as
+// draw.io shows a shape with placeholders=1.
+func fillPlaceholders(label string, data [][2]string) string {
+	if !strings.Contains(label, "%") {
+		return label
+	}
+	pairs := make([]string, 0, 2*len(data))
+	for _, kv := range data {
+		pairs = append(pairs, "%"+kv[0]+"%", kv[1])
+	}
+	return strings.NewReplacer(pairs...).Replace(label)
+}
+
+// page turns one page's cells into the builder's shapes and lines.
+func (dr *drawioReader) page(p *drawioPage, pos int) {
+	b := dr.b
+	pageID := p.id
+	if _, dup := b.pages[pageID]; dup {
+		pageID = p.id + "-" + strconv.Itoa(pos+1)
+	}
+	b.addPage(pageID, cleanText(p.name))
+
+	byID := make(map[string]int, len(p.cells))
+	for i, c := range p.cells {
+		if c.id != "" {
+			if _, dup := byID[c.id]; !dup {
+				byID[c.id] = i
+			}
+		}
+	}
+	// A cell's id in the document: its own, unless an earlier page used it
+	// (a copied page), then page id ":" cell id.
+	ids := make(map[string]string, len(p.cells))
+	docID := func(id string) string {
+		if v, ok := ids[id]; ok {
+			return v
+		}
+		v := id
+		if dr.seen[id] {
+			v = pageID + ":" + id
+		}
+		ids[id] = v
+		return v
+	}
+	// Which vertices hold others, and which cells are edge labels.
+	holds := map[string]bool{}
+	labels := map[string][]string{}
+	for _, c := range p.cells {
+		if c.parent == "" {
+			continue
+		}
+		pi, ok := byID[c.parent]
+		if !ok {
+			continue
+		}
+		parent := &p.cells[pi]
+		switch {
+		case parent.edge && c.vertex:
+			labels[c.parent] = append(labels[c.parent], drawioText(c.value, c.style))
+		case parent.vertex && (c.vertex || c.edge):
+			holds[c.parent] = true
+		}
+	}
+	local := map[string]bool{}
+	for _, c := range p.cells {
+		switch {
+		case c.id == "":
+			b.errorf("malformed_drawio", nil, 0, drawioHint, "a cell on page %q has no id", p.name)
+			continue
+		case local[c.id]:
+			b.errorf("malformed_drawio", []string{docID(c.id)}, 0, drawioHint, "cell id %q is used twice on page %q", c.id, p.name)
+			continue
+		}
+		local[c.id] = true
+		if !c.vertex && !c.edge {
+			// The root cell (id 0) and the layers: the document's
+			// properties are the root's Edit Data.
+			if c.parent == "" && len(c.data) > 0 {
+				for _, kv := range c.data {
+					if k, v := strings.TrimSpace(kv[0]), strings.TrimSpace(kv[1]); k != "" && v != "" {
+						if b.doc.Metadata == nil {
+							b.doc.Metadata = map[string]string{}
+						}
+						if _, set := b.doc.Metadata[k]; !set {
+							b.doc.Metadata[k] = v
+						}
+					}
+				}
+			}
+			continue
+		}
+		if c.vertex {
+			if pi, ok := byID[c.parent]; ok && p.cells[pi].edge {
+				continue // an edge's label
+			}
+		}
+		id := docID(c.id)
+		if b.has(id) {
+			b.errorf("malformed_drawio", []string{id}, 0, drawioHint, "cell id %q is used twice", id)
+			continue
+		}
+		st := parseStyle(c.style)
+		if c.edge {
+			ls := []string{}
+			if v := drawioText(c.value, c.style); v != "" {
+				ls = append(ls, v)
+			}
+			ls = append(ls, labels[c.id]...)
+			var ends [2]string
+			if c.source != "" {
+				ends[0] = docID(c.source)
+			}
+			if c.target != "" {
+				ends[1] = docID(c.target)
+			}
+			head := func(key, def string) string {
+				v, ok := st.get(key)
+				if !ok {
+					v = def
+				}
+				if v == "" || v == "none" {
+					return "None"
+				}
+				return "Arrow"
+			}
+			b.addLine(line{id: id, page: pageID, ends: ends, labels: ls},
+				[2]string{head("startArrow", "none"), head("endArrow", "classic")})
+			continue
+		}
+		kind, shapeName, container, note := drawioShape(st, holds[c.id])
+		n := types.Node{
+			ID: id, Page: pageID, Kind: kind, Shape: shapeName,
+			Tags: []string{}, Comments: []string{},
+			Text: drawioText(c.value, c.style),
+		}
+		if n.Text != "" {
+			n.TextAreas = []string{n.Text}
+		}
+		for _, kv := range c.data {
+			if k, v := strings.TrimSpace(kv[0]), strings.TrimSpace(kv[1]); k != "" && v != "" {
+				if n.Metadata == nil {
+					n.Metadata = map[string]string{}
+				}
+				n.Metadata[k] = v
+			}
+		}
+		if pi, ok := byID[c.parent]; ok && p.cells[pi].vertex {
+			n.Container = docID(c.parent)
+			if drawioIsSwimlane(parseStyle(p.cells[pi].style)) {
+				n.Lane = drawioText(p.cells[pi].value, p.cells[pi].style)
+			}
+		}
+		b.addShape(shape{node: n, shapeFlags: shapeFlags{container: container, annotation: note}})
+	}
+	for id := range local {
+		dr.seen[id] = true
+	}
+}
+
+// drawioStyle is a parsed style attribute: "ellipse;whiteSpace=wrap;html=1;".
+type drawioStyle struct {
+	first string // a bare first token: ellipse, rhombus, text, swimlane, group
+	kv    map[string]string
+}
+
+func parseStyle(s string) drawioStyle {
+	st := drawioStyle{kv: map[string]string{}}
+	for i, part := range strings.Split(s, ";") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(part, "=")
+		if !ok {
+			if i == 0 {
+				st.first = part
+			} else {
+				st.kv[part] = "1" // a bare name later on: a named style
+			}
+			continue
+		}
+		st.kv[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	return st
+}
+
+func (s drawioStyle) get(k string) (string, bool) {
+	v, ok := s.kv[k]
+	return v, ok
+}
+
+func (s drawioStyle) is(name string) bool {
+	return s.first == name || s.kv["shape"] == name
+}
+
+func drawioIsSwimlane(s drawioStyle) bool {
+	return s.is("swimlane") || s.kv["swimlane"] == "1"
+}
+
+// drawioShape classifies a vertex by its style: its kind, the shape name
+// messages use, and whether it is a container or a note.
+func drawioShape(s drawioStyle, holdsOthers bool) (kind, name string, container, note bool) {
+	shapeKey := s.kv["shape"]
+	switch {
+	case drawioIsSwimlane(s):
+		return types.KindOther, "swimlane", true, false
+	case s.is("group"):
+		return types.KindOther, "group", true, false
+	case s.kv["container"] == "1" || s.is("table") || s.is("tableRow") || holdsOthers:
+		return types.KindOther, "container", true, false
+	case s.is("text") || s.is("edgeLabel"):
+		return types.KindOther, "text", false, true
+	}
+	switch shapeKey {
+	case "mxgraph.flowchart.terminator", "mxgraph.flowchart.start_1", "mxgraph.flowchart.start_2":
+		return types.KindTerminator, "Terminator", false, false
+	case "mxgraph.flowchart.decision":
+		return types.KindDecision, "Decision", false, false
+	case "mxgraph.flowchart.predefined_process", "process":
+		return types.KindSubprocess, "Predefined process", false, false
+	}
+	switch {
+	case strings.HasPrefix(shapeKey, "mxgraph.flowchart.end") || strings.HasSuffix(shapeKey, "endEvent"):
+		return types.KindTerminator, "Terminator", false, false
+	case s.is("ellipse") || s.is("doubleEllipse"):
+		return types.KindTerminator, "Terminator", false, false
+	case s.is("rhombus"):
+		return types.KindDecision, "Decision", false, false
+	}
+	if s.kv["rounded"] == "1" && shapeKey == "" {
+		// A stadium: rounded with an arc of half the height (arcSize is a
+		// percentage, 50 the most); absoluteArcSize makes it pixels.
+		if a, err := strconv.ParseFloat(s.kv["arcSize"], 64); err == nil && a >= 40 && s.kv["absoluteArcSize"] != "1" {
+			return types.KindTerminator, "Terminator", false, false
+		}
+	}
+	return types.KindProcess, "Process", false, false
+}
+
+// drawioText is a cell's label as text: with html=1 in its style, the HTML is
+// taken out (<br>, <div>, <p>, <li> are line breaks, entities decoded).
+func drawioText(value, style string) string {
+	if value == "" {
+		return ""
+	}
+	if !strings.Contains(style, "html=1") || !strings.ContainsAny(value, "<&") {
+		return cleanText(value)
+	}
+	return cleanText(stripHTML(value))
+}
+
+// stripHTML removes tags in one pass: block and break tags become line
+// breaks, other tags nothing; the text's entities are decoded.
+func stripHTML(s string) string {
+	var out strings.Builder
+	out.Grow(len(s))
+	for len(s) > 0 {
+		lt := strings.IndexByte(s, '<')
+		if lt < 0 {
+			out.WriteString(html.UnescapeString(s))
+			break
+		}
+		out.WriteString(html.UnescapeString(s[:lt]))
+		s = s[lt:]
+		gt := strings.IndexByte(s, '>')
+		if gt < 0 {
+			out.WriteString(html.UnescapeString(s))
+			break
+		}
+		tag := strings.ToLower(strings.TrimLeft(s[1:gt], "/ "))
+		if i := strings.IndexAny(tag, " \t\n/"); i >= 0 {
+			tag = tag[:i]
+		}
+		switch tag {
+		case "br", "div", "p", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6":
+			if out.Len() > 0 && !strings.HasSuffix(out.String(), "\n") {
+				out.WriteByte('\n')
+			}
+		}
+		s = s[gt+1:]
+	}
+	// Lines as draw.io shows them: each trimmed, runs of blank lines one.
+	lines := strings.Split(strings.ReplaceAll(out.String(), "\u00a0", " "), "\n")
+	kept := lines[:0]
+	for _, l := range lines {
+		l = strings.TrimSpace(l)
+		if l == "" && (len(kept) == 0 || kept[len(kept)-1] == "") {
+			continue
+		}
+		kept = append(kept, l)
+	}
+	return strings.Join(kept, "\n")
+}
+
+func attr(se xml.StartElement, name string) string {
+	for _, a := range se.Attr {
+		if a.Name.Local == name && a.Name.Space == "" {
+			return a.Value
+		}
+	}
+	return ""
+}
+
+// drawioDecoder is an xml.Decoder that refuses DTDs and deep nesting.
+type drawioDecoder struct {
+	d     *xml.Decoder
+	depth int
+}
+
+func newDrawioDecoder(r io.Reader) *drawioDecoder {
+	d := xml.NewDecoder(r)
+	d.Strict = true
+	d.Entity = nil // only XML's five and character references
+	d.CharsetReader = func(label string, input io.Reader) (io.Reader, error) {
+		if strings.EqualFold(label, "utf-8") || strings.EqualFold(label, "us-ascii") {
+			return input, nil
+		}
+		return nil, fmt.Errorf("encoding %q: draw.io writes UTF-8", label)
+	}
+	return &drawioDecoder{d: d}
+}
+
+func (d *drawioDecoder) token() (xml.Token, error) {
+	tok, err := d.d.Token()
+	if err != nil {
+		var re readErr
+		if errors.As(err, &re) {
+			return nil, re
+		}
+		if err == io.EOF {
+			return nil, err
+		}
+		line, _ := d.d.InputPos()
+		return nil, fmt.Errorf("line %d: %w", line, err)
+	}
+	switch t := tok.(type) {
+	case xml.Directive:
+		if bytes.HasPrefix(bytes.TrimSpace(t), []byte("DOCTYPE")) {
+			line, _ := d.d.InputPos()
+			return nil, fmt.Errorf("line %d: it has a DTD (<!DOCTYPE>), which draw.io never writes: refused", line)
+		}
+	case xml.StartElement:
+		d.depth++
+		if d.depth > drawioMaxDepth {
+			line, _ := d.d.InputPos()
+			return nil, fmt.Errorf("line %d: elements nest more than %d deep, which draw.io never writes", line, drawioMaxDepth)
+		}
+	case xml.EndElement:
+		d.depth--
+	}
+	return tok, nil
+}
+
+// skip reads past the rest of the element whose start was just read.
+func (d *drawioDecoder) skip() error {
+	for depth := 1; depth > 0; {
+		tok, err := d.token()
+		if err != nil {
+			if err == io.EOF {
+				return errors.New("the file ends inside an element")
+			}
+			return err
+		}
+		switch tok.(type) {
+		case xml.StartElement:
+			depth++
+		case xml.EndElement:
+			depth--
+		}
+	}
+	return nil
+}

@@ -1,0 +1,248 @@
+package document_test
+
+import (
+	"bytes"
+	"compress/flate"
+	"encoding/base64"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dtree-dev/dtree/internal/document"
+	"github.com/dtree-dev/dtree/types"
+)
+
+func readDrawio(t *testing.T, name string) *types.Document {
+	t.Helper()
+	f, err := os.Open(filepath.Join("..", "..", "testdata", "charts", "drawio", name))
+	require.NoError(t, err)
+	defer f.Close()
+	doc, err := document.FromDrawio(f)
+	require.NoError(t, err)
+	return doc
+}
+
+func nodeByText(doc *types.Document, text string) *types.Node {
+	for i := range doc.Nodes {
+		if doc.Nodes[i].Text == text {
+			return &doc.Nodes[i]
+		}
+	}
+	return nil
+}
+
+func edgeLabels(doc *types.Document) []string {
+	var out []string
+	for _, e := range doc.Edges {
+		out = append(out, e.From+">"+e.To+":"+e.Label)
+	}
+	return out
+}
+
+// TestDrawioEditData reads a chart drawn in draw.io with Edit Data
+// properties: shapes by style, HTML labels, edge labels on the edge and on a
+// child label cell, the text note set aside, the custom data, and the
+// document's properties as vars and context.
+func TestDrawioEditData(t *testing.T) {
+	t.Parallel()
+	doc := readDrawio(t, "release.drawio")
+	assert.Empty(t, doc.Errors)
+	kinds := map[string]string{}
+	for _, n := range doc.Nodes {
+		kinds[n.Text] = n.Kind
+	}
+	assert.Equal(t, map[string]string{
+		"Release":                types.KindTerminator,
+		"Run the tests":          types.KindProcess,
+		"Did the tests\npass?":   types.KindDecision,
+		"Tag the release":        types.KindProcess,
+		"Fix the failing\ntests": types.KindProcess,
+		"Done":                   types.KindTerminator,
+	}, kinds)
+	run := nodeByText(doc, "Run the tests")
+	require.NotNil(t, run)
+	assert.Equal(t, "Ux6f1kq2bJ0sWxGmTR3n-2", run.ID)
+	assert.Equal(t, types.Metadata{"cli": "claude", "retries": "1", "timeout": "15m"}, run.Metadata)
+	assert.Equal(t, types.Metadata{"command": "git tag -a v1.2.0 -m release"}, nodeByText(doc, "Tag the release").Metadata)
+	assert.Equal(t, "main", doc.Metadata["branch"])
+	assert.Equal(t, "A Go CLI; keep the changelog in CHANGELOG.md.", doc.Metadata["context"])
+	require.Len(t, doc.Vars, 1)
+	assert.Equal(t, "branch", doc.Vars[0].Name)
+	labels := map[string]string{}
+	for _, e := range doc.Edges {
+		if e.From == "Ux6f1kq2bJ0sWxGmTR3n-3" {
+			labels[e.To] = e.Label
+		}
+	}
+	assert.Equal(t, map[string]string{"Ux6f1kq2bJ0sWxGmTR3n-4": "Yes", "Ux6f1kq2bJ0sWxGmTR3n-5": "No"}, labels)
+	var notes []string
+	for _, w := range doc.Warnings {
+		notes = append(notes, w.Class+" "+w.ID)
+	}
+	assert.Contains(t, notes, "ignored_annotation Ux6f1kq2bJ0sWxGmTR3n-7")
+	require.Len(t, doc.Pages, 1)
+	assert.Equal(t, "Page-1", doc.Pages[0].Title)
+}
+
+// TestDrawioCompressedAndPages reads a page saved compressed (older draw.io's
+// default) and a file of two pages copied one from the other, whose cell ids
+// repeat: the second page's are prefixed with its page id.
+func TestDrawioCompressedAndPages(t *testing.T) {
+	t.Parallel()
+	c := readDrawio(t, "triage-compressed.drawio")
+	assert.Empty(t, c.Errors)
+	assert.Len(t, c.Nodes, 5)
+	assert.Equal(t, types.KindTerminator, nodeByText(c, "Start").Kind)
+	assert.Equal(t, types.KindTerminator, nodeByText(c, "End").Kind, "rounded=1;arcSize=50 is a stadium")
+	assert.Equal(t, types.KindDecision, nodeByText(c, "Any bug?").Kind)
+	assert.Contains(t, edgeLabels(c), "4>5:yes")
+
+	p := readDrawio(t, "triage-pages.drawio")
+	assert.Empty(t, p.Errors)
+	require.Len(t, p.Pages, 2)
+	assert.Equal(t, []string{"Issues", "Pull requests"}, []string{p.Pages[0].Title, p.Pages[1].Title})
+	assert.Len(t, p.Nodes, 10)
+	n := nodeByText(p, "Any failing check?")
+	require.NotNil(t, n)
+	assert.Equal(t, "r7Tt2LwQe9sUo1iPzXyC:4", n.ID)
+	assert.Equal(t, "r7Tt2LwQe9sUo1iPzXyC", n.Page)
+	assert.Contains(t, edgeLabels(p), "r7Tt2LwQe9sUo1iPzXyC:4>r7Tt2LwQe9sUo1iPzXyC:5:yes")
+}
+
+func model(cells string) string {
+	return `<mxGraphModel><root><mxCell id="0"/><mxCell id="1" parent="0"/>` + cells + `</root></mxGraphModel>`
+}
+
+func classes(doc *types.Document) []string {
+	var out []string
+	for _, d := range doc.Errors {
+		out = append(out, d.Class)
+	}
+	return out
+}
+
+// TestDrawioShapesAndEnds checks the styles the issue lists and that the
+// line rules are Lucid's: a missing end is dangling_line, an end on a
+// container line_to_container.
+func TestDrawioShapesAndEnds(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		style, kind string
+	}{
+		{"ellipse;whiteSpace=wrap;html=1;", types.KindTerminator},
+		{"strokeWidth=2;html=1;shape=mxgraph.flowchart.start_1;whiteSpace=wrap;", types.KindTerminator},
+		{"strokeWidth=2;html=1;shape=mxgraph.flowchart.start_2;whiteSpace=wrap;", types.KindTerminator},
+		{"rounded=1;whiteSpace=wrap;html=1;arcSize=50;", types.KindTerminator},
+		{"rounded=1;whiteSpace=wrap;html=1;absoluteArcSize=1;arcSize=14;strokeWidth=2;", types.KindProcess},
+		{"rhombus;whiteSpace=wrap;html=1;", types.KindDecision},
+		{"strokeWidth=2;html=1;shape=mxgraph.flowchart.decision;whiteSpace=wrap;", types.KindDecision},
+		{"shape=parallelogram;html=1;strokeWidth=2;perimeter=parallelogramPerimeter;whiteSpace=wrap;rounded=1;arcSize=12;size=0.23;", types.KindProcess},
+	}
+	for _, c := range cases {
+		doc, err := document.FromDrawio(strings.NewReader(model(
+			`<mxCell id="a" value="Step" style="` + c.style + `" vertex="1" parent="1"/>`)))
+		require.NoError(t, err)
+		require.Len(t, doc.Nodes, 1, c.style)
+		assert.Equal(t, c.kind, doc.Nodes[0].Kind, c.style)
+	}
+
+	doc, err := document.FromDrawio(strings.NewReader(model(
+		`<mxCell id="s" value="Start" style="ellipse;" vertex="1" parent="1"/>` +
+			`<mxCell id="lane" value="Build" style="swimlane;startSize=20;" vertex="1" parent="1"/>` +
+			`<mxCell id="box" value="" style="rounded=0;whiteSpace=wrap;html=1;container=1;" vertex="1" parent="1"/>` +
+			`<mxCell id="g" value="" style="group" vertex="1" parent="1" connectable="0"/>` +
+			`<mxCell id="p" value="Compile" style="rounded=0;html=1;" vertex="1" parent="lane"/>` +
+			`<mxCell id="e1" style="edgeStyle=orthogonalEdgeStyle;" edge="1" parent="1" source="s" target="p"/>` +
+			`<mxCell id="e2" style="edgeStyle=orthogonalEdgeStyle;" edge="1" parent="1" source="p"/>` +
+			`<mxCell id="e3" style="edgeStyle=orthogonalEdgeStyle;" edge="1" parent="1" source="p" target="box"/>`)))
+	require.NoError(t, err)
+	assert.Contains(t, classes(doc), "dangling_line")
+	assert.Contains(t, classes(doc), "line_to_container")
+	p := nodeByText(doc, "Compile")
+	require.NotNil(t, p)
+	assert.Equal(t, "Build", p.Lane)
+	assert.Nil(t, nodeByText(doc, "Build"), "a swimlane is not a step")
+}
+
+// TestDrawioHostile tries the Lucid importers' hostile inputs: none panics,
+// each is a finding or a plain chart, and each is read in bounded time.
+func TestDrawioHostile(t *testing.T) {
+	t.Parallel()
+	deflate := func(s string) string {
+		var buf bytes.Buffer
+		w, _ := flate.NewWriter(&buf, flate.BestCompression)
+		_, _ = w.Write([]byte(s))
+		_ = w.Close()
+		return base64.StdEncoding.EncodeToString(buf.Bytes())
+	}
+	bomb := func() string {
+		var buf bytes.Buffer
+		w, _ := flate.NewWriter(&buf, flate.BestCompression)
+		zero := make([]byte, 1<<20)
+		for range 100 { // 100 MiB of zeros, about 100 KiB compressed
+			_, _ = w.Write(zero)
+		}
+		_ = w.Close()
+		return base64.StdEncoding.EncodeToString(buf.Bytes())
+	}()
+	cases := []struct {
+		name, in, class, msg string
+	}{
+		{"deflate bomb", `<mxfile><diagram name="P" id="p">` + bomb + `</diagram></mxfile>`, "malformed_drawio", "compression bomb"},
+		{"DTD with entities", `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;">]><mxfile><diagram name="P">` + model(`<mxCell id="a" value="&lol2;" vertex="1" parent="1"/>`) + `</diagram></mxfile>`, "malformed_drawio", "DTD"},
+		{"nesting", strings.Repeat("<mxfile>", 100000), "malformed_drawio", "nest"},
+		{"not base64", `<mxfile><diagram name="P">%%%</diagram></mxfile>`, "malformed_drawio", "base64"},
+		{"not xml", `{"pages": []}`, "malformed_drawio", "not a draw.io file"},
+		{"other root", `<svg/>`, "malformed_drawio", "<svg>"},
+		{"compressed mxfile inside", `<mxfile><diagram name="P">` + deflate(`<mxfile><diagram>x</diagram></mxfile>`) + `</diagram></mxfile>`, "malformed_drawio", "not <mxGraphModel>"},
+		{"dangling edge", model(`<mxCell id="a" value="A" style="ellipse;" vertex="1" parent="1"/><mxCell id="e" edge="1" parent="1" source="a" target="nowhere"/>`), "dangling_line", ""},
+		{"empty", ``, "malformed_drawio", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			start := time.Now()
+			doc, err := document.FromDrawio(strings.NewReader(c.in))
+			require.NoError(t, err)
+			require.NotEmpty(t, doc.Errors)
+			assert.Contains(t, classes(doc), c.class)
+			if c.msg != "" {
+				assert.Contains(t, doc.Errors[0].Message, c.msg)
+			}
+			assert.Less(t, time.Since(start), 10*time.Second)
+		})
+	}
+
+	// A huge label with nested HTML and entities, and a cycle.
+	huge := strings.Repeat("&lt;div&gt;&lt;b&gt;x &amp;amp; y&lt;/b&gt;&lt;/div&gt;", 200000)
+	doc, err := document.FromDrawio(strings.NewReader(model(
+		`<mxCell id="a" value="` + huge + `" style="rounded=0;html=1;" vertex="1" parent="1"/>` +
+			`<mxCell id="b" value="B &amp;lt;tag&amp;gt;" style="rounded=0;html=1;" vertex="1" parent="1"/>` +
+			`<mxCell id="e1" edge="1" parent="1" source="a" target="b"/><mxCell id="e2" edge="1" parent="1" source="b" target="a"/>`)))
+	require.NoError(t, err)
+	assert.Equal(t, "B <tag>", nodeByText(doc, "B <tag>").Text, "entities decoded once, no tag made of them")
+	a := doc.Nodes[0]
+	assert.Equal(t, 200000, strings.Count(a.Text, "x & y"))
+	assert.NotContains(t, a.Text, "<")
+	assert.Len(t, doc.Edges, 2)
+}
+
+func TestDrawioDetect(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ path, head, want string }{
+		{"a.drawio", "", document.FormatDrawio},
+		{"a.dio", "", document.FormatDrawio},
+		{"a.drawio.xml", "", document.FormatDrawio},
+		{"a.xml", `<?xml version="1.0" encoding="UTF-8"?>` + "\n<mxfile host=\"Electron\">", document.FormatDrawio},
+		{"a.xml", "<mxGraphModel dx=\"1\">", document.FormatDrawio},
+		{"-", "\ufeff  <mxfile>", document.FormatDrawio},
+		{"a.xml", "<svg>", ""},
+	} {
+		assert.Equal(t, c.want, document.Detect(c.path, []byte(c.head)), fmt.Sprint(c))
+	}
+}
