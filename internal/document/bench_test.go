@@ -56,3 +56,11 @@ func BenchmarkImportJSONLinear(b *testing.B) {
 		})
 	}
 }
+
+func BenchmarkImportDrawioLinear(b *testing.B) {
+	for _, n := range []int{1_000, 100_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			benchImport(b, n, func(w io.Writer) error { return testchart.LinearDrawio(w, n) }, document.FromDrawio)
+		})
+	}
+}

@@ -331,27 +331,30 @@ func (dr *drawioReader) page(p *drawioPage, pos int) {
 	}
 	b.addPage(pageID, cleanText(p.name))
 
+	// byID finds a cell by its id; dups lists the cells whose id an earlier
+	// cell of the page has.
 	byID := make(map[string]int, len(p.cells))
+	var dups map[int]bool
 	for i, c := range p.cells {
-		if c.id != "" {
-			if _, dup := byID[c.id]; !dup {
-				byID[c.id] = i
-			}
+		if c.id == "" {
+			continue
 		}
+		if _, dup := byID[c.id]; dup {
+			if dups == nil {
+				dups = map[int]bool{}
+			}
+			dups[i] = true
+			continue
+		}
+		byID[c.id] = i
 	}
 	// A cell's id in the document: its own, unless an earlier page used it
 	// (a copied page), then page id ":" cell id.
-	ids := make(map[string]string, len(p.cells))
 	docID := func(id string) string {
-		if v, ok := ids[id]; ok {
-			return v
-		}
-		v := id
 		if dr.seen[id] {
-			v = pageID + ":" + id
+			return pageID + ":" + id
 		}
-		ids[id] = v
-		return v
+		return id
 	}
 	// Which vertices hold others, and which cells are edge labels.
 	holds := map[string]bool{}
@@ -372,17 +375,16 @@ func (dr *drawioReader) page(p *drawioPage, pos int) {
 			holds[c.parent] = true
 		}
 	}
-	local := map[string]bool{}
-	for _, c := range p.cells {
+	styles := map[string]drawioStyle{} // a chart has a handful of styles
+	for ci, c := range p.cells {
 		switch {
 		case c.id == "":
 			b.errorf("malformed_drawio", nil, 0, drawioHint, "a cell on page %q has no id", p.name)
 			continue
-		case local[c.id]:
+		case dups[ci]:
 			b.errorf("malformed_drawio", []string{docID(c.id)}, 0, drawioHint, "cell id %q is used twice on page %q", c.id, p.name)
 			continue
 		}
-		local[c.id] = true
 		if !c.vertex && !c.edge {
 			// The root cell (id 0) and the layers: the document's
 			// properties are the root's Edit Data.
@@ -410,7 +412,11 @@ func (dr *drawioReader) page(p *drawioPage, pos int) {
 			b.errorf("malformed_drawio", []string{id}, 0, drawioHint, "cell id %q is used twice", id)
 			continue
 		}
-		st := parseStyle(c.style)
+		st, ok := styles[c.style]
+		if !ok {
+			st = parseStyle(c.style)
+			styles[c.style] = st
+		}
 		if c.edge {
 			ls := []string{}
 			if v := drawioText(c.value, c.style); v != "" {
@@ -444,6 +450,7 @@ func (dr *drawioReader) page(p *drawioPage, pos int) {
 			Tags: []string{}, Comments: []string{},
 			Text: drawioText(c.value, c.style),
 		}
+		n.TextAreas = []string{}
 		if n.Text != "" {
 			n.TextAreas = []string{n.Text}
 		}
@@ -463,8 +470,10 @@ func (dr *drawioReader) page(p *drawioPage, pos int) {
 		}
 		b.addShape(shape{node: n, shapeFlags: shapeFlags{container: container, annotation: note}})
 	}
-	for id := range local {
-		dr.seen[id] = true
+	if pos < len(dr.pages)-1 { // the ids a later page may repeat
+		for id := range byID {
+			dr.seen[id] = true
+		}
 	}
 }
 
@@ -632,7 +641,7 @@ func newDrawioDecoder(r io.Reader) *drawioDecoder {
 }
 
 func (d *drawioDecoder) token() (xml.Token, error) {
-	tok, err := d.d.Token()
+	tok, err := d.d.RawToken()
 	if err != nil {
 		var re readErr
 		if errors.As(err, &re) {

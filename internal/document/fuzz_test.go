@@ -53,6 +53,15 @@ func FuzzFromJSON(f *testing.F) {
 	})
 }
 
+func FuzzFromDrawio(f *testing.F) {
+	seed(f, ".drawio")
+	f.Add([]byte(`<mxGraphModel><root><mxCell id="0"/><mxCell id="1" parent="0"/><object label="A" cli="claude" id="a"><mxCell style="ellipse;html=1;" vertex="1" parent="1"/></object><mxCell id="e" edge="1" parent="1" source="a" target="a"><mxCell id="l" value="&lt;b&gt;x&lt;/b&gt;" style="edgeLabel;html=1;" vertex="1" parent="e"/></mxCell></root></mxGraphModel>`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		doc, err := document.FromDrawio(bytes.NewReader(data))
+		checkDocument(t, doc, err)
+	})
+}
+
 // checkDocument holds any imported document to the promises the rest of
 // dtree relies on, then sends it through everything inspect and lint do.
 func checkDocument(t *testing.T, doc *types.Document, err error) {
