@@ -71,7 +71,7 @@ func TestDrawioEditData(t *testing.T) {
 	assert.Equal(t, types.Metadata{"cli": "claude", "retries": "1", "timeout": "15m"}, run.Metadata)
 	assert.Equal(t, types.Metadata{"command": "git tag -a v1.2.0 -m release"}, nodeByText(doc, "Tag the release").Metadata)
 	assert.Equal(t, "main", doc.Metadata["branch"])
-	assert.Equal(t, "A Go CLI; keep the changelog in CHANGELOG.md.", doc.Metadata["context"])
+	assert.Equal(t, "previous", doc.Metadata["context"])
 	require.Len(t, doc.Vars, 1)
 	assert.Equal(t, "branch", doc.Vars[0].Name)
 	labels := map[string]string{}
