@@ -53,7 +53,25 @@ func FromDrawio(r io.Reader) (*types.Document, error) {
 		dr.page(&dr.pages[i], i)
 		dr.pages[i] = drawioPage{}
 	}
-	return b.build(), nil
+	doc := b.build()
+	for _, list := range [][]types.Diagnostic{doc.Errors, doc.Warnings} {
+		for i := range list {
+			if h, ok := drawioHints[list[i].Class]; ok {
+				list[i].Hint = h
+			}
+		}
+	}
+	return doc, nil
+}
+
+// drawioHints say what to do in draw.io where the shared rules' hints say
+// what to do in Lucid.
+var drawioHints = map[string]string{
+	"dangling_line":       "in draw.io, drag the edge's end onto the shape until the shape's outline turns blue, then save",
+	"ignored_empty_shape": "delete the shape in draw.io if it is a leftover; if it is a step, type its task in it and connect it with edges",
+	"empty_chart":         "draw at least one shape in draw.io (a rectangle with the task as its text), then save",
+	"duplicate_line":      "delete one of the two edges in draw.io",
+	"not_a_flowchart":     "dtree runs flowcharts: draw the workflow with draw.io's Flowchart shapes (a Terminator to start, rectangles as steps, Decision diamonds with labelled edges)",
 }
 
 // readErr is an I/O error of the reader, passed on as FromDrawio's error.

@@ -164,6 +164,12 @@ func TestDrawioShapesAndEnds(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, classes(doc), "dangling_line")
 	assert.Contains(t, classes(doc), "line_to_container")
+	for _, d := range doc.Errors {
+		if d.Class == "dangling_line" {
+			assert.Equal(t, "e2", d.ID, "the draw.io cell id")
+			assert.Contains(t, d.Hint, "in draw.io", "what to do in draw.io, not in Lucid")
+		}
+	}
 	p := nodeByText(doc, "Compile")
 	require.NotNil(t, p)
 	assert.Equal(t, "Build", p.Lane)
