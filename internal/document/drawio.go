@@ -35,9 +35,13 @@ const drawioHint = "open the file in draw.io (diagrams.net) and save it again; d
 // rules follow. The error is only for a failure to read r; a file that is not
 // draw.io's is a malformed_drawio finding.
 func FromDrawio(r io.Reader) (*types.Document, error) {
+	return fromDrawio(r, sizeOf(r))
+}
+
+func fromDrawio(r io.Reader, size int64) (*types.Document, error) {
 	b := newBuilder(FormatDrawio)
 	dr := &drawioReader{b: b, seen: map[string]bool{}}
-	if err := dr.read(r); err != nil {
+	if err := dr.read(r, size); err != nil {
 		var re readErr
 		if errors.As(err, &re) {
 			return nil, re.err
@@ -79,17 +83,6 @@ type readErr struct{ err error }
 
 func (e readErr) Error() string { return e.err.Error() }
 
-// errReader marks r's errors as I/O errors, not XML ones.
-type errReader struct{ r io.Reader }
-
-func (e errReader) Read(p []byte) (int, error) {
-	n, err := e.r.Read(p)
-	if err != nil && err != io.EOF {
-		err = readErr{err}
-	}
-	return n, err
-}
-
 type drawioCell struct {
 	id, value, style, parent, source, target string
 	vertex, edge                             bool
@@ -105,11 +98,25 @@ type drawioReader struct {
 	b        *builder
 	pages    []drawioPage
 	inflated int64
+	cellHint int             // cells in the file, for the first page's table
 	seen     map[string]bool // cell ids of earlier pages
 }
 
-func (dr *drawioReader) read(r io.Reader) error {
-	d := newDrawioDecoder(errReader{r})
+func (dr *drawioReader) read(r io.Reader, size int64) error {
+	// The whole file is read into one string, which is not copied again:
+	// names and values are substrings of it.
+	var sb strings.Builder
+	sb.Grow(int(min(size, 1<<30)) + 1)
+	if _, err := io.Copy(&sb, r); err != nil {
+		return readErr{err}
+	}
+	text := sb.String()
+	// Tables sized once: a plain file has one <mxCell per cell.
+	if n := strings.Count(text, "<mxCell"); n > 0 {
+		dr.b.reserve(n)
+		dr.cellHint = n
+	}
+	d := newDrawioDecoder(text)
 	for {
 		tok, err := d.token()
 		if err == io.EOF {
@@ -126,7 +133,7 @@ func (dr *drawioReader) read(r io.Reader) error {
 		case "mxfile":
 			return dr.mxfile(d)
 		case "mxGraphModel":
-			p := drawioPage{id: "0", name: "Page-1"}
+			p := drawioPage{id: "0", name: "Page-1", cells: make([]drawioCell, 0, dr.cellHint)}
 			if err := dr.model(d, &p); err != nil {
 				return err
 			}
@@ -159,6 +166,9 @@ func (dr *drawioReader) mxfile(d *drawioDecoder) error {
 				continue
 			}
 			p := drawioPage{id: attr(t, "id"), name: attr(t, "name")}
+			if len(dr.pages) == 0 {
+				p.cells = make([]drawioCell, 0, dr.cellHint)
+			}
 			if p.id == "" {
 				p.id = strconv.Itoa(len(dr.pages) + 1)
 			}
@@ -246,7 +256,7 @@ func (dr *drawioReader) inflate(s string) (string, error) {
 // compressedModel reads the <mxGraphModel> a compressed page held. It is not
 // decompressed again: a model inside holds no further pages.
 func (dr *drawioReader) compressedModel(s string, p *drawioPage) error {
-	d := newDrawioDecoder(strings.NewReader(s))
+	d := newDrawioDecoder(s)
 	for {
 		tok, err := d.token()
 		if err == io.EOF {
@@ -637,74 +647,4 @@ func attr(se xml.StartElement, name string) string {
 		}
 	}
 	return ""
-}
-
-// drawioDecoder is an xml.Decoder that refuses DTDs and deep nesting.
-type drawioDecoder struct {
-	d     *xml.Decoder
-	depth int
-}
-
-func newDrawioDecoder(r io.Reader) *drawioDecoder {
-	d := xml.NewDecoder(r)
-	d.Strict = true
-	d.Entity = nil // only XML's five and character references
-	d.CharsetReader = func(label string, input io.Reader) (io.Reader, error) {
-		if strings.EqualFold(label, "utf-8") || strings.EqualFold(label, "us-ascii") {
-			return input, nil
-		}
-		return nil, fmt.Errorf("encoding %q: draw.io writes UTF-8", label)
-	}
-	return &drawioDecoder{d: d}
-}
-
-func (d *drawioDecoder) token() (xml.Token, error) {
-	tok, err := d.d.RawToken()
-	if err != nil {
-		var re readErr
-		if errors.As(err, &re) {
-			return nil, re
-		}
-		if err == io.EOF {
-			return nil, err
-		}
-		line, _ := d.d.InputPos()
-		return nil, fmt.Errorf("line %d: %w", line, err)
-	}
-	switch t := tok.(type) {
-	case xml.Directive:
-		if bytes.HasPrefix(bytes.TrimSpace(t), []byte("DOCTYPE")) {
-			line, _ := d.d.InputPos()
-			return nil, fmt.Errorf("line %d: it has a DTD (<!DOCTYPE>), which draw.io never writes: refused", line)
-		}
-	case xml.StartElement:
-		d.depth++
-		if d.depth > drawioMaxDepth {
-			line, _ := d.d.InputPos()
-			return nil, fmt.Errorf("line %d: elements nest more than %d deep, which draw.io never writes", line, drawioMaxDepth)
-		}
-	case xml.EndElement:
-		d.depth--
-	}
-	return tok, nil
-}
-
-// skip reads past the rest of the element whose start was just read.
-func (d *drawioDecoder) skip() error {
-	for depth := 1; depth > 0; {
-		tok, err := d.token()
-		if err != nil {
-			if err == io.EOF {
-				return errors.New("the file ends inside an element")
-			}
-			return err
-		}
-		switch tok.(type) {
-		case xml.StartElement:
-			depth++
-		case xml.EndElement:
-			depth--
-		}
-	}
-	return nil
 }

@@ -85,7 +85,7 @@ func Read(path, format string, stdin io.Reader) (*types.Document, error) {
 	case FormatYAML:
 		doc, err = FromYAML(br)
 	case FormatDrawio:
-		doc, err = FromDrawio(br)
+		doc, err = fromDrawio(br, size)
 	default:
 		return nil, &UnreadableError{Path: name, Err: fmt.Errorf("unknown format %q", format),
 			Hint: "use --format csv, json, yaml or drawio"}
