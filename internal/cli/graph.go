@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dtree-dev/dtree/internal/chart"
+	"github.com/dtree-dev/dtree/internal/document"
 	"github.com/dtree-dev/dtree/internal/export"
 	"github.com/dtree-dev/dtree/internal/settings"
 	"github.com/dtree-dev/dtree/types"
@@ -74,7 +75,7 @@ func (a *App) graph(ctx context.Context, path string, o graphOptions) error {
 		// The old spelling: --format was the picture's format.
 		if o.to != "" {
 			return &UsageError{Err: fmt.Errorf("--format %s and --to %s: the picture's format is --to", o.chartFlags.format, o.to),
-				Hint: "--format is the chart's format (csv, json or yaml), as in every command"}
+				Hint: "--format is the chart's format (" + document.NameList() + "), as in every command"}
 		}
 		o.to, o.chartFlags.format = o.chartFlags.format, ""
 	}
