@@ -71,8 +71,9 @@ Docs: dtree docs graph`,
 }
 
 func (a *App) graph(ctx context.Context, path string, o graphOptions) error {
-	if slices.Contains(export.PictureFormats, strings.ToLower(o.chartFlags.format)) {
-		// The old spelling: --format was the picture's format.
+	if _, chartFormat := document.ByName(o.chartFlags.format); !chartFormat && slices.Contains(export.PictureFormats, strings.ToLower(o.chartFlags.format)) {
+		// The old spelling: --format was the picture's format. A chart
+		// format of the same name (mermaid) is the chart's.
 		if o.to != "" {
 			return &UsageError{Err: fmt.Errorf("--format %s and --to %s: the picture's format is --to", o.chartFlags.format, o.to),
 				Hint: "--format is the chart's format (" + document.NameList() + "), as in every command"}
