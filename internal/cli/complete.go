@@ -13,6 +13,7 @@ import (
 	"github.com/dtree-dev/dtree/internal/agent"
 	"github.com/dtree-dev/dtree/internal/chart"
 	"github.com/dtree-dev/dtree/internal/checkpoints"
+	"github.com/dtree-dev/dtree/internal/document"
 	"github.com/dtree-dev/dtree/internal/export"
 	"github.com/dtree-dev/dtree/internal/runlog"
 	"github.com/dtree-dev/dtree/internal/settings"
@@ -27,9 +28,6 @@ import (
 
 type completeFunc = func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective)
 
-// chartExts are the extensions of the charts dtree reads.
-var chartExts = []string{"csv", "json", "yaml", "yml"}
-
 // completeChart completes a chart file, the first argument only unless
 // many says a command takes several.
 func completeChart(many bool) completeFunc {
@@ -37,7 +35,7 @@ func completeChart(many bool) completeFunc {
 		if len(args) > 0 && !many {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		return chartExts, cobra.ShellCompDirectiveFilterFileExt
+		return document.Extensions(), cobra.ShellCompDirectiveFilterFileExt
 	}
 }
 
@@ -85,8 +83,10 @@ func (a *App) completeChartPart(nodes bool) completeFunc {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
 		format := ""
-		if f := cmd.Flags().Lookup("format"); f != nil && slices.Contains([]string{"csv", "json", "yaml"}, f.Value.String()) {
-			format = f.Value.String()
+		if f := cmd.Flags().Lookup("format"); f != nil {
+			if _, ok := document.ByName(f.Value.String()); ok {
+				format = f.Value.String()
+			}
 		}
 		var defs map[string]agent.Definition
 		if s := a.completeSettings(cmd); s != nil {
@@ -214,8 +214,8 @@ func (a *App) registerCompletions(cmd *cobra.Command) {
 		"cli":          a.completeCLI,
 		"validate-cli": a.completeCLI,
 		"retry-cli":    a.completeCLI,
-		"format":       completeWords("csv", "json", "yaml"),
-		"chart-format": completeWords("csv", "json", "yaml"),
+		"format":       completeWords(document.Names()...),
+		"chart-format": completeWords(document.Names()...),
 		"context":      completeWords(types.ContextModes...),
 		"page":         a.completeChartPart(false),
 		"start":        a.completeChartPart(true),

@@ -28,7 +28,7 @@ func (e *UsageError) Unwrap() error { return e.Err }
 type ChartError struct {
 	Source string // the chart's name in messages ("stdin" for -)
 	Path   string // as given on the command line
-	Format string // csv, json or yaml
+	Format string // its document.Format's name
 	Count  int
 	Quiet  bool
 	// Diags are the errors, for --json (errorJSON).
@@ -201,10 +201,7 @@ func chartFixHint(e *ChartError) string {
 	if e.Path == "-" && len(e.Diags) == 1 && e.Diags[0].Class == "empty_chart" {
 		return "check the command that pipes the chart in"
 	}
-	fix := "fix the errors above in Lucid and export the chart again"
-	if e.Format == document.FormatYAML {
-		fix = "fix the errors above in the chart"
-	}
+	fix := document.FixHint(e.Format)
 	if e.Path == "-" {
 		return fix + "; pipe it to 'dtree lint -' to list them"
 	}

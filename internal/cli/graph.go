@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dtree-dev/dtree/internal/chart"
+	"github.com/dtree-dev/dtree/internal/document"
 	"github.com/dtree-dev/dtree/internal/export"
 	"github.com/dtree-dev/dtree/internal/settings"
 	"github.com/dtree-dev/dtree/types"
@@ -70,11 +71,12 @@ Docs: dtree docs graph`,
 }
 
 func (a *App) graph(ctx context.Context, path string, o graphOptions) error {
-	if slices.Contains(export.PictureFormats, strings.ToLower(o.chartFlags.format)) {
-		// The old spelling: --format was the picture's format.
+	if _, chartFormat := document.ByName(o.chartFlags.format); !chartFormat && slices.Contains(export.PictureFormats, strings.ToLower(o.chartFlags.format)) {
+		// The old spelling: --format was the picture's format. A chart
+		// format of the same name (mermaid) is the chart's.
 		if o.to != "" {
 			return &UsageError{Err: fmt.Errorf("--format %s and --to %s: the picture's format is --to", o.chartFlags.format, o.to),
-				Hint: "--format is the chart's format (csv, json or yaml), as in every command"}
+				Hint: "--format is the chart's format (" + document.NameList() + "), as in every command"}
 		}
 		o.to, o.chartFlags.format = o.chartFlags.format, ""
 	}

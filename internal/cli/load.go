@@ -26,7 +26,7 @@ type chartFlags struct {
 }
 
 func (f *chartFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.format, "format", "", "chart format: csv, json, yaml or drawio (default: from the file's extension or content)")
+	fs.StringVar(&f.format, "format", "", "chart format: "+document.NameList()+" (default: from the file's extension or content)")
 	fs.StringVar(&f.config, "config", "", "settings file to use instead of ./dtree.yaml")
 	fs.StringArrayVar(&f.varSet, "var", nil, "a variable's value, NAME=VALUE, for {{var.NAME}} in node text; again for another")
 	fs.StringVar(&f.varFile, "vars", "", "a YAML file of variables' values (--var wins over it)")
@@ -86,10 +86,8 @@ func (a *App) warnIgnored(s *settings.Settings) {
 
 // load reads and checks a chart with the settings' defaults and CLIs.
 func (a *App) load(path string, f chartFlags) (*chart.Chart, types.Defaults, error) {
-	switch f.format {
-	case "", document.FormatCSV, document.FormatJSON, document.FormatYAML, document.FormatDrawio:
-	default:
-		return nil, types.Defaults{}, &UsageError{Err: fmt.Errorf("unknown --format %q", f.format), Hint: "use --format csv, json, yaml or drawio"}
+	if _, ok := document.ByName(f.format); !ok && f.format != "" {
+		return nil, types.Defaults{}, &UsageError{Err: fmt.Errorf("unknown --format %q", f.format), Hint: document.UnknownFormatHint()}
 	}
 	s, err := a.settings(f.config, settings.ChartKeys)
 	if err != nil {

@@ -23,11 +23,8 @@ func TestGoldenPictures(t *testing.T) {
 	root := filepath.Join("..", "..")
 	var charts []string
 	err := filepath.WalkDir(filepath.Join(root, "testdata", "charts"), func(p string, d fs.DirEntry, err error) error {
-		switch filepath.Ext(p) {
-		case ".csv", ".json", ".yaml":
-			if err == nil && !d.IsDir() {
-				charts = append(charts, p)
-			}
+		if err == nil && !d.IsDir() && isTestChart(p) {
+			charts = append(charts, p)
 		}
 		return err
 	})

@@ -215,7 +215,7 @@ func (b *builder) build() *types.Document {
 				"text that no line touches is a note, not a step; connect it with a line if it should run",
 				"%s is text that no line touches, so it is read as a note and not run", n.Describe())
 			continue
-		case !touched[i] && blank(n) && b.doc.Format != FormatYAML: // a YAML node is written on purpose
+		case !touched[i] && blank(n) && !written(b.doc.Format): // a YAML node is written on purpose
 			b.warnf("ignored_empty_shape", []string{n.ID}, n.Line,
 				"delete the shape in Lucid if it is a leftover; if it is a step, type its task in it and connect it with lines",
 				"the %s %s has no text and no line touches it, so it is read as a leftover and not run", shapeName(n), n.ID)
@@ -234,7 +234,7 @@ func (b *builder) build() *types.Document {
 		b.keep[i] = true
 		kept++
 	}
-	if kept > 0 && b.doc.Format != FormatYAML && !b.hasFlowchartShape() {
+	if kept > 0 && !written(b.doc.Format) && !b.hasFlowchartShape() {
 		b.notAFlowchart()
 		return b.doc
 	}
@@ -859,7 +859,7 @@ func cleanText(s string) string {
 // (readme/context.md#variables), each value its default; context is a
 // setting, not a variable. A YAML chart lists its own (vars:).
 func (b *builder) lucidVars() {
-	if b.doc.Format == FormatYAML || len(b.doc.Metadata) == 0 {
+	if written(b.doc.Format) || len(b.doc.Metadata) == 0 {
 		return
 	}
 	for _, k := range slices.Sorted(maps.Keys(b.doc.Metadata)) {

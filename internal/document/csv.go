@@ -119,7 +119,7 @@ func sizeOf(r io.Reader) int64 {
 const bytesPerRow = 64
 
 func fromCSV(r io.Reader, size int64) (*types.Document, error) {
-	b := newBuilder("csv")
+	b := newBuilder(FormatCSV)
 	rows := int(min(size/bytesPerRow, 1<<22))
 	b.reserve(rows)
 	// The whole file is read into one string: fields are substrings of it,

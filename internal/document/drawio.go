@@ -648,3 +648,28 @@ func attr(se xml.StartElement, name string) string {
 	}
 	return ""
 }
+
+// isDrawioHead reports whether a file's first bytes (white space and a
+// byte order mark removed) open an <mxfile> or an <mxGraphModel>, after an
+// XML declaration and comments: a .xml saved by draw.io.
+func isDrawioHead(head []byte) bool {
+	for {
+		head = bytes.TrimLeft(head, " \t\r\n")
+		switch {
+		case bytes.HasPrefix(head, []byte("<?")):
+			_, rest, ok := bytes.Cut(head, []byte("?>"))
+			if !ok {
+				return false
+			}
+			head = rest
+		case bytes.HasPrefix(head, []byte("<!--")):
+			_, rest, ok := bytes.Cut(head, []byte("-->"))
+			if !ok {
+				return false
+			}
+			head = rest
+		default:
+			return bytes.HasPrefix(head, []byte("<mxfile")) || bytes.HasPrefix(head, []byte("<mxGraphModel"))
+		}
+	}
+}

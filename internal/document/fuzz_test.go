@@ -3,9 +3,11 @@ package document_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -136,5 +138,45 @@ func FuzzFromYAML(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		doc, err := document.FromYAML(bytes.NewReader(data))
 		checkDocument(t, doc, err)
+	})
+}
+
+// FuzzRead reads through document.Read, with every format of the table or
+// none (then Detect picks): a format added to the table is fuzzed here
+// with its test charts as seeds, with no target of its own. Only a chart
+// whose format cannot be told may fail.
+func FuzzRead(f *testing.F) {
+	names := document.Names()
+	for _, dir := range []string{"charts", "quickstart"} {
+		err := filepath.WalkDir(filepath.Join("..", "..", "testdata", dir), func(p string, d os.DirEntry, err error) error {
+			format, ok := document.ByExtension(p)
+			if err != nil || d.IsDir() || !ok || filepath.Base(p) == "README.md" {
+				return err
+			}
+			data, err := os.ReadFile(p)
+			if err == nil {
+				f.Add(uint8(slices.Index(names, format.Name)), data)
+				f.Add(uint8(len(names)), data) // detected
+			}
+			return err
+		})
+		if err != nil {
+			f.Fatal(err)
+		}
+	}
+	f.Fuzz(func(t *testing.T, pick uint8, data []byte) {
+		format := ""
+		if int(pick)%(len(names)+1) < len(names) {
+			format = names[int(pick)%(len(names)+1)]
+		}
+		doc, err := document.Read("-", format, bytes.NewReader(data))
+		var ue *document.UnreadableError
+		if format == "" && errors.As(err, &ue) && ue.Err.Error() == "cannot tell its format" {
+			return
+		}
+		checkDocument(t, doc, err)
+		if format != "" && doc.Format != format {
+			t.Fatalf("read as %s, the document says %s", format, doc.Format)
+		}
 	})
 }

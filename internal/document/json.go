@@ -127,7 +127,7 @@ func fromJSON(r io.Reader, size int64) (*types.Document, error) {
 	if _, err := io.Copy(&sb, r); err != nil {
 		return nil, err
 	}
-	b := newBuilder("json")
+	b := newBuilder(FormatJSON)
 	text := strings.TrimPrefix(sb.String(), "\ufeff")
 	var doc jsonDoc
 	var shapesAhead <-chan []types.Node

@@ -8,22 +8,9 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"regexp"
-	"strings"
 
 	"github.com/dtree-dev/dtree/types"
 )
-
-// Formats dtree reads.
-const (
-	FormatCSV  = "csv"
-	FormatJSON = "json"
-	FormatYAML = "yaml"
-)
-
-// Formats lists the accepted values of --format.
-var Formats = []string{FormatCSV, FormatJSON, FormatYAML, FormatDrawio}
 
 // UnreadableError is a chart that could not be read at all: a missing file,
 // a directory, an unknown format. It is a chart error (exit 3), not a usage
@@ -72,24 +59,15 @@ func Read(path, format string, stdin io.Reader) (*types.Document, error) {
 		format = Detect(path, head)
 		if format == "" {
 			return nil, &UnreadableError{Path: name, Err: fmt.Errorf("cannot tell its format"),
-				Hint: "name the file .csv (Lucid's CSV of shape data), .json (Lucid API contents) or .yaml (dtree's own format), .drawio (draw.io), or pass --format"}
+				Hint: cannotTellHint()}
 		}
 	}
-	var doc *types.Document
-	var err error
-	switch format {
-	case FormatCSV:
-		doc, err = fromCSV(br, size)
-	case FormatJSON:
-		doc, err = fromJSON(br, size)
-	case FormatYAML:
-		doc, err = FromYAML(br)
-	case FormatDrawio:
-		doc, err = fromDrawio(br, size)
-	default:
+	f, ok := ByName(format)
+	if !ok {
 		return nil, &UnreadableError{Path: name, Err: fmt.Errorf("unknown format %q", format),
-			Hint: "use --format csv, json, yaml or drawio"}
+			Hint: UnknownFormatHint()}
 	}
+	doc, err := f.Read(br, size)
 	if err != nil {
 		return nil, &UnreadableError{Path: name, Err: err}
 	}
@@ -105,68 +83,18 @@ func Read(path, format string, stdin io.Reader) (*types.Document, error) {
 	return doc, nil
 }
 
-// yamlStart matches the first line of a YAML chart: a comment, a document
-// start or directive, or a "key:" at the start of the line. A Lucid CSV
-// header starts with a column name and a comma, never like that.
-var yamlStart = regexp.MustCompile(`^(#|---|%YAML|[A-Za-z_][A-Za-z0-9_-]*[ \t]*:([ \t\r]|$))`)
-
 // Detect tells a chart's format from its file extension, else from its first
 // bytes; "" when neither says.
 func Detect(path string, head []byte) string {
-	if l := strings.ToLower(path); strings.HasSuffix(l, ".drawio.xml") {
-		return FormatDrawio
-	}
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".drawio", ".dio":
-		return FormatDrawio
-	case ".csv":
-		return FormatCSV
-	case ".json":
-		return FormatJSON
-	case ".yaml", ".yml":
-		return FormatYAML
+	if f, ok := ByExtension(path); ok {
+		return f.Name
 	}
 	head = bytes.TrimPrefix(head, []byte("\ufeff"))
-	trimmed := bytes.TrimLeft(head, " \t\r\n")
-	if len(trimmed) == 0 {
-		return FormatCSV // nothing to tell by: the CSV importer reports it empty
-	}
-	if len(trimmed) > 0 && trimmed[0] == '{' {
-		return FormatJSON
-	}
-	if isDrawioHead(trimmed) {
-		return FormatDrawio
-	}
-	firstLine, _, _ := bytes.Cut(trimmed, []byte("\n"))
-	if yamlStart.Match(firstLine) {
-		return FormatYAML
-	}
-	if bytes.Contains(firstLine, []byte(",")) {
-		return FormatCSV
-	}
-	return ""
-}
-
-// isDrawioHead reports whether a file's first bytes open an <mxfile> or an
-// <mxGraphModel>, after an XML declaration and comments (an .xml of draw.io's).
-func isDrawioHead(head []byte) bool {
-	for {
-		head = bytes.TrimLeft(head, " \t\r\n")
-		switch {
-		case bytes.HasPrefix(head, []byte("<?")):
-			_, rest, ok := bytes.Cut(head, []byte("?>"))
-			if !ok {
-				return false
-			}
-			head = rest
-		case bytes.HasPrefix(head, []byte("<!--")):
-			_, rest, ok := bytes.Cut(head, []byte("-->"))
-			if !ok {
-				return false
-			}
-			head = rest
-		default:
-			return bytes.HasPrefix(head, []byte("<mxfile")) || bytes.HasPrefix(head, []byte("<mxGraphModel"))
+	head = bytes.TrimLeft(head, " \t\r\n")
+	for _, f := range detectOrder() {
+		if f.Detect != nil && f.Detect(head) {
+			return f.Name
 		}
 	}
+	return ""
 }

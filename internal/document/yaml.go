@@ -59,11 +59,12 @@ var yamlHints = map[string]string{
 // to everything a chart is checked for (import, node settings and lint),
 // when the chart is checked (chart.Check).
 func Localize(format string, diags []types.Diagnostic) {
-	if format != FormatYAML {
+	f, ok := ByName(format)
+	if !ok || f.Hints == nil {
 		return
 	}
 	for i := range diags {
-		if h, ok := yamlHints[diags[i].Class]; ok {
+		if h, ok := f.Hints[diags[i].Class]; ok {
 			diags[i].Hint = h
 		}
 	}

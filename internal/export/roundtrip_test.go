@@ -38,7 +38,7 @@ func cleanCharts(t *testing.T) map[string]*types.Document {
 		}
 	}
 	err := filepath.WalkDir(filepath.Join(testdata, "charts"), func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && slices.Contains([]string{".csv", ".json", ".yaml"}, filepath.Ext(p)) {
+		if _, chart := document.ByExtension(p); err == nil && !d.IsDir() && chart && filepath.Base(p) != "README.md" {
 			add(p)
 		}
 		return err
@@ -166,6 +166,9 @@ func TestRoundTrip(t *testing.T) {
 			own := strings.TrimPrefix(filepath.Ext(name), ".")
 			viaYAML, _ := convert(t, doc, "yaml")
 			assert.Equal(t, want, normalize(viaYAML, true), "to YAML")
+			if writers[own] == nil {
+				return // a format dtree reads but does not write (draw.io)
+			}
 			back, dropped := convert(t, viaYAML, own)
 			back = dropAddedStarts(t, doc, back, dropped)
 			assert.Equal(t, normalize(doc, own != "json"), normalize(back, own != "json"), "YAML back to %s", own)
