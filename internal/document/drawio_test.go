@@ -252,3 +252,18 @@ func TestDrawioDetect(t *testing.T) {
 		assert.Equal(t, c.want, document.Detect(c.path, []byte(c.head)), fmt.Sprint(c))
 	}
 }
+
+// TestDrawioHostileChart reads testdata's hostile chart: nested HTML and
+// escaped entities come out as text, decoded once, and the loose edge is
+// Lucid's dangling_line, named by its cell id.
+func TestDrawioHostileChart(t *testing.T) {
+	t.Parallel()
+	doc := readDrawio(t, "hostile.drawio")
+	assert.Equal(t, []string{"dangling_line"}, classes(doc))
+	assert.Equal(t, "h0stile-9", doc.Errors[0].ID)
+	q := nodeByText(doc, "Is it fixed &\n\"green\"?")
+	require.NotNil(t, q, "nested <div>s are one line break each, &nbsp; a space")
+	big := doc.Nodes[1]
+	assert.Equal(t, 2000, strings.Count(big.Text, "line & <tag>"))
+	assert.NotContains(t, big.Text, "<span")
+}
