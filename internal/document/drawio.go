@@ -483,6 +483,13 @@ func (dr *drawioReader) page(p *drawioPage, pos int) {
 			n.TextAreas = []string{n.Text}
 		}
 		for _, kv := range c.data {
+			switch kv[0] {
+			case "tags": // Edit > Edit Tags: dtree's tags (charts.md#tags)
+				n.Tags = append(n.Tags, strings.Fields(kv[1])...)
+				continue
+			case "link", "linkTarget", "tooltip": // draw.io's own, not Edit Data's
+				continue
+			}
 			if k, v := strings.TrimSpace(kv[0]), strings.TrimSpace(kv[1]); k != "" && v != "" {
 				if n.Metadata == nil {
 					n.Metadata = map[string]string{}

@@ -267,3 +267,19 @@ func TestDrawioHostileChart(t *testing.T) {
 	assert.Equal(t, 2000, strings.Count(big.Text, "line & <tag>"))
 	assert.NotContains(t, big.Text, "<span")
 }
+
+// TestDrawioTags reads draw.io's tags (Edit > Edit Tags) as dtree's tags,
+// and leaves its link and tooltip out of the custom data.
+func TestDrawioTags(t *testing.T) {
+	t.Parallel()
+	doc, err := document.FromDrawio(strings.NewReader(model(
+		`<mxCell id="s" value="Start" style="ellipse;" vertex="1" parent="1"/>` +
+			`<UserObject label="Do it" link="https://example.com" tooltip="hi" tags="NoValidation cli:codex" retries="2" id="a">` +
+			`<mxCell style="rounded=0;html=1;" vertex="1" parent="1"/></UserObject>` +
+			`<mxCell id="e" edge="1" parent="1" source="s" target="a"/>`)))
+	require.NoError(t, err)
+	n := nodeByText(doc, "Do it")
+	require.NotNil(t, n)
+	assert.Equal(t, []string{"NoValidation", "cli:codex"}, n.Tags)
+	assert.Equal(t, types.Metadata{"retries": "2"}, n.Metadata)
+}
