@@ -86,12 +86,14 @@ func (e readErr) Error() string { return e.err.Error() }
 type drawioCell struct {
 	id, value, style, parent, source, target string
 	vertex, edge                             bool
+	line                                     int         // in the file; 0 in a compressed page
 	data                                     [][2]string // the wrapper's attributes, Edit Data's properties
 }
 
 type drawioPage struct {
-	id, name string
-	cells    []drawioCell
+	id, name   string
+	cells      []drawioCell
+	compressed bool
 }
 
 type drawioReader struct {
@@ -256,6 +258,7 @@ func (dr *drawioReader) inflate(s string) (string, error) {
 // compressedModel reads the <mxGraphModel> a compressed page held. It is not
 // decompressed again: a model inside holds no further pages.
 func (dr *drawioReader) compressedModel(s string, p *drawioPage) error {
+	p.compressed = true
 	d := newDrawioDecoder(s)
 	for {
 		tok, err := d.token()
@@ -295,6 +298,9 @@ func (dr *drawioReader) model(d *drawioDecoder, p *drawioPage) error {
 					id: attr(t, "id"), value: attr(t, "value"), style: attr(t, "style"),
 					parent: attr(t, "parent"), source: attr(t, "source"), target: attr(t, "target"),
 					vertex: attr(t, "vertex") == "1", edge: attr(t, "edge") == "1",
+				}
+				if !p.compressed {
+					c.line = d.startLine()
 				}
 				if wrapper != nil {
 					c.id = attr(*wrapper, "id")
@@ -468,13 +474,13 @@ func (dr *drawioReader) page(p *drawioPage, pos int) {
 				}
 				return "Arrow"
 			}
-			b.addLine(line{id: id, page: pageID, ends: ends, labels: ls},
+			b.addLine(line{id: id, page: pageID, ends: ends, labels: ls, srcLn: c.line},
 				[2]string{head("startArrow", "none"), head("endArrow", "classic")})
 			continue
 		}
 		kind, shapeName, container, note := drawioShape(st, holds[c.id])
 		n := types.Node{
-			ID: id, Page: pageID, Kind: kind, Shape: shapeName,
+			ID: id, Page: pageID, Kind: kind, Shape: shapeName, Line: c.line,
 			Tags: []string{}, Comments: []string{},
 			Text: drawioText(c.value, c.style),
 		}

@@ -261,6 +261,7 @@ func TestDrawioHostileChart(t *testing.T) {
 	doc := readDrawio(t, "hostile.drawio")
 	assert.Equal(t, []string{"dangling_line"}, classes(doc))
 	assert.Equal(t, "h0stile-9", doc.Errors[0].ID)
+	assert.Equal(t, 31, doc.Errors[0].Line, "the line of the edge's <mxCell> in the file")
 	q := nodeByText(doc, "Is it fixed &\n\"green\"?")
 	require.NotNil(t, q, "nested <div>s are one line break each, &nbsp; a space")
 	big := doc.Nodes[1]

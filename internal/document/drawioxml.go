@@ -24,6 +24,21 @@ type drawioDecoder struct {
 	pending xml.Name // the end of a self-closing element, when ended
 	ended   bool
 	attrs   []xml.Attr // reused: a start's Attr is valid until the next token
+	// line is the line of lineAt in s; start is where the last start tag
+	// began. line counts on from lineAt, so all the counting is linear.
+	line, lineAt, startAt int
+}
+
+// startLine is the line of the last start tag read.
+func (d *drawioDecoder) startLine() int {
+	if d.line == 0 {
+		d.line = 1
+	}
+	if d.startAt > d.lineAt {
+		d.line += strings.Count(d.s[d.lineAt:d.startAt], "\n")
+		d.lineAt = d.startAt
+	}
+	return d.line
 }
 
 func newDrawioDecoder(s string) *drawioDecoder {
@@ -125,6 +140,7 @@ func (d *drawioDecoder) token() (xml.Token, error) {
 
 // start reads a start tag at d.pos.
 func (d *drawioDecoder) start() (xml.Token, error) {
+	d.startAt = d.pos
 	i := d.pos + 1
 	s := d.s
 	nameEnd := i
