@@ -204,6 +204,7 @@ func (b *builder) build() *types.Document {
 	}
 	b.pageAt = make([]int32, len(b.shapes))
 	kept, lastPage := 0, "\x00"
+	typed := written(b.doc.Format) // a YAML node is written on purpose
 	pageName, page, havePage := "", int32(0), false
 	for i, f := range b.flags {
 		n := &b.shapes[i]
@@ -215,7 +216,7 @@ func (b *builder) build() *types.Document {
 				"text that no line touches is a note, not a step; connect it with a line if it should run",
 				"%s is text that no line touches, so it is read as a note and not run", n.Describe())
 			continue
-		case !touched[i] && blank(n) && !written(b.doc.Format): // a YAML node is written on purpose
+		case !touched[i] && blank(n) && !typed:
 			b.warnf("ignored_empty_shape", []string{n.ID}, n.Line,
 				"delete the shape in Lucid if it is a leftover; if it is a step, type its task in it and connect it with lines",
 				"the %s %s has no text and no line touches it, so it is read as a leftover and not run", shapeName(n), n.ID)
@@ -234,7 +235,7 @@ func (b *builder) build() *types.Document {
 		b.keep[i] = true
 		kept++
 	}
-	if kept > 0 && !written(b.doc.Format) && !b.hasFlowchartShape() {
+	if kept > 0 && !typed && !b.hasFlowchartShape() {
 		b.notAFlowchart()
 		return b.doc
 	}
