@@ -105,7 +105,8 @@ func (d *drawioDecoder) token() (xml.Token, error) {
 			decl := rest[2:end]
 			if strings.HasPrefix(decl, "xml") {
 				if i := strings.Index(decl, "encoding="); i >= 0 {
-					enc := strings.Trim(strings.Fields(decl[i+len("encoding="):] + " ")[0], `"'`)
+					enc, _, _ := strings.Cut(strings.TrimSpace(decl[i+len("encoding="):]), " ")
+					enc = strings.Trim(enc, `"'`)
 					if !strings.EqualFold(enc, "utf-8") && !strings.EqualFold(enc, "us-ascii") {
 						return nil, d.errorf("encoding %q: draw.io writes UTF-8", enc)
 					}
