@@ -209,6 +209,7 @@ func TestDrawioHostile(t *testing.T) {
 		{"compressed mxfile inside", `<mxfile><diagram name="P">` + deflate(`<mxfile><diagram>x</diagram></mxfile>`) + `</diagram></mxfile>`, "malformed_drawio", "not <mxGraphModel>"},
 		{"dangling edge", model(`<mxCell id="a" value="A" style="ellipse;" vertex="1" parent="1"/><mxCell id="e" edge="1" parent="1" source="a" target="nowhere"/>`), "dangling_line", ""},
 		{"empty", ``, "malformed_drawio", ""},
+		{"<?>", `<?><mxfile/>`, "malformed_drawio", "not closed"},
 		{"declaration cut short", `<?xml encoding=?><mxfile/>`, "malformed_drawio", "encoding"},
 		{"latin-1", `<?xml version="1.0" encoding="ISO-8859-1"?><mxfile/>`, "malformed_drawio", "UTF-8"},
 		{"entity not XML's", model(`<mxCell id="a" value="&nbsp;" vertex="1" parent="1"/>`), "malformed_drawio", "&nbsp;"},

@@ -98,10 +98,11 @@ func (d *drawioDecoder) token() (xml.Token, error) {
 			d.pos += 9 + end + 3
 			return xml.CharData(text), nil
 		case strings.HasPrefix(rest, "<?"):
-			end := strings.Index(rest, "?>")
+			end := strings.Index(rest[2:], "?>")
 			if end < 0 {
 				return nil, d.errorf("<? is not closed")
 			}
+			end += 2
 			decl := rest[2:end]
 			if strings.HasPrefix(decl, "xml") {
 				if i := strings.Index(decl, "encoding="); i >= 0 {
