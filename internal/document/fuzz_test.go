@@ -58,6 +58,8 @@ func FuzzFromJSON(f *testing.F) {
 func FuzzFromDrawio(f *testing.F) {
 	seed(f, ".drawio")
 	f.Add([]byte(`<mxGraphModel><root><mxCell id="0"/><mxCell id="1" parent="0"/><object label="A" cli="claude" id="a"><mxCell style="ellipse;html=1;" vertex="1" parent="1"/></object><mxCell id="e" edge="1" parent="1" source="a" target="a"><mxCell id="l" value="&lt;b&gt;x&lt;/b&gt;" style="edgeLabel;html=1;" vertex="1" parent="e"/></mxCell></root></mxGraphModel>`))
+	f.Add([]byte(`<?xml version="1.0" encoding="UTF-8"?><!-- c --><mxfile><diagram name="a"><![CDATA[dZDBCsIwDIafJvdZ]]></diagram><diagram id="b">` +
+		`<mxGraphModel><root><mxCell id="0"/><UserObject label="%cli%" placeholders="1" cli="x" tags="t" id="v"><mxCell vertex="1" parent="0"/></UserObject></root></mxGraphModel></diagram></mxfile>`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		doc, err := document.FromDrawio(bytes.NewReader(data))
 		checkDocument(t, doc, err)
