@@ -30,18 +30,8 @@ func (r *Repo) EachChange(ctx context.Context, from, to string, fn func(PathEntr
 	if from == to {
 		return nil
 	}
-	pr, pw := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		done <- readRaw(pr, fn)
-		pr.CloseWithError(io.EOF)
-		io.Copy(io.Discard, pr) //nolint:errcheck // draining
-	}()
-	err := r.git(ctx, "", nil, nil, pw, "diff-tree", "-r", "-z", "--no-renames", "--raw", "--no-textconv", "--no-ext-diff", from, to)
-	pw.CloseWithError(io.EOF)
-	if rerr := <-done; rerr != nil {
-		err = rerr
-	}
+	err := r.stream(ctx, func(rd io.Reader) error { return readRaw(rd, fn) },
+		"diff-tree", "-r", "-z", "--no-renames", "--raw", "--no-textconv", "--no-ext-diff", from, to)
 	if err != nil {
 		return fmt.Errorf("what changed: %w", err)
 	}

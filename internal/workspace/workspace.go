@@ -518,24 +518,13 @@ func (r *Repo) Changes(ctx context.Context, from, to string) (types.Change, erro
 	if from == to {
 		return c, nil
 	}
-	pr, pw := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		done <- readDiff(pr, &c)
-		pr.CloseWithError(io.EOF) // let git finish writing into nothing
-		io.Copy(io.Discard, pr)   //nolint:errcheck // draining
-	}()
 	args := []string{"diff-tree", "-r", "-z", "--no-renames", "--raw", "--numstat", "--no-textconv", "--no-ext-diff"}
 	if from == "" {
 		args = append(args, "--root", to)
 	} else {
 		args = append(args, from, to)
 	}
-	err := r.git(ctx, "", nil, nil, pw, args...)
-	pw.CloseWithError(io.EOF)
-	if rerr := <-done; err == nil {
-		err = rerr
-	}
+	err := r.stream(ctx, func(rd io.Reader) error { return readDiff(rd, &c) }, args...)
 	if err != nil {
 		return types.Change{}, fmt.Errorf("what changed: %w", err)
 	}
@@ -721,26 +710,37 @@ func (run *Run) putBackAt(ctx context.Context, cur Checkpoint) error {
 // Files older than start were there before it (an ignored file the move
 // refused to overwrite) and stay.
 func (run *Run) removeAdded(ctx context.Context, from, to string, start time.Time) error {
-	pr, pw := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		br := bufio.NewReaderSize(pr, 64<<10)
+	return run.Repo.stream(ctx, func(r io.Reader) error {
+		br := bufio.NewReaderSize(r, 64<<10)
 		for {
 			path, err := br.ReadString(0)
 			if err != nil {
-				done <- nil
-				io.Copy(io.Discard, pr) //nolint:errcheck // draining
-				return
+				return nil
 			}
 			p := filepath.Join(run.Repo.Root, filepath.FromSlash(strings.TrimSuffix(path, "\x00")))
 			if st, err := os.Lstat(p); err == nil && !st.IsDir() && !st.ModTime().Before(start) {
 				os.Remove(p)
 			}
 		}
+	}, "diff-tree", "-r", "-z", "--no-renames", "--name-only", "--diff-filter=A", from, to)
+}
+
+// stream runs a git command whose stdout read reads as it comes, so that
+// output of any size takes bounded memory. read's error wins over git's
+// (git stopped writing because read stopped reading); what read leaves
+// unread is drained, so git is never blocked on a full pipe.
+func (r *Repo) stream(ctx context.Context, read func(io.Reader) error, args ...string) error {
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- read(pr)
+		io.Copy(io.Discard, pr) //nolint:errcheck // draining
 	}()
-	err := run.Repo.git(ctx, "", nil, nil, pw, "diff-tree", "-r", "-z", "--no-renames", "--name-only", "--diff-filter=A", from, to)
+	err := r.git(ctx, "", nil, nil, pw, args...)
 	pw.Close()
-	<-done
+	if rerr := <-done; rerr != nil {
+		return rerr
+	}
 	return err
 }
 
