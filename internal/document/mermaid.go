@@ -325,6 +325,21 @@ func (p *mermaidParser) skipSpace() {
 	}
 }
 
+// skipSpaceAndBreaks passes white space and line breaks: a statement
+// goes on after an edge at the end of a line.
+func (p *mermaidParser) skipSpaceAndBreaks() {
+	for p.i < len(p.s) {
+		switch p.s[p.i] {
+		case '\n':
+			p.line++
+		case ' ', '\t', '\r':
+		default:
+			return
+		}
+		p.i++
+	}
+}
+
 // endStatement passes a statement's end: ";" or a line break.
 func (p *mermaidParser) endStatement() bool {
 	p.skipSpace()
@@ -489,7 +504,13 @@ func (p *mermaidParser) chain() {
 			p.restOfLine()
 			return
 		}
-		p.skipSpace()
+		linkLine := p.line
+		p.skipSpaceAndBreaks()
+		if p.i >= len(p.s) {
+			p.line = linkLine
+			p.errorf(nil, mermaidHint, "the edge leads to no node: write its end (A --> B)")
+			return
+		}
 		next, ok := p.group()
 		if !ok {
 			return
@@ -571,6 +592,7 @@ func (p *mermaidParser) node() (string, bool) {
 	}
 	line := p.line
 	id := p.nodeID()
+	at := bytes.HasPrefix(p.s[p.i:], []byte("@{"))
 	kind, shapeName, label, hasLabel, ok := p.shape(id)
 	if !ok {
 		p.restOfLine()
@@ -592,6 +614,15 @@ func (p *mermaidParser) node() (string, bool) {
 	did := mr.docID(id)
 	if i, ok := mr.nodes[id]; ok {
 		n := &mr.b.shapes[i]
+		if n.Container == "" && len(mr.subs) > 0 {
+			// In the first subgraph that names it, as Mermaid draws it.
+			n.Container = mr.docID(mr.subs[len(mr.subs)-1])
+		}
+		if at {
+			// A@{ shape: diam } after A[Text]: Mermaid's editors write
+			// the shapes last.
+			n.Kind, n.Shape = kind, shapeName
+		}
 		if hasLabel && !mr.labelled[id] {
 			mr.labelled[id] = true
 			n.Kind, n.Shape = kind, shapeName
@@ -608,7 +639,10 @@ func (p *mermaidParser) node() (string, bool) {
 		return did, true
 	}
 	if !hasLabel {
-		kind, shapeName, label = types.KindProcess, "Process", id
+		label = id
+		if !at {
+			kind, shapeName = types.KindProcess, "Process"
+		}
 	}
 	n := types.Node{ID: did, Page: mr.page, Kind: kind, Shape: shapeName, Line: line,
 		Text: label, Tags: []string{}, Comments: []string{}, TextAreas: []string{}}
@@ -702,12 +736,15 @@ func (p *mermaidParser) labelUntil(closers []string, id string) (string, bool) {
 		p.errorf([]string{p.mr.docID(id)}, fmt.Sprintf("end the node's label with %s", closers[0]), "node %q: its label is not closed with %s", id, closers[0])
 		return "", false
 	}
-	l := p.curLine()
+	l := p.s[p.i:]
 	best := -1
 	var bc string
-	for _, c := range closers {
-		if k := bytes.Index(l, []byte(c)); k >= 0 && (best < 0 || k < best) {
-			best, bc = k, c
+	for k := 0; k < len(l) && l[k] != '\n' && best < 0; k++ {
+		for _, c := range closers {
+			if l[k] == c[0] && bytes.HasPrefix(l[k:], []byte(c)) {
+				best, bc = k, c
+				break
+			}
 		}
 	}
 	if best < 0 {
@@ -730,7 +767,9 @@ func (p *mermaidParser) shapeData(id string) (kind, name, label string, hasLabel
 		if c == '\n' {
 			lines++
 		}
-		if c == '"' {
+		if c == '\\' && inQuote && j+1 < len(p.s) && p.s[j+1] != '\n' {
+			j++
+		} else if c == '"' {
 			inQuote = !inQuote
 		} else if c == '}' && !inQuote {
 			break
@@ -766,9 +805,6 @@ func (p *mermaidParser) shapeData(id string) (kind, name, label string, hasLabel
 		"fr-circ", "framed-circle", "stop", "dbl-circ", "double-circle", "f-circ", "filled-circle":
 		kind = types.KindTerminator
 	}
-	if !hasLabel {
-		label, hasLabel = id, true
-	}
 	return kind, shapeName, label, hasLabel, true
 }
 
@@ -778,8 +814,11 @@ func splitOutsideQuotes(b []byte) []string {
 	var out []string
 	inQuote := false
 	start := 0
-	for i, c := range b {
+	for i := 0; i < len(b); i++ {
+		c := b[i]
 		switch {
+		case c == '\\' && inQuote && i+1 < len(b):
+			i++
 		case c == '"':
 			inQuote = !inQuote
 		case (c == ',' || c == '\n') && !inQuote:
@@ -896,12 +935,6 @@ func (p *mermaidParser) link() (mermaidLink, bool) {
 		}
 		return j
 	}
-	lineEnd := bytes.IndexByte(s[i:], '\n')
-	if lineEnd < 0 {
-		lineEnd = len(s)
-	} else {
-		lineEnd += i
-	}
 	if dotted {
 		j := i + 1
 		for j < len(s) && s[j] == '.' {
@@ -912,7 +945,7 @@ func (p *mermaidParser) link() (mermaidLink, bool) {
 			return p.pipeLabel(lk), true
 		}
 		// -. text .->
-		k := bytes.Index(s[j:lineEnd], []byte(".-"))
+		k := indexOnLine(s[j:], []byte(".-"))
 		if k < 0 {
 			return lk, false
 		}
@@ -941,7 +974,7 @@ func (p *mermaidParser) link() (mermaidLink, bool) {
 	}
 	// -- text --> or == text ==>: the text runs to the next run of two.
 	pair := []byte{ch, ch}
-	k := bytes.Index(s[j:lineEnd], pair)
+	k := indexOnLine(s[j:], pair)
 	if k < 0 {
 		return lk, false
 	}
@@ -952,6 +985,21 @@ func (p *mermaidParser) link() (mermaidLink, bool) {
 	}
 	p.i = head(e)
 	return p.pipeLabel(lk), true
+}
+
+// indexOnLine is the index of pat in s before the first line break, -1 if
+// none: it reads no further than the match or the line's end, so that a
+// long line of edges is read once.
+func indexOnLine(s, pat []byte) int {
+	for i := 0; i+len(pat) <= len(s); i++ {
+		if s[i] == '\n' {
+			return -1
+		}
+		if s[i] == pat[0] && bytes.HasPrefix(s[i:], pat) {
+			return i
+		}
+	}
+	return -1
 }
 
 // pipeLabel reads a |label| after a link.
