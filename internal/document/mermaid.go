@@ -59,9 +59,10 @@ func fromMermaid(r io.Reader, size int64) (*types.Document, error) {
 	line := 1
 	last := 0
 	for i, blk := range blocks {
-		line += bytes.Count(src[last:blk[0]], []byte("\n"))
+		before := src[last:blk[0]]
+		line += bytes.Count(before, []byte("\n"))
 		last = blk[0]
-		mr.block(src[blk[0]:blk[1]], line, i, len(blocks))
+		mr.block(src[blk[0]:blk[1]], line, i, lastHeading(before))
 	}
 	doc := b.build()
 	for _, list := range [][]types.Diagnostic{doc.Errors, doc.Warnings} {
@@ -97,8 +98,27 @@ type mermaidData struct {
 	line             int
 }
 
-// block reads one flowchart; first is its first line in the file.
-func (mr *mermaidReader) block(text []byte, first, pos, count int) {
+// lastHeading is the text of the last Markdown heading (# Title) in text,
+// "" if none.
+func lastHeading(text []byte) string {
+	h := ""
+	for pos := 0; pos < len(text); {
+		l, next := lineAt(text, pos)
+		pos = next
+		t := bytes.TrimSpace(l)
+		if len(t) > 1 && t[0] == '#' {
+			t = bytes.TrimLeft(t, "#")
+			if len(t) > 0 && (t[0] == ' ' || t[0] == '\t') {
+				h = string(bytes.TrimSpace(bytes.TrimRight(t, "#")))
+			}
+		}
+	}
+	return cleanText(h)
+}
+
+// block reads one flowchart; first is its first line in the file, heading
+// the Markdown heading above it.
+func (mr *mermaidReader) block(text []byte, first, pos int, heading string) {
 	b := mr.b
 	mr.page = strconv.Itoa(pos + 1)
 	mr.prefix = ""
@@ -111,16 +131,16 @@ func (mr *mermaidReader) block(text []byte, first, pos, count int) {
 	mr.data = nil
 	mr.stopped = false
 	title := ""
-	if count > 1 {
-		title = "Mermaid " + mr.page
-	}
 	p := &mermaidParser{mr: mr, s: text, line: first}
 	p.frontMatter(&title)
 	if title != "" && b.doc.Title == "" {
-		b.doc.Title = title // the first block's front matter title:
+		b.doc.Title = title // the first front matter title:
 	}
 	if title == "" {
-		title = "Mermaid"
+		title = heading
+	}
+	if title == "" {
+		title = "Mermaid " + mr.page
 	}
 	b.addPage(mr.page, title)
 	p.parse()
@@ -463,7 +483,14 @@ func (p *mermaidParser) subgraph() {
 		return
 	}
 	did := mr.docID(id)
-	if _, ok := mr.nodes[id]; !ok && !mr.subIDs[id] {
+	if i, ok := mr.nodes[id]; ok && !mr.subIDs[id] {
+		// A node named before its subgraph: the id is the subgraph's.
+		mr.subIDs[id] = true
+		delete(mr.nodes, id)
+		n := &mr.b.shapes[i]
+		n.Kind, n.Shape, n.Text, n.TextAreas = types.KindOther, "subgraph", cleanText(title), []string{}
+		mr.b.flags[i].container = true
+	} else if !ok && !mr.subIDs[id] {
 		mr.subIDs[id] = true
 		mr.own[id] = true
 		n := types.Node{ID: did, Page: mr.page, Kind: types.KindOther, Shape: "subgraph", Line: startLine,

@@ -174,6 +174,9 @@ func TestMermaidSubgraphs(t *testing.T) {
 
 	doc = readMermaid(t, "flowchart TD\nA[Go] --> B[Do]\nsubgraph S\n  B\nend\nB --> S\n")
 	assert.Equal(t, []string{"line_to_container@6"}, mclasses(doc.Errors))
+	// An edge to an id that a subgraph takes later is to the subgraph.
+	doc = readMermaid(t, "flowchart TD\nA[Go] --> S\nsubgraph S [Box]\n  B[Do]\nend\n")
+	assert.Equal(t, []string{"line_to_container@2"}, mclasses(doc.Errors))
 }
 
 // TestMermaidCustomData: %% dtree: lines set a node's custom data (a key
@@ -241,12 +244,24 @@ func TestMermaidMarkdown(t *testing.T) {
 	assert.Equal(t, "1", doc.Pages[0].ID)
 	assert.Equal(t, "Triage", doc.Pages[0].Title)
 	assert.Equal(t, "2", doc.Pages[1].ID)
+	assert.Equal(t, "Mermaid 2", doc.Pages[1].Title, "no title and no heading: its number")
 	assert.Equal(t, []string{"2:A process Again", "A process One", "B decision Two", "C process New"}, nodesOf(doc))
 	lines := map[string]int{}
 	for _, n := range doc.Nodes {
 		lines[n.ID] = n.Line
 	}
 	assert.Equal(t, map[string]int{"A": 13, "B": 13, "2:A": 20, "C": 20}, lines)
+}
+
+// TestMermaidPageTitles: a block's title is its front matter's title:,
+// else the Markdown heading above it.
+func TestMermaidPageTitles(t *testing.T) {
+	t.Parallel()
+	doc := readMermaid(t, "# Guide\n\n## Release flow\n\n```mermaid\nflowchart TD\nA[Go] --> B[Stop]\n```\n\n## Triage ##\n```mermaid\n---\ntitle: Bugs\n---\nflowchart TD\nC[Go] --> D[Stop]\n```\n")
+	require.Len(t, doc.Pages, 2)
+	assert.Equal(t, "Release flow", doc.Pages[0].Title)
+	assert.Equal(t, "Bugs", doc.Pages[1].Title)
+	assert.Equal(t, "Bugs", doc.Title)
 }
 
 // TestMermaidHostile: huge inputs are read without panic and in linear
