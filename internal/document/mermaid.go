@@ -64,7 +64,8 @@ func fromMermaid(r io.Reader, size int64) (*types.Document, error) {
 			"not a Mermaid flowchart: no text starting with 'flowchart' or 'graph', and no ```mermaid block holding one")
 		return b.doc, nil
 	}
-	b.reserve(bytes.Count(src, []byte("\n")) + 1)
+	// A line holds a node and an edge, as in "A --> B[Task]".
+	b.reserve(2 * (bytes.Count(src, []byte("\n")) + 1))
 	mr := &mermaidReader{b: b, seen: map[string]bool{}}
 	// A Markdown file's title is its first # heading.
 	if blocks[0][0] > 0 {
@@ -76,7 +77,7 @@ func fromMermaid(r io.Reader, size int64) (*types.Document, error) {
 		before := src[last:blk[0]]
 		line += bytes.Count(before, []byte("\n"))
 		last = blk[0]
-		mr.block(src[blk[0]:blk[1]], line, i, lastHeading(before))
+		mr.block(src[blk[0]:blk[1]], line, i, lastHeading(before), i == len(blocks)-1)
 	}
 	doc := b.build()
 	for _, list := range [][]types.Diagnostic{doc.Errors, doc.Warnings} {
@@ -95,15 +96,12 @@ type mermaidReader struct {
 
 	// One block's state.
 	page     string
-	prefix   string          // "N:" for the ids an earlier block used
-	nodes    map[string]int  // id -> index in b.shapes
-	labelled map[string]bool // nodes whose text a label gave
-	own      map[string]bool // ids of this block
-	subs     []string        // open subgraphs, innermost last
+	first    int      // the index in b.shapes of the block's first shape
+	labelled []bool   // by index in b.shapes: a label gave its text
+	subs     []string // open subgraphs, innermost last
 	subIDs   map[string]bool
-	pairs    map[[2]string]int // edges so far between two nodes, for ids
+	pairs    map[string]int // the next number of a pair's edge ids (L_A_B_)
 	data     []mermaidData
-	ln       int // the current line in the file
 	stopped  bool
 }
 
@@ -145,16 +143,13 @@ func lastHeading(text []byte) string {
 
 // block reads one flowchart; first is its first line in the file, heading
 // the Markdown heading above it.
-func (mr *mermaidReader) block(text []byte, first, pos int, heading string) {
+func (mr *mermaidReader) block(text []byte, first, pos int, heading string, last bool) {
 	b := mr.b
 	mr.page = strconv.Itoa(pos + 1)
-	mr.prefix = ""
-	mr.nodes = map[string]int{}
-	mr.labelled = map[string]bool{}
-	mr.own = map[string]bool{}
+	mr.first = len(b.shapes)
 	mr.subs = nil
 	mr.subIDs = map[string]bool{}
-	mr.pairs = map[[2]string]int{}
+	mr.pairs = map[string]int{}
 	mr.data = nil
 	mr.stopped = false
 	title := ""
@@ -174,8 +169,10 @@ func (mr *mermaidReader) block(text []byte, first, pos int, heading string) {
 	for _, d := range mr.data {
 		mr.applyData(d)
 	}
-	for id := range mr.own {
-		mr.seen[id] = true
+	if !last { // the ids a later block may repeat
+		for i := mr.first; i < len(b.shapes); i++ {
+			mr.seen[strings.TrimPrefix(b.shapes[i].ID, mr.page+":")] = true
+		}
 	}
 }
 
@@ -186,6 +183,16 @@ func (mr *mermaidReader) docID(id string) string {
 		return mr.page + ":" + id
 	}
 	return id
+}
+
+// nodeAt is the index in b.shapes of the node (not subgraph) with this
+// Mermaid id in the block.
+func (mr *mermaidReader) nodeAt(id string) (int, bool) {
+	if mr.subIDs[id] {
+		return 0, false
+	}
+	i, ok := mr.b.items.Get(mr.docID(id))
+	return i, ok && i >= mr.first
 }
 
 // applyData sets a %% dtree: line's custom data.
@@ -200,7 +207,7 @@ func (mr *mermaidReader) applyData(d mermaidData) {
 		}
 		return
 	}
-	i, ok := mr.nodes[d.node]
+	i, ok := mr.nodeAt(d.node)
 	if !ok {
 		hint := "name a node of the flowchart: %% dtree: NODEID key: value"
 		if mr.subIDs[d.node] {
@@ -510,16 +517,14 @@ func (p *mermaidParser) subgraph() {
 		return
 	}
 	did := mr.docID(id)
-	if i, ok := mr.nodes[id]; ok && !mr.subIDs[id] {
+	if i, ok := mr.nodeAt(id); ok {
 		// A node named before its subgraph: the id is the subgraph's.
 		mr.subIDs[id] = true
-		delete(mr.nodes, id)
 		n := &mr.b.shapes[i]
 		n.Kind, n.Shape, n.Text, n.TextAreas = types.KindOther, "subgraph", cleanText(title), []string{}
 		mr.b.flags[i].container = true
-	} else if !ok && !mr.subIDs[id] {
+	} else if !mr.subIDs[id] {
 		mr.subIDs[id] = true
-		mr.own[id] = true
 		n := types.Node{ID: did, Page: mr.page, Kind: types.KindOther, Shape: "subgraph", Line: startLine,
 			Text: cleanText(title), Tags: []string{}, Comments: []string{}, TextAreas: []string{}}
 		if len(mr.subs) > 0 {
@@ -533,9 +538,6 @@ func (p *mermaidParser) subgraph() {
 	}
 	mr.subs = append(mr.subs, id)
 }
-
-// mermaidEnd is a node reference in a chain.
-type mermaidEnd struct{ id string }
 
 // chain reads "A --> B --> C", "A & B --> C", a lone node.
 func (p *mermaidParser) chain() {
@@ -666,7 +668,7 @@ func (p *mermaidParser) node() (string, bool) {
 		return mr.docID(id), true
 	}
 	did := mr.docID(id)
-	if i, ok := mr.nodes[id]; ok {
+	if i, ok := mr.nodeAt(id); ok {
 		n := &mr.b.shapes[i]
 		if n.Container == "" && len(mr.subs) > 0 {
 			// In the first subgraph that names it, as Mermaid draws it.
@@ -677,8 +679,8 @@ func (p *mermaidParser) node() (string, bool) {
 			// the shapes last.
 			n.Kind, n.Shape = kind, shapeName
 		}
-		if hasLabel && !mr.labelled[id] {
-			mr.labelled[id] = true
+		if hasLabel && !mr.labelled[i] {
+			mr.labelled[i] = true
 			n.Kind, n.Shape = kind, shapeName
 			n.Text = label
 			n.TextAreas = []string{}
@@ -706,9 +708,11 @@ func (p *mermaidParser) node() (string, bool) {
 	if len(mr.subs) > 0 {
 		n.Container = mr.docID(mr.subs[len(mr.subs)-1])
 	}
-	mr.nodes[id] = len(mr.b.shapes)
-	mr.own[id] = true
-	mr.labelled[id] = hasLabel
+	i := len(mr.b.shapes)
+	for len(mr.labelled) < i {
+		mr.labelled = append(mr.labelled, false)
+	}
+	mr.labelled = append(mr.labelled, hasLabel)
 	mr.b.addShape(shape{node: n})
 	return did, true
 }
@@ -1079,12 +1083,19 @@ func (p *mermaidParser) edge(a, z string, lk mermaidLink, id string) {
 		return
 	}
 	if id == "" {
-		pair := [2]string{a, z}
-		n := mr.pairs[pair]
-		mr.pairs[pair] = n + 1
-		id = "L_" + a + "_" + z + "_" + strconv.Itoa(n)
-	}
-	if mr.b.has(id) {
+		// Mermaid's: L_A_B_0, then _1 for a second edge A to B.
+		base := "L_" + a + "_" + z + "_"
+		id = base + "0"
+		if mr.b.has(id) {
+			// The pair's next number, kept for pairs with several
+			// edges: counting up from 1 each time would be quadratic.
+			k := max(mr.pairs[base], 1)
+			for id = base + strconv.Itoa(k); mr.b.has(id); id = base + strconv.Itoa(k) {
+				k++
+			}
+			mr.pairs[base] = k + 1
+		}
+	} else if mr.b.has(id) {
 		base := mr.page + ":" + id
 		id = base
 		for k := 2; mr.b.has(id); k++ {
