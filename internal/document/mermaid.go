@@ -67,6 +67,8 @@ func fromMermaid(r io.Reader, size int64) (*types.Document, error) {
 	// A line holds a node and an edge, as in "A --> B[Task]".
 	b.reserve(2 * (bytes.Count(src, []byte("\n")) + 1))
 	mr := &mermaidReader{b: b, seen: map[string]bool{}}
+	// Ids and labels are substrings of one copy of the text.
+	str := string(src)
 	// A Markdown file's title is its first # heading.
 	if blocks[0][0] > 0 {
 		b.doc.Title = firstTitle(src[:blocks[0][0]])
@@ -77,7 +79,7 @@ func fromMermaid(r io.Reader, size int64) (*types.Document, error) {
 		before := src[last:blk[0]]
 		line += bytes.Count(before, []byte("\n"))
 		last = blk[0]
-		mr.block(src[blk[0]:blk[1]], line, i, lastHeading(before), i == len(blocks)-1)
+		mr.block(src[blk[0]:blk[1]], str[blk[0]:blk[1]], line, i, lastHeading(before), i == len(blocks)-1)
 	}
 	doc := b.build()
 	for _, list := range [][]types.Diagnostic{doc.Errors, doc.Warnings} {
@@ -143,7 +145,7 @@ func lastHeading(text []byte) string {
 
 // block reads one flowchart; first is its first line in the file, heading
 // the Markdown heading above it.
-func (mr *mermaidReader) block(text []byte, first, pos int, heading string, last bool) {
+func (mr *mermaidReader) block(text []byte, str string, first, pos int, heading string, last bool) {
 	b := mr.b
 	mr.page = strconv.Itoa(pos + 1)
 	mr.first = len(b.shapes)
@@ -153,7 +155,7 @@ func (mr *mermaidReader) block(text []byte, first, pos int, heading string, last
 	mr.data = nil
 	mr.stopped = false
 	title := ""
-	p := &mermaidParser{mr: mr, s: text, line: first}
+	p := &mermaidParser{mr: mr, s: text, str: str, line: first}
 	p.frontMatter(&title)
 	if title != "" && pos == 0 {
 		b.doc.Title = title // the first block's front matter title:
@@ -240,6 +242,7 @@ func appendLine(old, v string, set bool) string {
 type mermaidParser struct {
 	mr   *mermaidReader
 	s    []byte
+	str  string // s as a string, to take substrings of
 	i    int
 	line int
 }
@@ -482,7 +485,7 @@ func (p *mermaidParser) peekWord() string {
 	if j < len(p.s) && isIDByte(p.s[j]) && p.s[j] != '-' {
 		return ""
 	}
-	return string(p.s[p.i:j])
+	return p.str[p.i:j]
 }
 
 // subgraph reads "subgraph id [title]", "subgraph id" or "subgraph a title".
@@ -634,7 +637,7 @@ func (p *mermaidParser) nodeID() string {
 		}
 		p.i++
 	}
-	return string(p.s[start:p.i])
+	return p.str[start:p.i]
 }
 
 // node reads a node reference, with its shape and label if any, and adds
@@ -785,7 +788,7 @@ func (p *mermaidParser) labelUntil(closers []string, id string) (string, bool) {
 		}
 		for _, c := range closers {
 			if bytes.HasPrefix(p.s[k:], []byte(c)) {
-				text := string(p.s[j:end])
+				text := p.str[j:end]
 				p.line += bytes.Count(p.s[p.i:k], []byte("\n"))
 				p.i = k + len(c)
 				return text, true
@@ -809,7 +812,7 @@ func (p *mermaidParser) labelUntil(closers []string, id string) (string, bool) {
 		p.errorf([]string{p.mr.docID(id)}, fmt.Sprintf("end the node's label with %s on the same line, or quote it (\"…\")", closers[0]), "node %q: its label is not closed with %s", id, closers[0])
 		return "", false
 	}
-	text := string(l[:best])
+	text := p.str[p.i : p.i+best]
 	p.i += best + len(bc)
 	return text, true
 }
@@ -955,7 +958,7 @@ func (p *mermaidParser) edgeID() (string, bool) {
 	if j == p.i || j+1 >= len(p.s) || p.s[j] != '@' || !strings.ContainsRune("-=<~ox.", rune(p.s[j+1])) {
 		return "", false
 	}
-	id := string(p.s[p.i:j])
+	id := p.str[p.i:j]
 	p.i = j + 1
 	return id, true
 }
@@ -1007,7 +1010,7 @@ func (p *mermaidParser) link() (mermaidLink, bool) {
 		if k < 0 {
 			return lk, false
 		}
-		lk.label = mermaidLabel(string(s[j : j+k]))
+		lk.label = mermaidLabel(p.str[j : j+k])
 		e := j + k + 1
 		for e < len(s) && s[e] == '-' {
 			e++
@@ -1036,7 +1039,7 @@ func (p *mermaidParser) link() (mermaidLink, bool) {
 	if k < 0 {
 		return lk, false
 	}
-	lk.label = mermaidLabel(string(s[j : j+k]))
+	lk.label = mermaidLabel(p.str[j : j+k])
 	e := j + k
 	for e < len(s) && s[e] == ch {
 		e++
@@ -1069,7 +1072,7 @@ func (p *mermaidParser) pipeLabel(lk mermaidLink) mermaidLink {
 	if j < len(p.s) && p.s[j] == '|' {
 		l, _ := lineAt(p.s, j+1)
 		if k := bytes.IndexByte(l, '|'); k >= 0 {
-			lk.label = mermaidLabel(string(l[:k]))
+			lk.label = mermaidLabel(p.str[j+1 : j+1+k])
 			p.i = j + 1 + k + 1
 		}
 	}
