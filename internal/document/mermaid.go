@@ -26,6 +26,7 @@ var mermaidHints = map[string]string{
 	"unlabeled_branch":       "label each edge out of the decision in Mermaid: C -->|Yes| D or C -- Yes --> D",
 	"duplicate_branch_label": "give each edge out of the decision a different label (C -->|Yes| D, C -->|No| E)",
 	"duplicate_line":         "delete one of the two edges from the Mermaid text",
+	"bidirectional_line":     "write the edge with one head, pointing the way the run goes: A --> B, not A <--> B or A o--o B",
 	"ambiguous_root":         "in Mermaid, the start is the only node no edge enters: write Start([Start]) --> A and connect or delete the other nodes no edge enters",
 	"no_root":                "add a start node and an edge to the first step: Start([Start]) --> A",
 	"ignored_empty_shape":    "give the node a task (A[Run the tests]) and connect it with an edge, or delete it",
@@ -1104,6 +1105,10 @@ func (p *mermaidParser) edge(a, z string, lk mermaidLink, id string) {
 		for k := 2; mr.b.has(id); k++ {
 			id = base + "-" + strconv.Itoa(k)
 		}
+	}
+	if !lk.heads[0] && !lk.heads[1] {
+		// A --- B runs from A to B, as Mermaid lays it out.
+		lk.heads[1] = true
 	}
 	var labels []string
 	if lk.label != "" {

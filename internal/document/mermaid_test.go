@@ -124,6 +124,12 @@ func TestMermaidEdges(t *testing.T) {
 	}
 	assert.True(t, ids["e1"], "the edge id e1@ names the edge")
 	assert.True(t, ids["L_K_L_0"], "an edge without an id is named as Mermaid names it")
+
+	// Heads at both ends leave the direction unknown; none is A to B.
+	doc = readMermaid(t, "flowchart LR\nS([Go]) --> A{Q}\nA -->|1| B <--> C\nA -->|2| D o--o E\nA -->|3| F --- G\n")
+	assert.Equal(t, []string{"bidirectional_line@3", "bidirectional_line@4"}, mclasses(doc.Errors))
+	assert.Empty(t, doc.Warnings)
+	assert.Contains(t, edgesOf(doc), "F>G:")
 }
 
 // TestMermaidReadPast: classDef, class, style, linkStyle, click, direction,
