@@ -91,8 +91,9 @@ func init() {
 			Extensions: []string{".yaml", ".yml"},
 			Detect: func(head []byte) bool {
 				first, _, _ := bytes.Cut(head, []byte("\n"))
-				// Mermaid's front matter starts with --- too.
-				return yamlStart.Match(first) && !isMermaidHead(head)
+				// Mermaid's front matter starts with --- too, and a
+				// Markdown file with # (a heading).
+				return yamlStart.Match(first) && !isMermaidDetect(head)
 			},
 			Read:    func(r io.Reader, _ int64) (*types.Document, error) { return FromYAML(r) },
 			Hint:    ".yaml (dtree's own format)",
@@ -113,7 +114,7 @@ func init() {
 			Name: FormatMermaid,
 			// .md: the flowcharts of its ```mermaid blocks, one page each.
 			Extensions: []string{".mmd", ".mermaid", ".md"},
-			Detect:     isMermaidHead,
+			Detect:     isMermaidDetect,
 			Read:       fromMermaid,
 			Hint:       ".mmd or .md (Mermaid)",
 			Fix:        "fix the errors above in the Mermaid text",

@@ -92,6 +92,8 @@ func TestDetectOrder(t *testing.T) {
 		{"---\ntitle: Flow\n---\nflowchart\n", "mermaid"},
 		{"graph: x\n", "yaml"},
 		{"sequenceDiagram\n", ""},
+		{"# Flows\n\n```mermaid\nflowchart TD\n```\n", "mermaid"},
+		{"# comment\nnodes:\n  - id: a\n    text: |\n      ```mermaid\n", "yaml"},
 	} {
 		assert.Equal(t, tc.want, document.Detect("-", []byte(tc.head)), "%q", tc.head)
 	}

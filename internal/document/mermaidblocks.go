@@ -1,6 +1,9 @@
 package document
 
-import "bytes"
+import (
+	"bytes"
+	"regexp"
+)
 
 // MermaidBlocks are the byte ranges [start,end) of the Mermaid flowcharts
 // of src, in file order (index i is --page i+1). A Markdown file's are the
@@ -127,4 +130,13 @@ func isMermaidHead(text []byte) bool {
 		return bytes.Equal(word, []byte("flowchart")) || bytes.Equal(word, []byte("graph"))
 	}
 	return false
+}
+
+// mermaidFence matches the opening fence of a Markdown ```mermaid block.
+var mermaidFence = regexp.MustCompile("(?m)^ {0,3}(```|~~~)[ \t]*mermaid")
+
+// isMermaidDetect tells Mermaid from a file's first bytes (Detect): a
+// flowchart's text, or Markdown with a ```mermaid block in them.
+func isMermaidDetect(head []byte) bool {
+	return isMermaidHead(head) || mermaidFence.Match(head)
 }
