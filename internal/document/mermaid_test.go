@@ -78,7 +78,8 @@ func TestMermaidNodes(t *testing.T) {
 func TestMermaidDirectionsAndHeaders(t *testing.T) {
 	t.Parallel()
 	for _, head := range []string{"flowchart TD", "flowchart TB", "flowchart BT", "flowchart RL", "flowchart LR",
-		"flowchart", "graph TD", "graph LR", "graph", "%% c\n---\ntitle: T\n---\nflowchart TD", "graph TD;"} {
+		"flowchart", "graph TD", "graph LR", "graph", "%% c\n---\ntitle: T\n---\nflowchart TD", "graph TD;", "flowchart-elk LR",
+		"%%{init: {'theme': 'dark'}}%%\nflowchart TD"} {
 		t.Run(head, func(t *testing.T) {
 			doc := readMermaid(t, head+"\nA[Go] --> B[Stop]\n")
 			assert.Empty(t, mclasses(doc.Errors))

@@ -101,7 +101,7 @@ func mermaidInfo(info []byte) bool {
 
 // isMermaidHead reports whether text is a Mermaid flowchart: its first
 // statement, after blank lines, %% comments and directives and a front
-// matter block (--- … ---), is "flowchart" or "graph".
+// matter block (--- … ---), is "flowchart", "flowchart-elk" or "graph".
 func isMermaidHead(text []byte) bool {
 	text = bytes.TrimPrefix(text, []byte("\xef\xbb\xbf"))
 	pos := 0
@@ -127,7 +127,8 @@ func isMermaidHead(text []byte) bool {
 		if i := bytes.IndexAny(word, " \t;"); i >= 0 {
 			word = word[:i]
 		}
-		return bytes.Equal(word, []byte("flowchart")) || bytes.Equal(word, []byte("graph"))
+		return bytes.Equal(word, []byte("flowchart")) || bytes.Equal(word, []byte("graph")) ||
+			bytes.Equal(word, []byte("flowchart-elk")) // laid out by ELK, read alike
 	}
 	return false
 }
