@@ -242,6 +242,19 @@ func Resolve(n *types.Node, role string, d types.Defaults, names CLINames) (type
 	return p, f
 }
 
+// Step is the step kind of a resolved node (types.Step): its role's,
+// unless a key of its metadata marks another kind, which Resolve has
+// read into its settings (command:). chart.Check stores it on the node.
+func Step(p types.ProcessedNode) types.Step {
+	switch {
+	case p.Role == types.RoleTerminator:
+		return types.StepTerminator
+	case p.Command != "":
+		return types.StepCommand
+	}
+	return types.RoleStep(p.Role)
+}
+
 // command makes the node a command step (readme/context.md#command-steps):
 // /bin/sh runs it, not an agent, so it has no CLI, no validation and, unless
 // its metadata says otherwise, no retries.
