@@ -40,9 +40,6 @@ type StepInfo struct {
 	// Shape is how the pictures draw the step (ShapeHexagon, …) when the
 	// chart does not draw it as a diamond; "" draws the chart's shape.
 	Shape string
-	// Past is what the run so far calls a finished step of this kind
-	// ("### Step 2: … (command)"); "" is its role, process or decision.
-	Past string
 }
 
 // Shapes a step kind may be drawn with (StepInfo.Shape): each picture
@@ -56,7 +53,7 @@ var steps = map[Step]StepInfo{
 	StepTerminator: {},
 	StepProcess:    {Agent: true},
 	StepDecision:   {Agent: true},
-	StepCommand:    {Shape: ShapeHexagon, Past: "command"},
+	StepCommand:    {Shape: ShapeHexagon},
 }
 
 // Info is what is fixed about the kind; the zero StepInfo (not an agent's,
