@@ -1,6 +1,7 @@
 package export
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/dtree-dev/dtree/internal/export/layout"
 	"github.com/dtree-dev/dtree/types"
 )
 
@@ -23,6 +25,22 @@ type PictureOptions struct {
 	// Errors are the chart's errors: the nodes and lines they name are
 	// drawn red with the class, so a broken chart can be seen.
 	Errors []types.Diagnostic
+}
+
+// stepShapes are the shapes a step kind may have of its own
+// (types.StepInfo.Shape), in each picture format: Mermaid's brackets,
+// DOT's attributes, and SVG's outline of box b centred at c.
+var stepShapes = map[string]struct {
+	mermaid [2]string
+	dot     string
+	svg     func(w *bufio.Writer, b svgBox, c layout.Point, style string)
+}{
+	types.ShapeHexagon: {mermaid: [2]string{`{{"`, `"}}`}, dot: `shape=hexagon, style=filled`,
+		svg: func(w *bufio.Writer, b svgBox, c layout.Point, style string) {
+			x, y := c.X-b.w/2, c.Y-b.h/2
+			fmt.Fprintf(w, "<polygon points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f\" %s/>\n",
+				x+10, y, x+b.w-10, y, x+b.w, c.Y, x+b.w-10, y+b.h, x+10, y+b.h, x, c.Y, style)
+		}},
 }
 
 // picture is a chart laid out for drawing, the same for every format:
@@ -55,6 +73,7 @@ type picNode struct {
 	id      string
 	kind    string
 	command bool     // a command step: its command is its first line
+	shape   string   // its step kind's shape (stepShapes), "" for its kind's
 	text    string   // the text, up to maxTooltip characters
 	lines   []string // the text wrapped for a box
 	note    string   // visits, retries, failure: "" without a run
@@ -120,8 +139,11 @@ func newPicture(ctx context.Context, doc *types.Document, o PictureOptions) (*pi
 		where[nd.ID] = [2]int{k, len(pg.nodes)}
 		text := mask(nd.Text)
 		pn := picNode{n: count, id: mask(nd.ID), kind: nd.Kind, text: types.Clip(text, maxTooltip), lines: wrap(text, wrapWidth, wrapLines)}
-		if cmd := strings.TrimSpace(types.NodeCommand(nd)); cmd != "" && nd.Kind != types.KindTerminator {
-			cmd = "$ " + mask(cmd)
+		if nd.Kind != types.KindDecision { // a diamond stays one: its branches route
+			pn.shape = nd.Step.Info().Shape
+		}
+		if nd.Step == types.StepCommand {
+			cmd := "$ " + mask(strings.TrimSpace(types.NodeCommand(nd)))
 			pn.command, pn.text = true, types.Clip(cmd+"\n"+text, maxTooltip)
 			pn.lines = append([]string{types.Excerpt(cmd, wrapWidth)}, wrap(text, wrapWidth, wrapLines-1)...)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dtree-dev/dtree/internal/chart"
 	"github.com/dtree-dev/dtree/internal/document"
 	"github.com/dtree-dev/dtree/internal/export"
 	"github.com/dtree-dev/dtree/types"
@@ -261,6 +262,7 @@ func TestRunNotes(t *testing.T) {
 	t.Parallel()
 	doc, err := document.Read(filepath.Join("..", "..", "testdata", "charts", "examples", "build-green.csv"), "", nil)
 	require.NoError(t, err)
+	chart.Check(doc, chart.Options{Defaults: types.BuiltinDefaults(), Names: anyCLI{}}) // its command step is drawn as one
 	const start = `{"event":"run_start","run_id":"r","page":"2","start":"3"}
 {"event":"node_start","node":"4","visit":1}
 `

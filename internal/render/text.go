@@ -188,7 +188,8 @@ func (o *outliner) line(i int) string {
 	if n.Role != types.RoleProcess && n.Role != n.Kind && n.Kind != types.KindOther {
 		facts[0] += " (" + n.Shape + " shape)"
 	}
-	if n.Command != "" {
+	switch {
+	case n.Step == types.StepCommand:
 		if n.Retries > 0 {
 			facts = append(facts, fmt.Sprintf("retries %d", n.Retries))
 		}
@@ -199,7 +200,7 @@ func (o *outliner) line(i int) string {
 		// Last, unquoted: the closing bracket ends it, and quotes in a
 		// command read as they are.
 		facts = append(facts, "command: "+oneLineCommand(n.Command))
-	} else if n.Role != types.RoleTerminator {
+	case n.Step.Agent():
 		facts = append(facts, strings.Join(n.CLIChain(), " or "))
 		if n.Role == types.RoleProcess && !n.Validate {
 			facts = append(facts, "no validation")
