@@ -1,5 +1,7 @@
 package types
 
+import "slices"
+
 // Step is a node's step kind: what dtree does when a run reaches the node.
 // It is resolved once, when the chart is loaded (nodeconf.Resolve), from
 // the node's role and the key that marks a kind (custom data command:
@@ -54,6 +56,18 @@ var steps = map[Step]StepInfo{
 	StepProcess:    {Agent: true},
 	StepDecision:   {Agent: true},
 	StepCommand:    {Shape: ShapeHexagon},
+}
+
+// Steps are the step kinds, in a fixed order: what a test of each
+// package's side of the kinds walks, so that a kind added here and
+// forgotten there fails it.
+func Steps() []Step {
+	out := make([]Step, 0, len(steps))
+	for s := range steps {
+		out = append(out, s)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Info is what is fixed about the kind; the zero StepInfo (not an agent's,

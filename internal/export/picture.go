@@ -105,9 +105,11 @@ const (
 	maxLabel   = 200
 )
 
-// newPicture gathers what a picture of doc shows. It stops with ctx's
-// error when ctx ends. Texts are masked whole, before they are cut, so a
-// cut cannot leave part of a secret unmasked.
+// newPicture gathers what a picture of doc shows. Each node is drawn as
+// its step kind says (types.Node.Step, which chart.Check resolves): a
+// document only imported has its shapes alone. It stops with ctx's error
+// when ctx ends. Texts are masked whole, before they are cut, so a cut
+// cannot leave part of a secret unmasked.
 func newPicture(ctx context.Context, doc *types.Document, o PictureOptions) (*picture, error) {
 	mask := o.Mask
 	if mask == nil {
