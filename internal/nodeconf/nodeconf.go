@@ -243,14 +243,12 @@ func Resolve(n *types.Node, role string, d types.Defaults, names CLINames) (type
 }
 
 // Step is the step kind of a resolved node (types.Step): its role's,
-// unless a key of its metadata marks another kind, which Resolve has
-// read into its settings (command:). chart.Check stores it on the node.
+// unless a key of its metadata marked another kind as Resolve read it
+// (Settings.Marked: command: marks a command step). chart.Check stores
+// it on the node.
 func Step(p types.ProcessedNode) types.Step {
-	switch {
-	case p.Role == types.RoleTerminator:
-		return types.StepTerminator
-	case p.Command != "":
-		return types.StepCommand
+	if p.Role != types.RoleTerminator && p.Marked != "" {
+		return p.Marked
 	}
 	return types.RoleStep(p.Role)
 }
@@ -265,7 +263,7 @@ func command(p *types.ProcessedNode, v string, meta, keys map[string]string, bad
 			"%s is empty", keys[keyCommand])
 		return
 	}
-	p.Command = v
+	p.Command, p.Marked = v, types.StepCommand
 	p.CLI, p.ValidateCLI, p.RetryCLI = types.CommandCLI, types.CommandCLI, types.CommandCLI
 	p.Fallback = nil
 	p.Validate = false

@@ -58,6 +58,10 @@ type stepKind interface {
 	// field is what {{node.ID.name}} gives of a finished visit, false for
 	// a name that is no field (readme/context.md#variables).
 	field(p *pastStep, name string) (string, bool)
+	// recorded says whether a visit that a resume carries was one of this
+	// kind, as its events recorded it; the agents' kinds, which a visit's
+	// role tells apart, say no.
+	recorded(s *CarriedStep) bool
 	// carried reads back the response a visit's node_end recorded (nil
 	// when it has none or it does not read) and says whether the visit's
 	// replies go on into a resumed run's answers.yaml, to replay it.
@@ -108,6 +112,8 @@ func (agentKind) soFar(p *pastStep) prompts.Step {
 }
 
 func (agentKind) field(p *pastStep, name string) (string, bool) { return p.common(name) }
+
+func (agentKind) recorded(*CarriedStep) bool { return false }
 
 func (agentKind) carried(role string, raw json.RawMessage) (any, bool) {
 	if role == types.RoleDecision {

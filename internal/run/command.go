@@ -85,6 +85,9 @@ func (commandStep) field(p *pastStep, name string) (string, bool) {
 	return p.common(name)
 }
 
+// recorded: a command step's node_end has the command it ran.
+func (commandStep) recorded(s *CarriedStep) bool { return s.End.Command != "" }
+
 // carried reads the command's exit status and output back; a command has
 // no reply to replay.
 func (commandStep) carried(_ string, raw json.RawMessage) (any, bool) {

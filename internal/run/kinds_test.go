@@ -1,10 +1,12 @@
 package run
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/dtree-dev/dtree/internal/runlog"
 	"github.com/dtree-dev/dtree/types"
 )
 
@@ -35,5 +37,36 @@ func TestEveryStepKindRuns(t *testing.T) {
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, kindOf(tt.n), tt.name)
+	}
+}
+
+// TestCarriedStep: a resume reads a carried visit's kind from its
+// events, as its kind recorded it, and its response back as that kind
+// gave it: a command's exit status, with no replies to replay; an
+// agent's answer, whose replies replay.
+func TestCarriedStep(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		role     string
+		command  string
+		response string
+		want     types.Step
+		resp     any
+		replays  bool
+	}{
+		{"a command", types.RoleProcess, "make", `{"exit_code":0,"output":"ok"}`, types.StepCommand, types.CommandResponse{Output: "ok"}, false},
+		{"a command decision", types.RoleDecision, "make test", `{"exit_code":2}`, types.StepCommand, types.CommandResponse{ExitCode: 2}, false},
+		{"a decision", types.RoleDecision, "", `{"answer":"yes"}`, types.StepDecision, types.DecisionResponse{Answer: "yes"}, true},
+		{"a process", types.RoleProcess, "", `{"completed":true}`, types.StepProcess, types.ProcessResponse{Completed: true}, true},
+		{"no response", types.RoleProcess, "", `null`, types.StepProcess, nil, true},
+	}
+	for _, tt := range tests {
+		s := &CarriedStep{Start: runlog.NodeStart{Node: "n", Role: tt.role}, End: runlog.NodeEnd{Command: tt.command, Response: json.RawMessage(tt.response)}}
+		got := carriedStep(s)
+		assert.Equal(t, tt.want, got, tt.name)
+		resp, replays := kindFor(got, tt.role).carried(tt.role, s.End.Response)
+		assert.Equal(t, tt.resp, resp, tt.name)
+		assert.Equal(t, tt.replays, replays, tt.name)
 	}
 }

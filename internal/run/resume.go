@@ -470,11 +470,13 @@ func (w *walker) carryStep(s *CarriedStep) {
 }
 
 // carriedStep is the kind of a carried visit as its events recorded it:
-// a command step's node_end has the command it ran; another step is its
-// role's.
+// the first kind whose record it is (stepKind.recorded; a command step's
+// node_end has its command), else its role's.
 func carriedStep(s *CarriedStep) types.Step {
-	if s.End.Command != "" {
-		return types.StepCommand
+	for _, st := range types.Steps() {
+		if k, ok := stepKinds[st]; ok && k.recorded(s) {
+			return st
+		}
 	}
 	return types.RoleStep(s.Start.Role)
 }
