@@ -221,6 +221,8 @@ func (o *outliner) line(i int) string {
 			facts = append(facts, fmt.Sprintf("max visits %d", n.MaxVisits))
 		}
 		facts = append(facts, guardFacts(n)...)
+	case n.Step != types.RoleStep(n.Role): // a kind of its own, with no facts of its own yet
+		facts = append(facts, string(n.Step))
 	}
 	line := fmt.Sprintf("%s %s  [%s]", n.ID, text, strings.Join(facts, ", "))
 	if errs := o.errs[n.ID]; errs != "" {
