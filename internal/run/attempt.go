@@ -58,6 +58,9 @@ type stepKind interface {
 	// field is what {{node.ID.name}} gives of a finished visit, false for
 	// a name that is no field (readme/context.md#variables).
 	field(p *pastStep, name string) (string, bool)
+	// ended adds what the kind records of a visit that succeeded to its
+	// node_end: a command step the command as it ran.
+	ended(v *step, e *runlog.NodeEnd)
 	// recorded says whether a visit that a resume carries was one of this
 	// kind, as its events recorded it; the agents' kinds, which a visit's
 	// role tells apart, say no.
@@ -112,6 +115,8 @@ func (agentKind) soFar(p *pastStep) prompts.Step {
 }
 
 func (agentKind) field(p *pastStep, name string) (string, bool) { return p.common(name) }
+
+func (agentKind) ended(*step, *runlog.NodeEnd) {}
 
 func (agentKind) recorded(*CarriedStep) bool { return false }
 

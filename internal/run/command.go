@@ -10,6 +10,7 @@ import (
 
 	"github.com/dtree-dev/dtree/internal/agent"
 	"github.com/dtree-dev/dtree/internal/response"
+	"github.com/dtree-dev/dtree/internal/runlog"
 	"github.com/dtree-dev/dtree/prompts"
 	"github.com/dtree-dev/dtree/types"
 )
@@ -84,6 +85,9 @@ func (commandStep) field(p *pastStep, name string) (string, bool) {
 	}
 	return p.common(name)
 }
+
+// ended records the command as it ran, its references expanded.
+func (commandStep) ended(v *step, e *runlog.NodeEnd) { e.Command = v.command }
 
 // recorded: a command step's node_end has the command it ran.
 func (commandStep) recorded(s *CarriedStep) bool { return s.End.Command != "" }

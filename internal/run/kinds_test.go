@@ -70,3 +70,17 @@ func TestCarriedStep(t *testing.T) {
 		assert.Equal(t, tt.replays, replays, tt.name)
 	}
 }
+
+// TestEndedRecordsTheKind: what a kind adds to its node_end is what a
+// resume reads back as its record: a command step's command, nothing of
+// an agent's step.
+func TestEndedRecordsTheKind(t *testing.T) {
+	t.Parallel()
+	for _, k := range []stepKind{processStep{}, decisionStep{}, commandStep{}} {
+		v := &step{command: "make"}
+		var e runlog.NodeEnd
+		k.ended(v, &e)
+		_, command := k.(commandStep)
+		assert.Equal(t, command, k.recorded(&CarriedStep{End: e}), "%T", k)
+	}
+}
