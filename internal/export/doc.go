@@ -19,7 +19,7 @@ import (
 )
 
 // Formats are the values of convert --to.
-var Formats = []string{"yaml", "json", "csv", "mermaid", "dot"}
+var Formats = []string{"yaml", "json", "csv", "drawio", "mermaid", "dot"}
 
 // PictureFormats are the values of graph --format.
 var PictureFormats = []string{"mermaid", "dot", "svg"}
