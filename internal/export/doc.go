@@ -73,6 +73,7 @@ type losses struct {
 	counts map[string]int
 	order  []string
 	notes  []string
+	spaced bool // draw.io: the note on keys with spaces is made
 }
 
 func (l *losses) add(what string) {

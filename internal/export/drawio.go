@@ -236,13 +236,24 @@ func drawioData(n *types.Node, lost *losses) string {
 	if len(tags) > 0 {
 		b.WriteString(" tags=\"" + xmlAttr(strings.Join(tags, " ")) + "\"")
 	}
+	spaced := false
 	for _, k := range sortedKeys(n.Metadata) {
 		key := strings.TrimSpace(k)
+		if under := strings.ReplaceAll(key, " ", "_"); under != key && xmlName.MatchString(under) && n.Metadata[under] == "" {
+			// "Validate Prompt" is validate_prompt to dtree
+			// (readme/charts.md#custom-data-metadata); draw.io's names
+			// have no spaces.
+			key, spaced = under, true
+		}
 		if drawioReserved[key] || !xmlName.MatchString(key) {
 			lost.add("custom data keys that are not draw.io property names (letters, digits, _ . -)")
 			continue
 		}
 		b.WriteString(" " + key + "=\"" + xmlAttr(n.Metadata[k]) + "\"")
+	}
+	if spaced && !lost.spaced {
+		lost.spaced = true
+		lost.note("custom data keys with spaces are written with _ for them (draw.io property names have no spaces); dtree reads both alike")
 	}
 	return b.String()
 }
