@@ -192,4 +192,3 @@ func TestDrawioLinear(t *testing.T) {
 	assert.Less(t, big, 30*small+time.Second, "100,000 nodes take more than 30 times 10,000's")
 	assert.Less(t, big, 20*time.Second)
 }
-
