@@ -6,8 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -158,4 +160,71 @@ func TestDrawioRunRefusesBrokenXML(t *testing.T) {
 		err := export.DrawioRun(context.Background(), &bytes.Buffer{}, src, doc, export.PictureOptions{Trace: tr})
 		assert.Error(t, err, src)
 	}
+}
+
+// FuzzDrawioRun draws a run on any file that dtree reads as draw.io: it
+// must not panic, and what it writes must read back as the same graph.
+func FuzzDrawioRun(f *testing.F) {
+	for _, name := range []string{"release.drawio", "triage-compressed.drawio", "triage-pages.drawio"} {
+		data, err := os.ReadFile(filepath.Join(testdata, "charts", "drawio", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Add([]byte(`<mxGraphModel><root><mxCell id="0"/><mxCell id="1" parent="0"/><mxCell id="2" value="a" vertex="1" parent="1"/></root></mxGraphModel>`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		doc, err := document.Read("-", "drawio", bytes.NewReader(data))
+		if err != nil || len(doc.Errors) > 0 {
+			return
+		}
+		tr := &export.Trace{RunID: "r", Status: "failed", Visits: map[string]int{}, Retries: map[string]int{}}
+		for i, n := range doc.Nodes {
+			tr.Visits[n.ID] = 1
+			tr.Stopped, tr.StoppedHow = n.ID, "failed"
+			if i > 0 {
+				tr.Steps = append(tr.Steps, export.Step{From: doc.Nodes[i-1].ID, To: n.ID})
+			}
+		}
+		var out bytes.Buffer
+		if err := export.DrawioRun(context.Background(), &out, string(data), doc, export.PictureOptions{Trace: tr}); err != nil {
+			return // markup the editor does not take: refused, not drawn
+		}
+		back, err := document.Read("-", "drawio", bytes.NewReader(out.Bytes()))
+		require.NoError(t, err)
+		require.Equal(t, graphOf(doc), graphOf(back), "drawn:\n%s", out.String())
+	})
+}
+
+// TestDrawioRunLinear draws a run through every node of a 100,000-node
+// chain written by convert: the time grows linearly.
+func TestDrawioRunLinear(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 100,000-node chart")
+	}
+	took := func(n int) time.Duration {
+		doc := &types.Document{Pages: []types.Page{{ID: "1", Root: "0"}}}
+		tr := &export.Trace{RunID: "r", Status: "succeeded", Visits: map[string]int{}, Retries: map[string]int{}}
+		for i := range n {
+			id := strconv.Itoa(i)
+			doc.Nodes = append(doc.Nodes, types.Node{ID: id, Page: "1", Kind: types.KindProcess, Text: "step " + id})
+			tr.Visits[id] = 1
+			if i > 0 {
+				doc.Edges = append(doc.Edges, types.Edge{ID: "e" + id, Page: "1", From: strconv.Itoa(i - 1), To: id})
+				tr.Steps = append(tr.Steps, export.Step{From: strconv.Itoa(i - 1), To: id})
+			}
+		}
+		var src strings.Builder
+		_, err := export.Drawio(&src, doc)
+		require.NoError(t, err)
+		start := time.Now()
+		var out bytes.Buffer
+		require.NoError(t, export.DrawioRun(context.Background(), &out, src.String(), doc, export.PictureOptions{Trace: tr}))
+		d := time.Since(start)
+		require.Equal(t, 2*n-1, strings.Count(out.String(), `tooltip="dtree run r: `))
+		return d
+	}
+	small, big := took(10_000), took(100_000)
+	t.Logf("10,000 nodes: %v; 100,000 nodes: %v", small, big)
+	assert.Less(t, big, 30*small+time.Second, "100,000 nodes take more than 30 times 10,000's")
 }
