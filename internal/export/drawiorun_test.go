@@ -228,3 +228,37 @@ func TestDrawioRunLinear(t *testing.T) {
 	t.Logf("10,000 nodes: %v; 100,000 nodes: %v", small, big)
 	assert.Less(t, big, 30*small+time.Second, "100,000 nodes take more than 30 times 10,000's")
 }
+
+// TestDrawioRunMarkup draws on markup draw.io does not write but XML
+// allows: single quotes, > in a value, a comment and CDATA holding a cell,
+// a bare <mxGraphModel>. Only the real cells are marked, and the file
+// reads back alike.
+func TestDrawioRunMarkup(t *testing.T) {
+	t.Parallel()
+	src := `<?xml version="1.0"?>
+<!-- <mxCell id="2" value="not a cell" vertex="1" parent="1"/> -->
+<mxGraphModel><root><mxCell id="0"/><mxCell id='1' parent='0'/>
+<mxCell id='2' value='a > b &amp; "c"' style='ellipse;html=1' vertex='1' parent='1'><mxGeometry as='geometry'/></mxCell>
+<![CDATA[ <mxCell id="3"/> ]]>
+<mxCell id="3" value="do it" vertex="1" parent="1"/>
+<mxCell id="4" edge="1" parent="1" source="2" target="3"><mxGeometry relative="1" as="geometry"/></mxCell>
+</root></mxGraphModel>
+`
+	doc, err := document.Read("-", "drawio", strings.NewReader(src))
+	require.NoError(t, err)
+	require.Len(t, doc.Nodes, 2)
+	tr := &export.Trace{RunID: "r", Status: "succeeded", Visits: map[string]int{"2": 1, "3": 1}, Retries: map[string]int{},
+		Steps: []export.Step{{From: "2", To: "3"}}}
+	var out bytes.Buffer
+	require.NoError(t, export.DrawioRun(context.Background(), &out, src, doc, export.PictureOptions{Trace: tr}))
+	got := out.String()
+	wellFormed(t, got)
+	assert.Contains(t, got, `<!-- <mxCell id="2" value="not a cell" vertex="1" parent="1"/> -->`)
+	assert.Contains(t, got, `<![CDATA[ <mxCell id="3"/> ]]>`)
+	assert.Contains(t, got, `<object label='a > b &amp; "c"' tooltip="dtree run r: ✓ reached" id='2'><mxCell style='ellipse;html=1;strokeColor=#2e7d32;fillColor=#e6f4ea;strokeWidth=3;' vertex='1' parent='1'>`)
+	assert.Contains(t, got, `<object label="do it" tooltip="dtree run r: ✓ 1 visit" id="3"><mxCell style="strokeColor=#2e7d32;fillColor=#e6f4ea;strokeWidth=3;" vertex="1" parent="1"/></object>`)
+	assert.Contains(t, got, `<object label="" tooltip="dtree run r: taken" id="4"><mxCell style="strokeColor=#2e7d32;strokeWidth=3;" edge="1"`)
+	back, err := document.Read("-", "drawio", strings.NewReader(got))
+	require.NoError(t, err)
+	assert.Equal(t, graphOf(doc), graphOf(back))
+}
