@@ -245,12 +245,15 @@ func applyEdits(s string, edits []textEdit) string {
 	}
 	// An insertion before a replacement at the same place: edits never
 	// overlap otherwise.
-	slices.SortStableFunc(edits, func(a, b textEdit) int {
+	order := func(a, b textEdit) int {
 		if a.from != b.from {
 			return a.from - b.from
 		}
 		return a.to - b.to
-	})
+	}
+	if !slices.IsSortedFunc(edits, order) { // they come in order, cell by cell
+		slices.SortStableFunc(edits, order)
+	}
 	var b strings.Builder
 	b.Grow(len(s) + 64*len(edits))
 	at := 0
