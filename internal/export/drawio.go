@@ -61,6 +61,9 @@ func Drawio(w io.Writer, doc *types.Document) ([]string, error) {
 		return id
 	}
 	rootID, layerID := fresh("0"), fresh("1")
+	// emitted are the cell ids written: an edge whose id a node or an
+	// earlier edge has gets a fresh one (the reader refuses an id twice).
+	emitted := map[string]bool{rootID: true, layerID: true}
 
 	bw := bufio.NewWriterSize(w, 64<<10)
 	bw.WriteString("<mxfile host=\"dtree\" type=\"device\" pages=\"" + strconv.Itoa(len(doc.Pages)) + "\">\n")
@@ -114,6 +117,7 @@ func Drawio(w io.Writer, doc *types.Document) ([]string, error) {
 				c.style, c.size = drawioProcessStyle, layout.Size{W: 200, H: h}
 			}
 			index[n.ID] = len(cells)
+			emitted[n.ID] = true
 			cells = append(cells, c)
 		}
 		type edge struct {
@@ -126,9 +130,10 @@ func Drawio(w io.Writer, doc *types.Document) ([]string, error) {
 		}
 		for _, e := range lines[p.ID] {
 			id := e.ID
-			if id == "" || id == rootID || id == layerID {
+			if id == "" || emitted[id] {
 				id = fresh("line")
 			}
+			emitted[id] = true
 			edges = append(edges, edge{id: id, from: e.From, to: e.To, label: e.Label, extra: e.ExtraLabels})
 		}
 		g := layout.Graph{Nodes: make([]layout.Size, len(cells))}

@@ -192,3 +192,20 @@ func TestDrawioLinear(t *testing.T) {
 	assert.Less(t, big, 30*small+time.Second, "100,000 nodes take more than 30 times 10,000's")
 	assert.Less(t, big, 20*time.Second)
 }
+
+// TestDrawioIDs: ids that draw.io's own cells (0, 1) or another cell
+// already have are not written twice.
+func TestDrawioIDs(t *testing.T) {
+	t.Parallel()
+	doc := &types.Document{Pages: []types.Page{{ID: "p", Root: "0"}}, Nodes: []types.Node{
+		{ID: "0", Page: "p", Kind: types.KindTerminator, Text: "Start"},
+		{ID: "1", Page: "p", Kind: types.KindProcess, Text: "Work"},
+		{ID: "2", Page: "p", Kind: types.KindTerminator, Text: "End"}},
+		Edges: []types.Edge{{ID: "1", Page: "p", From: "0", To: "1"}, {ID: "x", Page: "p", From: "1", To: "2"}, {ID: "x", Page: "p", From: "0", To: "2"}}}
+	back, _, out := toDrawio(t, doc)
+	assert.Equal(t, []string{"0", "1", "2"}, []string{back.Nodes[0].ID, back.Nodes[1].ID, back.Nodes[2].ID}, out)
+	require.Len(t, back.Edges, 3)
+	assert.Equal(t, "x", back.Edges[1].ID)
+	assert.NotEqual(t, "x", back.Edges[2].ID)
+	assert.NotEqual(t, "1", back.Edges[0].ID)
+}
