@@ -266,6 +266,7 @@ var graphFormats = append(slices.Clone(export.PictureFormats), "drawio")
 // draw.io first (export.Drawio), then drawn on the same way.
 func (a *App) graphDrawio(ctx context.Context, path string, c *chart.Chart, out string, trace *export.Trace) error {
 	var src string
+	doc := c.Doc
 	if c.Doc.Format == document.FormatDrawio {
 		if path == "-" {
 			return &UsageError{Err: errors.New("--to drawio draws the run onto the draw.io file itself, which standard input is not"),
@@ -286,9 +287,14 @@ func (a *App) graphDrawio(ctx context.Context, path string, c *chart.Chart, out 
 			fmt.Fprintf(a.Err, "dtree: warning: %s\n", d)
 		}
 		src = b.String()
+		// The cells as the conversion named them: an edge may have a
+		// fresh id (export.Drawio), found here by its ends.
+		if read, err := document.FromDrawio(strings.NewReader(src)); err == nil {
+			doc = read
+		}
 	}
 	err := a.output(out, func(w io.Writer) error {
-		return export.DrawioRun(ctx, w, src, c.Doc, export.PictureOptions{Trace: trace})
+		return export.DrawioRun(ctx, w, src, doc, export.PictureOptions{Trace: trace})
 	})
 	if err != nil {
 		var usage *UsageError
