@@ -237,6 +237,10 @@ func (p *picture) mark(t *Trace, where map[string][2]int) {
 		nd.state = map[string]string{"failed": stateFailed, "interrupted": stateInterrupted,
 			"limit_reached": stateLimit, "budget_reached": stateLimit}[t.StoppedHow]
 	}
+	// The edges of each page by their ends, made once: a step finds its
+	// edge among those between its two nodes, not among the page's all
+	// (a run of n steps on a page of n edges).
+	between := make([]map[[2]int][]int, len(p.pages))
 	for _, s := range t.Steps {
 		f, okf := where[s.From]
 		to, okt := where[s.To]
@@ -244,9 +248,17 @@ func (p *picture) mark(t *Trace, where map[string][2]int) {
 			continue
 		}
 		pg := &p.pages[f[0]]
+		if between[f[0]] == nil {
+			between[f[0]] = make(map[[2]int][]int, len(pg.edges))
+			for i, e := range pg.edges {
+				k := [2]int{e.from, e.to}
+				between[f[0]][k] = append(between[f[0]][k], i)
+			}
+		}
+		// The last of them with the step's label, else the first.
 		best := -1
-		for i, e := range pg.edges {
-			if e.from == f[1] && e.to == to[1] && (best < 0 || e.label == s.Label) {
+		for _, i := range between[f[0]][[2]int{f[1], to[1]}] {
+			if best < 0 || pg.edges[i].label == s.Label {
 				best = i
 			}
 		}
