@@ -898,6 +898,9 @@ func mermaidLabel(s string) string {
 	s = strings.TrimSpace(s)
 	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
 		s = strings.TrimSpace(s[1 : len(s)-1])
+		if strings.Contains(s, `\"`) { // an @{ label: "…" }'s escaped quote
+			s = strings.ReplaceAll(s, `\"`, `"`)
+		}
 	}
 	if len(s) >= 2 && s[0] == '`' && s[len(s)-1] == '`' {
 		s = s[1 : len(s)-1]

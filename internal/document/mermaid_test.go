@@ -62,6 +62,10 @@ func TestMermaidNodes(t *testing.T) {
     Q -->|y| S@{ shape: lean-r }
     P[Later label] --> R
     P[Not this one]
+    Q -->|z| T["Shaped last"] --> U@{ label: "Say \"hi\"", shape: fr-circ }
+    T@{ shape: diam}
+    T -->|a| V(((Out)))
+    T -->|b| W[Off]
 `)
 	assert.Empty(t, mclasses(doc.Errors))
 	assert.Equal(t, []string{
@@ -69,7 +73,8 @@ func TestMermaidNodes(t *testing.T) {
 		"E decision Question?", "F process Sub", "G process Db", "H process Hex", "I process Lean",
 		"J process Back", "K process Flag", "L process Dbl", "M process Quoted \"x\" #1",
 		"N process Bold md", "O process Two\nlines\nhere", "P process Later label",
-		"Q decision Shaped", "R terminator Stop", "S process S",
+		"Q decision Shaped", "R terminator Stop", "S process S", "T decision Shaped last",
+		"U terminator Say \"hi\"", "V process Out", "W process Off",
 	}, nodesOf(doc))
 }
 
