@@ -67,7 +67,7 @@ func fromMermaid(r io.Reader, size int64) (*types.Document, error) {
 	}
 	// A line holds a node and an edge, as in "A --> B[Task]".
 	b.reserve(2 * (bytes.Count(src, []byte("\n")) + 1))
-	mr := &mermaidReader{b: b, seen: map[string]bool{}}
+	mr := &mermaidReader{b: b, seen: map[string]bool{}, docKeys: map[string]string{}}
 	// Ids and labels are substrings of one copy of the text.
 	str := string(src)
 	// A Markdown file's title is its first # heading.
@@ -94,8 +94,9 @@ func fromMermaid(r io.Reader, size int64) (*types.Document, error) {
 }
 
 type mermaidReader struct {
-	b    *builder
-	seen map[string]bool // ids of earlier blocks
+	b       *builder
+	seen    map[string]bool   // ids of earlier blocks
+	docKeys map[string]string // the chart's properties: the block that set each
 
 	// One block's state.
 	page     string
@@ -205,8 +206,11 @@ func (mr *mermaidReader) applyData(d mermaidData) {
 		if b.doc.Metadata == nil {
 			b.doc.Metadata = map[string]string{}
 		}
-		if _, set := b.doc.Metadata[d.key]; !set || mr.page == "1" {
+		// The first block that sets a name gives its value, of as many
+		// lines as that block gives.
+		if p, set := mr.docKeys[d.key]; !set || p == mr.page {
 			b.doc.Metadata[d.key] = appendLine(b.doc.Metadata[d.key], d.value, set)
+			mr.docKeys[d.key] = mr.page
 		}
 		return
 	}

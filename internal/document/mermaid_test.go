@@ -214,6 +214,11 @@ A[Run the tests] --> B[Tag]
 	assert.Equal(t, "echo one\necho two", b.Metadata["command"])
 	assert.Equal(t, "previous", doc.Metadata["context"])
 	assert.Equal(t, []types.Var{{Name: "branch", Default: "main", HasDefault: true}}, doc.Vars)
+
+	// In a .md, the first block that sets a property gives it, lines and all.
+	doc = readMermaid(t, "```mermaid\nflowchart TD\nA[Go]\n%% dtree: who: Ada\n```\n```mermaid\nflowchart TD\nB[Go]\n%% dtree: who: Bob\n%% dtree: ctx: one\n%% dtree: ctx: two\n```\n")
+	assert.Equal(t, "Ada", doc.Metadata["who"])
+	assert.Equal(t, "one\ntwo", doc.Metadata["ctx"])
 }
 
 // TestMermaidMalformed: what cannot be read is malformed_mermaid with its
