@@ -62,8 +62,8 @@ func TestMermaidOnto(t *testing.T) {
 				"class fix dtreeStopped\n",
 		},
 		{
-			name: "the author's text ends without a line break",
-			src:  strings.TrimSuffix(ontoChart, "\n"),
+			name:  "the author's text ends without a line break",
+			src:   strings.TrimSuffix(ontoChart, "\n"),
 			trace: &export.Trace{RunID: "r3", Status: "running", Visits: map[string]int{"start": 1}},
 			want: "\n%% run r3 drawn by dtree graph --run: running\n" +
 				"classDef dtreeTaken fill:#e6f4ea,stroke:#2e7d32,stroke-width:2px\n" +
@@ -88,8 +88,8 @@ func TestMermaidOnto(t *testing.T) {
 			res: export.Onto{Suffix: "2"},
 		},
 		{
-			name: "names that only contain or begin like ours do not clash",
-			src:  ontoChart + "  classDef mydtreeTaken fill:#000\n  classDef dtreeTakenX fill:#000\n",
+			name:  "names that only contain or begin like ours do not clash",
+			src:   ontoChart + "  classDef mydtreeTaken fill:#000\n  classDef dtreeTakenX fill:#000\n",
 			trace: &export.Trace{RunID: "r6", Status: "running", Visits: map[string]int{"start": 1}},
 			want: "%% run r6 drawn by dtree graph --run: running\n" +
 				"classDef dtreeTaken fill:#e6f4ea,stroke:#2e7d32,stroke-width:2px\n" +
@@ -109,15 +109,17 @@ func TestMermaidOnto(t *testing.T) {
 		{
 			name: "a run id or node id cannot break out of the comment", src: ontoChart,
 			trace: &export.Trace{RunID: "r8\nclass x y", Status: "failed", Visits: map[string]int{}, Stopped: "a\nb", StoppedHow: "failed"},
-			want: "%% run r8 class x y drawn by dtree graph --run: failed at a b\n",
-			res:  export.Onto{Unnamed: []string{"a\nb"}},
+			want:  "%% run r8 class x y drawn by dtree graph --run: failed at a b\n",
+			res:   export.Onto{Unnamed: []string{"a\nb"}},
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			var known func(string) bool
 			if tc.known != nil {
-				known = func(id string) bool { return strings.Contains("\x00"+strings.Join(tc.known, "\x00")+"\x00", "\x00"+id+"\x00") }
+				known = func(id string) bool {
+					return strings.Contains("\x00"+strings.Join(tc.known, "\x00")+"\x00", "\x00"+id+"\x00")
+				}
 			}
 			var b bytes.Buffer
 			res, err := export.MermaidOnto(&b, []byte(tc.src), tc.trace, known)
