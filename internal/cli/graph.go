@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -98,6 +99,12 @@ func (a *App) graph(ctx context.Context, path string, o graphOptions) error {
 			return &UsageError{Err: fmt.Errorf("read run %s: %w", o.run, err), Hint: "pass a run id from log_dir, or latest"}
 		}
 	}
+	var stdin bytes.Buffer // a chart on stdin, kept for graphOnto
+	if path == "-" && trace != nil && format == "mermaid" {
+		in := a.In
+		a.In = io.TeeReader(in, &stdin)
+		defer func() { a.In = in }()
+	}
 	c, broken, err := a.loadDrawn(path, o.chartFlags, func(c *chart.Chart) (string, error) {
 		return graphPage(c, o.page, trace)
 	})
@@ -109,6 +116,16 @@ func (a *App) graph(ctx context.Context, path string, o graphOptions) error {
 		if err := checkTrace(c, trace, o.run); err != nil {
 			return err
 		}
+	}
+	if trace != nil && format == "mermaid" && c.Doc.Format == formatMermaid && broken == nil {
+		// The author's own text, the run on it (readme/graph.md#a-mermaid-chart).
+		src := stdin.Bytes()
+		if path != "-" {
+			if src, err = os.ReadFile(path); err != nil {
+				return &UsageError{Err: err, Hint: "pass a chart file dtree can read"}
+			}
+		}
+		return a.graphOnto(src, c, page, trace, o)
 	}
 	err = a.output(o.out, func(w io.Writer) error {
 		return export.Picture(ctx, w, c.Doc, format, export.PictureOptions{Page: page, Trace: trace, Errors: c.Errors})
