@@ -30,14 +30,11 @@ const maxMermaidSource = 8 << 20
 // walked: the file changed since, or its block cannot be told.
 var errNotTheText = errors.New("not the chart's text")
 
-// authorMermaid is the author's own Mermaid text of the chart's page
-// page: the file's whole text (.mmd, .mermaid) or the body of its
-// ```mermaid block (.md) that is the page, src being the file's bytes.
-// digest, when not "", is the graph the text must hold
-// (chart.Chart.Digest: a run's graph_digest): the text is read again by
-// the Mermaid reader and refused, with errNotTheText, when it holds
-// another graph, as it does when the file changed since it was loaded.
-func authorMermaid(src []byte, doc *types.Document, page, digest string) ([]byte, error) {
+// mermaidBlock is the author's own Mermaid text of the chart's page page:
+// the file's whole text (.mmd, .mermaid), or the body of its ```mermaid
+// flowchart block (.md) that is the page (the reader makes block N page
+// N), src being the file's bytes.
+func mermaidBlock(src []byte, doc *types.Document, page string) ([]byte, error) {
 	blocks := document.MermaidBlocks(src)
 	k := -1
 	for i, p := range doc.Pages {
@@ -48,29 +45,89 @@ func authorMermaid(src []byte, doc *types.Document, page, digest string) ([]byte
 	if k < 0 || len(blocks) != len(doc.Pages) {
 		return nil, fmt.Errorf("%w: %d Mermaid flowcharts in %s, %d pages in the chart", errNotTheText, len(blocks), doc.Source, len(doc.Pages))
 	}
-	body := src[blocks[k][0]:blocks[k][1]]
-	if digest == "" {
-		return body, nil
-	}
-	if len(body) > ci.MermaidLimit {
-		return body, nil // too large to draw: the caller says so, without reading it
-	}
-	c, err := chart.Load("-", bytes.NewReader(body), chart.Options{Format: formatMermaid})
-	if err != nil || len(c.Doc.Pages) != 1 || c.Digest(c.Doc.Pages[0].ID) != digest {
-		return nil, fmt.Errorf("%w: flowchart %d of %s holds another graph than the run's", errNotTheText, k+1, doc.Source)
-	}
-	return body, nil
+	return src[blocks[k][0]:blocks[k][1]], nil
 }
 
-// pageIDs says whether a node id is one of the page's nodes.
-func pageIDs(doc *types.Document, page string) func(string) bool {
-	ids := map[string]bool{}
+// mermaidIDs reads body, the text of doc's page page, with the Mermaid
+// reader alone, and maps each of the page's node ids to the id the text
+// names it by: the same but in a later block of a Markdown file that
+// reuses an earlier block's id, which the reader prefixes with "N:" (the
+// page). It is errNotTheText when the text holds another graph than the
+// page (other nodes, kinds or lines, in the reader's order), as when the
+// file changed since doc was read. Linear in the page.
+func mermaidIDs(body []byte, doc *types.Document, page string) (map[string]string, error) {
+	alone, err := document.Read("-", formatMermaid, bytes.NewReader(body))
+	if err != nil || len(alone.Pages) != 1 {
+		return nil, fmt.Errorf("%w: its flowchart %s cannot be read again", errNotTheText, page)
+	}
+	changed := fmt.Errorf("%w: flowchart %s of %s holds another graph than the chart read", errNotTheText, page, doc.Source)
+	ids := map[string]string{}
+	k := 0
 	for i := range doc.Nodes {
-		if doc.Nodes[i].Page == page {
-			ids[doc.Nodes[i].ID] = true
+		n := &doc.Nodes[i]
+		if n.Page != page {
+			continue
+		}
+		if k == len(alone.Nodes) {
+			return nil, changed
+		}
+		a := &alone.Nodes[k]
+		k++
+		if a.Kind != n.Kind || a.ID != n.ID && n.ID != page+":"+a.ID {
+			return nil, changed
+		}
+		ids[n.ID] = a.ID
+	}
+	if k != len(alone.Nodes) {
+		return nil, changed
+	}
+	k = 0
+	for i := range doc.Edges {
+		e := &doc.Edges[i]
+		if e.Page != page {
+			continue
+		}
+		if k == len(alone.Edges) {
+			return nil, changed
+		}
+		a := &alone.Edges[k]
+		k++
+		if ids[e.From] != a.From || ids[e.To] != a.To || e.Label != a.Label {
+			return nil, changed
 		}
 	}
-	return func(id string) bool { return ids[id] }
+	if k != len(alone.Edges) {
+		return nil, changed
+	}
+	return ids, nil
+}
+
+// textTrace is t with its node ids as the text names them (mermaidIDs);
+// an id the page does not have stays as it is, for MermaidOnto to find
+// missing.
+func textTrace(t *export.Trace, ids map[string]string) *export.Trace {
+	to := func(id string) string {
+		if m, ok := ids[id]; ok {
+			return m
+		}
+		return id
+	}
+	out := *t
+	out.Visits = make(map[string]int, len(t.Visits))
+	for id, v := range t.Visits {
+		out.Visits[to(id)] += v
+	}
+	out.Stopped = to(t.Stopped)
+	return &out
+}
+
+// known says whether a node id is one the text names (mermaidIDs).
+func known(ids map[string]string) func(string) bool {
+	named := make(map[string]bool, len(ids))
+	for _, m := range ids {
+		named[m] = true
+	}
+	return func(id string) bool { return named[id] }
 }
 
 // graphOnto writes the run t onto the author's own Mermaid text of c's
@@ -80,7 +137,11 @@ func (a *App) graphOnto(src []byte, c *chart.Chart, page string, t *export.Trace
 	if page == "" && len(c.Doc.Pages) == 1 {
 		page = c.Doc.Pages[0].ID
 	}
-	body, err := authorMermaid(src, c.Doc, page, c.Digest(page))
+	body, err := mermaidBlock(src, c.Doc, page)
+	var ids map[string]string
+	if err == nil {
+		ids, err = mermaidIDs(body, c.Doc, page)
+	}
 	if err != nil {
 		return &UsageError{Err: fmt.Errorf("cannot draw run %s onto %s: %w", o.run, c.Doc.Source, err),
 			Hint: "pass the chart file itself, unchanged since it was read, or draw dtree's picture of the run with --to svg"}
@@ -88,7 +149,7 @@ func (a *App) graphOnto(src []byte, c *chart.Chart, page string, t *export.Trace
 	var onto export.Onto
 	err = a.output(o.out, func(w io.Writer) error {
 		var err error
-		onto, err = export.MermaidOnto(w, body, t, pageIDs(c.Doc, page))
+		onto, err = export.MermaidOnto(w, body, textTrace(t, ids), known(ids))
 		if err == nil && len(onto.Missing) > 0 {
 			err = &UsageError{Err: fmt.Errorf("run %s went through node %s, which page %s of %s does not have", o.run, onto.Missing[0], page, c.Doc.Source),
 				Hint: "pass the chart the run ran, or --page with the page it ran (" + t.Page + ")"}
@@ -134,11 +195,18 @@ func authorPicture(doc *types.Document, t *export.Trace, mask func(string) strin
 	case len(src) > maxMermaidSource:
 		return "", fmt.Sprintf("The chart's file is over %d MiB, too large to read for its Mermaid%s", maxMermaidSource>>20, instead)
 	}
-	body, err := authorMermaid(src, doc, t.Page, t.GraphDigest)
+	body, err := mermaidBlock(src, doc, t.Page)
 	if err != nil {
 		return "", "The chart's Mermaid could not be matched to the run (its file changed while the run ran)" + instead
 	}
-	return ci.AuthorPicture(body, t, pageIDs(doc, t.Page), mask)
+	if len(body) > ci.MermaidLimit { // not read again: AuthorPicture says why
+		return ci.AuthorPicture(body, t, nil, mask)
+	}
+	ids, err := mermaidIDs(body, doc, t.Page)
+	if err != nil {
+		return "", "The chart's Mermaid could not be matched to the run (its file changed while the run ran)" + instead
+	}
+	return ci.AuthorPicture(body, textTrace(t, ids), known(ids), mask)
 }
 
 // formatMermaid is the Mermaid reader's format name (document's table).

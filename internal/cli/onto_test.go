@@ -12,7 +12,7 @@ import (
 // The page a run walked is the Markdown file's flowchart of the same
 // place (--page N is the Nth flowchart block): its body is the author's
 // text drawn back, whatever blocks of other diagrams or code lie between.
-func TestAuthorMermaidPicksThePagesBlock(t *testing.T) {
+func TestMermaidBlockIsThePages(t *testing.T) {
 	t.Parallel()
 	md := "# Release\n\n```mermaid\nflowchart TD\n  a --> b\n```\n\n" +
 		"```mermaid\nsequenceDiagram\n  A->>B: hi\n```\n\n```go\nfmt.Println()\n```\n\n" +
@@ -30,7 +30,7 @@ func TestAuthorMermaidPicksThePagesBlock(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			body, err := authorMermaid([]byte(tc.src), tc.doc, tc.page, "")
+			body, err := mermaidBlock([]byte(tc.src), tc.doc, tc.page)
 			require.NoError(t, err)
 			assert.Equal(t, tc.want, string(body))
 		})
@@ -44,7 +44,7 @@ func TestAuthorMermaidPicksThePagesBlock(t *testing.T) {
 		{"1", "# Release\n\n```mermaid\nflowchart TD\n  a --> b\n```\n"},
 		{"3", md},
 	} {
-		_, err := authorMermaid([]byte(tc.src), two, tc.page, "")
+		_, err := mermaidBlock([]byte(tc.src), two, tc.page)
 		assert.ErrorIs(t, err, errNotTheText, tc.page)
 	}
 }
