@@ -108,6 +108,16 @@ func init() {
 			Fix:        "fix the errors above in draw.io and save the file",
 			Hints:      drawioHints,
 		},
+		{
+			Name: FormatMermaid,
+			// .md: the flowcharts of its ```mermaid blocks, one page each.
+			Extensions: []string{".mmd", ".mermaid", ".md"},
+			Detect:     isMermaidHead,
+			Read:       fromMermaid,
+			Hint:       ".mmd (Mermaid), or a .md with ```mermaid blocks",
+			Fix:        "fix the errors above in the Mermaid text",
+			Hints:      mermaidHints,
+		},
 	}
 }
 
