@@ -117,7 +117,7 @@ func (a *App) graph(ctx context.Context, path string, o graphOptions) error {
 			return err
 		}
 	}
-	if trace != nil && format == "mermaid" && c.Doc.Format == formatMermaid && broken == nil {
+	if trace != nil && format == "mermaid" && c.Doc.Format == document.FormatMermaid && broken == nil {
 		// The author's own text, the run on it (readme/graph.md#a-mermaid-chart).
 		src := stdin.Bytes()
 		if path != "-" {

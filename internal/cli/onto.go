@@ -56,7 +56,7 @@ func mermaidBlock(src []byte, doc *types.Document, page string) ([]byte, error) 
 // page (other nodes, kinds or lines, in the reader's order), as when the
 // file changed since doc was read. Linear in the page.
 func mermaidIDs(body []byte, doc *types.Document, page string) (map[string]string, error) {
-	alone, err := document.Read("-", formatMermaid, bytes.NewReader(body))
+	alone, err := document.Read("-", document.FormatMermaid, bytes.NewReader(body))
 	if err != nil || len(alone.Pages) != 1 {
 		return nil, fmt.Errorf("%w: its flowchart %s cannot be read again", errNotTheText, page)
 	}
@@ -170,7 +170,7 @@ func (a *App) graphOnto(src []byte, c *chart.Chart, page string, t *export.Trace
 // can be shown (ci.AuthorPicture), else dtree's drawing (ci.Picture),
 // the note saying why.
 func summaryPicture(ctx context.Context, doc *types.Document, t *export.Trace, mask func(string) string) (diagram, note string, err error) {
-	if doc.Format == formatMermaid && doc.Source != "-" && doc.Source != "" {
+	if doc.Format == document.FormatMermaid && doc.Source != "-" && doc.Source != "" {
 		diagram, note = authorPicture(doc, t, mask)
 		if diagram != "" {
 			return diagram, note, nil
@@ -208,6 +208,3 @@ func authorPicture(doc *types.Document, t *export.Trace, mask func(string) strin
 	}
 	return ci.AuthorPicture(body, textTrace(t, ids), known(ids), mask)
 }
-
-// formatMermaid is the Mermaid reader's format name (document's table).
-const formatMermaid = "mermaid"
