@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dtree-dev/dtree/internal/export"
+	"github.com/dtree-dev/dtree/internal/golden"
 )
 
 const ontoChart = `flowchart TD
@@ -163,4 +164,29 @@ func TestMermaidOntoIsLinear(t *testing.T) {
 	t.Logf("10,000 nodes: %v; 100,000 nodes (%d bytes): %v", small, size, large)
 	assert.Less(t, large, 40*small+200*time.Millisecond, "ten times the input, at most a few times ten times the time")
 	assert.Less(t, large, 2*time.Second)
+}
+
+// Every kind of node id a class line names, as Mermaid 11 reads it in a
+// node statement: the golden file is parsed by `make conformance` (every
+// testdata/golden/*/*.mmd), so an id that MermaidOnto names but Mermaid
+// would not take in a class line fails there.
+func TestMermaidOntoOddIDsGolden(t *testing.T) {
+	t.Parallel()
+	ids := []string{"a.b", "x-y", "a_b", "a/b", "a:b", "$x", "!x", "?x", "'x'", "*x", "+x", "#x", `a\b`, "é1", "日本", "1x", "End", "Class", "-x", "x-"}
+	var src strings.Builder
+	src.WriteString("flowchart LR\n")
+	tr := &export.Trace{RunID: "20261127T021500Z-3f2a1c", Status: "failed", Visits: map[string]int{}, Stopped: ids[len(ids)-1], StoppedHow: "failed"}
+	for i, id := range ids {
+		fmt.Fprintf(&src, "  %s[Step %d]", id, i)
+		if i+1 < len(ids) {
+			fmt.Fprintf(&src, " --> %s", ids[i+1])
+		}
+		src.WriteString("\n")
+		tr.Visits[id] = 1 + i%2
+	}
+	var b bytes.Buffer
+	res, err := export.MermaidOnto(&b, []byte(src.String()), tr, nil)
+	require.NoError(t, err)
+	assert.Empty(t, res.Unnamed, "each of these is named")
+	golden.Assert(t, "../../testdata/golden/graph-run/odd-ids.run.mmd", b.Bytes())
 }
