@@ -44,7 +44,9 @@ in every command (--format mermaid, the old spelling, is taken as --to).
 With --run, the run's nodes and the edges it took are marked, with visit
 and retry counts and the node where it failed or stopped; RUN is a run id
 under log_dir (--log-dir), latest, or a run directory. Only the run's page
-is drawn unless --page says otherwise. 'dtree docs graph' has examples.
+is drawn unless --page says otherwise. A Mermaid chart's run in Mermaid
+is the author's own text, unchanged, with classDef and class lines after
+it that mark the run on its nodes. 'dtree docs graph' has examples.
 
 A chart with errors prints them on stderr and exits 3, as inspect does.
 
