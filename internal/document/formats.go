@@ -91,7 +91,8 @@ func init() {
 			Extensions: []string{".yaml", ".yml"},
 			Detect: func(head []byte) bool {
 				first, _, _ := bytes.Cut(head, []byte("\n"))
-				return yamlStart.Match(first)
+				// Mermaid's front matter starts with --- too.
+				return yamlStart.Match(first) && !isMermaidHead(head)
 			},
 			Read:    func(r io.Reader, _ int64) (*types.Document, error) { return FromYAML(r) },
 			Hint:    ".yaml (dtree's own format)",
@@ -114,7 +115,7 @@ func init() {
 			Extensions: []string{".mmd", ".mermaid", ".md"},
 			Detect:     isMermaidHead,
 			Read:       fromMermaid,
-			Hint:       ".mmd (Mermaid), or a .md with ```mermaid blocks",
+			Hint:       ".mmd or .md (Mermaid)",
 			Fix:        "fix the errors above in the Mermaid text",
 			Hints:      mermaidHints,
 		},

@@ -59,9 +59,10 @@ func fromMermaid(r io.Reader, size int64) (*types.Document, error) {
 	line := 1
 	last := 0
 	for i, blk := range blocks {
-		line += bytes.Count(src[last:blk[0]], []byte("\n"))
+		before := src[last:blk[0]]
+		line += bytes.Count(before, []byte("\n"))
 		last = blk[0]
-		mr.block(src[blk[0]:blk[1]], line, i, len(blocks))
+		mr.block(src[blk[0]:blk[1]], line, i, lastHeading(before))
 	}
 	doc := b.build()
 	for _, list := range [][]types.Diagnostic{doc.Errors, doc.Warnings} {
@@ -97,8 +98,27 @@ type mermaidData struct {
 	line             int
 }
 
-// block reads one flowchart; first is its first line in the file.
-func (mr *mermaidReader) block(text []byte, first, pos, count int) {
+// lastHeading is the text of the last Markdown heading (# Title) in text,
+// "" if none.
+func lastHeading(text []byte) string {
+	h := ""
+	for pos := 0; pos < len(text); {
+		l, next := lineAt(text, pos)
+		pos = next
+		t := bytes.TrimSpace(l)
+		if len(t) > 1 && t[0] == '#' {
+			t = bytes.TrimLeft(t, "#")
+			if len(t) > 0 && (t[0] == ' ' || t[0] == '\t') {
+				h = string(bytes.TrimSpace(bytes.TrimRight(t, "#")))
+			}
+		}
+	}
+	return cleanText(h)
+}
+
+// block reads one flowchart; first is its first line in the file, heading
+// the Markdown heading above it.
+func (mr *mermaidReader) block(text []byte, first, pos int, heading string) {
 	b := mr.b
 	mr.page = strconv.Itoa(pos + 1)
 	mr.prefix = ""
@@ -111,16 +131,16 @@ func (mr *mermaidReader) block(text []byte, first, pos, count int) {
 	mr.data = nil
 	mr.stopped = false
 	title := ""
-	if count > 1 {
-		title = "Mermaid " + mr.page
-	}
 	p := &mermaidParser{mr: mr, s: text, line: first}
 	p.frontMatter(&title)
 	if title != "" && b.doc.Title == "" {
-		b.doc.Title = title // the first block's front matter title:
+		b.doc.Title = title // the first front matter title:
 	}
 	if title == "" {
-		title = "Mermaid"
+		title = heading
+	}
+	if title == "" {
+		title = "Mermaid " + mr.page
 	}
 	b.addPage(mr.page, title)
 	p.parse()
@@ -325,6 +345,21 @@ func (p *mermaidParser) skipSpace() {
 	}
 }
 
+// skipSpaceAndBreaks passes white space and line breaks: a statement
+// goes on after an edge at the end of a line.
+func (p *mermaidParser) skipSpaceAndBreaks() {
+	for p.i < len(p.s) {
+		switch p.s[p.i] {
+		case '\n':
+			p.line++
+		case ' ', '\t', '\r':
+		default:
+			return
+		}
+		p.i++
+	}
+}
+
 // endStatement passes a statement's end: ";" or a line break.
 func (p *mermaidParser) endStatement() bool {
 	p.skipSpace()
@@ -448,7 +483,14 @@ func (p *mermaidParser) subgraph() {
 		return
 	}
 	did := mr.docID(id)
-	if _, ok := mr.nodes[id]; !ok && !mr.subIDs[id] {
+	if i, ok := mr.nodes[id]; ok && !mr.subIDs[id] {
+		// A node named before its subgraph: the id is the subgraph's.
+		mr.subIDs[id] = true
+		delete(mr.nodes, id)
+		n := &mr.b.shapes[i]
+		n.Kind, n.Shape, n.Text, n.TextAreas = types.KindOther, "subgraph", cleanText(title), []string{}
+		mr.b.flags[i].container = true
+	} else if !ok && !mr.subIDs[id] {
 		mr.subIDs[id] = true
 		mr.own[id] = true
 		n := types.Node{ID: did, Page: mr.page, Kind: types.KindOther, Shape: "subgraph", Line: startLine,
@@ -489,7 +531,13 @@ func (p *mermaidParser) chain() {
 			p.restOfLine()
 			return
 		}
-		p.skipSpace()
+		linkLine := p.line
+		p.skipSpaceAndBreaks()
+		if p.i >= len(p.s) {
+			p.line = linkLine
+			p.errorf(nil, mermaidHint, "the edge leads to no node: write its end (A --> B)")
+			return
+		}
 		next, ok := p.group()
 		if !ok {
 			return
@@ -571,6 +619,7 @@ func (p *mermaidParser) node() (string, bool) {
 	}
 	line := p.line
 	id := p.nodeID()
+	at := bytes.HasPrefix(p.s[p.i:], []byte("@{"))
 	kind, shapeName, label, hasLabel, ok := p.shape(id)
 	if !ok {
 		p.restOfLine()
@@ -592,6 +641,15 @@ func (p *mermaidParser) node() (string, bool) {
 	did := mr.docID(id)
 	if i, ok := mr.nodes[id]; ok {
 		n := &mr.b.shapes[i]
+		if n.Container == "" && len(mr.subs) > 0 {
+			// In the first subgraph that names it, as Mermaid draws it.
+			n.Container = mr.docID(mr.subs[len(mr.subs)-1])
+		}
+		if at {
+			// A@{ shape: diam } after A[Text]: Mermaid's editors write
+			// the shapes last.
+			n.Kind, n.Shape = kind, shapeName
+		}
 		if hasLabel && !mr.labelled[id] {
 			mr.labelled[id] = true
 			n.Kind, n.Shape = kind, shapeName
@@ -608,7 +666,10 @@ func (p *mermaidParser) node() (string, bool) {
 		return did, true
 	}
 	if !hasLabel {
-		kind, shapeName, label = types.KindProcess, "Process", id
+		label = id
+		if !at {
+			kind, shapeName = types.KindProcess, "Process"
+		}
 	}
 	n := types.Node{ID: did, Page: mr.page, Kind: kind, Shape: shapeName, Line: line,
 		Text: label, Tags: []string{}, Comments: []string{}, TextAreas: []string{}}
@@ -702,12 +763,15 @@ func (p *mermaidParser) labelUntil(closers []string, id string) (string, bool) {
 		p.errorf([]string{p.mr.docID(id)}, fmt.Sprintf("end the node's label with %s", closers[0]), "node %q: its label is not closed with %s", id, closers[0])
 		return "", false
 	}
-	l := p.curLine()
+	l := p.s[p.i:]
 	best := -1
 	var bc string
-	for _, c := range closers {
-		if k := bytes.Index(l, []byte(c)); k >= 0 && (best < 0 || k < best) {
-			best, bc = k, c
+	for k := 0; k < len(l) && l[k] != '\n' && best < 0; k++ {
+		for _, c := range closers {
+			if l[k] == c[0] && bytes.HasPrefix(l[k:], []byte(c)) {
+				best, bc = k, c
+				break
+			}
 		}
 	}
 	if best < 0 {
@@ -730,7 +794,9 @@ func (p *mermaidParser) shapeData(id string) (kind, name, label string, hasLabel
 		if c == '\n' {
 			lines++
 		}
-		if c == '"' {
+		if c == '\\' && inQuote && j+1 < len(p.s) && p.s[j+1] != '\n' {
+			j++
+		} else if c == '"' {
 			inQuote = !inQuote
 		} else if c == '}' && !inQuote {
 			break
@@ -766,9 +832,6 @@ func (p *mermaidParser) shapeData(id string) (kind, name, label string, hasLabel
 		"fr-circ", "framed-circle", "stop", "dbl-circ", "double-circle", "f-circ", "filled-circle":
 		kind = types.KindTerminator
 	}
-	if !hasLabel {
-		label, hasLabel = id, true
-	}
 	return kind, shapeName, label, hasLabel, true
 }
 
@@ -778,8 +841,11 @@ func splitOutsideQuotes(b []byte) []string {
 	var out []string
 	inQuote := false
 	start := 0
-	for i, c := range b {
+	for i := 0; i < len(b); i++ {
+		c := b[i]
 		switch {
+		case c == '\\' && inQuote && i+1 < len(b):
+			i++
 		case c == '"':
 			inQuote = !inQuote
 		case (c == ',' || c == '\n') && !inQuote:
@@ -896,12 +962,6 @@ func (p *mermaidParser) link() (mermaidLink, bool) {
 		}
 		return j
 	}
-	lineEnd := bytes.IndexByte(s[i:], '\n')
-	if lineEnd < 0 {
-		lineEnd = len(s)
-	} else {
-		lineEnd += i
-	}
 	if dotted {
 		j := i + 1
 		for j < len(s) && s[j] == '.' {
@@ -912,7 +972,7 @@ func (p *mermaidParser) link() (mermaidLink, bool) {
 			return p.pipeLabel(lk), true
 		}
 		// -. text .->
-		k := bytes.Index(s[j:lineEnd], []byte(".-"))
+		k := indexOnLine(s[j:], []byte(".-"))
 		if k < 0 {
 			return lk, false
 		}
@@ -941,7 +1001,7 @@ func (p *mermaidParser) link() (mermaidLink, bool) {
 	}
 	// -- text --> or == text ==>: the text runs to the next run of two.
 	pair := []byte{ch, ch}
-	k := bytes.Index(s[j:lineEnd], pair)
+	k := indexOnLine(s[j:], pair)
 	if k < 0 {
 		return lk, false
 	}
@@ -952,6 +1012,21 @@ func (p *mermaidParser) link() (mermaidLink, bool) {
 	}
 	p.i = head(e)
 	return p.pipeLabel(lk), true
+}
+
+// indexOnLine is the index of pat in s before the first line break, -1 if
+// none: it reads no further than the match or the line's end, so that a
+// long line of edges is read once.
+func indexOnLine(s, pat []byte) int {
+	for i := 0; i+len(pat) <= len(s); i++ {
+		if s[i] == '\n' {
+			return -1
+		}
+		if s[i] == pat[0] && bytes.HasPrefix(s[i:], pat) {
+			return i
+		}
+	}
+	return -1
 }
 
 // pipeLabel reads a |label| after a link.
