@@ -115,6 +115,20 @@ func TestSummaryPictureOfAMermaidChart(t *testing.T) {
 	assert.Contains(t, note, "The chart's Mermaid could not be matched to the run (its file changed while the run ran); this is dtree's drawing of the run instead.")
 	assert.Contains(t, diagram, `n0(["Start<br/>✓ reached"])`, "dtree's drawing, from the chart that ran")
 
+	// Bounded as the rest of the summary: a text over GitHub's 50,000
+	// characters, or a file over 8 MiB, is not shown, and not read past
+	// 8 MiB.
+	require.NoError(t, os.WriteFile(path, []byte(src+strings.Repeat("  %% a comment line\n", 3000)), 0o644))
+	diagram, note, err = summaryPicture(t.Context(), doc, tr, nil)
+	require.NoError(t, err)
+	assert.Contains(t, note, "The chart's Mermaid is too large for GitHub to draw (60069 characters, over 50000); this is dtree's drawing of the run instead.")
+	assert.Contains(t, diagram, `n0(["Start<br/>✓ reached"])`)
+	require.NoError(t, os.WriteFile(path, []byte(src+strings.Repeat("%% padding\n", 800_000)), 0o644))
+	diagram, note, err = summaryPicture(t.Context(), doc, tr, nil)
+	require.NoError(t, err)
+	assert.Contains(t, note, "The chart's file is over 8 MiB, too large to read for its Mermaid; this is dtree's drawing of the run instead.")
+	assert.Contains(t, diagram, `n0(["Start<br/>✓ reached"])`)
+
 	// A chart from stdin is not read again: dtree's drawing, no note.
 	doc.Source = "-"
 	diagram, note, err = summaryPicture(t.Context(), doc, tr, nil)
