@@ -121,6 +121,22 @@ func textTrace(t *export.Trace, ids map[string]string) *export.Trace {
 	return &out
 }
 
+// missingNodes is the first node, by id, that t entered or stopped at
+// and that has does not know; "" when there is none.
+func missingNodes(t *export.Trace, has func(string) bool) string {
+	first := ""
+	check := func(id string) {
+		if id != "" && !has(id) && (first == "" || id < first) {
+			first = id
+		}
+	}
+	for id := range t.Visits {
+		check(id)
+	}
+	check(t.Stopped)
+	return first
+}
+
 // known says whether a node id is one the text names (mermaidIDs).
 func known(ids map[string]string) func(string) bool {
 	named := make(map[string]bool, len(ids))
@@ -146,14 +162,17 @@ func (a *App) graphOnto(src []byte, c *chart.Chart, page string, t *export.Trace
 		return &UsageError{Err: fmt.Errorf("cannot draw run %s onto %s: %w", o.run, c.Doc.Source, err),
 			Hint: "pass the chart file itself, unchanged since it was read, or draw dtree's picture of the run with --to svg"}
 	}
+	// Checked before anything is written: a run of another page.
+	has := known(ids)
+	tt := textTrace(t, ids)
+	if missing := missingNodes(tt, has); missing != "" {
+		return &UsageError{Err: fmt.Errorf("run %s went through node %s, which page %s of %s does not have", o.run, missing, page, c.Doc.Source),
+			Hint: "pass the chart the run ran, or --page with the page it ran (" + t.Page + ")"}
+	}
 	var onto export.Onto
 	err = a.output(o.out, func(w io.Writer) error {
 		var err error
-		onto, err = export.MermaidOnto(w, body, textTrace(t, ids), known(ids))
-		if err == nil && len(onto.Missing) > 0 {
-			err = &UsageError{Err: fmt.Errorf("run %s went through node %s, which page %s of %s does not have", o.run, onto.Missing[0], page, c.Doc.Source),
-				Hint: "pass the chart the run ran, or --page with the page it ran (" + t.Page + ")"}
-		}
+		onto, err = export.MermaidOnto(w, body, tt, has)
 		return err
 	})
 	if err != nil {
