@@ -109,6 +109,29 @@ func TestConformanceCIOutputs(t *testing.T) {
 	require.NotEmpty(t, mmd)
 	out = node(append([]string{"mermaid"}, mmd...)...)
 	assert.Equal(t, len(mmd), strings.Count(out, ": ok (flowchart"), "every golden picture parses: %s", out)
+	// Every Mermaid test chart with custom data (%% dtree: lines,
+	// readme/mermaid.md) still parses with Mermaid's own parser: GitHub
+	// draws it as before.
+	charts, err := filepath.Glob(filepath.Join(root, "testdata", "charts", "mermaid", "*"))
+	require.NoError(t, err)
+	var custom []string
+	blocks := 0
+	for _, f := range charts {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		if !bytes.Contains(b, []byte("%% dtree:")) {
+			continue
+		}
+		custom = append(custom, f)
+		if strings.HasSuffix(f, ".mmd") {
+			blocks++
+		} else {
+			blocks += bytes.Count(b, []byte("```mermaid\n"))
+		}
+	}
+	require.NotEmpty(t, custom)
+	out = node(append([]string{"mermaid"}, custom...)...)
+	assert.Equal(t, blocks, strings.Count(out, ": ok (flowchart"), "every Mermaid test chart with custom data parses: %s", out)
 	reports := filepath.Join(work, "reports")
 	out = node("junit", schema, filepath.Join(reports, "hostile.xml"), filepath.Join(reports, "quickstart.xml"), filepath.Join(reports, "broken.xml"))
 	assert.Equal(t, 3, strings.Count(out, "valid against"), out)

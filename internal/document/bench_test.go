@@ -64,3 +64,11 @@ func BenchmarkImportDrawioLinear(b *testing.B) {
 		})
 	}
 }
+
+func BenchmarkImportMermaidLinear(b *testing.B) {
+	for _, n := range []int{1_000, 100_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			benchImport(b, n, func(w io.Writer) error { return testchart.LinearMermaid(w, n) }, document.FromMermaid)
+		})
+	}
+}

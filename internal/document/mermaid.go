@@ -20,13 +20,23 @@ const mermaidHint = "fix the line in the Mermaid text (the Mermaid Live Editor, 
 // mermaidHints say what to do in Mermaid where the shared rules' hints say
 // what to do in Lucid.
 var mermaidHints = map[string]string{
-	"dangling_line":       "in Mermaid, an edge's two ends are node ids: write the missing node (A --> B[Task]) or remove the edge",
-	"line_to_container":   "in Mermaid, an edge to a subgraph's id runs to no step: point it at a node inside the subgraph",
-	"ignored_empty_shape": "give the node a task (A[Run the tests]) and connect it with an edge, or delete it",
-	"empty_chart":         "write at least one node in the flowchart (flowchart TD then A[Task])",
-	"duplicate_line":      "delete one of the two edges from the Mermaid text",
-	"not_a_flowchart":     "dtree runs flowcharts: write A([Start]) --> B[Task] --> C{Question?} with labelled edges (C -->|Yes| D)",
-	"unlabeled_branch":    "label each edge out of the decision in Mermaid: C -->|Yes| D or C -- Yes --> D",
+	// import rules
+	"dangling_line":          "in Mermaid, an edge's two ends are node ids: write the missing node (A --> B[Task]) or remove the edge",
+	"line_to_container":      "in Mermaid, an edge to a subgraph's id runs to no step: point it at a node inside the subgraph",
+	"unlabeled_branch":       "label each edge out of the decision in Mermaid: C -->|Yes| D or C -- Yes --> D",
+	"duplicate_branch_label": "give each edge out of the decision a different label (C -->|Yes| D, C -->|No| E)",
+	"duplicate_line":         "delete one of the two edges from the Mermaid text",
+	"ambiguous_root":         "in Mermaid, the start is the only node no edge enters: write Start([Start]) --> A and connect or delete the other nodes no edge enters",
+	"no_root":                "add a start node and an edge to the first step: Start([Start]) --> A",
+	"ignored_empty_shape":    "give the node a task (A[Run the tests]) and connect it with an edge, or delete it",
+	"empty_chart":            "write at least one node in the flowchart (flowchart TD, then A[Task])",
+	"not_a_flowchart":        "dtree runs flowcharts: write Start([Start]) --> A[Task] --> B{Question?} with labelled edges (B -->|Yes| C)",
+	// lint
+	"branching_terminator":   "give the start one edge to a decision node (B{Question?}) and branch there",
+	"end_with_outgoing_line": "remove the edge out of the end, or write the node as a step (A[Task], not A([Task])) if the run should go on",
+	"decision_one_branch":    "add a labelled edge for each other answer (B -->|No| C), or write the node as a step: B[Task], not B{Task}",
+	"unreachable_node":       "lead to them with an edge from a node the run reaches, or delete them",
+	"loop_without_exit":      "make a node in the loop a decision (B{Done?}) with a labelled edge that leaves the loop",
 }
 
 // mermaidMaxDepth caps subgraph nesting; Mermaid lays out a handful.
@@ -56,6 +66,10 @@ func fromMermaid(r io.Reader, size int64) (*types.Document, error) {
 	}
 	b.reserve(bytes.Count(src, []byte("\n")) + 1)
 	mr := &mermaidReader{b: b, seen: map[string]bool{}}
+	// A Markdown file's title is its first # heading.
+	if blocks[0][0] > 0 {
+		b.doc.Title = firstTitle(src[:blocks[0][0]])
+	}
 	line := 1
 	last := 0
 	for i, blk := range blocks {
@@ -98,6 +112,19 @@ type mermaidData struct {
 	line             int
 }
 
+// firstTitle is the text of the first level-1 Markdown heading (# Title)
+// in text, "" if none.
+func firstTitle(text []byte) string {
+	for pos := 0; pos < len(text); {
+		l, next := lineAt(text, pos)
+		pos = next
+		if t, ok := bytes.CutPrefix(bytes.TrimSpace(l), []byte("# ")); ok {
+			return cleanText(string(bytes.TrimSpace(bytes.TrimRight(t, "#"))))
+		}
+	}
+	return ""
+}
+
 // lastHeading is the text of the last Markdown heading (# Title) in text,
 // "" if none.
 func lastHeading(text []byte) string {
@@ -133,8 +160,8 @@ func (mr *mermaidReader) block(text []byte, first, pos int, heading string) {
 	title := ""
 	p := &mermaidParser{mr: mr, s: text, line: first}
 	p.frontMatter(&title)
-	if title != "" && b.doc.Title == "" {
-		b.doc.Title = title // the first front matter title:
+	if title != "" && pos == 0 {
+		b.doc.Title = title // the first block's front matter title:
 	}
 	if title == "" {
 		title = heading
@@ -179,7 +206,7 @@ func (mr *mermaidReader) applyData(d mermaidData) {
 		if mr.subIDs[d.node] {
 			hint = "a subgraph is not a step: put the custom data on a node inside it"
 		}
-		b.errorf("malformed_mermaid", nil, d.line, hint, "line %d: %%%% dtree: names %q, which is no node of the flowchart", d.line, d.node)
+		b.errorf("malformed_mermaid", nil, d.line, hint, "%%%% dtree: names %q, which is no node of the flowchart", d.node)
 		return
 	}
 	n := &b.shapes[i]
@@ -212,7 +239,7 @@ type mermaidParser struct {
 
 func (p *mermaidParser) errorf(ids []string, hint, format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
-	p.mr.b.errorf("malformed_mermaid", ids, p.line, hint, "line %d: %s", p.line, msg)
+	p.mr.b.errorf("malformed_mermaid", ids, p.line, hint, "%s", msg)
 }
 
 // frontMatter reads a leading --- block (its title:) and the header.

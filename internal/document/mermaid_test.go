@@ -261,7 +261,7 @@ func TestMermaidPageTitles(t *testing.T) {
 	require.Len(t, doc.Pages, 2)
 	assert.Equal(t, "Release flow", doc.Pages[0].Title)
 	assert.Equal(t, "Bugs", doc.Pages[1].Title)
-	assert.Equal(t, "Bugs", doc.Title)
+	assert.Equal(t, "Guide", doc.Title, "a Markdown file's title is its first # heading")
 }
 
 // TestMermaidHostile: huge inputs are read without panic and in linear
