@@ -21,9 +21,12 @@ const (
 	ClassStopped  = "dtreeStopped"  // where a visit, step or budget limit stopped it
 )
 
-// ontoStyles are the classes' styles, in the order they are defined: a
-// later class wins where a node has two (Mermaid writes a classDef as a
-// CSS rule, in order), so a failed node's red is over its green.
+// ontoStyles are the classes' styles, in the order they are defined and
+// given. Mermaid 11 compiles a node's classes into its style in the order
+// the class lines give them, a later one's property over an earlier's:
+// dtree's lines come after the author's, so their colours win over the
+// author's classes (not over a style line, which comes after every
+// class), and dtreeRepeated's border over dtreeFailed's.
 var ontoStyles = [][2]string{
 	{ClassTaken, fmt.Sprintf("fill:%s,stroke:%s,stroke-width:2px", fillVisited, colorVisited)},
 	{ClassStopped, fmt.Sprintf("fill:%s,stroke:%s,stroke-width:3px", fillLimit, colorLimit)},
