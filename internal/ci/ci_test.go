@@ -6,6 +6,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -355,4 +356,73 @@ func TestStepSummaryOfALongRun(t *testing.T) {
 	assert.Contains(t, got, "The first 99998 steps are in events.jsonl only.\n")
 	assert.Contains(t, got, "\n| 99999 | ")
 	assert.Contains(t, got, "\n| 100000 | ")
+}
+
+// A run of a Mermaid chart is drawn onto the author's own text when it
+// can be, and otherwise says why, for dtree's own drawing to stand in.
+func TestAuthorPicture(t *testing.T) {
+	t.Parallel()
+	src := "flowchart LR\n  a([Start]) --> b{Ok?}\n  b -->|Yes| c([Done])\n"
+	tr := &export.Trace{RunID: "r1", Status: "succeeded", Visits: map[string]int{"a": 1, "b": 1, "c": 1, "a,b": 1}}
+	has := func(ids ...string) func(string) bool {
+		return func(id string) bool { return slices.Contains(ids, id) }
+	}
+	for _, tc := range []struct {
+		name       string
+		src        string
+		known      func(string) bool
+		mask       func(string) string
+		want, note string // want: a part of the diagram; "" for none
+	}{
+		{name: "drawn onto the author's text", src: src, known: has("a", "b", "c", "a,b"),
+			want: src + "%% run r1 drawn by dtree graph --run: succeeded\nclassDef dtreeTaken ",
+			note: "Node a,b of the run is not marked: Mermaid's class lines cannot name its id."},
+		{name: "too large for GitHub", src: src + strings.Repeat("  %% padding\n", MermaidLimit/13), known: has("a", "b", "c"),
+			note: "The chart's Mermaid is too large for GitHub to draw (50058 characters, over 50000); this is dtree's drawing of the run instead."},
+		{name: "the run onto it too large", src: src + strings.Repeat("  %% padding\n", MermaidLimit/13-10), known: has("a", "b", "c", "a,b"),
+			note: "The chart's Mermaid with the run on it is too large for GitHub to draw"},
+		{name: "changed since the run", src: src, known: has("a", "b"),
+			note: "The chart's Mermaid no longer has node a,b of the run (it changed while the run ran); this is dtree's drawing of the run instead."},
+		{name: "a secret in the text", src: src, known: has("a", "b", "c", "a,b"),
+			mask: func(s string) string { return strings.ReplaceAll(s, "Done", "***") },
+			note: "The chart's Mermaid holds the value of a secret, which the summary does not show; this is dtree's drawing of the run instead."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			diagram, note := AuthorPicture([]byte(tc.src), tr, tc.known, tc.mask)
+			assert.Contains(t, note, tc.note)
+			if tc.want == "" {
+				assert.Empty(t, diagram)
+				return
+			}
+			assert.True(t, strings.HasPrefix(diagram, tc.want), diagram)
+			assert.LessOrEqual(t, len(diagram), MermaidLimit)
+		})
+	}
+}
+
+// The author's Mermaid may hold backticks (a Markdown label, "`text`",
+// or a line of them in a .mmd file): the summary's fence is longer than
+// any run of them, so no line of the text closes it and nothing after it
+// is read as Markdown.
+func TestStepSummaryFenceHoldsTheAuthorsText(t *testing.T) {
+	t.Parallel()
+	diagram := "flowchart TD\n  a[\"`**bold**`\"] --> b\n```\n<img src=x onerror=alert(1)>\n``````\n"
+	sum := summary(run.StatusSucceeded, "succeeded")
+	var b bytes.Buffer
+	require.NoError(t, StepSummary(&b, sum, Summary{Report: Report{Chart: "c.mmd"}, Diagram: diagram}))
+	got := b.String()
+	assert.Contains(t, got, "\n```````mermaid\n"+diagram+"```````\n\n", "seven backticks: one more than the longest run")
+	// CommonMark: the block ends at the first line of at least as many
+	// backticks as it opened with, and only there.
+	open := strings.Index(got, "```````mermaid\n")
+	rest := got[open+len("```````mermaid\n"):]
+	end := regexp.MustCompile("(?m)^ {0,3}`{7,}[ \t]*$").FindStringIndex(rest)
+	require.NotNil(t, end)
+	assert.Equal(t, diagram, rest[:end[0]], "the block holds the text whole, and ends right after it")
+
+	// dtree's own drawing has no backtick: the usual three.
+	b.Reset()
+	require.NoError(t, StepSummary(&b, sum, Summary{Report: Report{Chart: "c.csv"}, Diagram: "flowchart TD\n  n0\n"}))
+	assert.Contains(t, b.String(), "\n```mermaid\nflowchart TD\n  n0\n```\n")
 }

@@ -115,6 +115,56 @@ func Picture(ctx context.Context, doc *types.Document, trace *export.Trace, mask
 	return "", fmt.Sprintf("The run's path is too large for GitHub to draw (%d characters of Mermaid, over %d); graph.svg in the run's directory has it.", b.Len(), MermaidLimit), nil
 }
 
+// AuthorPicture is the run drawn onto the author's own Mermaid text, src
+// (export.MermaidOnto), for the job summary of a run of a Mermaid chart:
+// the diagram GitHub draws in the chart's README, with the path on it.
+// known says which node ids the page has. It is "" when that cannot be
+// shown, and note then says why and that dtree's own drawing (Picture)
+// is shown instead: the text is over GitHub's limit, the text no longer
+// has a node of the run, or it holds a value mask hides (the text is
+// shown whole or not at all: a masked id would no longer parse).
+func AuthorPicture(src []byte, trace *export.Trace, known func(string) bool, mask func(string) string) (diagram, note string) {
+	const instead = "; this is dtree's drawing of the run instead."
+	if len(src) > MermaidLimit {
+		return "", fmt.Sprintf("The chart's Mermaid is too large for GitHub to draw (%d characters, over %d)%s", len(src), MermaidLimit, instead)
+	}
+	var b bytes.Buffer
+	onto, err := export.MermaidOnto(&b, src, trace, known)
+	switch {
+	case err != nil:
+		return "", "The run could not be drawn onto the chart's Mermaid: " + err.Error() + instead
+	case len(onto.Missing) > 0:
+		return "", fmt.Sprintf("The chart's Mermaid no longer has node %s of the run (it changed while the run ran)%s", onto.Missing[0], instead)
+	case b.Len() > MermaidLimit:
+		return "", fmt.Sprintf("The chart's Mermaid with the run on it is too large for GitHub to draw (%d characters, over %d)%s", b.Len(), MermaidLimit, instead)
+	}
+	out := b.String()
+	if mask != nil && mask(out) != out {
+		return "", "The chart's Mermaid holds the value of a secret, which the summary does not show" + instead
+	}
+	if len(onto.Unnamed) > 0 {
+		note = fmt.Sprintf("Node %s of the run is not marked: Mermaid's class lines cannot name its id.", onto.Unnamed[0])
+	}
+	return out, note
+}
+
+// fence is the code fence that holds text: three backticks, or one more
+// than the longest run of them in text, so that no line of the text
+// closes it (CommonMark: a closing fence is at least as long as the
+// opening one).
+func fence(text string) string {
+	longest, run := 0, 0
+	for i := 0; i < len(text); i++ {
+		if text[i] == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	return strings.Repeat("`", max(3, longest+1))
+}
+
 // visitedOnly is doc's page with only the nodes the run entered and the
 // edges it took.
 func visitedOnly(doc *types.Document, trace *export.Trace) *types.Document {
@@ -144,7 +194,8 @@ func visitedOnly(doc *types.Document, trace *export.Trace) *types.Document {
 // Summary is what a run's job summary shows besides its summary.
 type Summary struct {
 	Report
-	// Diagram is the run's picture in Mermaid; Note says why it is
+	// Diagram is the run's picture in Mermaid (dtree's, or the author's
+	// own text with the run on it: AuthorPicture); Note says why it is
 	// missing or partial.
 	Diagram, Note string
 }
@@ -196,11 +247,12 @@ func StepSummary(w io.Writer, sum *run.Summary, s Summary) error {
 		fmt.Fprintf(&b, "> %s\n\n", md(types.Excerpt(first, 500)))
 	}
 	if s.Diagram != "" {
-		b.WriteString("```mermaid\n" + s.Diagram)
+		f := fence(s.Diagram) // the author's own Mermaid may hold backticks
+		b.WriteString(f + "mermaid\n" + s.Diagram)
 		if !strings.HasSuffix(s.Diagram, "\n") {
 			b.WriteByte('\n')
 		}
-		b.WriteString("```\n\n")
+		b.WriteString(f + "\n\n")
 	}
 	if s.Note != "" {
 		b.WriteString(md(types.Excerpt(s.Note, 1000)) + "\n\n")

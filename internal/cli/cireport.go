@@ -41,7 +41,7 @@ func (a *App) ciReports(ctx context.Context, junit string, doc *types.Document, 
 		s := ci.Summary{Report: report}
 		if sum.Logs.Dir != "" {
 			if t, err := export.ReadTrace(sum.Logs.Dir); err == nil {
-				s.Diagram, s.Note, err = ci.Picture(ctx, doc, t, mask)
+				s.Diagram, s.Note, err = summaryPicture(ctx, doc, t, mask)
 				if err != nil {
 					s.Note = "The run's picture could not be drawn: " + err.Error()
 				}

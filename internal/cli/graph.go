@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -43,7 +44,9 @@ in every command (--format mermaid, the old spelling, is taken as --to).
 With --run, the run's nodes and the edges it took are marked, with visit
 and retry counts and the node where it failed or stopped; RUN is a run id
 under log_dir (--log-dir), latest, or a run directory. Only the run's page
-is drawn unless --page says otherwise. 'dtree docs graph' has examples.
+is drawn unless --page says otherwise. A Mermaid chart's run in Mermaid
+is the author's own text, unchanged, with classDef and class lines after
+it that mark the run on its nodes. 'dtree docs graph' has examples.
 
 --to drawio writes a draw.io file: a draw.io CHART itself, every page and
 style kept, with the run's nodes and edges coloured and its counts in their
@@ -103,6 +106,12 @@ func (a *App) graph(ctx context.Context, path string, o graphOptions) error {
 			return &UsageError{Err: fmt.Errorf("read run %s: %w", o.run, err), Hint: "pass a run id from log_dir, or latest"}
 		}
 	}
+	var stdin bytes.Buffer // a chart on stdin, kept for graphOnto
+	if path == "-" && trace != nil && format == "mermaid" {
+		in := a.In
+		a.In = io.TeeReader(in, &stdin)
+		defer func() { a.In = in }()
+	}
 	c, broken, err := a.loadDrawn(path, o.chartFlags, func(c *chart.Chart) (string, error) {
 		return graphPage(c, o.page, trace)
 	})
@@ -120,6 +129,16 @@ func (a *App) graph(ctx context.Context, path string, o graphOptions) error {
 			return err
 		}
 		return broken
+	}
+	if trace != nil && format == "mermaid" && c.Doc.Format == document.FormatMermaid && broken == nil {
+		// The author's own text, the run on it (readme/graph.md#a-mermaid-chart).
+		src := stdin.Bytes()
+		if path != "-" {
+			if src, err = os.ReadFile(path); err != nil {
+				return &UsageError{Err: err, Hint: "pass a chart file dtree can read"}
+			}
+		}
+		return a.graphOnto(src, c, page, trace, o)
 	}
 	err = a.output(o.out, func(w io.Writer) error {
 		return export.Picture(ctx, w, c.Doc, format, export.PictureOptions{Page: page, Trace: trace, Errors: c.Errors})

@@ -27,8 +27,10 @@ const junitSchemaModule = "github.com/yannh/kubeconform@v0.8.0"
 // (readme/ci.md) with the real parsers: the Mermaid of a GitHub job
 // summary with mermaid from npm, the JUnit report with libxml2
 // (xmllint-wasm) against the JUnit schema, and draw.io files (convert
-// --to drawio, graph --run --to drawio) as XML by libxml2. The runs are a hostile chart of
-// command steps that fails, the quickstart's Lucid export replayed, and a
+// --to drawio, graph --run --to drawio) as XML by libxml2. The runs are a
+// hostile chart of command steps that fails, the quickstart's Lucid export
+// replayed, a Mermaid chart replayed (its summary shows the author's
+// text), and a
 // chart with an error, which does not run.
 func TestConformanceCIOutputs(t *testing.T) {
 	if dtreeBin == "" {
@@ -82,6 +84,12 @@ func TestConformanceCIOutputs(t *testing.T) {
 	dtree("graph", "--log-dir", "logs", "--run", "latest", "-o", "quickstart-run.drawio",
 		filepath.Join(root, "testdata", "quickstart", "update-deps.csv"))
 
+	// A Mermaid chart's run: the summary shows the author's own text with
+	// the run's classes after it, in a fence of four backticks (its first
+	// line holds three).
+	copyFile(t, filepath.Join(root, "testdata", "ci", "release.mmd"), filepath.Join(work, "release.mmd"))
+	run(1, "--answers", filepath.Join(root, "testdata", "ci", "release.answers.yaml"), "release.mmd")
+
 	// A run that never started: its report says why.
 	require.NoError(t, os.WriteFile(filepath.Join(work, "broken.yaml"),
 		[]byte("nodes:\n  - id: start\n    kind: start\n    text: Start\n    next: nowhere\n"), 0o644))
@@ -100,9 +108,13 @@ func TestConformanceCIOutputs(t *testing.T) {
 		return string(out)
 	}
 	out := node("mermaid", summary)
-	assert.Equal(t, 2, strings.Count(out, ": ok (flowchart"), "both runs' diagrams parse: %s", out)
+	assert.Equal(t, 3, strings.Count(out, ": ok (flowchart"), "the three runs' diagrams parse: %s", out)
+	sum, err := os.ReadFile(summary)
+	require.NoError(t, err)
+	assert.Contains(t, string(sum), "````mermaid\n%% Release checklist", "the Mermaid chart's own text")
 	// Every Mermaid picture the tests pin (dtree convert --to mermaid and
-	// dtree graph of each test chart, those with errors marked included)
+	// dtree graph of each test chart, those with errors marked included,
+	// and graph --run drawn onto a Mermaid chart's text: golden/graph-run)
 	// parses too.
 	all, err := filepath.Glob(filepath.Join(root, "testdata", "golden", "*", "*.mmd"))
 	require.NoError(t, err)

@@ -2,7 +2,8 @@
 // (internal/conformance's TestConformanceCIOutputs runs it; `make
 // conformance` installs the packages):
 //
-//   node check-outputs.mjs mermaid SUMMARY.md        every ```mermaid block parses
+//   node check-outputs.mjs mermaid SUMMARY.md        every ```mermaid block parses (or ````mermaid…:
+//                                                    a longer fence holds text with backticks)
 //   node check-outputs.mjs mermaid CHART.mmd         a Mermaid file (.mmd) parses whole
 //   node check-outputs.mjs junit SCHEMA.xsd FILE...  each file is valid against the schema
 //   node check-outputs.mjs wellformed FILE...         each file is well-formed XML (a .drawio)
@@ -27,7 +28,7 @@ if (mode === 'mermaid') {
   mermaid.initialize({ startOnLoad: false });
   for (const file of args) {
     const text = readFileSync(file, 'utf8');
-    const blocks = file.endsWith('.mmd') ? [text] : [...text.matchAll(/^```mermaid\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
+    const blocks = file.endsWith('.mmd') ? [text] : [...text.matchAll(/^(`{3,})mermaid\n([\s\S]*?)^\1$/gm)].map((m) => m[2]);
     if (blocks.length === 0) {
       console.log(`${file}: no mermaid block`);
       failed = true;
