@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/dtree-dev/dtree/types"
 )
 
@@ -266,18 +268,40 @@ func (p *mermaidParser) frontMatter(title *string) {
 			return
 		}
 		p.nextLine()
+		start, end := p.i, p.i
 		for p.i < len(p.s) {
 			l := p.curLine()
-			t := strings.TrimSpace(string(l))
+			end = p.i
 			p.nextLine()
-			if t == "---" {
+			if string(bytes.TrimSpace(l)) == "---" {
 				break
 			}
-			if v, ok := strings.CutPrefix(t, "title:"); ok {
-				*title = cleanText(strings.Trim(strings.TrimSpace(v), `"'`))
-			}
+			end = p.i
+		}
+		if t := frontMatterTitle(p.s[start:end]); t != "" {
+			*title = t
 		}
 	}
+}
+
+// frontMatterTitle is the title: of a Mermaid front matter, read as the
+// YAML it is (title: | and a block of lines; a config:'s own keys are
+// not it); "" for none, or a front matter over 64 KiB.
+func frontMatterTitle(fm []byte) string {
+	if len(fm) > 64<<10 || !bytes.Contains(fm, []byte("title")) {
+		return ""
+	}
+	var v struct {
+		Title any `yaml:"title"`
+	}
+	if yaml.Unmarshal(fm, &v) != nil {
+		return ""
+	}
+	s, ok := v.Title.(string)
+	if !ok {
+		return ""
+	}
+	return cleanText(strings.TrimSpace(s))
 }
 
 func (p *mermaidParser) atLineStart(s string) bool {
@@ -633,9 +657,14 @@ func (p *mermaidParser) nodeID() string {
 		if c == '-' && p.i+1 < len(p.s) && (p.s[p.i+1] == '-' || p.s[p.i+1] == '.' || p.s[p.i+1] == '>') {
 			break
 		}
-		if c == '/' || c == '\\' || c == '`' || c == '\'' || c == ',' {
-			// Not in ids Mermaid writes, and they start shapes or strings.
+		if c == '`' || c == ',' {
+			// A markdown string, the next id of a class line.
 			break
+		}
+		if c == ':' && p.i+1 < len(p.s) && isIDByte(p.s[p.i+1]) && p.s[p.i+1] != ':' && p.i > start {
+			// c:d is one id to Mermaid; ::: starts a class.
+			p.i++
+			continue
 		}
 		if !isIDByte(c) {
 			break

@@ -279,6 +279,18 @@ func TestMermaidPageTitles(t *testing.T) {
 	assert.Equal(t, "Release flow", doc.Pages[0].Title)
 	assert.Equal(t, "Bugs", doc.Pages[1].Title)
 	assert.Equal(t, "Guide", doc.Title, "a Markdown file's title is its first # heading")
+
+	// The front matter is YAML: a block title, a config's keys, quotes.
+	for fm, want := range map[string]string{
+		"title: |\n  Release\n  flow\n":                  "Release\nflow",
+		"config:\n  title: not this\n  theme: dark\n":    "Mermaid 1",
+		"title: 'It''s: here'\nconfig:\n  theme: dark\n": "It's: here",
+		"title: [a, b]\n":                                "Mermaid 1",
+	} {
+		doc := readMermaid(t, "---\n"+fm+"---\nflowchart TD\nA[Go] --> B[Stop]\n")
+		require.Len(t, doc.Pages, 1, fm)
+		assert.Equal(t, want, doc.Pages[0].Title, fm)
+	}
 }
 
 // TestMermaidHostile: huge inputs are read without panic and in linear
@@ -334,4 +346,20 @@ func TestMermaidHostile(t *testing.T) {
 	assert.Len(t, doc.Edges, 99_999)
 	doc = readMermaid(t, "flowchart TD\nA[\""+huge+"\"] --> B[Stop]\n")
 	assert.Empty(t, mclasses(doc.Errors))
+}
+
+// TestMermaidIDCharacters: ids Mermaid 11's parser takes whole (checked
+// with its flowDb: a/b, c:d, q'r, p\q are one node each) are one node to
+// dtree too; ::: after an id is still its class.
+func TestMermaidIDCharacters(t *testing.T) {
+	t.Parallel()
+	doc := readMermaid(t, `flowchart TD
+    A([Start]) --> a/b[Slash] --> c:d[Colon] --> q'r[Quote] --> p\q[Backslash] --> p:::cls --> s[Styled]:::cls --> Z([End])
+    classDef cls fill:#f00
+`)
+	assert.Empty(t, mclasses(doc.Errors))
+	assert.ElementsMatch(t, []string{
+		"A terminator Start", "a/b process Slash", "c:d process Colon", "q'r process Quote",
+		`p\q process Backslash`, "p process p", "s process Styled", "Z terminator End",
+	}, nodesOf(doc))
 }
