@@ -39,7 +39,8 @@ func (a *App) newGraph() *cobra.Command {
 DOT graph or an SVG picture (laid out by dtree itself: no outside program),
 on stdout or atomically to -o FILE. Without --to the format comes from
 FILE's extension, else it is mermaid. --format is the chart's format, as
-in every command (--format mermaid, the old spelling, is taken as --to).
+in every command (--format dot or svg, the old spelling, is taken as --to,
+and so is --format mermaid for a chart not named .mmd, .mermaid or .md).
 
 With --run, the run's nodes and the edges it took are marked, with visit
 and retry counts and the node where it failed or stopped; RUN is a run id
@@ -78,10 +79,25 @@ Docs: dtree docs graph`,
 	return cmd
 }
 
+// oldGraphSpelling says whether --format is the picture's format, as it
+// was before --to: a picture format that is no chart format (dot, svg),
+// or mermaid, which is both, given with no --to for a chart whose name
+// says it is of another format (graph --format mermaid chart.csv).
+func oldGraphSpelling(path string, o graphOptions) bool {
+	name := strings.ToLower(o.chartFlags.format)
+	if !slices.Contains(export.PictureFormats, name) {
+		return false
+	}
+	if _, chartFormat := document.ByName(name); !chartFormat {
+		return true
+	}
+	f, ok := document.ByExtension(path)
+	return o.to == "" && ok && f.Name != name
+}
+
 func (a *App) graph(ctx context.Context, path string, o graphOptions) error {
-	if _, chartFormat := document.ByName(o.chartFlags.format); !chartFormat && slices.Contains(export.PictureFormats, strings.ToLower(o.chartFlags.format)) {
-		// The old spelling: --format was the picture's format. A chart
-		// format of the same name (mermaid) is the chart's.
+	if oldGraphSpelling(path, o) {
+		// The old spelling: --format was the picture's format.
 		if o.to != "" {
 			return &UsageError{Err: fmt.Errorf("--format %s and --to %s: the picture's format is --to", o.chartFlags.format, o.to),
 				Hint: "--format is the chart's format (" + document.NameList() + "), as in every command"}
