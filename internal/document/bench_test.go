@@ -64,3 +64,8 @@ func BenchmarkImportDrawioLinear(b *testing.B) {
 		})
 	}
 }
+
+func BenchmarkImportDrawioCompressed(b *testing.B) {
+	const n = 100_000
+	benchImport(b, n, func(w io.Writer) error { return testchart.LinearDrawioCompressed(w, n) }, document.FromDrawio)
+}
