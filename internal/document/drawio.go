@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"html"
 	"io"
-	"net/url"
 	"strconv"
 	"strings"
 
@@ -113,25 +112,20 @@ func (dr *drawioReader) read(r io.Reader, size int64) error {
 		return readErr{err}
 	}
 	text := sb.String()
-	// Tables sized once: a plain file has one <mxCell per cell.
-	if n := strings.Count(text, "<mxCell"); n > 0 {
-		dr.b.reserve(n)
-		dr.cellHint = n
-	}
+	dr.reserve(text)
 	d := newDrawioDecoder(text)
 	for {
-		tok, err := d.token()
+		k, err := d.next()
 		if err == io.EOF {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		se, ok := tok.(xml.StartElement)
-		if !ok {
+		if k != xmlStart {
 			continue
 		}
-		switch se.Name.Local {
+		switch d.name {
 		case "mxfile":
 			return dr.mxfile(d)
 		case "mxGraphModel":
@@ -142,32 +136,44 @@ func (dr *drawioReader) read(r io.Reader, size int64) error {
 			dr.pages = append(dr.pages, p)
 			return nil
 		default:
-			return fmt.Errorf("its root element is <%s>, not <mxfile> or <mxGraphModel>", se.Name.Local)
+			return fmt.Errorf("its root element is <%s>, not <mxfile> or <mxGraphModel>", d.name)
 		}
+	}
+}
+
+// reserve sizes the tables once, from the cells of text (one <mxCell per
+// cell), unless they are sized already.
+func (dr *drawioReader) reserve(text string) {
+	if dr.cellHint > 0 {
+		return
+	}
+	if n := strings.Count(text, "<mxCell"); n > 0 {
+		dr.b.reserve(n)
+		dr.cellHint = n
 	}
 }
 
 // mxfile reads the <diagram> pages of an <mxfile>.
 func (dr *drawioReader) mxfile(d *drawioDecoder) error {
 	for {
-		tok, err := d.token()
+		k, err := d.next()
 		if err != nil {
 			if err == io.EOF {
 				return errors.New("the file ends inside <mxfile>")
 			}
 			return err
 		}
-		switch t := tok.(type) {
-		case xml.EndElement:
+		switch k {
+		case xmlEnd:
 			return nil
-		case xml.StartElement:
-			if t.Name.Local != "diagram" {
+		case xmlStart:
+			if d.name != "diagram" {
 				if err := d.skip(); err != nil {
 					return err
 				}
 				continue
 			}
-			p := drawioPage{id: attr(t, "id"), name: attr(t, "name")}
+			p := drawioPage{id: d.attr("id"), name: d.attr("name")}
 			if len(dr.pages) == 0 {
 				p.cells = make([]drawioCell, 0, dr.cellHint)
 			}
@@ -188,23 +194,33 @@ func (dr *drawioReader) mxfile(d *drawioDecoder) error {
 // diagram reads one <diagram>: an <mxGraphModel> child, or its compressed
 // text (base64 of raw deflate of the URL-encoded model).
 func (dr *drawioReader) diagram(d *drawioDecoder, p *drawioPage) error {
-	var text strings.Builder
+	// The text is the file's own substring unless it comes in pieces
+	// (around a comment, say): then they are joined, up to the bound.
+	var first string
+	var more strings.Builder
 	model := false
 	for {
-		tok, err := d.token()
+		k, err := d.next()
 		if err != nil {
 			if err == io.EOF {
 				return errors.New("the file ends inside <diagram>")
 			}
 			return err
 		}
-		switch t := tok.(type) {
-		case xml.CharData:
-			if !model && text.Len() < drawioMaxInflate {
-				text.Write(t)
+		switch k {
+		case xmlText:
+			switch {
+			case model:
+			case first == "" && more.Len() == 0:
+				first = d.text
+			case len(first)+more.Len() < drawioMaxInflate:
+				if more.Len() == 0 {
+					more.WriteString(first)
+				}
+				more.WriteString(d.text)
 			}
-		case xml.StartElement:
-			if t.Name.Local == "mxGraphModel" && !model {
+		case xmlStart:
+			if d.name == "mxGraphModel" && !model {
 				model = true
 				if err := dr.model(d, p); err != nil {
 					return err
@@ -212,14 +228,19 @@ func (dr *drawioReader) diagram(d *drawioDecoder, p *drawioPage) error {
 			} else if err := d.skip(); err != nil {
 				return err
 			}
-		case xml.EndElement:
+		case xmlEnd:
 			if model {
 				return nil
 			}
-			s := strings.TrimSpace(text.String())
+			s := first
+			if more.Len() > 0 {
+				s = more.String()
+			}
+			s = strings.TrimSpace(s)
 			if s == "" {
 				return nil // an empty page
 			}
+			first, more = "", strings.Builder{}
 			inner, err := dr.inflate(s)
 			if err != nil {
 				return err
@@ -229,48 +250,131 @@ func (dr *drawioReader) diagram(d *drawioDecoder, p *drawioPage) error {
 	}
 }
 
-// inflate undoes draw.io's compression, bounded by drawioMaxInflate over the
-// whole file.
+// inflate undoes draw.io's compression, bounded by drawioMaxInflate of
+// model over the whole file. It streams: base64 is decoded as the deflate
+// reader asks, and the URL escapes as it inflates, so what is held is the
+// model itself, not its URL-encoded form (twice its size).
 func (dr *drawioReader) inflate(s string) (string, error) {
-	raw, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(s), ""))
-	if err != nil {
-		return "", fmt.Errorf("its compressed content is not base64 (%v)", err)
+	if strings.ContainsAny(s, " \t") { // base64's reader skips only \r and \n
+		s = strings.Join(strings.Fields(s), "")
 	}
-	fr := flate.NewReader(bytes.NewReader(raw))
+	b64 := &errReader{r: base64.NewDecoder(base64.StdEncoding, strings.NewReader(s))}
+	fr := flate.NewReader(b64)
 	defer fr.Close()
 	left := drawioMaxInflate - dr.inflated
-	var out bytes.Buffer
-	n, err := io.Copy(&out, io.LimitReader(fr, left+1))
-	dr.inflated += n
-	if err != nil {
-		return "", fmt.Errorf("its compressed content does not inflate (%v)", err)
+	var out strings.Builder
+	var u urlUnescaper
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := fr.Read(buf)
+		if n > 0 {
+			if uerr := u.write(&out, buf[:n]); uerr != nil {
+				return "", fmt.Errorf("its compressed content is not URL-encoded (%v)", uerr)
+			}
+			if int64(out.Len()) > left {
+				return "", fmt.Errorf("its compressed content inflates to more than %d MiB, more than any diagram draw.io saves: refused as a compression bomb", drawioMaxInflate>>20)
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if b64.err != nil {
+				return "", fmt.Errorf("its compressed content is not base64 (%v)", b64.err)
+			}
+			return "", fmt.Errorf("its compressed content does not inflate (%v)", err)
+		}
 	}
-	if n > left {
-		return "", fmt.Errorf("its compressed content inflates to more than %d MiB, more than any diagram draw.io saves: refused as a compression bomb", drawioMaxInflate>>20)
+	if u.n > 0 {
+		return "", fmt.Errorf("its compressed content is not URL-encoded (invalid URL escape %q)", u.pend[:u.n])
 	}
-	dec, err := url.PathUnescape(out.String())
-	if err != nil {
-		return "", fmt.Errorf("its compressed content is not URL-encoded (%v)", err)
+	dr.inflated += int64(out.Len())
+	return out.String(), nil
+}
+
+// errReader keeps the error its reader gave, which the deflate reader
+// passes on as its own.
+type errReader struct {
+	r   io.Reader
+	err error
+}
+
+func (e *errReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF {
+		e.err = err
 	}
-	return dec, nil
+	return n, err
+}
+
+// urlUnescaper decodes %XX escapes as url.PathUnescape does (a + stays a
+// +), across the chunks it is given.
+type urlUnescaper struct {
+	pend [3]byte
+	n    int
+}
+
+func (u *urlUnescaper) write(out *strings.Builder, p []byte) error {
+	for len(p) > 0 {
+		if u.n > 0 {
+			u.pend[u.n] = p[0]
+			u.n++
+			p = p[1:]
+			if u.n == 3 {
+				hi, ok1 := unhex(u.pend[1])
+				lo, ok2 := unhex(u.pend[2])
+				if !ok1 || !ok2 {
+					return fmt.Errorf("invalid URL escape %q", u.pend[:])
+				}
+				out.WriteByte(hi<<4 | lo)
+				u.n = 0
+			}
+			continue
+		}
+		i := bytes.IndexByte(p, '%')
+		if i < 0 {
+			out.Write(p)
+			return nil
+		}
+		out.Write(p[:i])
+		u.pend[0], u.n = '%', 1
+		p = p[i+1:]
+	}
+	return nil
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
 }
 
 // compressedModel reads the <mxGraphModel> a compressed page held. It is not
 // decompressed again: a model inside holds no further pages.
 func (dr *drawioReader) compressedModel(s string, p *drawioPage) error {
 	p.compressed = true
+	if len(dr.pages) == 0 && dr.cellHint == 0 {
+		dr.reserve(s)
+		p.cells = make([]drawioCell, 0, dr.cellHint)
+	}
 	d := newDrawioDecoder(s)
 	for {
-		tok, err := d.token()
+		k, err := d.next()
 		if err == io.EOF {
 			return errors.New("its compressed content holds no <mxGraphModel>")
 		}
 		if err != nil {
 			return fmt.Errorf("its compressed content: %w", err)
 		}
-		if se, ok := tok.(xml.StartElement); ok {
-			if se.Name.Local != "mxGraphModel" {
-				return fmt.Errorf("its compressed content is <%s>, not <mxGraphModel>", se.Name.Local)
+		if k == xmlStart {
+			if d.name != "mxGraphModel" {
+				return fmt.Errorf("its compressed content is <%s>, not <mxGraphModel>", d.name)
 			}
 			return dr.model(d, p)
 		}
@@ -280,33 +384,64 @@ func (dr *drawioReader) compressedModel(s string, p *drawioPage) error {
 // model reads the cells of an <mxGraphModel> (its start tag read).
 func (dr *drawioReader) model(d *drawioDecoder, p *drawioPage) error {
 	depth := 1
-	var wrapper *xml.StartElement
+	var wrapper []xml.Attr // the attributes of an <object>/<UserObject> around the next cell
+	wrapped := false
 	for depth > 0 {
-		tok, err := d.token()
+		k, err := d.next()
 		if err != nil {
 			if err == io.EOF {
 				return errors.New("the file ends inside <mxGraphModel>")
 			}
 			return err
 		}
-		switch t := tok.(type) {
-		case xml.StartElement:
+		switch k {
+		case xmlStart:
 			depth++
-			switch t.Name.Local {
+			switch d.name {
 			case "mxCell":
-				c := drawioCell{
-					id: attr(t, "id"), value: attr(t, "value"), style: attr(t, "style"),
-					parent: attr(t, "parent"), source: attr(t, "source"), target: attr(t, "target"),
-					vertex: attr(t, "vertex") == "1", edge: attr(t, "edge") == "1",
+				c := drawioCell{}
+				for i := len(d.attrs) - 1; i >= 0; i-- { // backwards: the first of a name counts
+					a := &d.attrs[i]
+					if a.Name.Space != "" {
+						continue
+					}
+					switch a.Name.Local {
+					case "id":
+						c.id = a.Value
+					case "value":
+						c.value = a.Value
+					case "style":
+						c.style = a.Value
+					case "parent":
+						c.parent = a.Value
+					case "source":
+						c.source = a.Value
+					case "target":
+						c.target = a.Value
+					case "vertex":
+						c.vertex = a.Value == "1"
+					case "edge":
+						c.edge = a.Value == "1"
+					}
 				}
 				if !p.compressed {
 					c.line = d.startLine()
 				}
-				if wrapper != nil {
-					c.id = attr(*wrapper, "id")
-					c.value = attr(*wrapper, "label")
-					placeholders := attr(*wrapper, "placeholders") == "1"
-					for _, a := range wrapper.Attr {
+				if wrapped {
+					c.id, c.value = "", ""
+					placeholders := false
+					for i := len(wrapper) - 1; i >= 0; i-- { // backwards: the first of a name counts
+						switch a := &wrapper[i]; {
+						case a.Name.Space != "":
+						case a.Name.Local == "id":
+							c.id = a.Value
+						case a.Name.Local == "label":
+							c.value = a.Value
+						case a.Name.Local == "placeholders":
+							placeholders = a.Value == "1"
+						}
+					}
+					for _, a := range wrapper {
 						switch a.Name.Local {
 						case "id", "label", "placeholders":
 						default:
@@ -316,7 +451,7 @@ func (dr *drawioReader) model(d *drawioDecoder, p *drawioPage) error {
 					if placeholders {
 						c.value = fillPlaceholders(c.value, c.data)
 					}
-					wrapper = nil
+					wrapped = false
 				}
 				p.cells = append(p.cells, c)
 				if err := d.skip(); err != nil {
@@ -324,8 +459,8 @@ func (dr *drawioReader) model(d *drawioDecoder, p *drawioPage) error {
 				}
 				depth--
 			case "object", "UserObject":
-				w := t.Copy()
-				wrapper = &w
+				wrapper = append(wrapper[:0], d.attrs...)
+				wrapped = true
 			case "root":
 			default:
 				if err := d.skip(); err != nil {
@@ -333,10 +468,10 @@ func (dr *drawioReader) model(d *drawioDecoder, p *drawioPage) error {
 				}
 				depth--
 			}
-		case xml.EndElement:
+		case xmlEnd:
 			depth--
-			if t.Name.Local == "object" || t.Name.Local == "UserObject" {
-				wrapper = nil
+			if d.name == "object" || d.name == "UserObject" {
+				wrapped = false
 			}
 		}
 	}
@@ -651,15 +786,6 @@ func stripHTML(s string) string {
 		kept = append(kept, l)
 	}
 	return strings.Join(kept, "\n")
-}
-
-func attr(se xml.StartElement, name string) string {
-	for _, a := range se.Attr {
-		if a.Name.Local == name && a.Name.Space == "" {
-			return a.Value
-		}
-	}
-	return ""
 }
 
 // isDrawioHead reports whether a file's first bytes (white space and a

@@ -21,9 +21,13 @@ type drawioDecoder struct {
 	s       string
 	pos     int
 	depth   int
-	pending xml.Name // the end of a self-closing element, when ended
+	pending string // the end of a self-closing element, when ended
 	ended   bool
-	attrs   []xml.Attr // reused: a start's Attr is valid until the next token
+	// The token read last: a start's or an end's local name, a start's
+	// attributes (reused: valid until the next token), a text's text.
+	name  string
+	attrs []xml.Attr
+	text  string
 	// line is the line of lineAt in s; start is where the last start tag
 	// began. line counts on from lineAt, so all the counting is linear.
 	line, lineAt, startAt int
@@ -50,18 +54,29 @@ func (d *drawioDecoder) errorf(format string, args ...any) error {
 	return fmt.Errorf("line %d: %s", line, fmt.Sprintf(format, args...))
 }
 
-// token returns the next xml.StartElement, xml.EndElement or xml.CharData
-// (comments and the declaration are read past), or io.EOF. A start's Attr
-// is reused by the next start: copy it to keep it.
-func (d *drawioDecoder) token() (xml.Token, error) {
+// xmlKind is the kind of token next read.
+type xmlKind uint8
+
+const (
+	xmlStart xmlKind = iota + 1 // d.name, d.attrs
+	xmlEnd                      // d.name
+	xmlText                     // d.text
+)
+
+// next reads the next start, end or text (comments and the declaration are
+// read past), or returns io.EOF. It returns no interface, so that a token
+// allocates nothing: the start's attributes are reused by the next start
+// (copy them to keep them).
+func (d *drawioDecoder) next() (xmlKind, error) {
 	if d.ended {
 		d.ended = false
 		d.depth--
-		return xml.EndElement{Name: d.pending}, nil
+		d.name = d.pending
+		return xmlEnd, nil
 	}
 	for {
 		if d.pos >= len(d.s) {
-			return nil, io.EOF
+			return 0, io.EOF
 		}
 		if d.s[d.pos] != '<' {
 			end := strings.IndexByte(d.s[d.pos:], '<')
@@ -75,32 +90,33 @@ func (d *drawioDecoder) token() (xml.Token, error) {
 			}
 			text, err := xmlUnescape(raw)
 			if err != nil {
-				return nil, d.errorf("%v", err)
+				return 0, d.errorf("%v", err)
 			}
 			d.pos += end
-			return xml.CharData(text), nil
+			d.text = text
+			return xmlText, nil
 		}
 		rest := d.s[d.pos:]
 		switch {
 		case strings.HasPrefix(rest, "<!--"):
 			end := strings.Index(rest[4:], "-->")
 			if end < 0 {
-				return nil, d.errorf("a comment is not closed")
+				return 0, d.errorf("a comment is not closed")
 			}
 			d.pos += 4 + end + 3
 			continue
 		case strings.HasPrefix(rest, "<![CDATA["):
 			end := strings.Index(rest[9:], "]]>")
 			if end < 0 {
-				return nil, d.errorf("a CDATA section is not closed")
+				return 0, d.errorf("a CDATA section is not closed")
 			}
-			text := rest[9 : 9+end]
+			d.text = rest[9 : 9+end]
 			d.pos += 9 + end + 3
-			return xml.CharData(text), nil
+			return xmlText, nil
 		case strings.HasPrefix(rest, "<?"):
 			end := strings.Index(rest[2:], "?>")
 			if end < 0 {
-				return nil, d.errorf("<? is not closed")
+				return 0, d.errorf("<? is not closed")
 			}
 			end += 2
 			decl := rest[2:end]
@@ -109,7 +125,7 @@ func (d *drawioDecoder) token() (xml.Token, error) {
 					enc, _, _ := strings.Cut(strings.TrimSpace(decl[i+len("encoding="):]), " ")
 					enc = strings.Trim(enc, `"'`)
 					if !strings.EqualFold(enc, "utf-8") && !strings.EqualFold(enc, "us-ascii") {
-						return nil, d.errorf("encoding %q: draw.io writes UTF-8", enc)
+						return 0, d.errorf("encoding %q: draw.io writes UTF-8", enc)
 					}
 				}
 			}
@@ -117,31 +133,32 @@ func (d *drawioDecoder) token() (xml.Token, error) {
 			continue
 		case strings.HasPrefix(rest, "<!"):
 			if strings.HasPrefix(rest, "<!DOCTYPE") {
-				return nil, d.errorf("it has a DTD (<!DOCTYPE>), which draw.io never writes: refused")
+				return 0, d.errorf("it has a DTD (<!DOCTYPE>), which draw.io never writes: refused")
 			}
-			return nil, d.errorf("<! that is not a comment or CDATA")
+			return 0, d.errorf("<! that is not a comment or CDATA")
 		case strings.HasPrefix(rest, "</"):
 			end := strings.IndexByte(rest, '>')
 			if end < 0 {
-				return nil, d.errorf("an end tag is not closed")
+				return 0, d.errorf("an end tag is not closed")
 			}
 			name := strings.TrimSpace(rest[2:end])
 			if name == "" {
-				return nil, d.errorf("an end tag has no name")
+				return 0, d.errorf("an end tag has no name")
 			}
 			d.pos += end + 1
 			if d.depth == 0 {
-				return nil, d.errorf("</%s> closes nothing", name)
+				return 0, d.errorf("</%s> closes nothing", name)
 			}
 			d.depth--
-			return xml.EndElement{Name: xml.Name{Local: localName(name)}}, nil
+			d.name = localName(name)
+			return xmlEnd, nil
 		}
 		return d.start()
 	}
 }
 
 // start reads a start tag at d.pos.
-func (d *drawioDecoder) start() (xml.Token, error) {
+func (d *drawioDecoder) start() (xmlKind, error) {
 	d.startAt = d.pos
 	i := d.pos + 1
 	s := d.s
@@ -150,9 +167,9 @@ func (d *drawioDecoder) start() (xml.Token, error) {
 		nameEnd++
 	}
 	if nameEnd == i {
-		return nil, d.errorf("< is not followed by a name")
+		return 0, d.errorf("< is not followed by a name")
 	}
-	se := xml.StartElement{Name: xml.Name{Local: localName(s[i:nameEnd])}}
+	name := localName(s[i:nameEnd])
 	d.attrs = d.attrs[:0]
 	i = nameEnd
 	for {
@@ -160,21 +177,19 @@ func (d *drawioDecoder) start() (xml.Token, error) {
 			i++
 		}
 		if i >= len(s) {
-			return nil, d.errorf("the tag <%s> is not closed", se.Name.Local)
+			return 0, d.errorf("the tag <%s> is not closed", name)
 		}
 		switch s[i] {
 		case '>':
 			d.pos = i + 1
-			se.Attr = d.attrs
-			return d.opened(se)
+			return d.opened(name)
 		case '/':
 			if i+1 >= len(s) || s[i+1] != '>' {
-				return nil, d.errorf("a / in the tag <%s>", se.Name.Local)
+				return 0, d.errorf("a / in the tag <%s>", name)
 			}
 			d.pos = i + 2
-			d.pending, d.ended = se.Name, true
-			se.Attr = d.attrs
-			return d.opened(se)
+			d.pending, d.ended = name, true
+			return d.opened(name)
 		}
 		k := i
 		for i < len(s) && s[i] != '=' && !isXMLSpace(s[i]) && s[i] != '>' && s[i] != '/' {
@@ -185,29 +200,29 @@ func (d *drawioDecoder) start() (xml.Token, error) {
 			i++
 		}
 		if i >= len(s) || s[i] != '=' {
-			return nil, d.errorf("the attribute %q of <%s> has no value", key, se.Name.Local)
+			return 0, d.errorf("the attribute %q of <%s> has no value", key, name)
 		}
 		i++
 		for i < len(s) && isXMLSpace(s[i]) {
 			i++
 		}
 		if i >= len(s) || s[i] != '"' && s[i] != '\'' {
-			return nil, d.errorf("the value of %q in <%s> is not quoted", key, se.Name.Local)
+			return 0, d.errorf("the value of %q in <%s> is not quoted", key, name)
 		}
 		q := s[i]
 		end := strings.IndexByte(s[i+1:], q)
 		if end < 0 {
-			return nil, d.errorf("the value of %q in <%s> is not closed", key, se.Name.Local)
+			return 0, d.errorf("the value of %q in <%s> is not closed", key, name)
 		}
 		raw := s[i+1 : i+1+end]
 		if strings.IndexByte(raw, '<') >= 0 {
 			d.pos = i
-			return nil, d.errorf("a < in the value of %q", key)
+			return 0, d.errorf("a < in the value of %q", key)
 		}
 		v, err := xmlUnescape(raw)
 		if err != nil {
 			d.pos = i
-			return nil, d.errorf("%v", err)
+			return 0, d.errorf("%v", err)
 		}
 		space, local := "", key
 		if c := strings.IndexByte(key, ':'); c >= 0 {
@@ -218,28 +233,39 @@ func (d *drawioDecoder) start() (xml.Token, error) {
 	}
 }
 
-func (d *drawioDecoder) opened(se xml.StartElement) (xml.Token, error) {
+func (d *drawioDecoder) opened(name string) (xmlKind, error) {
 	d.depth++
 	if d.depth > drawioMaxDepth {
-		return nil, d.errorf("elements nest more than %d deep, which draw.io never writes", drawioMaxDepth)
+		return 0, d.errorf("elements nest more than %d deep, which draw.io never writes", drawioMaxDepth)
 	}
-	return se, nil
+	d.name = name
+	return xmlStart, nil
+}
+
+// attr is the value of the last start's attribute name (no prefix), or "".
+func (d *drawioDecoder) attr(name string) string {
+	for i := range d.attrs {
+		if d.attrs[i].Name.Local == name && d.attrs[i].Name.Space == "" {
+			return d.attrs[i].Value
+		}
+	}
+	return ""
 }
 
 // skip reads past the rest of the element whose start was just read.
 func (d *drawioDecoder) skip() error {
 	for depth := 1; depth > 0; {
-		tok, err := d.token()
+		k, err := d.next()
 		if err != nil {
 			if err == io.EOF {
 				return errors.New("the file ends inside an element")
 			}
 			return err
 		}
-		switch tok.(type) {
-		case xml.StartElement:
+		switch k {
+		case xmlStart:
 			depth++
-		case xml.EndElement:
+		case xmlEnd:
 			depth--
 		}
 	}
