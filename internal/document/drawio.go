@@ -37,10 +37,10 @@ func FromDrawio(r io.Reader) (*types.Document, error) {
 	return fromDrawio(r, sizeOf(r))
 }
 
-func fromDrawio(r io.Reader, size int64) (*types.Document, error) {
+func fromDrawio(r io.Reader, _ int64) (*types.Document, error) {
 	b := newBuilder(FormatDrawio)
-	dr := &drawioReader{b: b, seen: map[string]bool{}}
-	if err := dr.read(r, size); err != nil {
+	dr := &drawioReader{b: b, seen: map[string]bool{}, interned: map[string]string{}}
+	if err := dr.read(r); err != nil {
 		var re readErr
 		if errors.As(err, &re) {
 			return nil, re.err
@@ -52,6 +52,11 @@ func fromDrawio(r io.Reader, size int64) (*types.Document, error) {
 		b.errorf("malformed_drawio", nil, 0, drawioHint, "not a draw.io file: no <mxfile> with <diagram> pages and no <mxGraphModel>")
 		return b.doc, nil
 	}
+	cells := 0
+	for i := range dr.pages {
+		cells += dr.pages[i].cells.n
+	}
+	b.reserve(cells) // tables sized once, from the cells read
 	for i := range dr.pages {
 		dr.page(&dr.pages[i], i)
 		dr.pages[i] = drawioPage{}
@@ -84,14 +89,36 @@ func (e readErr) Error() string { return e.err.Error() }
 
 type drawioCell struct {
 	id, value, style, parent, source, target string
-	vertex, edge                             bool
-	line                                     int         // in the file; 0 in a compressed page
 	data                                     [][2]string // the wrapper's attributes, Edit Data's properties
+	line                                     int32       // in the file; 0 in a compressed page
+	vertex, edge                             bool
+}
+
+// drawioCells holds a page's cells in blocks, so that growing it copies
+// none and reserves no more than a block ahead.
+type drawioCells struct {
+	blocks [][]drawioCell
+	n      int
+}
+
+const drawioBlockBits = 10
+
+func (cs *drawioCells) add(c drawioCell) {
+	if cs.n&(1<<drawioBlockBits-1) == 0 {
+		cs.blocks = append(cs.blocks, make([]drawioCell, 0, 1<<drawioBlockBits))
+	}
+	b := &cs.blocks[len(cs.blocks)-1]
+	*b = append(*b, c)
+	cs.n++
+}
+
+func (cs *drawioCells) at(i int) *drawioCell {
+	return &cs.blocks[i>>drawioBlockBits][i&(1<<drawioBlockBits-1)]
 }
 
 type drawioPage struct {
 	id, name   string
-	cells      []drawioCell
+	cells      drawioCells
 	compressed bool
 }
 
@@ -99,21 +126,46 @@ type drawioReader struct {
 	b        *builder
 	pages    []drawioPage
 	inflated int64
-	cellHint int             // cells in the file, for the first page's table
 	seen     map[string]bool // cell ids of earlier pages
+	// What is kept of the decoder's window is copied into arena blocks;
+	// styles and parents, which repeat, once each.
+	arena    strings.Builder
+	interned map[string]string
 }
 
-func (dr *drawioReader) read(r io.Reader, size int64) error {
-	// The whole file is read into one string, which is not copied again:
-	// names and values are substrings of it.
-	var sb strings.Builder
-	sb.Grow(int(min(size, 1<<30)) + 1)
-	if _, err := io.Copy(&sb, r); err != nil {
-		return readErr{err}
+// keep copies s out of the decoder's window, so that the window is not held.
+func (dr *drawioReader) keep(s string) string {
+	switch {
+	case s == "":
+		return ""
+	case len(s) > 4<<10:
+		return strings.Clone(s)
 	}
-	text := sb.String()
-	dr.reserve(text)
-	d := newDrawioDecoder(text)
+	if dr.arena.Cap()-dr.arena.Len() < len(s) {
+		dr.arena = strings.Builder{}
+		dr.arena.Grow(256 << 10)
+	}
+	at := dr.arena.Len()
+	dr.arena.WriteString(s)
+	return dr.arena.String()[at:]
+}
+
+// intern is keep for the strings that repeat (styles, parents): one copy
+// of each.
+func (dr *drawioReader) intern(s string) string {
+	if v, ok := dr.interned[s]; ok {
+		return v
+	}
+	v := dr.keep(s)
+	if len(dr.interned) < 1<<16 { // a chart has a handful; a hostile file no more than this
+		dr.interned[v] = v
+	}
+	return v
+}
+
+func (dr *drawioReader) read(r io.Reader) error {
+	// The file is read a window at a time: what is kept of it is copied.
+	d := newDrawioReader(r)
 	for {
 		k, err := d.next()
 		if err == io.EOF {
@@ -129,7 +181,7 @@ func (dr *drawioReader) read(r io.Reader, size int64) error {
 		case "mxfile":
 			return dr.mxfile(d)
 		case "mxGraphModel":
-			p := drawioPage{id: "0", name: "Page-1", cells: make([]drawioCell, 0, dr.cellHint)}
+			p := drawioPage{id: "0", name: "Page-1"}
 			if err := dr.model(d, &p); err != nil {
 				return err
 			}
@@ -138,18 +190,6 @@ func (dr *drawioReader) read(r io.Reader, size int64) error {
 		default:
 			return fmt.Errorf("its root element is <%s>, not <mxfile> or <mxGraphModel>", d.name)
 		}
-	}
-}
-
-// reserve sizes the tables once, from the cells of text (one <mxCell per
-// cell), unless they are sized already.
-func (dr *drawioReader) reserve(text string) {
-	if dr.cellHint > 0 {
-		return
-	}
-	if n := strings.Count(text, "<mxCell"); n > 0 {
-		dr.b.reserve(n)
-		dr.cellHint = n
 	}
 }
 
@@ -173,10 +213,7 @@ func (dr *drawioReader) mxfile(d *drawioDecoder) error {
 				}
 				continue
 			}
-			p := drawioPage{id: d.attr("id"), name: d.attr("name")}
-			if len(dr.pages) == 0 {
-				p.cells = make([]drawioCell, 0, dr.cellHint)
-			}
+			p := drawioPage{id: dr.keep(d.attr("id")), name: dr.keep(d.attr("name"))}
 			if p.id == "" {
 				p.id = strconv.Itoa(len(dr.pages) + 1)
 			}
@@ -241,55 +278,76 @@ func (dr *drawioReader) diagram(d *drawioDecoder, p *drawioPage) error {
 				return nil // an empty page
 			}
 			first, more = "", strings.Builder{}
-			inner, err := dr.inflate(s)
-			if err != nil {
-				return err
-			}
-			return dr.compressedModel(inner, p)
+			return dr.compressedModel(dr.inflate(s), p)
 		}
 	}
 }
 
-// inflate undoes draw.io's compression, bounded by drawioMaxInflate of
-// model over the whole file. It streams: base64 is decoded as the deflate
-// reader asks, and the URL escapes as it inflates, so what is held is the
-// model itself, not its URL-encoded form (twice its size).
-func (dr *drawioReader) inflate(s string) (string, error) {
+// inflate undoes draw.io's compression as a stream: base64 is decoded as
+// the deflate reader asks, the URL escapes as it inflates, and the model is
+// read a window at a time from that, so what is held is a window, not the
+// page (nor its URL-encoded form, twice its size). Bounded by
+// drawioMaxInflate of model over the whole file.
+func (dr *drawioReader) inflate(s string) *drawioInflater {
 	if strings.ContainsAny(s, " \t") { // base64's reader skips only \r and \n
 		s = strings.Join(strings.Fields(s), "")
 	}
-	b64 := &errReader{r: base64.NewDecoder(base64.StdEncoding, strings.NewReader(s))}
-	fr := flate.NewReader(b64)
-	defer fr.Close()
-	left := drawioMaxInflate - dr.inflated
-	var out strings.Builder
-	var u urlUnescaper
-	buf := make([]byte, 64<<10)
-	for {
-		n, err := fr.Read(buf)
+	in := &drawioInflater{dr: dr, b64: &errReader{r: base64.NewDecoder(base64.StdEncoding, strings.NewReader(s))}}
+	in.fr = flate.NewReader(in.b64)
+	return in
+}
+
+// drawioInflater reads the model of a compressed page.
+type drawioInflater struct {
+	dr  *drawioReader
+	b64 *errReader
+	fr  io.ReadCloser
+	u   urlUnescaper
+	raw []byte
+	buf []byte // unescaped
+	out []byte // what of buf is not yet read
+	err error
+}
+
+func (in *drawioInflater) Read(p []byte) (int, error) {
+	for len(in.out) == 0 {
+		if in.err != nil {
+			return 0, in.err
+		}
+		if in.raw == nil {
+			in.raw = make([]byte, 64<<10)
+		}
+		n, err := in.fr.Read(in.raw)
 		if n > 0 {
-			if uerr := u.write(&out, buf[:n]); uerr != nil {
-				return "", fmt.Errorf("its compressed content is not URL-encoded (%v)", uerr)
+			var uerr error
+			in.buf, uerr = in.u.write(in.buf[:0], in.raw[:n])
+			in.out = in.buf
+			if uerr != nil {
+				in.err = fmt.Errorf("its compressed content is not URL-encoded (%v)", uerr)
+				in.out = in.out[:0]
 			}
-			if int64(out.Len()) > left {
-				return "", fmt.Errorf("its compressed content inflates to more than %d MiB, more than any diagram draw.io saves: refused as a compression bomb", drawioMaxInflate>>20)
+			in.dr.inflated += int64(len(in.out))
+			if in.dr.inflated > drawioMaxInflate {
+				in.err = fmt.Errorf("its compressed content inflates to more than %d MiB, more than any diagram draw.io saves: refused as a compression bomb", drawioMaxInflate>>20)
+				in.out = in.out[:0]
 			}
 		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			if b64.err != nil {
-				return "", fmt.Errorf("its compressed content is not base64 (%v)", b64.err)
+		switch {
+		case in.err != nil:
+		case err == io.EOF:
+			in.err = io.EOF
+			if in.u.n > 0 {
+				in.err = fmt.Errorf("its compressed content is not URL-encoded (invalid URL escape %q)", in.u.pend[:in.u.n])
 			}
-			return "", fmt.Errorf("its compressed content does not inflate (%v)", err)
+		case err != nil && in.b64.err != nil:
+			in.err = fmt.Errorf("its compressed content is not base64 (%v)", in.b64.err)
+		case err != nil:
+			in.err = fmt.Errorf("its compressed content does not inflate (%v)", err)
 		}
 	}
-	if u.n > 0 {
-		return "", fmt.Errorf("its compressed content is not URL-encoded (invalid URL escape %q)", u.pend[:u.n])
-	}
-	dr.inflated += int64(out.Len())
-	return out.String(), nil
+	n := copy(p, in.out)
+	in.out = in.out[n:]
+	return n, nil
 }
 
 // errReader keeps the error its reader gave, which the deflate reader
@@ -314,7 +372,7 @@ type urlUnescaper struct {
 	n    int
 }
 
-func (u *urlUnescaper) write(out *strings.Builder, p []byte) error {
+func (u *urlUnescaper) write(out, p []byte) ([]byte, error) {
 	for len(p) > 0 {
 		if u.n > 0 {
 			u.pend[u.n] = p[0]
@@ -324,23 +382,22 @@ func (u *urlUnescaper) write(out *strings.Builder, p []byte) error {
 				hi, ok1 := unhex(u.pend[1])
 				lo, ok2 := unhex(u.pend[2])
 				if !ok1 || !ok2 {
-					return fmt.Errorf("invalid URL escape %q", u.pend[:])
+					return out, fmt.Errorf("invalid URL escape %q", u.pend[:])
 				}
-				out.WriteByte(hi<<4 | lo)
+				out = append(out, hi<<4|lo)
 				u.n = 0
 			}
 			continue
 		}
 		i := bytes.IndexByte(p, '%')
 		if i < 0 {
-			out.Write(p)
-			return nil
+			return append(out, p...), nil
 		}
-		out.Write(p[:i])
+		out = append(out, p[:i]...)
 		u.pend[0], u.n = '%', 1
 		p = p[i+1:]
 	}
-	return nil
+	return out, nil
 }
 
 func unhex(c byte) (byte, bool) {
@@ -355,28 +412,36 @@ func unhex(c byte) (byte, bool) {
 	return 0, false
 }
 
-// compressedModel reads the <mxGraphModel> a compressed page held. It is not
-// decompressed again: a model inside holds no further pages.
-func (dr *drawioReader) compressedModel(s string, p *drawioPage) error {
+// compressedModel reads the <mxGraphModel> a compressed page holds. It is
+// not decompressed again: a model inside holds no further pages.
+func (dr *drawioReader) compressedModel(in *drawioInflater, p *drawioPage) error {
+	defer in.fr.Close()
 	p.compressed = true
-	if len(dr.pages) == 0 && dr.cellHint == 0 {
-		dr.reserve(s)
-		p.cells = make([]drawioCell, 0, dr.cellHint)
-	}
-	d := newDrawioDecoder(s)
+	d := newDrawioReader(in)
 	for {
 		k, err := d.next()
 		if err == io.EOF {
 			return errors.New("its compressed content holds no <mxGraphModel>")
 		}
 		if err != nil {
+			var re readErr
+			if errors.As(err, &re) {
+				return re.err // the inflater's finding, not the file's I/O
+			}
 			return fmt.Errorf("its compressed content: %w", err)
 		}
 		if k == xmlStart {
 			if d.name != "mxGraphModel" {
 				return fmt.Errorf("its compressed content is <%s>, not <mxGraphModel>", d.name)
 			}
-			return dr.model(d, p)
+			if err := dr.model(d, p); err != nil {
+				var re readErr
+				if errors.As(err, &re) {
+					return re.err
+				}
+				return err
+			}
+			return nil
 		}
 	}
 }
@@ -407,17 +472,17 @@ func (dr *drawioReader) model(d *drawioDecoder, p *drawioPage) error {
 					}
 					switch a.Name.Local {
 					case "id":
-						c.id = a.Value
+						c.id = dr.keep(a.Value)
 					case "value":
-						c.value = a.Value
+						c.value = dr.keep(a.Value)
 					case "style":
-						c.style = a.Value
+						c.style = dr.intern(a.Value)
 					case "parent":
-						c.parent = a.Value
+						c.parent = dr.intern(a.Value)
 					case "source":
-						c.source = a.Value
+						c.source = dr.keep(a.Value)
 					case "target":
-						c.target = a.Value
+						c.target = dr.keep(a.Value)
 					case "vertex":
 						c.vertex = a.Value == "1"
 					case "edge":
@@ -425,7 +490,7 @@ func (dr *drawioReader) model(d *drawioDecoder, p *drawioPage) error {
 					}
 				}
 				if !p.compressed {
-					c.line = d.startLine()
+					c.line = int32(min(d.startLine(), 1<<31-1))
 				}
 				if wrapped {
 					c.id, c.value = "", ""
@@ -434,9 +499,9 @@ func (dr *drawioReader) model(d *drawioDecoder, p *drawioPage) error {
 						switch a := &wrapper[i]; {
 						case a.Name.Space != "":
 						case a.Name.Local == "id":
-							c.id = a.Value
+							c.id = dr.keep(a.Value)
 						case a.Name.Local == "label":
-							c.value = a.Value
+							c.value = dr.keep(a.Value)
 						case a.Name.Local == "placeholders":
 							placeholders = a.Value == "1"
 						}
@@ -445,7 +510,7 @@ func (dr *drawioReader) model(d *drawioDecoder, p *drawioPage) error {
 						switch a.Name.Local {
 						case "id", "label", "placeholders":
 						default:
-							c.data = append(c.data, [2]string{a.Name.Local, a.Value})
+							c.data = append(c.data, [2]string{dr.keep(a.Name.Local), dr.keep(a.Value)})
 						}
 					}
 					if placeholders {
@@ -453,7 +518,7 @@ func (dr *drawioReader) model(d *drawioDecoder, p *drawioPage) error {
 					}
 					wrapped = false
 				}
-				p.cells = append(p.cells, c)
+				p.cells.add(c)
 				if err := d.skip(); err != nil {
 					return err
 				}
@@ -500,22 +565,38 @@ func (dr *drawioReader) page(p *drawioPage, pos int) {
 	}
 	b.addPage(pageID, cleanText(p.name))
 
-	// byID finds a cell by its id; dups lists the cells whose id an earlier
-	// cell of the page has.
-	byID := make(map[string]int, len(p.cells))
+	// parents finds the cells that hold others (the root, the layers,
+	// containers, edges with labels) by id: a few, where a map of every
+	// cell's id cost a tenth of the import. A cell whose id another has is
+	// found by the builder (the shapes and lines) or here (the parents).
+	const unseen = -1
+	parents := map[string]int{}
+	last := ""
+	for i := 0; i < p.cells.n; i++ {
+		if c := p.cells.at(i); c.parent != "" && c.parent != last {
+			last = c.parent
+			parents[c.parent] = unseen
+		}
+	}
 	var dups map[int]bool
-	for i, c := range p.cells {
-		if c.id == "" {
-			continue
-		}
-		if _, dup := byID[c.id]; dup {
-			if dups == nil {
-				dups = map[int]bool{}
+	for i := 0; i < p.cells.n; i++ {
+		c := p.cells.at(i)
+		if at, ok := parents[c.id]; ok {
+			if at != unseen {
+				if dups == nil {
+					dups = map[int]bool{}
+				}
+				dups[i] = true
+				continue
 			}
-			dups[i] = true
-			continue
+			parents[c.id] = i
 		}
-		byID[c.id] = i
+	}
+	parentOf := func(c *drawioCell) *drawioCell {
+		if at, ok := parents[c.parent]; ok && at != unseen {
+			return p.cells.at(at)
+		}
+		return nil
 	}
 	// A cell's id in the document: its own, unless an earlier page used it
 	// (a copied page), then page id ":" cell id.
@@ -528,16 +609,11 @@ func (dr *drawioReader) page(p *drawioPage, pos int) {
 	// Which vertices hold others, and which cells are edge labels.
 	holds := map[string]bool{}
 	labels := map[string][]string{}
-	for _, c := range p.cells {
-		if c.parent == "" {
-			continue
-		}
-		pi, ok := byID[c.parent]
-		if !ok {
-			continue
-		}
-		parent := &p.cells[pi]
+	for i := 0; i < p.cells.n; i++ {
+		c := p.cells.at(i)
+		parent := parentOf(c)
 		switch {
+		case parent == nil:
 		case parent.edge && c.vertex:
 			labels[c.parent] = append(labels[c.parent], drawioText(c.value, c.style))
 		case parent.vertex && (c.vertex || c.edge):
@@ -545,13 +621,14 @@ func (dr *drawioReader) page(p *drawioPage, pos int) {
 		}
 	}
 	styles := map[string]drawioStyle{} // a chart has a handful of styles
-	for ci, c := range p.cells {
+	for ci := 0; ci < p.cells.n; ci++ {
+		c := p.cells.at(ci)
 		switch {
 		case c.id == "":
 			b.errorf("malformed_drawio", nil, 0, drawioHint, "a cell on page %q has no id", p.name)
 			continue
 		case dups[ci]:
-			b.errorf("malformed_drawio", []string{docID(c.id)}, 0, drawioHint, "cell id %q is used twice on page %q", c.id, p.name)
+			b.errorf("malformed_drawio", []string{docID(c.id)}, int(c.line), drawioHint, "cell id %q is used twice on page %q", c.id, p.name)
 			continue
 		}
 		if !c.vertex && !c.edge {
@@ -571,14 +648,13 @@ func (dr *drawioReader) page(p *drawioPage, pos int) {
 			}
 			continue
 		}
-		if c.vertex {
-			if pi, ok := byID[c.parent]; ok && p.cells[pi].edge {
-				continue // an edge's label
-			}
+		parent := parentOf(c)
+		if c.vertex && parent != nil && parent.edge {
+			continue // an edge's label
 		}
 		id := docID(c.id)
 		if b.has(id) {
-			b.errorf("malformed_drawio", []string{id}, 0, drawioHint, "cell id %q is used twice", id)
+			b.errorf("malformed_drawio", []string{id}, int(c.line), drawioHint, "cell id %q is used twice on page %q", c.id, p.name)
 			continue
 		}
 		st, ok := styles[c.style]
@@ -609,13 +685,13 @@ func (dr *drawioReader) page(p *drawioPage, pos int) {
 				}
 				return "Arrow"
 			}
-			b.addLine(line{id: id, page: pageID, ends: ends, labels: ls, srcLn: c.line},
+			b.addLine(line{id: id, page: pageID, ends: ends, labels: ls, srcLn: int(c.line)},
 				[2]string{head("startArrow", "none"), head("endArrow", "classic")})
 			continue
 		}
 		kind, shapeName, container, note := drawioShape(st, holds[c.id])
 		n := types.Node{
-			ID: id, Page: pageID, Kind: kind, Shape: shapeName, Line: c.line,
+			ID: id, Page: pageID, Kind: kind, Shape: shapeName, Line: int(c.line),
 			Tags: []string{}, Comments: []string{},
 			Text: drawioText(c.value, c.style),
 		}
@@ -638,17 +714,19 @@ func (dr *drawioReader) page(p *drawioPage, pos int) {
 				n.Metadata[k] = v
 			}
 		}
-		if pi, ok := byID[c.parent]; ok && p.cells[pi].vertex {
+		if parent != nil && parent.vertex {
 			n.Container = docID(c.parent)
-			if drawioIsSwimlane(parseStyle(p.cells[pi].style)) {
-				n.Lane = drawioText(p.cells[pi].value, p.cells[pi].style)
+			if drawioIsSwimlane(parseStyle(parent.style)) {
+				n.Lane = drawioText(parent.value, parent.style)
 			}
 		}
 		b.addShape(shape{node: n, shapeFlags: shapeFlags{container: container, annotation: note}})
 	}
 	if pos < len(dr.pages)-1 { // the ids a later page may repeat
-		for id := range byID {
-			dr.seen[id] = true
+		for i := 0; i < p.cells.n; i++ {
+			if id := p.cells.at(i).id; id != "" {
+				dr.seen[id] = true
+			}
 		}
 	}
 }

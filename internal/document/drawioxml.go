@@ -1,6 +1,7 @@
 package document
 
 import (
+	"bytes"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -13,18 +14,30 @@ import (
 // drawioDecoder reads the XML draw.io writes: elements, attributes, text,
 // comments, CDATA and an <?xml?> declaration. It is not encoding/xml, which
 // took 12 µs a node on a 100,000-node chart (most of the import): it
-// slices names and values out of the input, copying only those with
-// entities. A <!DOCTYPE> (and so any entity but XML's five and character
-// references) is refused, nesting is capped at drawioMaxDepth, and every
-// byte is looked at a bounded number of times.
+// slices names and values out of its window of the input, copying only
+// those with entities. A <!DOCTYPE> (and so any entity but XML's five and
+// character references) is refused, nesting is capped at drawioMaxDepth.
+//
+// It reads its input a window at a time (drawioWindow, cut after a '>'), so
+// that neither a large file nor an inflated page is held whole: what a
+// caller keeps of a token it copies (drawioReader.keep). A token that does
+// not parse while input is left is read again with a window twice as
+// large, so every byte is looked at a bounded number of times.
 type drawioDecoder struct {
-	s       string
+	r       io.Reader // nil when s is all the input
+	eof     bool      // r is used up
+	filled  bool      // a window was read
+	want    int       // the next window's size
+	carry   []byte    // read after the last '>' of the window
+	buf     []byte
+	s       string // the window
 	pos     int
 	depth   int
 	pending string // the end of a self-closing element, when ended
 	ended   bool
 	// The token read last: a start's or an end's local name, a start's
 	// attributes (reused: valid until the next token), a text's text.
+	// Substrings of the window: valid until the next token.
 	name  string
 	attrs []xml.Attr
 	text  string
@@ -33,26 +46,77 @@ type drawioDecoder struct {
 	line, lineAt, startAt int
 }
 
+// drawioWindow is how much the decoder reads at a time (a variable for
+// the tests, which read with windows of a few bytes).
+var drawioWindow = 1 << 20
+
 // startLine is the line of the last start tag read.
 func (d *drawioDecoder) startLine() int {
-	if d.line == 0 {
-		d.line = 1
-	}
-	if d.startAt > d.lineAt {
-		d.line += strings.Count(d.s[d.lineAt:d.startAt], "\n")
-		d.lineAt = d.startAt
-	}
+	d.line = d.lineOf(d.startAt)
+	d.lineAt = d.startAt
 	return d.line
 }
 
+// lineOf is the line of the window's offset at, counted from lineAt.
+func (d *drawioDecoder) lineOf(at int) int {
+	line := max(d.line, 1)
+	if at < d.lineAt {
+		return line - strings.Count(d.s[at:d.lineAt], "\n")
+	}
+	return line + strings.Count(d.s[d.lineAt:at], "\n")
+}
+
 func newDrawioDecoder(s string) *drawioDecoder {
-	return &drawioDecoder{s: strings.TrimPrefix(s, "\ufeff")}
+	return &drawioDecoder{s: strings.TrimPrefix(s, "\ufeff"), eof: true}
+}
+
+// newDrawioReader decodes what r gives, a window at a time.
+func newDrawioReader(r io.Reader) *drawioDecoder {
+	return &drawioDecoder{r: r, want: drawioWindow}
 }
 
 func (d *drawioDecoder) errorf(format string, args ...any) error {
-	line := 1 + strings.Count(d.s[:min(d.pos, len(d.s))], "\n")
-	return fmt.Errorf("line %d: %s", line, fmt.Sprintf(format, args...))
+	return fmt.Errorf("line %d: %s", d.lineOf(min(d.pos, len(d.s))), fmt.Sprintf(format, args...))
 }
+
+// fill moves the window on: it drops what was read before pos, and reads at
+// least want more bytes (all of r when that is less), up to the last '>'.
+func (d *drawioDecoder) fill() error {
+	d.line = d.lineOf(d.pos)
+	rest := d.s[d.pos:]
+	if cap(d.buf) < d.want {
+		d.buf = make([]byte, d.want)
+	}
+	buf := d.buf[:d.want]
+	n, err := io.ReadFull(d.r, buf)
+	switch err {
+	case nil:
+	case io.EOF, io.ErrUnexpectedEOF:
+		d.eof = true
+	default:
+		return err
+	}
+	buf = buf[:n]
+	cut := len(buf)
+	if !d.eof {
+		cut = bytes.LastIndexByte(buf, '>') + 1 // 0: no '>', all of it carried
+	}
+	var w strings.Builder
+	w.Grow(len(rest) + len(d.carry) + cut)
+	w.WriteString(rest)
+	w.Write(d.carry)
+	w.Write(buf[:cut])
+	d.carry = append(d.carry[:0], buf[cut:]...)
+	d.s, d.pos, d.lineAt, d.startAt = w.String(), 0, 0, 0
+	if !d.filled {
+		d.filled = true
+		d.s = strings.TrimPrefix(d.s, "\ufeff")
+	}
+	return nil
+}
+
+// errMore is a token cut off by the end of the window.
+var errMore = errors.New("the input ends inside a token")
 
 // xmlKind is the kind of token next read.
 type xmlKind uint8
@@ -68,6 +132,25 @@ const (
 // allocates nothing: the start's attributes are reused by the next start
 // (copy them to keep them).
 func (d *drawioDecoder) next() (xmlKind, error) {
+	for {
+		pos, depth, ended := d.pos, d.depth, d.ended
+		k, err := d.next1()
+		if err == nil || d.eof {
+			return k, err
+		}
+		// The window ends inside the token, or it is malformed: read it
+		// again with more of the input, until there is no more.
+		d.pos, d.depth, d.ended = pos, depth, ended
+		if err != io.EOF && d.pos < len(d.s) {
+			d.want = max(d.want, 2*(len(d.s)-d.pos))
+		}
+		if ferr := d.fill(); ferr != nil {
+			return 0, readErr{ferr}
+		}
+	}
+}
+
+func (d *drawioDecoder) next1() (xmlKind, error) {
 	if d.ended {
 		d.ended = false
 		d.depth--
@@ -81,6 +164,9 @@ func (d *drawioDecoder) next() (xmlKind, error) {
 		if d.s[d.pos] != '<' {
 			end := strings.IndexByte(d.s[d.pos:], '<')
 			if end < 0 {
+				if !d.eof {
+					return 0, errMore // the text may go on in the next window
+				}
 				end = len(d.s) - d.pos
 			}
 			raw := d.s[d.pos : d.pos+end]
