@@ -620,7 +620,16 @@ func (dr *drawioReader) page(p *drawioPage, pos int) {
 			holds[c.parent] = true
 		}
 	}
-	styles := map[string]drawioStyle{} // a chart has a handful of styles
+	// A chart has a handful of styles: each is parsed, and its shape
+	// classified, once.
+	type styleInfo struct {
+		st                    drawioStyle
+		heads                 [2]string
+		kind, name            string
+		container, annotation bool
+	}
+	styles := map[string]*styleInfo{}
+	var areas []string // the nodes' text areas, from shared blocks
 	for ci := 0; ci < p.cells.n; ci++ {
 		c := p.cells.at(ci)
 		switch {
@@ -657,24 +666,9 @@ func (dr *drawioReader) page(p *drawioPage, pos int) {
 			b.errorf("malformed_drawio", []string{id}, int(c.line), drawioHint, "cell id %q is used twice on page %q", c.id, p.name)
 			continue
 		}
-		st, ok := styles[c.style]
-		if !ok {
-			st = parseStyle(c.style)
-			styles[c.style] = st
-		}
-		if c.edge {
-			ls := []string{}
-			if v := drawioText(c.value, c.style); v != "" {
-				ls = append(ls, v)
-			}
-			ls = append(ls, labels[c.id]...)
-			var ends [2]string
-			if c.source != "" {
-				ends[0] = docID(c.source)
-			}
-			if c.target != "" {
-				ends[1] = docID(c.target)
-			}
+		si := styles[c.style]
+		if si == nil {
+			st := parseStyle(c.style)
 			head := func(key, def string) string {
 				v, ok := st.get(key)
 				if !ok {
@@ -685,11 +679,32 @@ func (dr *drawioReader) page(p *drawioPage, pos int) {
 				}
 				return "Arrow"
 			}
-			b.addLine(line{id: id, page: pageID, ends: ends, labels: ls, srcLn: int(c.line)},
-				[2]string{head("startArrow", "none"), head("endArrow", "classic")})
+			si = &styleInfo{st: st, heads: [2]string{head("startArrow", "none"), head("endArrow", "classic")}}
+			si.kind, si.name, si.container, si.annotation = drawioShape(st, false)
+			styles[c.style] = si
+		}
+		if c.edge {
+			ls := []string{}
+			if v := drawioText(c.value, c.style); v != "" {
+				ls = append(ls, v)
+			}
+			if len(labels) > 0 {
+				ls = append(ls, labels[c.id]...)
+			}
+			var ends [2]string
+			if c.source != "" {
+				ends[0] = docID(c.source)
+			}
+			if c.target != "" {
+				ends[1] = docID(c.target)
+			}
+			b.addLine(line{id: id, page: pageID, ends: ends, labels: ls, srcLn: int(c.line)}, si.heads)
 			continue
 		}
-		kind, shapeName, container, note := drawioShape(st, holds[c.id])
+		kind, shapeName, container, note := si.kind, si.name, si.container, si.annotation
+		if len(holds) > 0 && holds[c.id] {
+			kind, shapeName, container, note = drawioShape(si.st, true)
+		}
 		n := types.Node{
 			ID: id, Page: pageID, Kind: kind, Shape: shapeName, Line: int(c.line),
 			Tags: []string{}, Comments: []string{},
@@ -697,7 +712,11 @@ func (dr *drawioReader) page(p *drawioPage, pos int) {
 		}
 		n.TextAreas = []string{}
 		if n.Text != "" {
-			n.TextAreas = []string{n.Text}
+			if len(areas) == cap(areas) {
+				areas = make([]string, 0, 1024)
+			}
+			areas = append(areas, n.Text)
+			n.TextAreas = areas[len(areas)-1 : len(areas) : len(areas)]
 		}
 		for _, kv := range c.data {
 			switch kv[0] {
