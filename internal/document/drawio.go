@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -61,15 +62,39 @@ func fromDrawio(r io.Reader, _ int64) (*types.Document, error) {
 		dr.page(&dr.pages[i], i)
 		dr.pages[i] = drawioPage{}
 	}
+	if dr.named != "" {
+		// A draw.io file has no title: read from a file, it is the file's
+		// name (Read sets it); from stdin, the first page's name.
+		b.doc.Title = cleanText(dr.named)
+	}
 	doc := b.build()
 	for _, list := range [][]types.Diagnostic{doc.Errors, doc.Warnings} {
 		for i := range list {
-			if h, ok := drawioHints[list[i].Class]; ok {
-				list[i].Hint = h
+			d := &list[i]
+			if h, ok := drawioHints[d.Class]; ok {
+				d.Hint = h
+			}
+			if name, ok := dr.compressed[d.Page]; ok && d.Line == 0 {
+				// A compressed page has no lines: the message names the
+				// cell, and this its page.
+				d.Message += fmt.Sprintf(" (on page %q, saved compressed: no line to name)", name)
 			}
 		}
 	}
 	return doc, nil
+}
+
+// DrawioTitle is the title of a draw.io file read from path: its name
+// without the extension, as draw.io names the diagram in its title bar.
+func DrawioTitle(path string) string {
+	base := filepath.Base(path)
+	lower := strings.ToLower(base)
+	for _, ext := range []string{".drawio.xml", ".drawio", ".dio", ".xml"} {
+		if strings.HasSuffix(lower, ext) && len(base) > len(ext) {
+			return base[:len(base)-len(ext)]
+		}
+	}
+	return base
 }
 
 // drawioHints say what to do in draw.io where the shared rules' hints say
@@ -123,10 +148,12 @@ type drawioPage struct {
 }
 
 type drawioReader struct {
-	b        *builder
-	pages    []drawioPage
-	inflated int64
-	seen     map[string]bool // cell ids of earlier pages
+	b          *builder
+	pages      []drawioPage
+	inflated   int64
+	seen       map[string]bool   // cell ids of earlier pages
+	named      string            // the first <diagram>'s name attribute
+	compressed map[string]string // page id in the document: name, of the pages saved compressed
 	// What is kept of the decoder's window is copied into arena blocks;
 	// styles and parents, which repeat, once each.
 	arena    strings.Builder
@@ -214,6 +241,9 @@ func (dr *drawioReader) mxfile(d *drawioDecoder) error {
 				continue
 			}
 			p := drawioPage{id: dr.keep(d.attr("id")), name: dr.keep(d.attr("name"))}
+			if len(dr.pages) == 0 {
+				dr.named = p.name
+			}
 			if p.id == "" {
 				p.id = strconv.Itoa(len(dr.pages) + 1)
 			}
@@ -564,6 +594,12 @@ func (dr *drawioReader) page(p *drawioPage, pos int) {
 		pageID = p.id + "-" + strconv.Itoa(pos+1)
 	}
 	b.addPage(pageID, cleanText(p.name))
+	if p.compressed {
+		if dr.compressed == nil {
+			dr.compressed = map[string]string{}
+		}
+		dr.compressed[pageID] = cleanText(p.name)
+	}
 
 	// parents finds the cells that hold others (the root, the layers,
 	// containers, edges with labels) by id: a few, where a map of every
