@@ -10,6 +10,7 @@ import (
 	"html"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -192,7 +193,9 @@ func (dr *drawioReader) intern(s string) string {
 
 func (dr *drawioReader) read(r io.Reader) error {
 	// The file is read a window at a time: what is kept of it is copied.
-	d := newDrawioReader(r)
+	ahead := readAhead(r, drawioWindow)
+	defer ahead.Close()
+	d := newDrawioReader(ahead)
 	for {
 		k, err := d.next()
 		if err == io.EOF {
@@ -403,31 +406,48 @@ type urlUnescaper struct {
 }
 
 func (u *urlUnescaper) write(out, p []byte) ([]byte, error) {
-	for len(p) > 0 {
-		if u.n > 0 {
-			u.pend[u.n] = p[0]
-			u.n++
-			p = p[1:]
-			if u.n == 3 {
-				hi, ok1 := unhex(u.pend[1])
-				lo, ok2 := unhex(u.pend[2])
-				if !ok1 || !ok2 {
-					return out, fmt.Errorf("invalid URL escape %q", u.pend[:])
-				}
-				out = append(out, hi<<4|lo)
-				u.n = 0
+	// An escape cut by the end of the last chunk first.
+	for u.n > 0 && len(p) > 0 {
+		u.pend[u.n] = p[0]
+		u.n++
+		p = p[1:]
+		if u.n == 3 {
+			hi, ok1 := unhex(u.pend[1])
+			lo, ok2 := unhex(u.pend[2])
+			if !ok1 || !ok2 {
+				return out, fmt.Errorf("invalid URL escape %q", u.pend[:])
 			}
+			out = append(out, hi<<4|lo)
+			u.n = 0
+		}
+	}
+	// Then byte by byte into room made once: the runs between escapes are
+	// a few bytes in URL-encoded XML, too short for a search to pay.
+	at := len(out)
+	out = slices.Grow(out, len(p))[:at+len(p)]
+	i := 0
+	for i < len(p) {
+		c := p[i]
+		if c != '%' {
+			out[at] = c
+			at++
+			i++
 			continue
 		}
-		i := bytes.IndexByte(p, '%')
-		if i < 0 {
-			return append(out, p...), nil
+		if i+2 >= len(p) {
+			u.n = copy(u.pend[:], p[i:])
+			break
 		}
-		out = append(out, p[:i]...)
-		u.pend[0], u.n = '%', 1
-		p = p[i+1:]
+		hi, ok1 := unhex(p[i+1])
+		lo, ok2 := unhex(p[i+2])
+		if !ok1 || !ok2 {
+			return out[:at], fmt.Errorf("invalid URL escape %q", p[i:i+3])
+		}
+		out[at] = hi<<4 | lo
+		at++
+		i += 3
 	}
-	return out, nil
+	return out[:at], nil
 }
 
 func unhex(c byte) (byte, bool) {
@@ -447,7 +467,9 @@ func unhex(c byte) (byte, bool) {
 func (dr *drawioReader) compressedModel(in *drawioInflater, p *drawioPage) error {
 	defer in.fr.Close()
 	p.compressed = true
-	d := newDrawioReader(in)
+	ahead := readAhead(in, 256<<10)
+	defer ahead.Close()
+	d := newDrawioReader(ahead)
 	for {
 		k, err := d.next()
 		if err == io.EOF {

@@ -417,3 +417,71 @@ func xmlUnescape(s string) (string, error) {
 	b.WriteString(s)
 	return b.String(), nil
 }
+
+// aheadReader reads r on its own goroutine, a window ahead of its reader,
+// so that reading the file, or inflating a compressed page, runs on the
+// second core beside the decoding. Close stops the goroutine and waits
+// for it.
+type aheadReader struct {
+	full, free chan []byte
+	stop, done chan struct{}
+	buf, cur   []byte // the buffer being read, and what of it is left
+	err        error  // set before full is closed
+}
+
+func readAhead(r io.Reader, size int) *aheadReader {
+	size = max(size, 1)
+	a := &aheadReader{full: make(chan []byte, 1), free: make(chan []byte, 2), stop: make(chan struct{}), done: make(chan struct{})}
+	a.free <- make([]byte, size)
+	a.free <- make([]byte, size)
+	go func() {
+		defer close(a.done)
+		defer close(a.full)
+		for {
+			var buf []byte
+			select {
+			case buf = <-a.free:
+			case <-a.stop:
+				return
+			}
+			n, err := io.ReadFull(r, buf[:cap(buf)])
+			if n > 0 {
+				select {
+				case a.full <- buf[:n]:
+				case <-a.stop:
+					return
+				}
+			}
+			if err == io.ErrUnexpectedEOF {
+				err = io.EOF
+			}
+			if err != nil {
+				a.err = err
+				return
+			}
+		}
+	}()
+	return a
+}
+
+func (a *aheadReader) Read(p []byte) (int, error) {
+	for len(a.cur) == 0 {
+		if a.buf != nil {
+			a.free <- a.buf
+			a.buf = nil
+		}
+		b, ok := <-a.full
+		if !ok {
+			return 0, a.err
+		}
+		a.buf, a.cur = b, b
+	}
+	n := copy(p, a.cur)
+	a.cur = a.cur[n:]
+	return n, nil
+}
+
+func (a *aheadReader) Close() {
+	close(a.stop)
+	<-a.done
+}
