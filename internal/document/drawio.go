@@ -467,7 +467,7 @@ func unhex(c byte) (byte, bool) {
 func (dr *drawioReader) compressedModel(in *drawioInflater, p *drawioPage) error {
 	defer in.fr.Close()
 	p.compressed = true
-	ahead := readAhead(in, 256<<10)
+	ahead := readAhead(in, drawioWindow)
 	defer ahead.Close()
 	d := newDrawioReader(ahead)
 	for {

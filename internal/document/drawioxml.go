@@ -1,7 +1,6 @@
 package document
 
 import (
-	"bytes"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -24,13 +23,12 @@ import (
 // not parse while input is left is read again with a window twice as
 // large, so every byte is looked at a bounded number of times.
 type drawioDecoder struct {
-	r       io.Reader // nil when s is all the input
-	eof     bool      // r is used up
-	filled  bool      // a window was read
-	want    int       // the next window's size
-	carry   []byte    // read after the last '>' of the window
-	buf     []byte
-	s       string // the window
+	r       *aheadReader // nil when s is all the input
+	eof     bool         // r is used up
+	filled  bool         // a window was read
+	want    int          // the next window's size
+	carry   []byte       // read after the last '>' of the window
+	s       string       // the window
 	pos     int
 	depth   int
 	pending string // the end of a self-closing element, when ended
@@ -71,7 +69,7 @@ func newDrawioDecoder(s string) *drawioDecoder {
 }
 
 // newDrawioReader decodes what r gives, a window at a time.
-func newDrawioReader(r io.Reader) *drawioDecoder {
+func newDrawioReader(r *aheadReader) *drawioDecoder {
 	return &drawioDecoder{r: r, want: drawioWindow}
 }
 
@@ -84,30 +82,33 @@ func (d *drawioDecoder) errorf(format string, args ...any) error {
 func (d *drawioDecoder) fill() error {
 	d.line = d.lineOf(d.pos)
 	rest := d.s[d.pos:]
-	if cap(d.buf) < d.want {
-		d.buf = make([]byte, d.want)
-	}
-	buf := d.buf[:d.want]
-	n, err := io.ReadFull(d.r, buf)
-	switch err {
-	case nil:
-	case io.EOF, io.ErrUnexpectedEOF:
-		d.eof = true
-	default:
-		return err
-	}
-	buf = buf[:n]
-	cut := len(buf)
-	if !d.eof {
-		cut = bytes.LastIndexByte(buf, '>') + 1 // 0: no '>', all of it carried
-	}
 	var w strings.Builder
-	w.Grow(len(rest) + len(d.carry) + cut)
+	w.Grow(len(rest) + len(d.carry) + d.want)
 	w.WriteString(rest)
 	w.Write(d.carry)
-	w.Write(buf[:cut])
-	d.carry = append(d.carry[:0], buf[cut:]...)
-	d.s, d.pos, d.lineAt, d.startAt = w.String(), 0, 0, 0
+	d.carry = d.carry[:0]
+	// The reader's own buffers, not copied on the way.
+	for got := 0; got < d.want; {
+		chunk, err := d.r.chunk()
+		if err == io.EOF {
+			d.eof = true
+			break
+		}
+		if err != nil {
+			return err
+		}
+		w.Write(chunk)
+		got += len(chunk)
+	}
+	text := w.String()
+	// Cut after the last '>', the rest carried to the next window. With no
+	// '>' it all stays in the window: the token in it does not parse, and
+	// next asks for a window twice as large.
+	if cut := strings.LastIndexByte(text, '>') + 1; !d.eof && cut > 0 {
+		d.carry = append(d.carry, text[cut:]...)
+		text = text[:cut]
+	}
+	d.s, d.pos, d.lineAt, d.startAt = text, 0, 0, 0
 	if !d.filled {
 		d.filled = true
 		d.s = strings.TrimPrefix(d.s, "\ufeff")
@@ -425,7 +426,7 @@ func xmlUnescape(s string) (string, error) {
 type aheadReader struct {
 	full, free chan []byte
 	stop, done chan struct{}
-	buf, cur   []byte // the buffer being read, and what of it is left
+	buf        []byte // the buffer last given out
 	err        error  // set before full is closed
 }
 
@@ -464,21 +465,18 @@ func readAhead(r io.Reader, size int) *aheadReader {
 	return a
 }
 
-func (a *aheadReader) Read(p []byte) (int, error) {
-	for len(a.cur) == 0 {
-		if a.buf != nil {
-			a.free <- a.buf
-			a.buf = nil
-		}
-		b, ok := <-a.full
-		if !ok {
-			return 0, a.err
-		}
-		a.buf, a.cur = b, b
+// chunk returns the next bytes read, valid until the next call.
+func (a *aheadReader) chunk() ([]byte, error) {
+	if a.buf != nil {
+		a.free <- a.buf
+		a.buf = nil
 	}
-	n := copy(p, a.cur)
-	a.cur = a.cur[n:]
-	return n, nil
+	b, ok := <-a.full
+	if !ok {
+		return nil, a.err
+	}
+	a.buf = b
+	return b, nil
 }
 
 func (a *aheadReader) Close() {
