@@ -39,10 +39,10 @@ func FromDrawio(r io.Reader) (*types.Document, error) {
 	return fromDrawio(r, sizeOf(r))
 }
 
-func fromDrawio(r io.Reader, _ int64) (*types.Document, error) {
+func fromDrawio(r io.Reader, size int64) (*types.Document, error) {
 	b := newBuilder(FormatDrawio)
 	dr := &drawioReader{b: b, seen: map[string]bool{}, interned: map[string]string{}}
-	if err := dr.read(r); err != nil {
+	if err := dr.read(r, size); err != nil {
 		var re readErr
 		if errors.As(err, &re) {
 			return nil, re.err
@@ -191,11 +191,16 @@ func (dr *drawioReader) intern(s string) string {
 	return v
 }
 
-func (dr *drawioReader) read(r io.Reader) error {
+func (dr *drawioReader) read(r io.Reader, size int64) error {
 	// The file is read a window at a time: what is kept of it is copied.
-	ahead := readAhead(r, drawioWindow)
+	window := drawioWindow
+	if size > 0 { // a small file is read in one window the size of it
+		window = int(min(int64(window), size+1))
+	}
+	ahead := readAhead(r, window)
 	defer ahead.Close()
 	d := newDrawioReader(ahead)
+	d.want = window
 	for {
 		k, err := d.next()
 		if err == io.EOF {
