@@ -86,6 +86,11 @@ type Node struct {
 	// Line is the source line of the node's row (CSV) or entry (YAML); 0
 	// when the source has no lines to speak of (Lucid API JSON).
 	Line int `json:"line"`
+	// Step is the node's step kind, resolved when the chart is loaded
+	// (nodeconf.Resolve, in chart.Check); "" in a document that was only
+	// imported. The pictures and the run read it, never the metadata that
+	// marks it. Not in JSON: inspect shows the role and the command.
+	Step Step `json:"-"`
 }
 
 // Edge is one labelled arrow. ID is the source line's id.

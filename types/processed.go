@@ -82,6 +82,10 @@ type Settings struct {
 	// else counted from its stream, and the call stopped past it
 	// (readme/run.md#max-turns); 0 is no bound.
 	MaxTurns int `json:"max_turns,omitempty"`
+	// Marked is the step kind a key of the node's metadata marks it as
+	// (command: StepCommand); "" for its role's. nodeconf.Step reads it
+	// into the node's Step.
+	Marked Step `json:"-"`
 	// Command (metadata command, YAML command:) makes the node a command
 	// step: dtree runs it through /bin/sh -c instead of an agent
 	// (readme/context.md#command-steps).

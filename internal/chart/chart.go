@@ -89,11 +89,15 @@ func Check(doc *types.Document, opts Options) *Chart {
 		c.Nodes[i] = p
 		c.Errors = append(c.Errors, f.Errors...)
 		c.Warnings = append(c.Warnings, f.Warnings...)
-		if p.Command != "" && role == types.RoleDecision {
-			c.Errors = append(c.Errors, commandLabels(g, i, n)...)
+		if check := kindChecks[nodeconf.Step(p)]; check != nil {
+			c.Errors = append(c.Errors, check(g, i, n)...)
 		}
 	}
 	<-linted
+	// Each node's step kind, once lint, which reads the nodes, is done.
+	for i := range c.Nodes {
+		doc.Nodes[i].Step = nodeconf.Step(c.Nodes[i])
+	}
 	if v, ok := doc.Metadata["context"]; ok {
 		if _, ok := types.ContextMode(v); !ok {
 			c.Errors = append(c.Errors, types.Diagnostic{Class: "bad_metadata", Line: 1,
@@ -229,9 +233,18 @@ func (c *Chart) NearNode(page, key string) string {
 	return ""
 }
 
+// kindChecks are the step kinds' own lint checks (types.Step): the
+// errors of node i, a node of that kind; one entry a kind that has one.
+var kindChecks = map[types.Step]func(g *graph.Graph, i int, n *types.Node) []types.Diagnostic{
+	types.StepCommand: commandLabels,
+}
+
 // commandLabels checks that a command decision's branches route its exit
 // statuses (readme/context.md#command-steps).
 func commandLabels(g *graph.Graph, i int, n *types.Node) []types.Diagnostic {
+	if g.Role(i) != types.RoleDecision {
+		return nil
+	}
 	var labels []string
 	for _, e := range g.Out(i) {
 		labels = append(labels, e.Label)

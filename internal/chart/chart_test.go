@@ -370,3 +370,51 @@ func TestHintsSpeakTheChartsFormat(t *testing.T) {
 	require.GreaterOrEqual(t, i, 0, "%+v", diags)
 	assert.Contains(t, diags[i].Hint, "change the shape to a Process")
 }
+
+// TestCheckResolvesStepKinds: each node's step kind is resolved at load,
+// from its role and the key that marks a command, plain nodes (which
+// share their settings) included; a command decision's labels are
+// checked as its kind's lint says, and only a decision's.
+func TestCheckResolvesStepKinds(t *testing.T) {
+	t.Parallel()
+	const chartYAML = `title: Kinds
+nodes:
+  - id: start
+    kind: start
+    text: Start
+    next: plan
+  - id: plan
+    text: Plan the change
+    next: test
+  - id: test
+    text: Run the tests
+    command: go test ./...
+    branches:
+      "0": ok
+      "maybe": plan
+  - id: ok
+    text: Is it ready?
+    branches:
+      "Yes": build
+      "No": plan
+  - id: build
+    text: Build it
+    command: make
+    next: done
+  - id: done
+    kind: end
+    text: Done
+`
+	doc, err := document.FromYAML(strings.NewReader(chartYAML))
+	require.NoError(t, err)
+	c := chart.Check(doc, chart.Options{Defaults: types.BuiltinDefaults(), Names: agent.Names{}})
+	want := map[string]types.Step{
+		"start": types.StepTerminator, "plan": types.StepProcess, "test": types.StepCommand,
+		"ok": types.StepDecision, "build": types.StepCommand, "done": types.StepTerminator,
+	}
+	for i, n := range c.Nodes {
+		assert.Equal(t, want[n.ID], n.Step, "node %s", n.ID)
+		assert.Equal(t, want[n.ID], c.Doc.Nodes[i].Step, "node %s: the document's node has it too", n.ID)
+	}
+	assert.Equal(t, []string{"command_labels test@1"}, summary(c.Errors))
+}

@@ -238,7 +238,7 @@ func (a *App) registerCompletions(cmd *cobra.Command) {
 	if cmd.Name() == "undo" {
 		flags["to"] = a.completeRanNode
 	} else if cmd.Name() == "graph" {
-		flags["to"] = completeWords(export.PictureFormats...)
+		flags["to"] = completeWords(graphFormats...)
 	} else {
 		flags["to"] = completeWords(export.Formats...)
 	}

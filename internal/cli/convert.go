@@ -27,11 +27,11 @@ type convertOptions struct {
 func (a *App) newConvert() *cobra.Command {
 	var o convertOptions
 	cmd := &cobra.Command{
-		Use:   "convert CHART --to yaml|json|csv|mermaid|dot [-o FILE]",
+		Use:   "convert CHART --to yaml|json|csv|drawio|mermaid|dot [-o FILE]",
 		Short: "Write a chart in another format",
 		Long: `Convert imports CHART (a file, or - for stdin) and writes it as dtree's YAML,
-Lucid API JSON, a CSV in the layout of Lucid's export, a Mermaid flowchart or a
-Graphviz DOT graph: on stdout, or atomically to -o FILE. Without --to the
+Lucid API JSON, a CSV in the layout of Lucid's export, a draw.io file, a
+Mermaid flowchart or a Graphviz DOT graph: on stdout, or atomically to -o FILE. Without --to the
 format comes from FILE's extension. The graph, texts, tags and metadata are
 kept; what a format cannot hold (tags in JSON, swim lanes, comments) is
 named on stderr. 'dtree docs convert' describes each format.
@@ -57,6 +57,7 @@ Docs: dtree docs convert`,
 var formatByExt = map[string]string{
 	".yaml": "yaml", ".yml": "yaml", ".json": "json", ".csv": "csv",
 	".mmd": "mermaid", ".mermaid": "mermaid", ".dot": "dot", ".gv": "dot", ".svg": "svg",
+	".drawio": "drawio", ".dio": "drawio",
 }
 
 // outputFormat is flag's value, else the format out's extension names.
@@ -113,6 +114,8 @@ func (a *App) convert(ctx context.Context, path string, o convertOptions) error 
 			}
 		case "csv":
 			dropped, err = export.CSV(w, c.Doc)
+		case "drawio":
+			dropped, err = export.Drawio(w, c.Doc)
 		default:
 			err = export.Picture(ctx, w, c.Doc, to, export.PictureOptions{Errors: c.Errors})
 		}

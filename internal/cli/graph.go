@@ -32,7 +32,7 @@ type graphOptions struct {
 func (a *App) newGraph() *cobra.Command {
 	var o graphOptions
 	cmd := &cobra.Command{
-		Use:   "graph CHART [--run RUN_ID|latest] [--to mermaid|dot|svg] [-o FILE]",
+		Use:   "graph CHART [--run RUN_ID|latest] [--to mermaid|dot|svg|drawio] [-o FILE]",
 		Short: "Draw a chart, and the path a run took through it",
 		Long: `Graph draws CHART (a file, or - for stdin) as a Mermaid flowchart, a Graphviz
 DOT graph or an SVG picture (laid out by dtree itself: no outside program),
@@ -44,6 +44,11 @@ With --run, the run's nodes and the edges it took are marked, with visit
 and retry counts and the node where it failed or stopped; RUN is a run id
 under log_dir (--log-dir), latest, or a run directory. Only the run's page
 is drawn unless --page says otherwise. 'dtree docs graph' has examples.
+
+--to drawio writes a draw.io file: a draw.io CHART itself, every page and
+style kept, with the run's nodes and edges coloured and its counts in their
+tooltips; any other chart as convert --to drawio writes it, the run drawn
+on it the same way.
 
 A chart with errors prints them on stderr and exits 3, as inspect does.
 
@@ -62,7 +67,7 @@ Docs: dtree docs graph`,
 	// picture's; both spellings still work.
 	f.StringVar(&o.chartFlags.format, "chart-format", "", "the chart's format: the same as --format")
 	_ = f.MarkHidden("chart-format")
-	f.StringVar(&o.to, "to", "", "picture format: mermaid, dot or svg (default: from -o's extension, else mermaid)")
+	f.StringVar(&o.to, "to", "", "picture format: mermaid, dot, svg or drawio (default: from -o's extension, else mermaid)")
 	f.StringVar(&o.run, "run", "", "mark the path of this run: a run id, latest, or a run directory")
 	f.StringVarP(&o.out, "output", "o", "", "write to FILE instead of stdout")
 	f.StringVar(&o.page, "page", "", "draw one page: its id, title or number (default: every page; with --run, the run's)")
@@ -84,7 +89,7 @@ func (a *App) graph(ctx context.Context, path string, o graphOptions) error {
 	if format == "" && o.out == "" {
 		format = "mermaid"
 	}
-	format, err := outputFormat(format, "to", o.out, export.PictureFormats)
+	format, err := outputFormat(format, "to", o.out, graphFormats)
 	if err != nil {
 		return err
 	}
@@ -109,6 +114,12 @@ func (a *App) graph(ctx context.Context, path string, o graphOptions) error {
 		if err := checkTrace(c, trace, o.run); err != nil {
 			return err
 		}
+	}
+	if format == "drawio" {
+		if err := a.graphDrawio(ctx, path, c, o.out, trace); err != nil {
+			return err
+		}
+		return broken
 	}
 	err = a.output(o.out, func(w io.Writer) error {
 		return export.Picture(ctx, w, c.Doc, format, export.PictureOptions{Page: page, Trace: trace, Errors: c.Errors})
@@ -242,6 +253,56 @@ func checkTrace(c *chart.Chart, t *export.Trace, run string) error {
 		if !lines[[2]string{s.From, s.To}] {
 			return &UsageError{Err: fmt.Errorf("run %s went from node %s to node %s, but %s has no line between them", run, s.From, s.To, c.Doc.Source), Hint: hint}
 		}
+	}
+	return nil
+}
+
+// graphFormats are graph --to's values: the pictures, and drawio, the
+// chart's own draw.io file (or its conversion) with the run drawn on it.
+var graphFormats = append(slices.Clone(export.PictureFormats), "drawio")
+
+// graphDrawio writes graph --to drawio: a draw.io source file with the
+// run drawn on it, every other byte kept; another chart converted to
+// draw.io first (export.Drawio), then drawn on the same way.
+func (a *App) graphDrawio(ctx context.Context, path string, c *chart.Chart, out string, trace *export.Trace) error {
+	var src string
+	doc := c.Doc
+	if c.Doc.Format == document.FormatDrawio {
+		if path == "-" {
+			return &UsageError{Err: errors.New("--to drawio draws the run onto the draw.io file itself, which standard input is not"),
+				Hint: "pass the .drawio file's path instead of -"}
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return fmt.Errorf("read %s again to draw on it: %w", path, err)
+		}
+		src = string(data)
+	} else {
+		var b strings.Builder
+		dropped, err := export.Drawio(&b, c.Doc)
+		if err != nil {
+			return exportError(err, "drawio")
+		}
+		for _, d := range dropped {
+			fmt.Fprintf(a.Err, "dtree: warning: %s\n", d)
+		}
+		src = b.String()
+		// The cells as the conversion named them: an edge may have a
+		// fresh id (export.Drawio), found here by its ends.
+		if read, err := document.FromDrawio(strings.NewReader(src)); err == nil {
+			doc = read
+		}
+	}
+	err := a.output(out, func(w io.Writer) error {
+		return export.DrawioRun(ctx, w, src, doc, export.PictureOptions{Trace: trace})
+	})
+	if err != nil {
+		var usage *UsageError
+		if errors.As(err, &usage) {
+			return err
+		}
+		return &UsageError{Err: fmt.Errorf("draw the run on %s: %w", path, err),
+			Hint: "open the file in draw.io (diagrams.net) and save it again, then draw the run on it"}
 	}
 	return nil
 }

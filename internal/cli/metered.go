@@ -53,7 +53,7 @@ func unmetered(c *chart.Chart, start string, reg *agent.Registry, noValidate boo
 	}
 	for i, ok := range reach {
 		n := &c.Nodes[i]
-		if !ok || n.Role == types.RoleTerminator || n.Command != "" {
+		if !ok || !n.Step.Agent() {
 			continue
 		}
 		for _, name := range n.CLIChain() {

@@ -28,8 +28,8 @@ func loadAnswers(c *chart.Chart, page types.Page, path string) (*replay.Runner, 
 	replaced := map[*types.Settings]*types.Settings{}
 	for i := range c.Nodes {
 		n := &c.Nodes[i]
-		if n.Settings == nil || n.Role == types.RoleTerminator || n.Command != "" {
-			continue
+		if n.Settings == nil || !n.Step.Agent() {
+			continue // no agent's call to answer
 		}
 		s, ok := replaced[n.Settings]
 		if !ok {

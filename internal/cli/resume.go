@@ -376,8 +376,12 @@ func resumeLine(runID string, r *run.Carried, c *chart.Chart) string {
 			at += " " + types.Quote(types.Excerpt(firstLineOf(c.Nodes[i].Text), 60))
 		}
 	}
-	return fmt.Sprintf("dtree: run %s goes on from run %s at %s: %s taken from it, no agent called for them",
-		runID, r.Start.RunID, at, types.Plural(r.Len(), "finished step"))
+	them := "them"
+	if r.Len() == 1 {
+		them = "it"
+	}
+	return fmt.Sprintf("dtree: run %s goes on from run %s at %s: %s taken from it, no agent called for %s",
+		runID, r.Start.RunID, at, types.Plural(r.Len(), "finished step"), them)
 }
 
 func firstLineOf(s string) string {

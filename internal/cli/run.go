@@ -614,7 +614,7 @@ func preflight(c *chart.Chart, page types.Page, start string, reg *agent.Registr
 	fellBack := map[string]bool{}
 	for i, ok := range reach {
 		n := &c.Nodes[i]
-		if !ok || n.Role == types.RoleTerminator || n.Command != "" {
+		if !ok || !n.Step.Agent() {
 			continue // a command step needs no CLI, only /bin/sh
 		}
 		// The node's CLI list: one that can run is enough, and its retry

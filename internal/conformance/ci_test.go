@@ -22,7 +22,8 @@ const junitSchemaModule = "github.com/yannh/kubeconform@v0.8.0"
 // TestConformanceCIOutputs checks what dtree writes for CI
 // (readme/ci.md) with the real parsers: the Mermaid of a GitHub job
 // summary with mermaid from npm, the JUnit report with libxml2
-// (xmllint-wasm) against the JUnit schema. The runs are a hostile chart of
+// (xmllint-wasm) against the JUnit schema, and draw.io files (convert
+// --to drawio, graph --run --to drawio) as XML by libxml2. The runs are a hostile chart of
 // command steps that fails, the quickstart's Lucid export replayed, and a
 // chart with an error, which does not run.
 func TestConformanceCIOutputs(t *testing.T) {
@@ -64,6 +65,18 @@ func TestConformanceCIOutputs(t *testing.T) {
 	run(0, "--junit", "reports/quickstart.xml",
 		"--answers", filepath.Join(root, "testdata", "quickstart", "update-deps.answers.yaml"),
 		filepath.Join(root, "testdata", "quickstart", "update-deps.csv"))
+	// draw.io files: the hostile chart converted, the quickstart's run
+	// drawn on its conversion (readme/drawio.md).
+	dtree := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command(dtreeBin, args...)
+		cmd.Dir = work
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "dtree %s: %s", strings.Join(args, " "), out)
+	}
+	dtree("convert", "hostile.yaml", "-o", "hostile.drawio")
+	dtree("graph", "--log-dir", "logs", "--run", "latest", "-o", "quickstart-run.drawio",
+		filepath.Join(root, "testdata", "quickstart", "update-deps.csv"))
 
 	// A run that never started: its report says why.
 	require.NoError(t, os.WriteFile(filepath.Join(work, "broken.yaml"),
@@ -101,6 +114,8 @@ func TestConformanceCIOutputs(t *testing.T) {
 	reports := filepath.Join(work, "reports")
 	out = node("junit", schema, filepath.Join(reports, "hostile.xml"), filepath.Join(reports, "quickstart.xml"), filepath.Join(reports, "broken.xml"))
 	assert.Equal(t, 3, strings.Count(out, "valid against"), out)
+	out = node("wellformed", filepath.Join(work, "hostile.drawio"), filepath.Join(work, "quickstart-run.drawio"))
+	assert.Equal(t, 2, strings.Count(out, ": well-formed"), out)
 }
 
 // junitSchema is the path of the JUnit schema, downloaded with its module.

@@ -19,7 +19,7 @@ import (
 )
 
 // Formats are the values of convert --to.
-var Formats = []string{"yaml", "json", "csv", "mermaid", "dot"}
+var Formats = []string{"yaml", "json", "csv", "drawio", "mermaid", "dot"}
 
 // PictureFormats are the values of graph --format.
 var PictureFormats = []string{"mermaid", "dot", "svg"}
@@ -73,6 +73,7 @@ type losses struct {
 	counts map[string]int
 	order  []string
 	notes  []string
+	spaced bool // draw.io: the note on keys with spaces is made
 }
 
 func (l *losses) add(what string) {

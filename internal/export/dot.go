@@ -19,11 +19,11 @@ var dotShapes = map[string]string{
 	types.KindOther:      `shape=parallelogram, style=filled`,
 }
 
-// dotShape is the node's shape: its kind's, a hexagon for a command step
-// that is not a decision.
+// dotShape is the node's shape: its step kind's (a hexagon for a command
+// step that is not a diamond), else its kind's.
 func dotShape(nd picNode) string {
-	if nd.command && nd.kind != types.KindDecision {
-		return `shape=hexagon, style=filled`
+	if s, ok := stepShapes[nd.shape]; ok {
+		return s.dot
 	}
 	return dotShapes[nd.kind]
 }

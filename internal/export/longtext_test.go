@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -127,4 +128,40 @@ func TestPictureStopsWhenCancelled(t *testing.T) {
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	require.Len(t, entries, 1, "only events.jsonl")
+}
+
+// A run drawn on its chart costs time linear in the run's steps: each
+// step finds its edge among those between its two nodes. It looked
+// through the page's every edge, and a run through a chain of 100,000
+// nodes took 31 s to draw.
+func TestRunMarksAreLinear(t *testing.T) {
+	took := func(n int) time.Duration {
+		doc := &types.Document{Pages: []types.Page{{ID: "1", Root: "0"}}}
+		tr := &export.Trace{RunID: "r", Status: "succeeded", Visits: map[string]int{}, Retries: map[string]int{}}
+		for i := range n {
+			id := strconv.Itoa(i)
+			doc.Nodes = append(doc.Nodes, types.Node{ID: id, Page: "1", Kind: types.KindProcess, Text: "step " + id})
+			tr.Visits[id] = 1
+			if i > 0 {
+				doc.Edges = append(doc.Edges, types.Edge{ID: "e" + id, Page: "1", From: strconv.Itoa(i - 1), To: id})
+				tr.Steps = append(tr.Steps, export.Step{From: strconv.Itoa(i - 1), To: id})
+			}
+		}
+		best := time.Duration(1 << 62)
+		for range 3 {
+			runtime.GC()
+			start := time.Now()
+			var out strings.Builder
+			require.NoError(t, export.Picture(t.Context(), &out, doc, "mermaid", export.PictureOptions{Trace: tr}))
+			best = min(best, time.Since(start))
+			_, taken, _ := strings.Cut(out.String(), "  linkStyle ")
+			taken, _, _ = strings.Cut(taken, " ")
+			require.Equal(t, n-2, strings.Count(taken, ","), "every edge taken is marked")
+		}
+		return best
+	}
+	small, large := took(10_000), took(20_000)
+	t.Logf("10,000 nodes: %v; 20,000 nodes: %v", small, large)
+	assert.Less(t, large, 2*time.Second)
+	assert.Less(t, float64(large)/float64(max(small, time.Millisecond)), 3.5, "twice the steps take more than 3.5 times as long")
 }

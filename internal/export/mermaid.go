@@ -23,9 +23,6 @@ var mermaidShapes = map[string][2]string{
 	types.KindOther:      {`["`, `"]`},
 }
 
-// mermaidCommand is a command step's shape: a hexagon.
-var mermaidCommand = [2]string{`{{"`, `"}}`}
-
 // Colours of a run's marks, shared by every picture format.
 const (
 	colorVisited       = "#2e7d32"
@@ -71,8 +68,8 @@ func Mermaid(ctx context.Context, w io.Writer, doc *types.Document, o PictureOpt
 				return err
 			}
 			s := mermaidShapes[nd.kind]
-			if nd.command && nd.kind != types.KindDecision {
-				s = mermaidCommand
+			if st, ok := stepShapes[nd.shape]; ok {
+				s = st.mermaid
 			}
 			label := strings.Join(mapStrings(nd.lines, mermaidText), "<br/>")
 			if nd.note != "" {

@@ -1,6 +1,7 @@
 package export
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/dtree-dev/dtree/internal/export/layout"
 	"github.com/dtree-dev/dtree/types"
 )
 
@@ -23,6 +25,22 @@ type PictureOptions struct {
 	// Errors are the chart's errors: the nodes and lines they name are
 	// drawn red with the class, so a broken chart can be seen.
 	Errors []types.Diagnostic
+}
+
+// stepShapes are the shapes a step kind may have of its own
+// (types.StepInfo.Shape), in each picture format: Mermaid's brackets,
+// DOT's attributes, and SVG's outline of box b centred at c.
+var stepShapes = map[string]struct {
+	mermaid [2]string
+	dot     string
+	svg     func(w *bufio.Writer, b svgBox, c layout.Point, style string)
+}{
+	types.ShapeHexagon: {mermaid: [2]string{`{{"`, `"}}`}, dot: `shape=hexagon, style=filled`,
+		svg: func(w *bufio.Writer, b svgBox, c layout.Point, style string) {
+			x, y := c.X-b.w/2, c.Y-b.h/2
+			fmt.Fprintf(w, "<polygon points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f\" %s/>\n",
+				x+10, y, x+b.w-10, y, x+b.w, c.Y, x+b.w-10, y+b.h, x+10, y+b.h, x, c.Y, style)
+		}},
 }
 
 // picture is a chart laid out for drawing, the same for every format:
@@ -55,6 +73,7 @@ type picNode struct {
 	id      string
 	kind    string
 	command bool     // a command step: its command is its first line
+	shape   string   // its step kind's shape (stepShapes), "" for its kind's
 	text    string   // the text, up to maxTooltip characters
 	lines   []string // the text wrapped for a box
 	note    string   // visits, retries, failure: "" without a run
@@ -86,9 +105,11 @@ const (
 	maxLabel   = 200
 )
 
-// newPicture gathers what a picture of doc shows. It stops with ctx's
-// error when ctx ends. Texts are masked whole, before they are cut, so a
-// cut cannot leave part of a secret unmasked.
+// newPicture gathers what a picture of doc shows. Each node is drawn as
+// its step kind says (types.Node.Step, which chart.Check resolves): a
+// document only imported has its shapes alone. It stops with ctx's error
+// when ctx ends. Texts are masked whole, before they are cut, so a cut
+// cannot leave part of a secret unmasked.
 func newPicture(ctx context.Context, doc *types.Document, o PictureOptions) (*picture, error) {
 	mask := o.Mask
 	if mask == nil {
@@ -120,8 +141,11 @@ func newPicture(ctx context.Context, doc *types.Document, o PictureOptions) (*pi
 		where[nd.ID] = [2]int{k, len(pg.nodes)}
 		text := mask(nd.Text)
 		pn := picNode{n: count, id: mask(nd.ID), kind: nd.Kind, text: types.Clip(text, maxTooltip), lines: wrap(text, wrapWidth, wrapLines)}
-		if cmd := strings.TrimSpace(types.NodeCommand(nd)); cmd != "" && nd.Kind != types.KindTerminator {
-			cmd = "$ " + mask(cmd)
+		if nd.Kind != types.KindDecision { // a diamond stays one: its branches route
+			pn.shape = nd.Step.Info().Shape
+		}
+		if nd.Step == types.StepCommand {
+			cmd := "$ " + mask(strings.TrimSpace(types.NodeCommand(nd)))
 			pn.command, pn.text = true, types.Clip(cmd+"\n"+text, maxTooltip)
 			pn.lines = append([]string{types.Excerpt(cmd, wrapWidth)}, wrap(text, wrapWidth, wrapLines-1)...)
 		}
@@ -213,6 +237,10 @@ func (p *picture) mark(t *Trace, where map[string][2]int) {
 		nd.state = map[string]string{"failed": stateFailed, "interrupted": stateInterrupted,
 			"limit_reached": stateLimit, "budget_reached": stateLimit}[t.StoppedHow]
 	}
+	// The edges of each page by their ends, made once: a step finds its
+	// edge among those between its two nodes, not among the page's all
+	// (a run of n steps on a page of n edges).
+	between := make([]map[[2]int][]int, len(p.pages))
 	for _, s := range t.Steps {
 		f, okf := where[s.From]
 		to, okt := where[s.To]
@@ -220,9 +248,17 @@ func (p *picture) mark(t *Trace, where map[string][2]int) {
 			continue
 		}
 		pg := &p.pages[f[0]]
+		if between[f[0]] == nil {
+			between[f[0]] = make(map[[2]int][]int, len(pg.edges))
+			for i, e := range pg.edges {
+				k := [2]int{e.from, e.to}
+				between[f[0]][k] = append(between[f[0]][k], i)
+			}
+		}
+		// The last of them with the step's label, else the first.
 		best := -1
-		for i, e := range pg.edges {
-			if e.from == f[1] && e.to == to[1] && (best < 0 || e.label == s.Label) {
+		for _, i := range between[f[0]][[2]int{f[1], to[1]}] {
+			if best < 0 || pg.edges[i].label == s.Label {
 				best = i
 			}
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dtree-dev/dtree/internal/chart"
 	"github.com/dtree-dev/dtree/internal/document"
 	"github.com/dtree-dev/dtree/internal/export"
 	"github.com/dtree-dev/dtree/types"
@@ -261,6 +262,7 @@ func TestRunNotes(t *testing.T) {
 	t.Parallel()
 	doc, err := document.Read(filepath.Join("..", "..", "testdata", "charts", "examples", "build-green.csv"), "", nil)
 	require.NoError(t, err)
+	chart.Check(doc, chart.Options{Defaults: types.BuiltinDefaults(), Names: anyCLI{}}) // its command step is drawn as one
 	const start = `{"event":"run_start","run_id":"r","page":"2","start":"3"}
 {"event":"node_start","node":"4","visit":1}
 `
@@ -300,4 +302,55 @@ func TestRunNotes(t *testing.T) {
 			assert.NotContains(t, b.String(), "✓ 1 visit · ✗")
 		})
 	}
+}
+
+// TestStepShapes: a node is drawn as the step kind its load resolved: a
+// command step as a hexagon in every format, unless the chart draws it as
+// a diamond, whose branches route; an agent's step in its chart's shape.
+func TestStepShapes(t *testing.T) {
+	t.Parallel()
+	doc, err := document.FromYAML(strings.NewReader(`title: Shapes
+nodes:
+  - id: build
+    text: Build
+    command: make
+    next: test
+  - id: test
+    kind: decision
+    text: Tests pass?
+    command: make test
+    branches:
+      "yes": write
+      "no": build
+  - id: write
+    text: Write the notes
+    next: done
+  - id: done
+    kind: end
+    text: Done
+`))
+	require.NoError(t, err)
+	chart.Check(doc, chart.Options{Defaults: types.BuiltinDefaults(), Names: anyCLI{}})
+	tests := []struct {
+		format string
+		want   []string
+	}{
+		{"mermaid", []string{`n0{{"$ make<br/>Build"}}`, `n1{"$ make test<br/>Tests pass?"}`, `n2["Write the notes"]`}},
+		{"dot", []string{`Build", shape=hexagon,`, `Tests pass?", shape=diamond,`, `Write the notes", shape=box, style=filled]`}},
+		{"svg", []string{`<g class="node process command" id="n0"`, `<g class="node decision command" id="n1"`}},
+	}
+	for _, tt := range tests {
+		var b bytes.Buffer
+		require.NoError(t, export.Picture(t.Context(), &b, doc, tt.format, export.PictureOptions{}), tt.format)
+		for _, w := range tt.want {
+			assert.Contains(t, b.String(), w, tt.format)
+		}
+	}
+	var b bytes.Buffer
+	require.NoError(t, export.SVG(t.Context(), &b, doc, export.PictureOptions{}))
+	svg := b.String()
+	n0 := svg[strings.Index(svg, `id="n0"`):]
+	n0 = n0[:strings.Index(n0, "</g>")]
+	points := strings.SplitN(strings.SplitN(n0, `<polygon points="`, 2)[1], `"`, 2)[0]
+	assert.Len(t, strings.Fields(points), 6, "a hexagon's six corners: %s", n0)
 }

@@ -180,9 +180,8 @@ func svgNode(w *bufio.Writer, nd picNode, b svgBox, c layout.Point, run bool) {
 	fmt.Fprintf(w, "<g class=\"node %s\" id=\"n%d\" data-id=\"%s\">\n<title>%s</title>\n", class, nd.n, esc(nd.id), esc(nd.id+": "+nd.text))
 	x, y := c.X-b.w/2, c.Y-b.h/2
 	switch {
-	case nd.command && nd.kind != types.KindDecision: // a hexagon
-		fmt.Fprintf(w, "<polygon points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f\" %s/>\n",
-			x+10, y, x+b.w-10, y, x+b.w, c.Y, x+b.w-10, y+b.h, x+10, y+b.h, x, c.Y, style)
+	case stepShapes[nd.shape].svg != nil: // its step kind's: a command's hexagon
+		stepShapes[nd.shape].svg(w, b, c, style)
 	case nd.kind == types.KindDecision:
 		fmt.Fprintf(w, "<polygon points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f\" %s/>\n",
 			c.X, y, x+b.w, c.Y, c.X, y+b.h, x, c.Y, style)

@@ -242,6 +242,17 @@ func Resolve(n *types.Node, role string, d types.Defaults, names CLINames) (type
 	return p, f
 }
 
+// Step is the step kind of a resolved node (types.Step): its role's,
+// unless a key of its metadata marked another kind as Resolve read it
+// (Settings.Marked: command: marks a command step). chart.Check stores
+// it on the node.
+func Step(p types.ProcessedNode) types.Step {
+	if p.Role != types.RoleTerminator && p.Marked != "" {
+		return p.Marked
+	}
+	return types.RoleStep(p.Role)
+}
+
 // command makes the node a command step (readme/context.md#command-steps):
 // /bin/sh runs it, not an agent, so it has no CLI, no validation and, unless
 // its metadata says otherwise, no retries.
@@ -252,7 +263,7 @@ func command(p *types.ProcessedNode, v string, meta, keys map[string]string, bad
 			"%s is empty", keys[keyCommand])
 		return
 	}
-	p.Command = v
+	p.Command, p.Marked = v, types.StepCommand
 	p.CLI, p.ValidateCLI, p.RetryCLI = types.CommandCLI, types.CommandCLI, types.CommandCLI
 	p.Fallback = nil
 	p.Validate = false

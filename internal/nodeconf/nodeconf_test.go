@@ -473,3 +473,27 @@ func TestResolvePathsAndRollback(t *testing.T) {
 		})
 	}
 }
+
+// TestStep: a node's step kind is its role's unless its command key marks
+// it a command step; a blank command marks nothing, and a terminator
+// never runs, whatever it says.
+func TestStep(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		role string
+		meta types.Metadata
+		want types.Step
+	}{
+		{"a process", types.RoleProcess, nil, types.StepProcess},
+		{"a decision", types.RoleDecision, nil, types.StepDecision},
+		{"a command", types.RoleProcess, types.Metadata{"Command": "make"}, types.StepCommand},
+		{"a command decision", types.RoleDecision, types.Metadata{"command": "make test"}, types.StepCommand},
+		{"a blank command", types.RoleProcess, types.Metadata{"command": "  "}, types.StepProcess},
+		{"a terminator's command", types.RoleTerminator, types.Metadata{"command": "make"}, types.StepTerminator},
+	}
+	for _, tt := range tests {
+		p, _ := nodeconf.Resolve(&types.Node{ID: "n", Metadata: tt.meta}, tt.role, types.BuiltinDefaults(), names)
+		assert.Equal(t, tt.want, nodeconf.Step(p), tt.name)
+	}
+}

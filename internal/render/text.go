@@ -188,7 +188,8 @@ func (o *outliner) line(i int) string {
 	if n.Role != types.RoleProcess && n.Role != n.Kind && n.Kind != types.KindOther {
 		facts[0] += " (" + n.Shape + " shape)"
 	}
-	if n.Command != "" {
+	switch {
+	case n.Step == types.StepCommand:
 		if n.Retries > 0 {
 			facts = append(facts, fmt.Sprintf("retries %d", n.Retries))
 		}
@@ -199,7 +200,7 @@ func (o *outliner) line(i int) string {
 		// Last, unquoted: the closing bracket ends it, and quotes in a
 		// command read as they are.
 		facts = append(facts, "command: "+oneLineCommand(n.Command))
-	} else if n.Role != types.RoleTerminator {
+	case n.Step.Agent():
 		facts = append(facts, strings.Join(n.CLIChain(), " or "))
 		if n.Role == types.RoleProcess && !n.Validate {
 			facts = append(facts, "no validation")
@@ -220,6 +221,8 @@ func (o *outliner) line(i int) string {
 			facts = append(facts, fmt.Sprintf("max visits %d", n.MaxVisits))
 		}
 		facts = append(facts, guardFacts(n)...)
+	case n.Step != types.RoleStep(n.Role): // a kind of its own, with no facts of its own yet
+		facts = append(facts, string(n.Step))
 	}
 	line := fmt.Sprintf("%s %s  [%s]", n.ID, text, strings.Join(facts, ", "))
 	if errs := o.errs[n.ID]; errs != "" {

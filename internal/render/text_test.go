@@ -97,3 +97,25 @@ func TestFlowMergeAndLoop(t *testing.T) {
 	assert.Contains(t, out, "└─ Skip: ↩ joins 5 \"End\"\n")
 	assert.Equal(t, 1, strings.Count(out, "5 End  [terminator]"), "a merged node is printed once")
 }
+
+// TestLineNamesTheStepKind: a node's line says how it runs as its step
+// kind says: an agent's step its CLIs, a command its command, a kind
+// with no facts of its own its name after its role.
+func TestLineNamesTheStepKind(t *testing.T) {
+	t.Parallel()
+	csv := header + `2,Terminator,Flowchart Shapes/Containers,1,,,,,,,,,Start,
+3,Process,Flowchart Shapes/Containers,1,,,,,,,,,Work,
+4,Process,Flowchart Shapes/Containers,1,,,,,,,,,Ship it?,
+5,Terminator,Flowchart Shapes/Containers,1,,,,,,,,,End,
+10,Line,,1,,,2,3,None,Arrow,,,,
+11,Line,,1,,,3,4,None,Arrow,,,,
+12,Line,,1,,,4,3,None,Arrow,,,rejected,
+13,Line,,1,,,4,5,None,Arrow,,,approved,`
+	c := load(t, csv)
+	i, ok := c.Graph.Index("4")
+	require.True(t, ok)
+	c.Doc.Nodes[i].Step = "gate" // a kind the load resolved, not an agent's
+	out := outline(t, c)
+	assert.Contains(t, out, "3 Work  [process, claude]")
+	assert.Contains(t, out, "4 Ship it?  [decision (Process shape), gate]")
+}

@@ -2,6 +2,7 @@ package run
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -40,27 +41,90 @@ type outcome struct {
 	err      error
 }
 
-// A stepKind is what a visit of one kind of node does on each attempt:
-// processStep, decisionStep and commandStep. The walker (runNode) owns the
-// visit: its attempts, retries, backoff, events and result; a kind owns
-// one attempt: the call it makes and how it reads what came back. A
-// process step's work is judged by a validator. A new kind is a type
-// beside these and a case in kindOf (readme/dev.md#what-a-change-touches).
+// A stepKind is the run's side of one step kind (types.Step): what a
+// visit of a node of that kind does, and what it leaves. The walker
+// (runNode) owns the visit: its attempts, retries, backoff, events and
+// result; a kind owns one attempt: the call it makes and how it reads
+// what came back. A process step's work is judged by a validator. A new
+// kind is a type beside processStep, decisionStep and commandStep, and
+// its line in stepKinds (readme/dev.md#what-a-change-touches).
 type stepKind interface {
 	// attempt makes attempt number a of the visit, with the critiques of
 	// the attempts before it.
 	attempt(ctx context.Context, v *step, a int, fb []feedback) outcome
+	// soFar is a finished visit as the run so far shows it
+	// (readme/context.md#the-run-so-far).
+	soFar(p *pastStep) prompts.Step
+	// field is what {{node.ID.name}} gives of a finished visit, false for
+	// a name that is no field (readme/context.md#variables).
+	field(p *pastStep, name string) (string, bool)
+	// ended adds what the kind records of a visit that succeeded to its
+	// node_end: a command step the command as it ran.
+	ended(v *step, e *runlog.NodeEnd)
+	// recorded says whether a visit that a resume carries was one of this
+	// kind, as its events recorded it; the agents' kinds, which a visit's
+	// role tells apart, say no.
+	recorded(s *CarriedStep) bool
+	// carried reads back the response a visit's node_end recorded (nil
+	// when it has none or it does not read) and says whether the visit's
+	// replies go on into a resumed run's answers.yaml, to replay it.
+	carried(role string, raw json.RawMessage) (response any, replies bool)
 }
 
-// kindOf is the kind of a node that is not a terminator.
-func kindOf(n *types.ProcessedNode) stepKind {
-	if n.Command != "" {
-		return commandStep{}
+// stepKinds are the run's step kinds: one line a kind. A terminator is
+// never run.
+var stepKinds = map[types.Step]stepKind{
+	types.StepProcess:  processStep{},
+	types.StepDecision: decisionStep{},
+	types.StepCommand:  commandStep{},
+}
+
+// kindOf is the kind of a node that is not a terminator; a node of a
+// document never loaded as a chart is its role's.
+func kindOf(n *types.ProcessedNode) stepKind { return kindFor(n.Step, n.Role) }
+
+// kindFor is the run's kind of step; when step is none of them (""), the
+// role's, a process's for a role that runs none.
+func kindFor(step types.Step, role string) stepKind {
+	if k, ok := stepKinds[step]; ok {
+		return k
 	}
-	if n.Role == types.RoleDecision {
-		return decisionStep{}
+	if k, ok := stepKinds[types.RoleStep(role)]; ok {
+		return k
 	}
 	return processStep{}
+}
+
+// agentKind is what process and decision steps, which an agent answers,
+// leave: a response of the agent's, its comments or its answer, and
+// replies that replay.
+type agentKind struct{}
+
+func (agentKind) soFar(p *pastStep) prompts.Step {
+	s := prompts.Step{Node: p.ID, Text: p.Text, Kind: p.Role, Status: p.Status, Output: p.Output}
+	switch r := p.Response.(type) {
+	case types.ProcessResponse:
+		s.Comments = r.Comments
+	case types.DecisionResponse:
+		s.Answer, s.Reasons = p.Label, r.Reasons
+		if s.Answer == "" {
+			s.Answer = r.Answer
+		}
+	}
+	return s
+}
+
+func (agentKind) field(p *pastStep, name string) (string, bool) { return p.common(name) }
+
+func (agentKind) ended(*step, *runlog.NodeEnd) {}
+
+func (agentKind) recorded(*CarriedStep) bool { return false }
+
+func (agentKind) carried(role string, raw json.RawMessage) (any, bool) {
+	if role == types.RoleDecision {
+		return decodeAs[types.DecisionResponse](raw), true
+	}
+	return decodeAs[types.ProcessResponse](raw), true
 }
 
 // step is one visit of a node in progress, as its kind sees it.
@@ -178,7 +242,7 @@ func (v *step) ask(ctx context.Context, a int, prompt, purpose string) (agent.Re
 
 // processStep sends the node's text to its agent, reads a
 // ProcessResponse, and has the work validated.
-type processStep struct{}
+type processStep struct{ agentKind }
 
 func (processStep) attempt(ctx context.Context, v *step, a int, fb []feedback) outcome {
 	r, o, ok := v.ask(ctx, a, prompts.BuildProcess(v.text(), v.runSoFar(), fb), agent.PurposeRun)
@@ -229,7 +293,7 @@ func (processStep) attempt(ctx context.Context, v *step, a int, fb []feedback) o
 }
 
 // decisionStep asks the node's agent to pick one of the node's labels.
-type decisionStep struct{}
+type decisionStep struct{ agentKind }
 
 func (decisionStep) attempt(ctx context.Context, v *step, a int, fb []feedback) outcome {
 	r, o, ok := v.ask(ctx, a, prompts.BuildDecision(v.text(), v.runSoFar(), v.labels, fb), agent.PurposeRun)

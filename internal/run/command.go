@@ -2,12 +2,16 @@ package run
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/dtree-dev/dtree/internal/agent"
 	"github.com/dtree-dev/dtree/internal/response"
+	"github.com/dtree-dev/dtree/internal/runlog"
+	"github.com/dtree-dev/dtree/prompts"
 	"github.com/dtree-dev/dtree/types"
 )
 
@@ -65,6 +69,33 @@ func (commandStep) attempt(ctx context.Context, v *step, a int, _ []feedback) ou
 		next = v.out[0].To
 	}
 	return outcome{next: next}
+}
+
+// soFar shows the command as it ran, its exit status and the end of its
+// output.
+func (commandStep) soFar(p *pastStep) prompts.Step {
+	return prompts.Step{Node: p.ID, Text: p.Text, Kind: string(types.StepCommand), Status: p.Status, Output: p.Output,
+		Command: p.CommandText, ExitCode: p.ExitCode}
+}
+
+// field gives {{node.ID.exit_code}}, besides the fields every step has.
+func (commandStep) field(p *pastStep, name string) (string, bool) {
+	if name == "exit_code" {
+		return strconv.Itoa(p.ExitCode), true
+	}
+	return p.common(name)
+}
+
+// ended records the command as it ran, its references expanded.
+func (commandStep) ended(v *step, e *runlog.NodeEnd) { e.Command = v.command }
+
+// recorded: a command step's node_end has the command it ran.
+func (commandStep) recorded(s *CarriedStep) bool { return s.End.Command != "" }
+
+// carried reads the command's exit status and output back; a command has
+// no reply to replay.
+func (commandStep) carried(_ string, raw json.RawMessage) (any, bool) {
+	return decodeAs[types.CommandResponse](raw), false
 }
 
 // What a command step's response (short.json, the --json summary) keeps of

@@ -38,21 +38,5 @@ func (s *step) runSoFar() string {
 	return w.soFar.RunSoFar(n, step, prompts.RunSoFarBytes)
 }
 
-// prompt is the step as the run so far shows it.
-func (p *pastStep) prompt() prompts.Step {
-	s := prompts.Step{Node: p.ID, Text: p.Text, Kind: p.Role, Status: p.Status, Output: p.Output}
-	if p.Command {
-		s.Kind, s.Command, s.ExitCode = "command", p.CommandText, p.ExitCode
-		return s
-	}
-	switch r := p.Response.(type) {
-	case types.ProcessResponse:
-		s.Comments = r.Comments
-	case types.DecisionResponse:
-		s.Answer, s.Reasons = p.Label, r.Reasons
-		if s.Answer == "" {
-			s.Answer = r.Answer
-		}
-	}
-	return s
-}
+// prompt is the step as the run so far shows it: as its kind says.
+func (p *pastStep) prompt() prompts.Step { return p.kind().soFar(p) }

@@ -13,9 +13,11 @@ type pastStep struct {
 	// types.DecisionResponse, or nil.
 	Response any
 	Label    string // the branch a decision took
-	// Command is set for a command step, ExitCode then its exit status
-	// (-1 when it was killed or never ran).
-	Command     bool
+	// Step is the node's step kind, which says what the steps after it
+	// see of it (stepKind.soFar, field).
+	Step types.Step
+	// CommandText is a command step's command as it ran, ExitCode its
+	// exit status (-1 when it was killed or never ran).
 	CommandText string
 	ExitCode    int
 	// Output is the final text of the step's last attempt, its last
@@ -28,10 +30,14 @@ type pastStep struct {
 // steps.
 const maxOutput = 8 << 10
 
+// kind is the kind of the finished step; a step of a chart never loaded
+// (a test's) is its role's.
+func (p *pastStep) kind() stepKind { return kindFor(p.Step, p.Role) }
+
 // remember adds the finished step to the run's history.
 func (w *walker) remember(s *step) {
 	p := pastStep{ID: s.n.ID, Text: s.n.Text, Role: s.n.Role, Status: s.res.Status, Response: s.res.Response,
-		Label: s.res.Label, Command: s.n.Command != "", CommandText: s.command, ExitCode: s.exitCode, Output: types.TailBytes(s.output, maxOutput)}
+		Label: s.res.Label, Step: s.n.Step, CommandText: s.command, ExitCode: s.exitCode, Output: types.TailBytes(s.output, maxOutput)}
 	w.addHistory(p)
 }
 

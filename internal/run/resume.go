@@ -401,11 +401,16 @@ func (w *walker) carryStep(s *CarriedStep) {
 	if i, ok := w.o.Chart.Graph.Index(id); ok {
 		n = w.node(i)
 	}
-	command := end.Command != ""
+	step := carriedStep(s)
+	kind, ok := stepKinds[step]
+	if !ok { // a log that says a terminator ran: read as a process's
+		step, kind = types.StepProcess, processStep{}
+	}
 	res := &NodeResult{ID: id, Text: n.Text, Role: s.Start.Role, CLI: s.Start.CLI, Visit: s.Start.Visit,
 		Status: StatusSucceeded, Retries: len(s.Retries), Attempts: []Attempt{}, Next: end.Next, Label: end.Label,
 		Validation: end.Validation, DurationMS: s.dur.Milliseconds(), Output: end.Output, Change: end.Change}
-	res.Response = decodeResponse(s.Start.Role, command, end.Response)
+	var replays bool
+	res.Response, replays = kind.carried(s.Start.Role, end.Response)
 	for _, c := range s.Calls {
 		// The log is a file anyone, an agent too, may have edited: its
 		// figures are checked as a CLI's are (SPEC §12), so that a
@@ -441,13 +446,13 @@ func (w *walker) carryStep(s *CarriedStep) {
 	w.visits[id] = max(w.visits[id], s.Start.Visit)
 
 	p := pastStep{ID: id, Text: n.Text, Role: s.Start.Role, Status: StatusSucceeded, Response: res.Response,
-		Label: end.Label, Command: command, CommandText: end.Command, ExitCode: -1, Output: end.Output}
+		Label: end.Label, Step: step, CommandText: end.Command, ExitCode: -1, Output: end.Output}
 	if cr, ok := res.Response.(types.CommandResponse); ok {
 		p.ExitCode = cr.ExitCode
 	}
 	w.addHistory(p)
 
-	if command {
+	if !replays {
 		return // a command has no reply to replay
 	}
 	decision := s.Start.Role == types.RoleDecision
@@ -464,22 +469,24 @@ func (w *walker) carryStep(s *CarriedStep) {
 	}
 }
 
-// decodeResponse reads a node_end's response back into the type the run
-// gave it; nil when it has none or it does not read.
-func decodeResponse(role string, command bool, raw json.RawMessage) any {
+// carriedStep is the kind of a carried visit as its events recorded it:
+// the first kind whose record it is (stepKind.recorded; a command step's
+// node_end has its command), else its role's.
+func carriedStep(s *CarriedStep) types.Step {
+	for _, st := range types.Steps() {
+		if k, ok := stepKinds[st]; ok && k.recorded(s) {
+			return st
+		}
+	}
+	return types.RoleStep(s.Start.Role)
+}
+
+// decodeAs reads a node_end's response back into the type the run gave
+// it; nil when it has none or it does not read.
+func decodeAs[T any](raw json.RawMessage) any {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil
 	}
-	switch {
-	case command:
-		return decodeAs[types.CommandResponse](raw)
-	case role == types.RoleDecision:
-		return decodeAs[types.DecisionResponse](raw)
-	}
-	return decodeAs[types.ProcessResponse](raw)
-}
-
-func decodeAs[T any](raw json.RawMessage) any {
 	var v T
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return nil

@@ -347,9 +347,11 @@ func (w *walker) runNode(ctx context.Context, n *types.ProcessedNode, visit int)
 			res.Next, res.Label = outcome.next, outcome.label
 			res.Output = types.TailBytes(v.output, maxOutput)
 			res.Change = w.checkpoint(ctx, n, visit, g.visit)
-			w.event(runlog.NodeEnd{Change: res.Change, Node: n.ID, Visit: visit, Status: res.Status, Response: encodeResponse(res.Response),
+			ev := runlog.NodeEnd{Change: res.Change, Node: n.ID, Visit: visit, Status: res.Status, Response: encodeResponse(res.Response),
 				Validation: res.Validation, Next: res.Next, Label: res.Label, Usage: res.Usage,
-				Output: types.TailBytes(v.output, maxOutput), Command: v.command})
+				Output: types.TailBytes(v.output, maxOutput)}
+			kind.ended(v, &ev)
+			w.event(ev)
 			return res, nil
 		}
 		feedback = append(feedback, feedbackFor(attempt, outcome.reason))

@@ -2,7 +2,6 @@ package run
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/dtree-dev/dtree/internal/runlog"
@@ -94,8 +93,13 @@ func (s *step) value(r vars.Ref) (string, bool) {
 	return v, ok
 }
 
-// field is what {{node.ID.FIELD}} of this step gives.
-func (p *pastStep) field(name string) (string, bool) {
+// field is what {{node.ID.FIELD}} of this step gives: as its kind says.
+func (p *pastStep) field(name string) (string, bool) { return p.kind().field(p, name) }
+
+// common is what {{node.ID.FIELD}} gives of a step whose kind has no
+// field of its own by that name: its comments, its answer, its output,
+// and no exit status.
+func (p *pastStep) common(name string) (string, bool) {
 	switch name {
 	case "comments":
 		if r, ok := p.Response.(types.ProcessResponse); ok {
@@ -113,9 +117,6 @@ func (p *pastStep) field(name string) (string, bool) {
 	case "output":
 		return p.Output, true
 	case "exit_code":
-		if p.Command {
-			return strconv.Itoa(p.ExitCode), true
-		}
 		return "", true
 	}
 	return "", false

@@ -5,6 +5,7 @@
 //   node check-outputs.mjs mermaid SUMMARY.md        every ```mermaid block parses
 //   node check-outputs.mjs mermaid CHART.mmd         a Mermaid file (.mmd) parses whole
 //   node check-outputs.mjs junit SCHEMA.xsd FILE...  each file is valid against the schema
+//   node check-outputs.mjs wellformed FILE...         each file is well-formed XML (a .drawio)
 //
 // It prints one line per check and exits 1 when one fails. Run from a
 // directory whose node_modules holds mermaid, jsdom and xmllint-wasm.
@@ -55,8 +56,24 @@ if (mode === 'mermaid') {
       failed = true;
     }
   }
+} else if (mode === 'wellformed') {
+  // libxml2 parses each file (xmllint --format): any error is one.
+  const require = createRequire(process.cwd() + '/');
+  const { validateXML } = require('xmllint-wasm');
+  for (const file of args) {
+    const r = await validateXML({
+      xml: [{ fileName: file, contents: readFileSync(file, 'utf8') }],
+      normalization: 'format',
+    });
+    if (r.valid && r.errors.length === 0) {
+      console.log(`${file}: well-formed`);
+    } else {
+      console.log(`${file}: not well-formed: ${r.rawOutput}`);
+      failed = true;
+    }
+  }
 } else {
-  console.log('usage: check-outputs.mjs mermaid FILE... | junit SCHEMA FILE...');
+  console.log('usage: check-outputs.mjs mermaid FILE... | junit SCHEMA FILE... | wellformed FILE...');
   failed = true;
 }
 process.exit(failed ? 1 : 0);

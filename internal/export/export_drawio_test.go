@@ -1,0 +1,4 @@
+package export
+
+// SetStyleForTest is setStyle, for the tests of package export_test.
+var SetStyleForTest = setStyle
