@@ -6,11 +6,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/dtree-dev/dtree/internal/document"
+	"github.com/dtree-dev/dtree/types"
 )
 
 // junitSchemaModule carries, in its fixtures, the JUnit schema of
@@ -111,6 +115,30 @@ func TestConformanceCIOutputs(t *testing.T) {
 	require.NotEmpty(t, mmd)
 	out = node(append([]string{"mermaid"}, mmd...)...)
 	assert.Equal(t, len(mmd), strings.Count(out, ": ok (flowchart"), "every golden picture parses: %s", out)
+	// Every Mermaid test chart with custom data (%% dtree: lines,
+	// readme/mermaid.md) still parses with Mermaid's own parser: GitHub
+	// draws it as before.
+	charts, err := filepath.Glob(filepath.Join(root, "testdata", "charts", "mermaid", "*"))
+	require.NoError(t, err)
+	var custom []string
+	blocks := 0
+	for _, f := range charts {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		if filepath.Base(f) == "README.md" || !bytes.Contains(b, []byte("%% dtree:")) {
+			continue
+		}
+		custom = append(custom, f)
+		if strings.HasSuffix(f, ".mmd") {
+			blocks++
+		} else {
+			blocks += bytes.Count(b, []byte("```mermaid\n"))
+		}
+	}
+	require.NotEmpty(t, custom)
+	out = node(append([]string{"mermaid"}, custom...)...)
+	assert.Equal(t, blocks, strings.Count(out, ": ok (flowchart"), "every Mermaid test chart with custom data parses: %s", out)
+	mermaidAgrees(t, node, charts)
 	reports := filepath.Join(work, "reports")
 	out = node("junit", schema, filepath.Join(reports, "hostile.xml"), filepath.Join(reports, "quickstart.xml"), filepath.Join(reports, "broken.xml"))
 	assert.Equal(t, 3, strings.Count(out, "valid against"), out)
@@ -139,4 +167,70 @@ func copyFile(t *testing.T, from, to string) string {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(to, b, 0o644))
 	return to
+}
+
+// mermaidAgrees holds dtree's Mermaid reader to Mermaid's own parser on
+// the test charts Mermaid parses: the same nodes (a decision where Mermaid
+// has a diamond) and the same edges with the same labels, page by page
+// (readme/mermaid.md).
+func mermaidAgrees(t *testing.T, node func(args ...string) string, charts []string) {
+	t.Helper()
+	var files []string
+	for _, f := range charts {
+		if strings.HasSuffix(f, ".mmd") || strings.HasSuffix(f, ".md") && filepath.Base(f) != "README.md" {
+			files = append(files, f)
+		}
+	}
+	compared := 0
+	for _, line := range strings.Split(strings.TrimSpace(node(append([]string{"flowdb"}, files...)...)), "\n") {
+		var block struct {
+			File, Error string
+			Block       int
+			Nodes       []struct{ ID, Type string }
+			Edges       []struct {
+				From, To, Label string
+				Invisible       bool
+			}
+		}
+		require.NoError(t, json.Unmarshal([]byte(line), &block), line)
+		if block.Error != "" {
+			continue // a hostile chart, which Mermaid refuses too
+		}
+		doc, err := document.Read(block.File, "", nil)
+		require.NoError(t, err)
+		page := strconv.Itoa(block.Block)
+		var want, got []string
+		for _, n := range block.Nodes {
+			switch n.Type {
+			case "diamond", "diam", "decision", "question":
+				want = append(want, n.ID+" decision")
+			default:
+				want = append(want, n.ID)
+			}
+		}
+		for _, e := range block.Edges {
+			if !e.Invisible {
+				want = append(want, e.From+" > "+e.To+": "+e.Label)
+			}
+		}
+		id := func(s string) string { return strings.TrimPrefix(s, page+":") }
+		for _, n := range doc.Nodes {
+			if n.Page != page {
+				continue
+			}
+			if n.Kind == types.KindDecision {
+				got = append(got, id(n.ID)+" decision")
+			} else {
+				got = append(got, id(n.ID))
+			}
+		}
+		for _, e := range doc.Edges {
+			if e.Page == page {
+				got = append(got, id(e.From)+" > "+id(e.To)+": "+e.Label)
+			}
+		}
+		assert.ElementsMatch(t, want, got, "%s, flowchart %d: dtree reads what Mermaid reads", block.File, block.Block)
+		compared++
+	}
+	assert.GreaterOrEqual(t, compared, 4, "the test charts Mermaid parses are compared")
 }

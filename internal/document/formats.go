@@ -91,7 +91,9 @@ func init() {
 			Extensions: []string{".yaml", ".yml"},
 			Detect: func(head []byte) bool {
 				first, _, _ := bytes.Cut(head, []byte("\n"))
-				return yamlStart.Match(first)
+				// Mermaid's front matter starts with --- too, and a
+				// Markdown file with # (a heading).
+				return yamlStart.Match(first) && !isMermaidDetect(head)
 			},
 			Read:    func(r io.Reader, _ int64) (*types.Document, error) { return FromYAML(r) },
 			Hint:    ".yaml (dtree's own format)",
@@ -107,6 +109,16 @@ func init() {
 			Hint:       ".drawio (draw.io)",
 			Fix:        "fix the errors above in draw.io and save the file",
 			Hints:      drawioHints,
+		},
+		{
+			Name: FormatMermaid,
+			// .md: the flowcharts of its ```mermaid blocks, one page each.
+			Extensions: []string{".mmd", ".mermaid", ".md"},
+			Detect:     isMermaidDetect,
+			Read:       fromMermaid,
+			Hint:       ".mmd or .md (Mermaid)",
+			Fix:        "fix the errors above in the Mermaid text",
+			Hints:      mermaidHints,
 		},
 	}
 }

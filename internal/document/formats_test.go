@@ -14,10 +14,11 @@ import (
 // are the words users see (--help, usage errors, completion).
 func TestFormatTableWords(t *testing.T) {
 	t.Parallel()
-	assert.Equal(t, []string{"csv", "json", "yaml", "drawio"}, document.Names())
-	assert.Equal(t, "csv, json, yaml or drawio", document.NameList())
-	assert.Equal(t, "use --format csv, json, yaml or drawio", document.UnknownFormatHint())
-	assert.Equal(t, []string{"csv", "json", "yaml", "yml", "drawio", "drawio.xml", "dio"}, document.Extensions())
+	assert.Equal(t, []string{"csv", "json", "yaml", "drawio", "mermaid"}, document.Names())
+	assert.Equal(t, "csv, json, yaml, drawio or mermaid", document.NameList())
+	assert.Equal(t, "use --format csv, json, yaml, drawio or mermaid", document.UnknownFormatHint())
+	assert.Equal(t, []string{"csv", "json", "yaml", "yml", "drawio", "drawio.xml", "dio", "mmd", "mermaid", "md"}, document.Extensions())
+	assert.Equal(t, "fix the errors above in the Mermaid text", document.FixHint("mermaid"))
 	assert.Equal(t, "fix the errors above in draw.io and save the file", document.FixHint("drawio"))
 	assert.Equal(t, "fix the errors above in Lucid and export the chart again", document.FixHint("csv"))
 	assert.Equal(t, "fix the errors above in Lucid and export the chart again", document.FixHint("json"))
@@ -36,6 +37,9 @@ func TestFormatLookups(t *testing.T) {
 		{"Flow.DRAWIO.xml", "drawio"},
 		{"flow.dio", "drawio"},
 		{"flow.xml", ""},
+		{"flow.mmd", "mermaid"},
+		{"flow.Mermaid", "mermaid"},
+		{"README.md", "mermaid"},
 		{"c.txt", ""},
 		{"-", ""},
 		{"csv", ""},
@@ -64,12 +68,12 @@ func TestReadFormatHints(t *testing.T) {
 	var ue *document.UnreadableError
 	require.ErrorAs(t, err, &ue)
 	assert.Equal(t, "cannot tell its format", ue.Err.Error())
-	assert.Equal(t, "name the file .csv (Lucid's CSV of shape data), .json (Lucid API contents), .yaml (dtree's own format) or .drawio (draw.io), or pass --format", ue.Hint)
+	assert.Equal(t, "name the file .csv (Lucid's CSV of shape data), .json (Lucid API contents), .yaml (dtree's own format), .drawio (draw.io) or .mmd or .md (Mermaid), or pass --format", ue.Hint)
 
 	_, err = document.Read(path, "xml", nil)
 	require.ErrorAs(t, err, &ue)
 	assert.Equal(t, `unknown format "xml"`, ue.Err.Error())
-	assert.Equal(t, "use --format csv, json, yaml or drawio", ue.Hint)
+	assert.Equal(t, "use --format csv, json, yaml, drawio or mermaid", ue.Hint)
 }
 
 // Detect tries CSV's test (a comma on the first line, or nothing at all)
@@ -83,6 +87,13 @@ func TestDetectOrder(t *testing.T) {
 		{"title: a, b\n", "yaml"},
 		{"Id,Name\n", "csv"},
 		{"hello\nId,Name\n", ""},
+		{"flowchart TD\nA --> B\n", "mermaid"},
+		{"%% comment\ngraph LR;A-->B", "mermaid"},
+		{"---\ntitle: Flow\n---\nflowchart\n", "mermaid"},
+		{"graph: x\n", "yaml"},
+		{"sequenceDiagram\n", ""},
+		{"# Flows\n\n```mermaid\nflowchart TD\n```\n", "mermaid"},
+		{"# comment\nnodes:\n  - id: a\n    text: |\n      ```mermaid\n", "yaml"},
 	} {
 		assert.Equal(t, tc.want, document.Detect("-", []byte(tc.head)), "%q", tc.head)
 	}

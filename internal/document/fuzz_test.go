@@ -68,6 +68,17 @@ func FuzzFromDrawio(f *testing.F) {
 	})
 }
 
+func FuzzFromMermaid(f *testing.F) {
+	seed(f, ".mmd")
+	seed(f, ".md")
+	f.Add([]byte("---\ntitle: T\n---\n%% dtree: v: 1\ngraph LR;A([Go])-->|x|B{Q?} & C@{ shape: diam, label: \"a\\\"b\" }\nsubgraph S [t]\nB -- y --> D[[#quot;<br>]]:::c\nend\nB -. z .-> S\n%% dtree: D cli: x\ne1@==>\n"))
+	f.Add([]byte("# T\n```mermaid\nflowchart\nA-->B\n```\n~~~mermaid\ngraph TD\nA((x)) --o B\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		doc, err := document.FromMermaid(bytes.NewReader(data))
+		checkDocument(t, doc, err)
+	})
+}
+
 // checkDocument holds any imported document to the promises the rest of
 // dtree relies on, then sends it through everything inspect and lint do.
 func checkDocument(t *testing.T, doc *types.Document, err error) {

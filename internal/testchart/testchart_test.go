@@ -347,3 +347,17 @@ func TestDeterministic(t *testing.T) {
 		})
 	}
 }
+
+// LinearMermaid: a stadium at each end, n-2 steps, each joined to the next,
+// labels quoted with Mermaid's escapes.
+func TestLinearMermaid(t *testing.T) {
+	var buf bytes.Buffer
+	require.NoError(t, LinearMermaid(&buf, 5))
+	text := buf.String()
+	assert.True(t, strings.HasPrefix(text, "---\ntitle: Linear chain of 5 steps\n---\nflowchart TD\n    s0([Start])\n"))
+	assert.Equal(t, 4, strings.Count(text, "-->"))
+	assert.Contains(t, text, `s1 --> s2["Run #quot;go vet ./...#quot; on package 2 and fix each finding that it reports."]`)
+	assert.Contains(t, text, "s3 --> s4([End])\n")
+	assert.NotContains(t, text, "\n\n")
+	assert.Error(t, LinearMermaid(&buf, 1))
+}

@@ -6,6 +6,8 @@
 //   node check-outputs.mjs mermaid CHART.mmd         a Mermaid file (.mmd) parses whole
 //   node check-outputs.mjs junit SCHEMA.xsd FILE...  each file is valid against the schema
 //   node check-outputs.mjs wellformed FILE...         each file is well-formed XML (a .drawio)
+//   node check-outputs.mjs flowdb FILE...            each flowchart's nodes and edges as Mermaid
+//                                                    reads them, one JSON line a block
 //
 // It prints one line per check and exits 1 when one fails. Run from a
 // directory whose node_modules holds mermaid, jsdom and xmllint-wasm.
@@ -37,6 +39,29 @@ if (mode === 'mermaid') {
       } catch (e) {
         console.log(`${file}: block ${i + 1}: ${e.message}`);
         failed = true;
+      }
+    }
+  }
+} else if (mode === 'flowdb') {
+  // What Mermaid's own parser makes of each flowchart: internal/conformance
+  // holds dtree's Mermaid reader to it.
+  const { JSDOM } = await import('jsdom');
+  const dom = new JSDOM('<!doctype html><html><body></body></html>');
+  globalThis.window = dom.window;
+  globalThis.document = dom.window.document;
+  const { default: mermaid } = await import('mermaid');
+  mermaid.initialize({ startOnLoad: false });
+  for (const file of args) {
+    const text = readFileSync(file, 'utf8');
+    const blocks = file.endsWith('.mmd') ? [text] : [...text.matchAll(/^```mermaid\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
+    for (const [i, block] of blocks.entries()) {
+      try {
+        const d = await mermaid.mermaidAPI.getDiagramFromText(block);
+        const nodes = [...d.db.getVertices().values()].map((v) => ({ id: v.id, type: v.type ?? '' }));
+        const edges = d.db.getEdges().map((e) => ({ from: e.start, to: e.end, label: e.text ?? '', invisible: e.stroke === 'invisible' }));
+        console.log(JSON.stringify({ file, block: i + 1, type: d.type, nodes, edges }));
+      } catch (e) {
+        console.log(JSON.stringify({ file, block: i + 1, error: e.message }));
       }
     }
   }
@@ -73,7 +98,7 @@ if (mode === 'mermaid') {
     }
   }
 } else {
-  console.log('usage: check-outputs.mjs mermaid FILE... | junit SCHEMA FILE... | wellformed FILE...');
+  console.log('usage: check-outputs.mjs mermaid FILE... | flowdb FILE... | junit SCHEMA FILE... | wellformed FILE...');
   failed = true;
 }
 process.exit(failed ? 1 : 0);
