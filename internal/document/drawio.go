@@ -21,8 +21,10 @@ import (
 // pages, or a bare <mxGraphModel>.
 const FormatDrawio = "drawio"
 
-// drawioMaxInflate caps what the compressed pages of one file inflate to, all
-// pages together: a real diagram of 100,000 shapes is about 30 MiB of XML.
+// drawioMaxInflate caps the model (after the URL escapes are decoded) that
+// the compressed pages of one file inflate to, all pages together: a real
+// diagram of 100,000 shapes is about 30 MiB of XML, testchart's indented one
+// 54 MiB. Pages are read as they inflate, so this bounds time, not memory.
 const drawioMaxInflate = 64 << 20
 
 // drawioMaxDepth caps element nesting: draw.io writes mxfile > diagram >
