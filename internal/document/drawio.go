@@ -24,7 +24,8 @@ const FormatDrawio = "drawio"
 // drawioMaxInflate caps the model (after the URL escapes are decoded) that
 // the compressed pages of one file inflate to, all pages together: a real
 // diagram of 100,000 shapes is about 30 MiB of XML, testchart's indented one
-// 54 MiB. Pages are read as they inflate, so this bounds time, not memory.
+// 54 MiB. Pages are read as they inflate, a window at a time: this bounds the
+// time, and the window a page of one endless token (a bomb of zeros) needs.
 const drawioMaxInflate = 64 << 20
 
 // drawioMaxDepth caps element nesting: draw.io writes mxfile > diagram >
