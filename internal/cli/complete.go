@@ -99,6 +99,15 @@ func (a *App) completeChartPart(nodes bool) completeFunc {
 		var out []cobra.Completion
 		if !nodes {
 			for _, p := range c.Doc.Pages {
+				// A draw.io page's id is a random string; its name is the
+				// tab the user sees, and --page takes it when it picks
+				// this page.
+				if c.Doc.Format == document.FormatDrawio && p.Title != "" {
+					if q, err := c.Page(p.Title); err == nil && q.ID == p.ID {
+						out = append(out, cobra.CompletionWithDesc(p.Title, "page "+p.ID))
+						continue
+					}
+				}
 				out = append(out, cobra.CompletionWithDesc(p.ID, p.Title))
 			}
 			return out, cobra.ShellCompDirectiveNoFileComp

@@ -65,6 +65,11 @@ func BenchmarkImportDrawioLinear(b *testing.B) {
 	}
 }
 
+func BenchmarkImportDrawioCompressed(b *testing.B) {
+	const n = 100_000
+	benchImport(b, n, func(w io.Writer) error { return testchart.LinearDrawioCompressed(w, n) }, document.FromDrawio)
+}
+
 func BenchmarkImportMermaidLinear(b *testing.B) {
 	for _, n := range []int{1_000, 100_000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {

@@ -9,7 +9,8 @@ import (
 	"fmt"
 	"html"
 	"io"
-	"net/url"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -20,8 +21,11 @@ import (
 // pages, or a bare <mxGraphModel>.
 const FormatDrawio = "drawio"
 
-// drawioMaxInflate caps what the compressed pages of one file inflate to, all
-// pages together: a real diagram of 100,000 shapes is about 30 MiB of XML.
+// drawioMaxInflate caps the model (after the URL escapes are decoded) that
+// the compressed pages of one file inflate to, all pages together: a real
+// diagram of 100,000 shapes is about 30 MiB of XML, testchart's indented one
+// 54 MiB. Pages are read as they inflate, a window at a time: this bounds the
+// time, and the window a page of one endless token (a bomb of zeros) needs.
 const drawioMaxInflate = 64 << 20
 
 // drawioMaxDepth caps element nesting: draw.io writes mxfile > diagram >
@@ -40,7 +44,7 @@ func FromDrawio(r io.Reader) (*types.Document, error) {
 
 func fromDrawio(r io.Reader, size int64) (*types.Document, error) {
 	b := newBuilder(FormatDrawio)
-	dr := &drawioReader{b: b, seen: map[string]bool{}}
+	dr := &drawioReader{b: b, seen: map[string]bool{}, interned: map[string]string{}}
 	if err := dr.read(r, size); err != nil {
 		var re readErr
 		if errors.As(err, &re) {
@@ -53,19 +57,48 @@ func fromDrawio(r io.Reader, size int64) (*types.Document, error) {
 		b.errorf("malformed_drawio", nil, 0, drawioHint, "not a draw.io file: no <mxfile> with <diagram> pages and no <mxGraphModel>")
 		return b.doc, nil
 	}
+	cells := 0
+	for i := range dr.pages {
+		cells += dr.pages[i].cells.n
+	}
+	b.reserve(cells) // tables sized once, from the cells read
 	for i := range dr.pages {
 		dr.page(&dr.pages[i], i)
 		dr.pages[i] = drawioPage{}
 	}
+	if dr.named != "" {
+		// A draw.io file has no title: read from a file, it is the file's
+		// name (Read sets it); from stdin, the first page's name.
+		b.doc.Title = cleanText(dr.named)
+	}
 	doc := b.build()
 	for _, list := range [][]types.Diagnostic{doc.Errors, doc.Warnings} {
 		for i := range list {
-			if h, ok := drawioHints[list[i].Class]; ok {
-				list[i].Hint = h
+			d := &list[i]
+			if h, ok := drawioHints[d.Class]; ok {
+				d.Hint = h
+			}
+			if name, ok := dr.compressed[d.Page]; ok && d.Line == 0 {
+				// A compressed page has no lines: the message names the
+				// cell, and this its page.
+				d.Message += fmt.Sprintf(" (on page %q, saved compressed: no line to name)", name)
 			}
 		}
 	}
 	return doc, nil
+}
+
+// DrawioTitle is the title of a draw.io file read from path: its name
+// without the extension, as draw.io names the diagram in its title bar.
+func DrawioTitle(path string) string {
+	base := filepath.Base(path)
+	lower := strings.ToLower(base)
+	for _, ext := range []string{".drawio.xml", ".drawio", ".dio", ".xml"} {
+		if strings.HasSuffix(lower, ext) && len(base) > len(ext) {
+			return base[:len(base)-len(ext)]
+		}
+	}
+	return base
 }
 
 // drawioHints say what to do in draw.io where the shared rules' hints say
@@ -85,64 +118,115 @@ func (e readErr) Error() string { return e.err.Error() }
 
 type drawioCell struct {
 	id, value, style, parent, source, target string
-	vertex, edge                             bool
-	line                                     int         // in the file; 0 in a compressed page
 	data                                     [][2]string // the wrapper's attributes, Edit Data's properties
+	line                                     int32       // in the file; 0 in a compressed page
+	vertex, edge                             bool
+}
+
+// drawioCells holds a page's cells in blocks, so that growing it copies
+// none and reserves no more than a block ahead.
+type drawioCells struct {
+	blocks [][]drawioCell
+	n      int
+}
+
+const drawioBlockBits = 10
+
+func (cs *drawioCells) add(c drawioCell) {
+	if cs.n&(1<<drawioBlockBits-1) == 0 {
+		cs.blocks = append(cs.blocks, make([]drawioCell, 0, 1<<drawioBlockBits))
+	}
+	b := &cs.blocks[len(cs.blocks)-1]
+	*b = append(*b, c)
+	cs.n++
+}
+
+func (cs *drawioCells) at(i int) *drawioCell {
+	return &cs.blocks[i>>drawioBlockBits][i&(1<<drawioBlockBits-1)]
 }
 
 type drawioPage struct {
 	id, name   string
-	cells      []drawioCell
+	cells      drawioCells
 	compressed bool
 }
 
 type drawioReader struct {
-	b        *builder
-	pages    []drawioPage
-	inflated int64
-	cellHint int             // cells in the file, for the first page's table
-	seen     map[string]bool // cell ids of earlier pages
+	b          *builder
+	pages      []drawioPage
+	inflated   int64
+	seen       map[string]bool   // cell ids of earlier pages
+	named      string            // the first <diagram>'s name attribute
+	compressed map[string]string // page id in the document: name, of the pages saved compressed
+	// What is kept of the decoder's window is copied into arena blocks;
+	// styles and parents, which repeat, once each.
+	arena    strings.Builder
+	interned map[string]string
+}
+
+// keep copies s out of the decoder's window, so that the window is not held.
+func (dr *drawioReader) keep(s string) string {
+	switch {
+	case s == "":
+		return ""
+	case len(s) > 4<<10:
+		return strings.Clone(s)
+	}
+	if dr.arena.Cap()-dr.arena.Len() < len(s) {
+		dr.arena = strings.Builder{}
+		dr.arena.Grow(256 << 10)
+	}
+	at := dr.arena.Len()
+	dr.arena.WriteString(s)
+	return dr.arena.String()[at:]
+}
+
+// intern is keep for the strings that repeat (styles, parents): one copy
+// of each.
+func (dr *drawioReader) intern(s string) string {
+	if v, ok := dr.interned[s]; ok {
+		return v
+	}
+	v := dr.keep(s)
+	if len(dr.interned) < 1<<16 { // a chart has a handful; a hostile file no more than this
+		dr.interned[v] = v
+	}
+	return v
 }
 
 func (dr *drawioReader) read(r io.Reader, size int64) error {
-	// The whole file is read into one string, which is not copied again:
-	// names and values are substrings of it.
-	var sb strings.Builder
-	sb.Grow(int(min(size, 1<<30)) + 1)
-	if _, err := io.Copy(&sb, r); err != nil {
-		return readErr{err}
+	// The file is read a window at a time: what is kept of it is copied.
+	window := drawioWindow
+	if size > 0 { // a small file is read in one window the size of it
+		window = int(min(int64(window), size+1))
 	}
-	text := sb.String()
-	// Tables sized once: a plain file has one <mxCell per cell.
-	if n := strings.Count(text, "<mxCell"); n > 0 {
-		dr.b.reserve(n)
-		dr.cellHint = n
-	}
-	d := newDrawioDecoder(text)
+	ahead := readAhead(r, window)
+	defer ahead.Close()
+	d := newDrawioReader(ahead)
+	d.want = window
 	for {
-		tok, err := d.token()
+		k, err := d.next()
 		if err == io.EOF {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		se, ok := tok.(xml.StartElement)
-		if !ok {
+		if k != xmlStart {
 			continue
 		}
-		switch se.Name.Local {
+		switch d.name {
 		case "mxfile":
 			return dr.mxfile(d)
 		case "mxGraphModel":
-			p := drawioPage{id: "0", name: "Page-1", cells: make([]drawioCell, 0, dr.cellHint)}
+			p := drawioPage{id: "0", name: "Page-1"}
 			if err := dr.model(d, &p); err != nil {
 				return err
 			}
 			dr.pages = append(dr.pages, p)
 			return nil
 		default:
-			return fmt.Errorf("its root element is <%s>, not <mxfile> or <mxGraphModel>", se.Name.Local)
+			return fmt.Errorf("its root element is <%s>, not <mxfile> or <mxGraphModel>", d.name)
 		}
 	}
 }
@@ -150,26 +234,26 @@ func (dr *drawioReader) read(r io.Reader, size int64) error {
 // mxfile reads the <diagram> pages of an <mxfile>.
 func (dr *drawioReader) mxfile(d *drawioDecoder) error {
 	for {
-		tok, err := d.token()
+		k, err := d.next()
 		if err != nil {
 			if err == io.EOF {
 				return errors.New("the file ends inside <mxfile>")
 			}
 			return err
 		}
-		switch t := tok.(type) {
-		case xml.EndElement:
+		switch k {
+		case xmlEnd:
 			return nil
-		case xml.StartElement:
-			if t.Name.Local != "diagram" {
+		case xmlStart:
+			if d.name != "diagram" {
 				if err := d.skip(); err != nil {
 					return err
 				}
 				continue
 			}
-			p := drawioPage{id: attr(t, "id"), name: attr(t, "name")}
+			p := drawioPage{id: dr.keep(d.attr("id")), name: dr.keep(d.attr("name"))}
 			if len(dr.pages) == 0 {
-				p.cells = make([]drawioCell, 0, dr.cellHint)
+				dr.named = p.name
 			}
 			if p.id == "" {
 				p.id = strconv.Itoa(len(dr.pages) + 1)
@@ -188,23 +272,33 @@ func (dr *drawioReader) mxfile(d *drawioDecoder) error {
 // diagram reads one <diagram>: an <mxGraphModel> child, or its compressed
 // text (base64 of raw deflate of the URL-encoded model).
 func (dr *drawioReader) diagram(d *drawioDecoder, p *drawioPage) error {
-	var text strings.Builder
+	// The text is the file's own substring unless it comes in pieces
+	// (around a comment, say): then they are joined, up to the bound.
+	var first string
+	var more strings.Builder
 	model := false
 	for {
-		tok, err := d.token()
+		k, err := d.next()
 		if err != nil {
 			if err == io.EOF {
 				return errors.New("the file ends inside <diagram>")
 			}
 			return err
 		}
-		switch t := tok.(type) {
-		case xml.CharData:
-			if !model && text.Len() < drawioMaxInflate {
-				text.Write(t)
+		switch k {
+		case xmlText:
+			switch {
+			case model:
+			case first == "" && more.Len() == 0:
+				first = d.text
+			case len(first)+more.Len() < drawioMaxInflate:
+				if more.Len() == 0 {
+					more.WriteString(first)
+				}
+				more.WriteString(d.text)
 			}
-		case xml.StartElement:
-			if t.Name.Local == "mxGraphModel" && !model {
+		case xmlStart:
+			if d.name == "mxGraphModel" && !model {
 				model = true
 				if err := dr.model(d, p); err != nil {
 					return err
@@ -212,67 +306,202 @@ func (dr *drawioReader) diagram(d *drawioDecoder, p *drawioPage) error {
 			} else if err := d.skip(); err != nil {
 				return err
 			}
-		case xml.EndElement:
+		case xmlEnd:
 			if model {
 				return nil
 			}
-			s := strings.TrimSpace(text.String())
+			s := first
+			if more.Len() > 0 {
+				s = more.String()
+			}
+			s = strings.TrimSpace(s)
 			if s == "" {
 				return nil // an empty page
 			}
-			inner, err := dr.inflate(s)
-			if err != nil {
-				return err
-			}
-			return dr.compressedModel(inner, p)
+			first, more = "", strings.Builder{}
+			return dr.compressedModel(dr.inflate(s), p)
 		}
 	}
 }
 
-// inflate undoes draw.io's compression, bounded by drawioMaxInflate over the
-// whole file.
-func (dr *drawioReader) inflate(s string) (string, error) {
-	raw, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(s), ""))
-	if err != nil {
-		return "", fmt.Errorf("its compressed content is not base64 (%v)", err)
+// inflate undoes draw.io's compression as a stream: base64 is decoded as
+// the deflate reader asks, the URL escapes as it inflates, and the model is
+// read a window at a time from that, so what is held is a window, not the
+// page (nor its URL-encoded form, twice its size). Bounded by
+// drawioMaxInflate of model over the whole file.
+func (dr *drawioReader) inflate(s string) *drawioInflater {
+	if strings.ContainsAny(s, " \t") { // base64's reader skips only \r and \n
+		s = strings.Join(strings.Fields(s), "")
 	}
-	fr := flate.NewReader(bytes.NewReader(raw))
-	defer fr.Close()
-	left := drawioMaxInflate - dr.inflated
-	var out bytes.Buffer
-	n, err := io.Copy(&out, io.LimitReader(fr, left+1))
-	dr.inflated += n
-	if err != nil {
-		return "", fmt.Errorf("its compressed content does not inflate (%v)", err)
-	}
-	if n > left {
-		return "", fmt.Errorf("its compressed content inflates to more than %d MiB, more than any diagram draw.io saves: refused as a compression bomb", drawioMaxInflate>>20)
-	}
-	dec, err := url.PathUnescape(out.String())
-	if err != nil {
-		return "", fmt.Errorf("its compressed content is not URL-encoded (%v)", err)
-	}
-	return dec, nil
+	in := &drawioInflater{dr: dr, b64: &errReader{r: base64.NewDecoder(base64.StdEncoding, strings.NewReader(s))}}
+	in.fr = flate.NewReader(in.b64)
+	return in
 }
 
-// compressedModel reads the <mxGraphModel> a compressed page held. It is not
-// decompressed again: a model inside holds no further pages.
-func (dr *drawioReader) compressedModel(s string, p *drawioPage) error {
+// drawioInflater reads the model of a compressed page.
+type drawioInflater struct {
+	dr  *drawioReader
+	b64 *errReader
+	fr  io.ReadCloser
+	u   urlUnescaper
+	raw []byte
+	buf []byte // unescaped
+	out []byte // what of buf is not yet read
+	err error
+}
+
+func (in *drawioInflater) Read(p []byte) (int, error) {
+	for len(in.out) == 0 {
+		if in.err != nil {
+			return 0, in.err
+		}
+		if in.raw == nil {
+			in.raw = make([]byte, 64<<10)
+		}
+		n, err := in.fr.Read(in.raw)
+		if n > 0 {
+			var uerr error
+			in.buf, uerr = in.u.write(in.buf[:0], in.raw[:n])
+			in.out = in.buf
+			if uerr != nil {
+				in.err = fmt.Errorf("its compressed content is not URL-encoded (%v)", uerr)
+				in.out = in.out[:0]
+			}
+			in.dr.inflated += int64(len(in.out))
+			if in.dr.inflated > drawioMaxInflate {
+				in.err = fmt.Errorf("its compressed content inflates to more than %d MiB, more than any diagram draw.io saves: refused as a compression bomb", drawioMaxInflate>>20)
+				in.out = in.out[:0]
+			}
+		}
+		switch {
+		case in.err != nil:
+		case err == io.EOF:
+			in.err = io.EOF
+			if in.u.n > 0 {
+				in.err = fmt.Errorf("its compressed content is not URL-encoded (invalid URL escape %q)", in.u.pend[:in.u.n])
+			}
+		case err != nil && in.b64.err != nil:
+			in.err = fmt.Errorf("its compressed content is not base64 (%v)", in.b64.err)
+		case err != nil:
+			in.err = fmt.Errorf("its compressed content does not inflate (%v)", err)
+		}
+	}
+	n := copy(p, in.out)
+	in.out = in.out[n:]
+	return n, nil
+}
+
+// errReader keeps the error its reader gave, which the deflate reader
+// passes on as its own.
+type errReader struct {
+	r   io.Reader
+	err error
+}
+
+func (e *errReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF {
+		e.err = err
+	}
+	return n, err
+}
+
+// urlUnescaper decodes %XX escapes as url.PathUnescape does (a + stays a
+// +), across the chunks it is given.
+type urlUnescaper struct {
+	pend [3]byte
+	n    int
+}
+
+func (u *urlUnescaper) write(out, p []byte) ([]byte, error) {
+	// An escape cut by the end of the last chunk first.
+	for u.n > 0 && len(p) > 0 {
+		u.pend[u.n] = p[0]
+		u.n++
+		p = p[1:]
+		if u.n == 3 {
+			hi, ok1 := unhex(u.pend[1])
+			lo, ok2 := unhex(u.pend[2])
+			if !ok1 || !ok2 {
+				return out, fmt.Errorf("invalid URL escape %q", u.pend[:])
+			}
+			out = append(out, hi<<4|lo)
+			u.n = 0
+		}
+	}
+	// Then byte by byte into room made once: the runs between escapes are
+	// a few bytes in URL-encoded XML, too short for a search to pay.
+	at := len(out)
+	out = slices.Grow(out, len(p))[:at+len(p)]
+	i := 0
+	for i < len(p) {
+		c := p[i]
+		if c != '%' {
+			out[at] = c
+			at++
+			i++
+			continue
+		}
+		if i+2 >= len(p) {
+			u.n = copy(u.pend[:], p[i:])
+			break
+		}
+		hi, ok1 := unhex(p[i+1])
+		lo, ok2 := unhex(p[i+2])
+		if !ok1 || !ok2 {
+			return out[:at], fmt.Errorf("invalid URL escape %q", p[i:i+3])
+		}
+		out[at] = hi<<4 | lo
+		at++
+		i += 3
+	}
+	return out[:at], nil
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}
+
+// compressedModel reads the <mxGraphModel> a compressed page holds. It is
+// not decompressed again: a model inside holds no further pages.
+func (dr *drawioReader) compressedModel(in *drawioInflater, p *drawioPage) error {
+	defer in.fr.Close()
 	p.compressed = true
-	d := newDrawioDecoder(s)
+	ahead := readAhead(in, drawioWindow)
+	defer ahead.Close()
+	d := newDrawioReader(ahead)
 	for {
-		tok, err := d.token()
+		k, err := d.next()
 		if err == io.EOF {
 			return errors.New("its compressed content holds no <mxGraphModel>")
 		}
 		if err != nil {
+			var re readErr
+			if errors.As(err, &re) {
+				return re.err // the inflater's finding, not the file's I/O
+			}
 			return fmt.Errorf("its compressed content: %w", err)
 		}
-		if se, ok := tok.(xml.StartElement); ok {
-			if se.Name.Local != "mxGraphModel" {
-				return fmt.Errorf("its compressed content is <%s>, not <mxGraphModel>", se.Name.Local)
+		if k == xmlStart {
+			if d.name != "mxGraphModel" {
+				return fmt.Errorf("its compressed content is <%s>, not <mxGraphModel>", d.name)
 			}
-			return dr.model(d, p)
+			if err := dr.model(d, p); err != nil {
+				var re readErr
+				if errors.As(err, &re) {
+					return re.err
+				}
+				return err
+			}
+			return nil
 		}
 	}
 }
@@ -280,52 +509,83 @@ func (dr *drawioReader) compressedModel(s string, p *drawioPage) error {
 // model reads the cells of an <mxGraphModel> (its start tag read).
 func (dr *drawioReader) model(d *drawioDecoder, p *drawioPage) error {
 	depth := 1
-	var wrapper *xml.StartElement
+	var wrapper []xml.Attr // the attributes of an <object>/<UserObject> around the next cell
+	wrapped := false
 	for depth > 0 {
-		tok, err := d.token()
+		k, err := d.next()
 		if err != nil {
 			if err == io.EOF {
 				return errors.New("the file ends inside <mxGraphModel>")
 			}
 			return err
 		}
-		switch t := tok.(type) {
-		case xml.StartElement:
+		switch k {
+		case xmlStart:
 			depth++
-			switch t.Name.Local {
+			switch d.name {
 			case "mxCell":
-				c := drawioCell{
-					id: attr(t, "id"), value: attr(t, "value"), style: attr(t, "style"),
-					parent: attr(t, "parent"), source: attr(t, "source"), target: attr(t, "target"),
-					vertex: attr(t, "vertex") == "1", edge: attr(t, "edge") == "1",
+				c := drawioCell{}
+				for i := len(d.attrs) - 1; i >= 0; i-- { // backwards: the first of a name counts
+					a := &d.attrs[i]
+					if a.Name.Space != "" {
+						continue
+					}
+					switch a.Name.Local {
+					case "id":
+						c.id = dr.keep(a.Value)
+					case "value":
+						c.value = dr.keep(a.Value)
+					case "style":
+						c.style = dr.intern(a.Value)
+					case "parent":
+						c.parent = dr.intern(a.Value)
+					case "source":
+						c.source = dr.keep(a.Value)
+					case "target":
+						c.target = dr.keep(a.Value)
+					case "vertex":
+						c.vertex = a.Value == "1"
+					case "edge":
+						c.edge = a.Value == "1"
+					}
 				}
 				if !p.compressed {
-					c.line = d.startLine()
+					c.line = int32(min(d.startLine(), 1<<31-1))
 				}
-				if wrapper != nil {
-					c.id = attr(*wrapper, "id")
-					c.value = attr(*wrapper, "label")
-					placeholders := attr(*wrapper, "placeholders") == "1"
-					for _, a := range wrapper.Attr {
+				if wrapped {
+					c.id, c.value = "", ""
+					placeholders := false
+					for i := len(wrapper) - 1; i >= 0; i-- { // backwards: the first of a name counts
+						switch a := &wrapper[i]; {
+						case a.Name.Space != "":
+						case a.Name.Local == "id":
+							c.id = dr.keep(a.Value)
+						case a.Name.Local == "label":
+							c.value = dr.keep(a.Value)
+						case a.Name.Local == "placeholders":
+							placeholders = a.Value == "1"
+						}
+					}
+					for _, a := range wrapper {
 						switch a.Name.Local {
 						case "id", "label", "placeholders":
 						default:
-							c.data = append(c.data, [2]string{a.Name.Local, a.Value})
+							c.data = append(c.data, [2]string{dr.keep(a.Name.Local), dr.keep(a.Value)})
 						}
 					}
 					if placeholders {
 						c.value = fillPlaceholders(c.value, c.data)
 					}
-					wrapper = nil
+					wrapped = false
 				}
-				p.cells = append(p.cells, c)
+				p.cells.add(c)
 				if err := d.skip(); err != nil {
 					return err
 				}
 				depth--
 			case "object", "UserObject":
-				w := t.Copy()
-				wrapper = &w
+				wrapper = append(wrapper[:0], d.attrs...)
+				wrapped = true
 			case "root":
 			default:
 				if err := d.skip(); err != nil {
@@ -333,10 +593,10 @@ func (dr *drawioReader) model(d *drawioDecoder, p *drawioPage) error {
 				}
 				depth--
 			}
-		case xml.EndElement:
+		case xmlEnd:
 			depth--
-			if t.Name.Local == "object" || t.Name.Local == "UserObject" {
-				wrapper = nil
+			if d.name == "object" || d.name == "UserObject" {
+				wrapped = false
 			}
 		}
 	}
@@ -364,23 +624,45 @@ func (dr *drawioReader) page(p *drawioPage, pos int) {
 		pageID = p.id + "-" + strconv.Itoa(pos+1)
 	}
 	b.addPage(pageID, cleanText(p.name))
+	if p.compressed {
+		if dr.compressed == nil {
+			dr.compressed = map[string]string{}
+		}
+		dr.compressed[pageID] = cleanText(p.name)
+	}
 
-	// byID finds a cell by its id; dups lists the cells whose id an earlier
-	// cell of the page has.
-	byID := make(map[string]int, len(p.cells))
+	// parents finds the cells that hold others (the root, the layers,
+	// containers, edges with labels) by id: a few, where a map of every
+	// cell's id cost a tenth of the import. A cell whose id another has is
+	// found by the builder (the shapes and lines) or here (the parents).
+	const unseen = -1
+	parents := map[string]int{}
+	last := ""
+	for i := 0; i < p.cells.n; i++ {
+		if c := p.cells.at(i); c.parent != "" && c.parent != last {
+			last = c.parent
+			parents[c.parent] = unseen
+		}
+	}
 	var dups map[int]bool
-	for i, c := range p.cells {
-		if c.id == "" {
-			continue
-		}
-		if _, dup := byID[c.id]; dup {
-			if dups == nil {
-				dups = map[int]bool{}
+	for i := 0; i < p.cells.n; i++ {
+		c := p.cells.at(i)
+		if at, ok := parents[c.id]; ok {
+			if at != unseen {
+				if dups == nil {
+					dups = map[int]bool{}
+				}
+				dups[i] = true
+				continue
 			}
-			dups[i] = true
-			continue
+			parents[c.id] = i
 		}
-		byID[c.id] = i
+	}
+	parentOf := func(c *drawioCell) *drawioCell {
+		if at, ok := parents[c.parent]; ok && at != unseen {
+			return p.cells.at(at)
+		}
+		return nil
 	}
 	// A cell's id in the document: its own, unless an earlier page used it
 	// (a copied page), then page id ":" cell id.
@@ -393,30 +675,35 @@ func (dr *drawioReader) page(p *drawioPage, pos int) {
 	// Which vertices hold others, and which cells are edge labels.
 	holds := map[string]bool{}
 	labels := map[string][]string{}
-	for _, c := range p.cells {
-		if c.parent == "" {
-			continue
-		}
-		pi, ok := byID[c.parent]
-		if !ok {
-			continue
-		}
-		parent := &p.cells[pi]
+	for i := 0; i < p.cells.n; i++ {
+		c := p.cells.at(i)
+		parent := parentOf(c)
 		switch {
+		case parent == nil:
 		case parent.edge && c.vertex:
 			labels[c.parent] = append(labels[c.parent], drawioText(c.value, c.style))
 		case parent.vertex && (c.vertex || c.edge):
 			holds[c.parent] = true
 		}
 	}
-	styles := map[string]drawioStyle{} // a chart has a handful of styles
-	for ci, c := range p.cells {
+	// A chart has a handful of styles: each is parsed, and its shape
+	// classified, once.
+	type styleInfo struct {
+		st                    drawioStyle
+		heads                 [2]string
+		kind, name            string
+		container, annotation bool
+	}
+	styles := map[string]*styleInfo{}
+	var areas []string // the nodes' text areas, from shared blocks
+	for ci := 0; ci < p.cells.n; ci++ {
+		c := p.cells.at(ci)
 		switch {
 		case c.id == "":
 			b.errorf("malformed_drawio", nil, 0, drawioHint, "a cell on page %q has no id", p.name)
 			continue
 		case dups[ci]:
-			b.errorf("malformed_drawio", []string{docID(c.id)}, 0, drawioHint, "cell id %q is used twice on page %q", c.id, p.name)
+			b.errorf("malformed_drawio", []string{docID(c.id)}, int(c.line), drawioHint, "cell id %q is used twice on page %q", c.id, p.name)
 			continue
 		}
 		if !c.vertex && !c.edge {
@@ -436,34 +723,18 @@ func (dr *drawioReader) page(p *drawioPage, pos int) {
 			}
 			continue
 		}
-		if c.vertex {
-			if pi, ok := byID[c.parent]; ok && p.cells[pi].edge {
-				continue // an edge's label
-			}
+		parent := parentOf(c)
+		if c.vertex && parent != nil && parent.edge {
+			continue // an edge's label
 		}
 		id := docID(c.id)
 		if b.has(id) {
-			b.errorf("malformed_drawio", []string{id}, 0, drawioHint, "cell id %q is used twice", id)
+			b.errorf("malformed_drawio", []string{id}, int(c.line), drawioHint, "cell id %q is used twice on page %q", c.id, p.name)
 			continue
 		}
-		st, ok := styles[c.style]
-		if !ok {
-			st = parseStyle(c.style)
-			styles[c.style] = st
-		}
-		if c.edge {
-			ls := []string{}
-			if v := drawioText(c.value, c.style); v != "" {
-				ls = append(ls, v)
-			}
-			ls = append(ls, labels[c.id]...)
-			var ends [2]string
-			if c.source != "" {
-				ends[0] = docID(c.source)
-			}
-			if c.target != "" {
-				ends[1] = docID(c.target)
-			}
+		si := styles[c.style]
+		if si == nil {
+			st := parseStyle(c.style)
 			head := func(key, def string) string {
 				v, ok := st.get(key)
 				if !ok {
@@ -474,19 +745,44 @@ func (dr *drawioReader) page(p *drawioPage, pos int) {
 				}
 				return "Arrow"
 			}
-			b.addLine(line{id: id, page: pageID, ends: ends, labels: ls, srcLn: c.line},
-				[2]string{head("startArrow", "none"), head("endArrow", "classic")})
+			si = &styleInfo{st: st, heads: [2]string{head("startArrow", "none"), head("endArrow", "classic")}}
+			si.kind, si.name, si.container, si.annotation = drawioShape(st, false)
+			styles[c.style] = si
+		}
+		if c.edge {
+			ls := []string{}
+			if v := drawioText(c.value, c.style); v != "" {
+				ls = append(ls, v)
+			}
+			if len(labels) > 0 {
+				ls = append(ls, labels[c.id]...)
+			}
+			var ends [2]string
+			if c.source != "" {
+				ends[0] = docID(c.source)
+			}
+			if c.target != "" {
+				ends[1] = docID(c.target)
+			}
+			b.addLine(line{id: id, page: pageID, ends: ends, labels: ls, srcLn: int(c.line)}, si.heads)
 			continue
 		}
-		kind, shapeName, container, note := drawioShape(st, holds[c.id])
+		kind, shapeName, container, note := si.kind, si.name, si.container, si.annotation
+		if len(holds) > 0 && holds[c.id] {
+			kind, shapeName, container, note = drawioShape(si.st, true)
+		}
 		n := types.Node{
-			ID: id, Page: pageID, Kind: kind, Shape: shapeName, Line: c.line,
+			ID: id, Page: pageID, Kind: kind, Shape: shapeName, Line: int(c.line),
 			Tags: []string{}, Comments: []string{},
 			Text: drawioText(c.value, c.style),
 		}
 		n.TextAreas = []string{}
 		if n.Text != "" {
-			n.TextAreas = []string{n.Text}
+			if len(areas) == cap(areas) {
+				areas = make([]string, 0, 1024)
+			}
+			areas = append(areas, n.Text)
+			n.TextAreas = areas[len(areas)-1 : len(areas) : len(areas)]
 		}
 		for _, kv := range c.data {
 			switch kv[0] {
@@ -503,17 +799,19 @@ func (dr *drawioReader) page(p *drawioPage, pos int) {
 				n.Metadata[k] = v
 			}
 		}
-		if pi, ok := byID[c.parent]; ok && p.cells[pi].vertex {
+		if parent != nil && parent.vertex {
 			n.Container = docID(c.parent)
-			if drawioIsSwimlane(parseStyle(p.cells[pi].style)) {
-				n.Lane = drawioText(p.cells[pi].value, p.cells[pi].style)
+			if drawioIsSwimlane(parseStyle(parent.style)) {
+				n.Lane = drawioText(parent.value, parent.style)
 			}
 		}
 		b.addShape(shape{node: n, shapeFlags: shapeFlags{container: container, annotation: note}})
 	}
 	if pos < len(dr.pages)-1 { // the ids a later page may repeat
-		for id := range byID {
-			dr.seen[id] = true
+		for i := 0; i < p.cells.n; i++ {
+			if id := p.cells.at(i).id; id != "" {
+				dr.seen[id] = true
+			}
 		}
 	}
 }
@@ -651,15 +949,6 @@ func stripHTML(s string) string {
 		kept = append(kept, l)
 	}
 	return strings.Join(kept, "\n")
-}
-
-func attr(se xml.StartElement, name string) string {
-	for _, a := range se.Attr {
-		if a.Name.Local == name && a.Name.Space == "" {
-			return a.Value
-		}
-	}
-	return ""
 }
 
 // isDrawioHead reports whether a file's first bytes (white space and a

@@ -288,3 +288,85 @@ func TestDrawioTags(t *testing.T) {
 	assert.Equal(t, []string{"NoValidation", "cli:codex"}, n.Tags)
 	assert.Equal(t, types.Metadata{"retries": "2"}, n.Metadata)
 }
+
+// TestDrawioTitle: a draw.io file has no title; dtree's is the file's name
+// without the extension (what draw.io shows in its title bar), or, from
+// stdin, the first page's name.
+func TestDrawioTitle(t *testing.T) {
+	t.Parallel()
+	doc, err := document.Read(filepath.Join("..", "..", "testdata", "charts", "drawio", "release.drawio"), "", nil)
+	require.NoError(t, err)
+	assert.Equal(t, "release", doc.Title)
+	f, err := os.Open(filepath.Join("..", "..", "testdata", "charts", "drawio", "triage-pages.drawio"))
+	require.NoError(t, err)
+	defer f.Close()
+	doc, err = document.Read("-", document.FormatDrawio, f)
+	require.NoError(t, err)
+	assert.Equal(t, "Issues", doc.Title)
+	for path, want := range map[string]string{
+		"dir/Release flow.drawio.xml": "Release flow", "a.DIO": "a", "b.xml": "b", "c.drawio": "c", ".drawio": ".drawio",
+	} {
+		assert.Equal(t, want, document.DrawioTitle(path), path)
+	}
+}
+
+// TestDrawioCompressedFindings: a finding in a plain page names the line of
+// the cell; one in a compressed page, which has no lines, names its page.
+func TestDrawioCompressedFindings(t *testing.T) {
+	t.Parallel()
+	cells := `<mxCell id="a" value="A" style="rounded=0;" vertex="1" parent="1"/><mxCell id="e" edge="1" parent="1" source="a"/>`
+	plain := `<mxfile><diagram name="Checks" id="p">` + "\n" + model(cells) + `</diagram></mxfile>`
+	var z bytes.Buffer
+	w, _ := flate.NewWriter(&z, flate.BestCompression)
+	_, _ = w.Write([]byte(strings.ReplaceAll(model(cells), " ", "%20")))
+	_ = w.Close()
+	packed := `<mxfile><diagram name="Checks" id="p">` + base64.StdEncoding.EncodeToString(z.Bytes()) + `</diagram></mxfile>`
+
+	doc, err := document.FromDrawio(strings.NewReader(plain))
+	require.NoError(t, err)
+	require.Equal(t, []string{"dangling_line"}, classes(doc))
+	assert.Equal(t, 2, doc.Errors[0].Line)
+	assert.NotContains(t, doc.Errors[0].Message, "compressed")
+
+	doc, err = document.FromDrawio(strings.NewReader(packed))
+	require.NoError(t, err)
+	require.Equal(t, []string{"dangling_line"}, classes(doc))
+	assert.Equal(t, 0, doc.Errors[0].Line)
+	assert.Equal(t, "e", doc.Errors[0].ID)
+	assert.Contains(t, doc.Errors[0].Message, `line e `)
+	assert.True(t, strings.HasSuffix(doc.Errors[0].Message, ` (on page "Checks", saved compressed: no line to name)`), doc.Errors[0].Message)
+}
+
+// TestDrawioWrappedEdge: an edge with Edit Data is wrapped in an <object>
+// as a shape is; its id and label are the wrapper's, its ends the cell's.
+// Its properties are not read: a line has no custom data in dtree's model
+// (types.Edge), as a Lucid line's custom data is not read either.
+func TestDrawioWrappedEdge(t *testing.T) {
+	t.Parallel()
+	doc, err := document.FromDrawio(strings.NewReader(model(
+		`<mxCell id="a" value="Start" style="ellipse;" vertex="1" parent="1"/>` +
+			`<mxCell id="b" value="Do it" style="rounded=0;" vertex="1" parent="1"/>` +
+			`<object label="%answer%" placeholders="1" answer="Yes" note="why" id="w"><mxCell style="edgeStyle=orthogonalEdgeStyle;html=1;" edge="1" parent="1" source="a" target="b"><mxGeometry relative="1" as="geometry"/></mxCell></object>`)))
+	require.NoError(t, err)
+	assert.Empty(t, doc.Errors)
+	require.Len(t, doc.Edges, 1)
+	e := doc.Edges[0]
+	assert.Equal(t, []string{"w", "a", "b", "Yes"}, []string{e.ID, e.From, e.To, e.Label})
+}
+
+// TestDrawioDuplicateIDs: a cell id used twice on a page is a finding that
+// names it and the line of the second; the first cell is read.
+func TestDrawioDuplicateIDs(t *testing.T) {
+	t.Parallel()
+	for name, cells := range map[string]string{
+		"shapes": `<mxCell id="a" value="A" style="ellipse;" vertex="1" parent="1"/>` + "\n" + `<mxCell id="a" value="B" style="ellipse;" vertex="1" parent="1"/>`,
+		"layers": `<mxCell id="a" value="A" style="ellipse;" vertex="1" parent="1"/>` + "\n" + `<mxCell id="1" value="B" style="ellipse;" vertex="1" parent="1"/>`,
+	} {
+		doc, err := document.FromDrawio(strings.NewReader(model(cells)))
+		require.NoError(t, err, name)
+		require.Equal(t, []string{"malformed_drawio"}, classes(doc), name)
+		assert.Contains(t, doc.Errors[0].Message, "is used twice on page", name)
+		assert.Equal(t, 2, doc.Errors[0].Line, name)
+		assert.Equal(t, "A", doc.Nodes[0].Text, name)
+	}
+}

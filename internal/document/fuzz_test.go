@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/require"
+
 	"github.com/dtree-dev/dtree/internal/agent"
 	"github.com/dtree-dev/dtree/internal/chart"
 	"github.com/dtree-dev/dtree/internal/document"
@@ -190,6 +192,29 @@ func FuzzRead(f *testing.F) {
 		checkDocument(t, doc, err)
 		if format != "" && doc.Format != format {
 			t.Fatalf("read as %s, the document says %s", format, doc.Format)
+		}
+	})
+}
+
+// FuzzDrawioWindow: the draw.io decoder reads its input a window at a time;
+// read a byte, 7 bytes or 64 bytes at a time, every input gives the same
+// document as read whole.
+func FuzzDrawioWindow(f *testing.F) {
+	seed(f, ".drawio")
+	f.Add([]byte(`<mxfile><!-- a > b --><diagram name="x &gt; y" id="d"><mxGraphModel><root><mxCell id="0"/><mxCell id="1" parent="0"/>` +
+		`<mxCell id="a" value="A &lt;&amp;&gt; B" style="ellipse;" vertex="1" parent="1"><mxGeometry as="geometry"/></mxCell>` +
+		`<mxCell id="b" value="x > y" style="rounded=0;" vertex="1" parent="1"/><mxCell id="e" edge="1" parent="1" source="a" target="b"/></root></mxGraphModel></diagram></mxfile>`))
+	f.Add([]byte("\ufeff<mxGraphModel><root><mxCell id=\"0\"/>\n<mxCell id=\"a\" value=\"A\" vertex=\"1\" parent=\"0\"/></root></mxGraphModel>"))
+	f.Add([]byte(`<mxfile><diagram name="P"><![CDATA[ not > base64 ]]></diagram></mxfile>`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		whole, err := document.FromDrawio(bytes.NewReader(data))
+		require.NoError(t, err)
+		for _, n := range []int{1, 7, 64} {
+			old := document.SetDrawioWindow(n)
+			doc, err := document.FromDrawio(bytes.NewReader(data))
+			document.SetDrawioWindow(old)
+			require.NoError(t, err)
+			require.Equal(t, whole, doc, "read %d bytes at a time", n)
 		}
 	})
 }

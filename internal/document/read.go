@@ -72,6 +72,9 @@ func Read(path, format string, stdin io.Reader) (*types.Document, error) {
 		return nil, &UnreadableError{Path: name, Err: err}
 	}
 	doc.Source = name
+	if doc.Format == FormatDrawio && path != "-" {
+		doc.Title = DrawioTitle(path)
+	}
 	if path == "-" {
 		// Nothing to export again: what pipes the chart in sent nothing.
 		for i := range doc.Errors {

@@ -5,8 +5,9 @@
 // Timing the real binary, not the importer in a test, counts everything a
 // user waits for: start-up, reading the file, import, lint and output.
 //
-// Two ratios put the times in scale: the 100,000-node chain as Lucid API
-// JSON against the same chain as CSV, and the 131,071-node tree CSV against
+// Ratios put the times in scale: the 100,000-node chain as Lucid API JSON,
+// as a draw.io file (plain and compressed) and as Mermaid against the same
+// chain as CSV, and the 131,071-node tree CSV against
 // a bare encoding/csv read of the same file (this program run as a child
 // with -read-csv: open, read every record, exit). Runs are interleaved, one
 // of each chart in turn, so that the VM's drift hits every row alike; -old
@@ -49,6 +50,9 @@ var charts = []chart{
 	{"linear-100k.csv", 100000, func(w io.Writer) error { return testchart.LinearCSV(w, 100000) }},
 	{"tree-d17.csv", 1<<17 - 1, func(w io.Writer) error { return testchart.BinaryTreeCSV(w, 17) }},
 	{"linear-100k.json", 100000, func(w io.Writer) error { return testchart.LinearJSON(w, 100000) }},
+	{"linear-100k.drawio", 100000, func(w io.Writer) error { return testchart.LinearDrawio(w, 100000) }},
+	{"linear-100k-compressed.drawio", 100000, func(w io.Writer) error { return testchart.LinearDrawioCompressed(w, 100000) }},
+	{"linear-100k.mmd", 100000, func(w io.Writer) error { return testchart.LinearMermaid(w, 100000) }},
 }
 
 // job is one command timed on one chart.
@@ -68,11 +72,14 @@ type result struct {
 }
 
 const (
-	jsonChart = "linear-100k.json"
-	csvChart  = "linear-100k.csv"
-	treeChart = "tree-d17.csv"
-	bareLabel = treeChart + " encoding/csv"
-	oldSuffix = " (old)"
+	jsonChart       = "linear-100k.json"
+	drawioChart     = "linear-100k.drawio"
+	compressedChart = "linear-100k-compressed.drawio"
+	mermaidChart    = "linear-100k.mmd"
+	csvChart        = "linear-100k.csv"
+	treeChart       = "tree-d17.csv"
+	bareLabel       = treeChart + " encoding/csv"
+	oldSuffix       = " (old)"
 )
 
 func main() {
@@ -286,6 +293,9 @@ func report(w io.Writer, results []*result, withOld bool) {
 		small, large, ratio, verdict)
 	ratios := func(suffix string) {
 		compare(w, "JSON vs CSV, 100k chain"+suffix, byLabel[jsonChart+suffix], byLabel[csvChart+suffix])
+		compare(w, "draw.io vs CSV, 100k chain"+suffix, byLabel[drawioChart+suffix], byLabel[csvChart+suffix])
+		compare(w, "compressed draw.io vs CSV, 100k chain"+suffix, byLabel[compressedChart+suffix], byLabel[csvChart+suffix])
+		compare(w, "Mermaid vs CSV, 100k chain"+suffix, byLabel[mermaidChart+suffix], byLabel[csvChart+suffix])
 		compare(w, "CSV vs encoding/csv, 131k tree"+suffix, byLabel[treeChart+suffix], byLabel[bareLabel])
 	}
 	ratios("")
