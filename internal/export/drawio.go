@@ -41,7 +41,9 @@ var xmlName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
 // layout. Every text is XML-escaped. It returns what draw.io drops.
 func Drawio(w io.Writer, doc *types.Document) ([]string, error) {
 	lost := losses{format: "draw.io"}
-	if doc.Title != "" {
+	// A draw.io chart's title is its file's name (readme/drawio.md): the
+	// file written carries it as its name, not as a loss.
+	if doc.Title != "" && doc.Format != "drawio" {
 		lost.note("draw.io has no chart title: %q is left out", types.Clip(doc.Title, 60))
 	}
 	starts := lucidStarts(doc, &lost)

@@ -162,6 +162,12 @@ func TestDrawioDrops(t *testing.T) {
 	assert.Contains(t, all, "tags with spaces")
 	assert.Contains(t, all, "custom data keys that are not draw.io property names (letters, digits, _ . -) (2 items)")
 	assert.Contains(t, all, "variable need, which has no default")
+
+	// A draw.io chart's title is its file's name: nothing is lost.
+	doc.Format = "drawio"
+	dropped, err = export.Drawio(&buf, doc)
+	require.NoError(t, err)
+	assert.NotContains(t, strings.Join(dropped, "\n"), "no chart title")
 }
 
 // TestDrawioLinear converts a chain of 100,000 nodes: the time grows
