@@ -64,10 +64,6 @@ func (d *drawioDecoder) lineOf(at int) int {
 	return line + strings.Count(d.s[d.lineAt:at], "\n")
 }
 
-func newDrawioDecoder(s string) *drawioDecoder {
-	return &drawioDecoder{s: strings.TrimPrefix(s, "\ufeff"), eof: true}
-}
-
 // newDrawioReader decodes what r gives, a window at a time.
 func newDrawioReader(r *aheadReader) *drawioDecoder {
 	return &drawioDecoder{r: r, want: drawioWindow}
