@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -203,17 +202,7 @@ func TestDrawioRunLinear(t *testing.T) {
 		t.Skip("a 100,000-node chart")
 	}
 	took := func(n int) time.Duration {
-		doc := &types.Document{Pages: []types.Page{{ID: "1", Root: "0"}}}
-		tr := &export.Trace{RunID: "r", Status: "succeeded", Visits: map[string]int{}, Retries: map[string]int{}}
-		for i := range n {
-			id := strconv.Itoa(i)
-			doc.Nodes = append(doc.Nodes, types.Node{ID: id, Page: "1", Kind: types.KindProcess, Text: "step " + id})
-			tr.Visits[id] = 1
-			if i > 0 {
-				doc.Edges = append(doc.Edges, types.Edge{ID: "e" + id, Page: "1", From: strconv.Itoa(i - 1), To: id})
-				tr.Steps = append(tr.Steps, export.Step{From: strconv.Itoa(i - 1), To: id})
-			}
-		}
+		doc, tr := chainRun(n)
 		var src strings.Builder
 		_, err := export.Drawio(&src, doc)
 		require.NoError(t, err)
