@@ -33,26 +33,29 @@ func textWidth(s string) int {
 
 // fitWidth cuts s to at most cols columns, ending it with an ellipsis
 // (... in ASCII) when it cut; "" when cols leaves no room. It reads s
-// once.
+// only as far as the columns it fits: a line of a megabyte costs what its
+// first cols+1 columns do.
 func fitWidth(s string, cols int, ascii bool) string {
 	if cols <= 0 {
 		return ""
-	}
-	if textWidth(s) <= cols {
-		return s
 	}
 	ell, ellW := "…", 1
 	if ascii {
 		ell, ellW = "...", 3
 	}
-	if cols < ellW {
-		return ell[:cols]
-	}
-	used := 0
+	// cut is where the text ends when it must be cut: the last point with
+	// room for the ellipsis after it.
+	used, cut := 0, -1
 	for i, r := range s {
 		w := runeWidth(r)
-		if used+w > cols-ellW {
-			return s[:i] + ell
+		if cut < 0 && used+w > cols-ellW {
+			cut = i
+		}
+		if used+w > cols {
+			if cols < ellW {
+				return ell[:cols]
+			}
+			return s[:cut] + ell
 		}
 		used += w
 	}

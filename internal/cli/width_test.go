@@ -32,13 +32,14 @@ func TestFitWidth(t *testing.T) {
 	}
 }
 
-// A huge line is cut in one pass: a megabyte takes milliseconds, not the
-// time of a quadratic cut.
+// A huge line is cut having read only the columns it keeps: a megabyte
+// costs what 80 columns do (reading it all took 1.2 s under -race on a
+// loaded machine).
 func TestFitWidthHuge(t *testing.T) {
 	t.Parallel()
 	s := strings.Repeat("界", 1<<20)
 	start := time.Now()
 	got := fitWidth(s, 80, false)
 	assert.Equal(t, 79, textWidth(got))
-	assert.Less(t, time.Since(start), time.Second)
+	assert.Less(t, time.Since(start), 100*time.Millisecond)
 }
