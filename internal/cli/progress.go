@@ -195,7 +195,11 @@ func (p *progress) NodeStarted(n *types.ProcessedNode, visit int) {
 	if visit > 1 {
 		again = fmt.Sprintf(" (visit %d)", visit)
 	}
-	line := fmt.Sprintf("→ %s %s [%s, %s]%s", n.ID, types.Excerpt(n.Text, 60), n.Role, n.CLI, again)
+	who := n.CLI
+	if n.Step == types.StepApproval { // a person answers it, no CLI
+		who = string(types.StepApproval)
+	}
+	line := fmt.Sprintf("→ %s %s [%s, %s]%s", n.ID, types.Excerpt(n.Text, 60), n.Role, who, again)
 	node := fmt.Sprintf("node %s %s", n.ID, types.Quote(types.Excerpt(n.Text, 60)))
 	p.node.Store(&node)
 	if p.actions {
@@ -265,6 +269,8 @@ func (p *progress) NodeFinished(r *run.NodeResult) {
 		p.printf("✗ %s %s not started: the run reached its budget\n", r.ID, types.Excerpt(r.Text, 60))
 	case r.Status == run.StatusBudget:
 		p.endLine(fmt.Sprintf("✗ %s %s stopped: the run reached its budget (%s)", r.ID, types.Excerpt(r.Text, 60), took.Round(time.Millisecond)), changed(r.Change))
+	case r.Status == run.StatusWaiting:
+		p.endLine(fmt.Sprintf("… %s %s waits for approval", r.ID, types.Excerpt(r.Text, 60)), changed(r.Change))
 	case r.Status == run.StatusLogWriteFailed:
 		p.endLine(fmt.Sprintf("✗ %s %s stopped: its log could not be written (%s)", r.ID, types.Excerpt(r.Text, 60), took.Round(time.Millisecond)), changed(r.Change))
 	case r.Status != run.StatusSucceeded:

@@ -41,6 +41,13 @@ var stepShapes = map[string]struct {
 			fmt.Fprintf(w, "<polygon points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f\" %s/>\n",
 				x+10, y, x+b.w-10, y, x+b.w, c.Y, x+b.w-10, y+b.h, x+10, y+b.h, x, c.Y, style)
 		}},
+	// A Manual operation: wide at the top, narrow at the bottom.
+	types.ShapeTrapezoid: {mermaid: [2]string{`[\"`, `"/]`}, dot: `shape=invtrapezium, style=filled`,
+		svg: func(w *bufio.Writer, b svgBox, c layout.Point, style string) {
+			x, y := c.X-b.w/2, c.Y-b.h/2
+			fmt.Fprintf(w, "<polygon points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f\" %s/>\n",
+				x, y, x+b.w, y, x+b.w-12, y+b.h, x+12, y+b.h, style)
+		}},
 }
 
 // picture is a chart laid out for drawing, the same for every format:
