@@ -146,9 +146,10 @@ func (o *runOptions) registerWalk(f *pflag.FlagSet) {
 	f.BoolVar(&o.rejectAll, "reject-all", false, "reject every approval gate without asking")
 }
 
-// approveAll is the answer --approve-all or --reject-all gives every
-// gate, "" for none; both given is a usage error.
-func (o *runOptions) allGates() (string, error) {
+// allGates is the answer every gate gets: --approve-all's or
+// --reject-all's, else the approvals setting's; "" for none (ask). Both
+// flags given is a usage error.
+func (o *runOptions) allGates(s *settings.Settings) (string, error) {
 	switch {
 	case o.approveAll && o.rejectAll:
 		return "", &UsageError{Err: errors.New("--approve-all and --reject-all do not go together"),
@@ -156,6 +157,12 @@ func (o *runOptions) allGates() (string, error) {
 	case o.approveAll:
 		return run.Approve, nil
 	case o.rejectAll:
+		return run.Reject, nil
+	}
+	switch s.Approvals {
+	case settings.ApprovalsApprove:
+		return run.Approve, nil
+	case settings.ApprovalsReject:
 		return run.Reject, nil
 	}
 	return "", nil
@@ -284,7 +291,7 @@ func limitWalkMemory(getenv func(string) string) (restore func()) {
 func (a *App) walkChart(ctx context.Context, j walkJob) error {
 	o, s, reg, c, page, start, answers := j.o, j.s, j.reg, j.c, j.page, j.start, j.answers
 	o.budgetUSD, o.budgetTok = s.MaxCost, s.MaxTokens
-	all, err := o.allGates()
+	all, err := o.allGates(s)
 	if err != nil {
 		return err
 	}
