@@ -58,6 +58,9 @@ type progress struct {
 	cols  func() int
 	drawn int
 	ascii bool
+	// asked is how to answer the approval gate the run stopped at, from
+	// its approval_asked event.
+	asked string
 }
 
 // clearLine returns to the start of the line and erases it.
@@ -252,7 +255,14 @@ func (p *progress) NodeFinished(r *run.NodeResult) {
 	took := time.Duration(r.DurationMS) * time.Millisecond
 	if p.actions {
 		p.command(ci.Verbatim(p.mask(ci.Answer(r))) + ci.GroupEnd)
-		if r.Status != run.StatusSucceeded {
+		if r.Status == run.StatusWaiting {
+			// Not a failure: a notice of what waits, and how to answer it.
+			p.mu.Lock()
+			fmt.Fprint(p.cmd, ci.Annotation("notice", ci.Where{File: p.chart, Line: p.line},
+				p.mask(fmt.Sprintf("dtree: %s %s waits for approval", r.ID, types.Excerpt(r.Text, 60))),
+				p.mask(p.asked)))
+			p.mu.Unlock()
+		} else if r.Status != run.StatusSucceeded {
 			// An error even with --quiet: it is the run's failure.
 			p.mu.Lock()
 			fmt.Fprint(p.cmd, ci.Annotation("error", ci.Where{File: p.chart, Line: p.line},
