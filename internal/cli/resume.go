@@ -173,6 +173,13 @@ func (a *App) resume(ctx context.Context, id string, o resumeOptions, fs *pflag.
 	if err != nil {
 		return err
 	}
+	if all, err := o.allGates(s); err != nil {
+		return err
+	} else if carried.Status == run.StatusWaiting && answer == "" && all == "" && o.from == "" {
+		// Going on without an answer would stop at the gate again.
+		return &UsageError{Err: fmt.Errorf("resume: run %s waits at an approval gate: answer it", runID),
+			Hint: fmt.Sprintf("approve it: dtree resume %s --approve [--reason TEXT]; reject it: dtree resume %s --reject --reason TEXT", runID, runID)}
+	}
 	a.keepBudget(s, s0, runID)
 	s.LogDir = logDir
 	o.runOptions = resumedOptions(o.runOptions, rs, fs)
