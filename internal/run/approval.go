@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/dtree-dev/dtree/internal/response"
@@ -97,6 +98,9 @@ func (approvalStep) attempt(_ context.Context, v *step, _ int, _ []feedback) out
 			break
 		}
 	}
+	// A reason is a person's few words; one pasted whole from a log is
+	// kept to its beginning, within the bound of a step's output.
+	reason = types.HeadBytes(strings.TrimSpace(reason), maxOutput)
 	r := types.DecisionResponse{Answer: past(answer), Reasons: []string{}}
 	if reason != "" {
 		r.Reasons = []string{reason}
@@ -125,7 +129,11 @@ func (w *walker) gateAnswer(id string, labels []string) (answer, reason, who str
 		return a.Answer, a.Reason, WhoFlag
 	}
 	if a.All != "" {
-		return a.All, a.Reason, WhoAll
+		reason := a.Reason // resume --approve-all --reason: every gate's
+		if a.Answer != "" {
+			reason = "" // the reason was the answer's
+		}
+		return a.All, reason, WhoAll
 	}
 	if a.Answers != nil {
 		if s, ok := a.Answers(id); ok {
@@ -133,23 +141,14 @@ func (w *walker) gateAnswer(id string, labels []string) (answer, reason, who str
 				s = l
 			}
 			switch c := response.CleanLabel(s); {
-			case containsWord(response.ApprovedWords, c):
+			case slices.Contains(response.ApprovedWords, c):
 				return Approve, "", WhoAnswers
-			case containsWord(response.RejectedWords, c):
+			case slices.Contains(response.RejectedWords, c):
 				return Reject, "", WhoAnswers
 			}
 		}
 	}
 	return "", "", ""
-}
-
-func containsWord(words []string, w string) bool {
-	for _, x := range words {
-		if x == w {
-			return true
-		}
-	}
-	return false
 }
 
 // soFar shows the answer and its reason.

@@ -72,6 +72,8 @@ func TestApprovalGate(t *testing.T) {
 		{"answers: a label, then a synonym", Approval{Answers: replayed("rejected", "YES")}, StatusSucceeded, types.ExitOK,
 			"s work gate work gate ship e", "Answer: approved"},
 		{"answers run out: it waits", Approval{Answers: replayed("no")}, StatusWaiting, types.ExitWaiting, "s work gate work gate", ""},
+		{"a reason of a megabyte: its beginning reaches the prompt, within the prompt's bound", Approval{Answer: Reject, Reason: "the start " + strings.Repeat("x", 1<<20)},
+			StatusWaiting, types.ExitWaiting, "s work gate work gate", "Reasons:\n- the start xxx"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -105,9 +107,18 @@ func TestApprovalGate(t *testing.T) {
 			} else {
 				require.NoError(t, err)
 			}
+			for _, n := range sum.Nodes { // what the summary and the logs keep of a reason is bounded
+				if r, ok := n.Response.(types.DecisionResponse); ok && n.ID == "gate" {
+					for _, why := range r.Reasons {
+						assert.LessOrEqual(t, len(why), maxOutput)
+					}
+				}
+			}
 			if tt.prompt != "" {
 				require.NotEmpty(t, prompts)
-				assert.Contains(t, prompts[len(prompts)-1], tt.prompt)
+				last := prompts[len(prompts)-1]
+				assert.Contains(t, last, tt.prompt, "%s", types.TailBytes(last, 600))
+				assert.Less(t, len(prompts[len(prompts)-1]), 32<<10, "the run so far is bounded")
 			}
 		})
 	}
