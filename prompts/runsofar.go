@@ -19,7 +19,7 @@ const RunSoFarBytes = 8 << 10
 type Step struct {
 	Node   string
 	Text   string // the node's text; its first line is shown
-	Kind   string // "process", "decision" or "command"
+	Kind   string // "process", "decision", "command" or "approval"
 	Status string // "succeeded", "failed", …
 	// A process step's comments; a decision's answer and reasons; a
 	// command's command, exit status and the end of its output.
@@ -193,7 +193,7 @@ func entry(k int, s Step, limit int) string {
 		}
 	}
 	switch s.Kind {
-	case "decision":
+	case "decision", "approval":
 		if s.Answer != "" {
 			b.WriteString("Answer: " + types.HeadBytes(s.Answer, limit) + "\n")
 		}

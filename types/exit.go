@@ -8,5 +8,6 @@ const (
 	ExitUsage       = 2   // a usage or settings error, a CLI that cannot run, logs that cannot be written
 	ExitChart       = 3   // the chart has errors, or cannot be read
 	ExitLimit       = 4   // max_visits or --max-steps was reached
+	ExitWaiting     = 5   // the run stopped at an approval gate: dtree resume RUN --approve or --reject
 	ExitInterrupted = 130 // interrupted (SIGINT, SIGTERM, SIGHUP)
 )

@@ -30,6 +30,10 @@ const (
 	// (readme/context.md#command-steps); with branches, its exit status
 	// routes.
 	StepCommand Step = "command"
+	// StepApproval is a gate: the run stops and a person approves or
+	// rejects (readme/charts.md#approval-gates); the answer routes along
+	// the branch labelled approved or rejected.
+	StepApproval Step = "approval"
 )
 
 // StepInfo is what is fixed about a step kind.
@@ -48,6 +52,9 @@ type StepInfo struct {
 // writer has its form of each (internal/export/picture.go, stepShapes).
 const (
 	ShapeHexagon = "hexagon"
+	// ShapeTrapezoid is Lucid's and draw.io's "Manual operation": a
+	// person's step.
+	ShapeTrapezoid = "trapezoid"
 )
 
 // steps are the step kinds' fixed properties: one entry a kind.
@@ -56,6 +63,7 @@ var steps = map[Step]StepInfo{
 	StepProcess:    {Agent: true},
 	StepDecision:   {Agent: true},
 	StepCommand:    {Shape: ShapeHexagon},
+	StepApproval:   {Shape: ShapeTrapezoid},
 }
 
 // Steps are the step kinds, in a fixed order: what a test of each

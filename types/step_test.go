@@ -18,6 +18,7 @@ func TestStepInfo(t *testing.T) {
 		{RoleProcess, StepProcess, true, ""},
 		{RoleDecision, StepDecision, true, ""},
 		{"", StepCommand, false, ShapeHexagon},
+		{"", StepApproval, false, ShapeTrapezoid},
 	}
 	for _, tt := range tests {
 		if tt.role != "" {

@@ -236,7 +236,34 @@ func (c *Chart) NearNode(page, key string) string {
 // kindChecks are the step kinds' own lint checks (types.Step): the
 // errors of node i, a node of that kind; one entry a kind that has one.
 var kindChecks = map[types.Step]func(g *graph.Graph, i int, n *types.Node) []types.Diagnostic{
-	types.StepCommand: commandLabels,
+	types.StepCommand:  commandLabels,
+	types.StepApproval: gateLabels,
+}
+
+// gateLabels checks that an approval gate routes a person's answer: one
+// branch approved, one rejected, and no command
+// (readme/charts.md#approval-gates).
+func gateLabels(g *graph.Graph, i int, n *types.Node) []types.Diagnostic {
+	var out []types.Diagnostic
+	bad := func(msg, hint string) {
+		out = append(out, types.Diagnostic{Class: "approval_gate", ID: n.ID, IDs: []string{n.ID}, Page: n.Page, Line: n.Line,
+			Message: fmt.Sprintf("node %s: approval gate: %s", n.ID, msg), Hint: hint})
+	}
+	for k := range n.Metadata {
+		if nodeconf.Normalize(k) == "command" {
+			bad("it has a command, and a person, not a command, answers a gate",
+				"remove the command, or the approval key to make it a command step")
+			break
+		}
+	}
+	var labels []string
+	for _, e := range g.Out(i) {
+		labels = append(labels, e.Label)
+	}
+	if msg := response.CheckGateLabels(labels); msg != "" {
+		bad(msg, "give the gate two branches, labelled approved (or yes) and rejected (or no)")
+	}
+	return out
 }
 
 // commandLabels checks that a command decision's branches route its exit

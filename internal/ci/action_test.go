@@ -227,3 +227,80 @@ func TestActionTrust(t *testing.T) {
 		})
 	}
 }
+
+// The action answers a run that waits at an approval gate: a first job
+// runs the chart and stops at the gate (exit 5, status
+// waiting_for_approval); a later one, given approve or reject, resumes it
+// with the answer and the reason (readme/ci.md#approval-gates).
+func TestActionAnswersAGate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds dtree")
+	}
+	const chart = `title: Ship
+nodes:
+  - id: start
+    kind: start
+    next: build
+  - id: build
+    text: Build the release
+    next: gate
+  - id: gate
+    kind: approval
+    text: Ship this release?
+    branches:
+      approved: ship
+      rejected: fix
+  - id: ship
+    text: Push the tag
+    next: end
+  - id: fix
+    text: Fix what the reviewer found
+    next: end
+  - id: end
+    kind: end
+`
+	// An agent of the checkout's own: it does every task.
+	const agent = "#!/bin/sh\ncase \"$(cat)\" in *fully_completed*) echo '{\"fully_completed\": true}' ;; *) echo '{\"completed\": true}' ;; esac\n"
+	for _, tt := range []struct {
+		name   string
+		inputs map[string]string
+		code   int
+		want   string // in the second run's events
+	}{
+		{"approve", map[string]string{"approve": "true"}, 0, `"event":"approval_given","answer":"approved","label":"approved","next":"ship"`},
+		{"reject", map[string]string{"reject": "true", "reason": "no changelog; $(touch pwned)"}, 0,
+			`"event":"approval_given","answer":"rejected","label":"rejected","next":"fix","node":"gate","reason":"no changelog; $(touch pwned)"`},
+		{"reject without a reason", map[string]string{"reject": "true"}, 2, ""},
+		{"both", map[string]string{"approve": "true", "reject": "true"}, 2, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			inputs := map[string]string{"chart": "gate.yaml", "cli": "sh-agent", "trust": "true", "upload": "false"}
+			r := newRunner(t, inputs)
+			r.env = append(r.env, "XDG_CONFIG_HOME="+t.TempDir())
+			require.NoError(t, os.WriteFile(filepath.Join(r.work, "gate.yaml"), []byte(chart), 0o644))
+			require.NoError(t, os.WriteFile(filepath.Join(r.work, "agent.sh"), []byte(agent), 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(r.work, "dtree.yaml"),
+				[]byte("clis:\n  sh-agent:\n    binary: ./agent.sh\n    prompt_via: stdin\n    output: text\n"), 0o644))
+			code, out := r.run()
+			require.Equal(t, 5, code, out)
+			first := r.outputs["run"]
+			assert.Equal(t, "waiting_for_approval", first["status"])
+			assert.Equal(t, "5", first["exit-code"])
+			assert.Contains(t, readFile(t, r.temp, "summary.md"), "**Waiting for approval** at gate Ship this release")
+
+			for k, v := range tt.inputs {
+				r.inputs[k] = v
+			}
+			code, out = r.run()
+			assert.Equal(t, tt.code, code, out)
+			assert.NoFileExists(t, filepath.Join(r.work, "pwned"))
+			if tt.want == "" {
+				return
+			}
+			got := r.outputs["run"]
+			assert.Equal(t, "succeeded", got["status"])
+			assert.NotEqual(t, first["run-id"], got["run-id"])
+			assert.Contains(t, readFile(t, got["run-dir"], "events.jsonl"), tt.want)
+		})
+	}
+}

@@ -246,6 +246,9 @@ func StepSummary(w io.Writer, sum *run.Summary, s Summary) error {
 		first, _, _ := strings.Cut(s.mask(sum.Error), "\n")
 		fmt.Fprintf(&b, "> %s\n\n", md(types.Excerpt(first, 500)))
 	}
+	if sum.Status == run.StatusWaiting {
+		b.WriteString(waiting(sum, s))
+	}
 	if s.Diagram != "" {
 		f := fence(s.Diagram) // the author's own Mermaid may hold backticks
 		b.WriteString(f + "mermaid\n" + s.Diagram)
@@ -305,7 +308,7 @@ func StepSummary(w io.Writer, sum *run.Summary, s Summary) error {
 			}
 		}
 		fmt.Fprintf(&b, "Logs: %s (%s).", code(types.Excerpt(s.mask(sum.Logs.Dir), maxName)), strings.Join(files, ", "))
-		if sum.Status != run.StatusSucceeded {
+		if sum.Status != run.StatusSucceeded && sum.Status != run.StatusWaiting {
 			fmt.Fprintf(&b, " Go on from where it stopped: %s.", code("dtree resume "+types.Excerpt(sum.RunID, maxName)))
 		}
 		if !sum.Change.Empty() {
@@ -340,8 +343,25 @@ func mark(status string) string {
 		return "⏹️"
 	case run.StatusLimit, run.StatusBudget:
 		return "⚠️"
+	case run.StatusWaiting:
+		return "⏸️"
 	}
 	return "❌"
+}
+
+// waiting says which gate a run waits at and the commands that answer it
+// (readme/ci.md#approval-gates).
+func waiting(sum *run.Summary, s Summary) string {
+	gate := ""
+	for i := len(sum.Nodes) - 1; i >= 0; i-- {
+		if sum.Nodes[i].Status == run.StatusWaiting {
+			gate = md(s.mask(CaseName(&sum.Nodes[i])))
+			break
+		}
+	}
+	id := types.Excerpt(sum.RunID, maxName)
+	return fmt.Sprintf("**Waiting for approval** at %s — approve: %s; reject: %s\n\n", gate,
+		code("dtree resume "+id+" --approve"), code("dtree resume "+id+" --reject --reason \"why\""))
 }
 
 // md escapes text for GitHub's Markdown, on one line: each ASCII

@@ -85,7 +85,14 @@ type junitCase struct {
 	Time      string        `xml:"time,attr"`
 	Error     *junitProblem `xml:"error"`
 	Failure   *junitProblem `xml:"failure"`
+	Skipped   *junitSkipped `xml:"skipped"`
 	SystemOut *junitText    `xml:"system-out"`
+}
+
+// junitSkipped is a step that did not run to its end and did not fail:
+// an approval gate waiting for its answer.
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
 }
 
 type junitProblem struct {
@@ -103,7 +110,8 @@ type junitText struct {
 // test case for each step it took, in order. A node visited twice is two
 // cases, the second named "(visit 2)". A step that failed carries a
 // <failure> with the reason; one interrupted, stopped by the budget or by
-// its log, an <error>. A run that stopped with no step to blame (a limit)
+// its log, an <error>; an approval gate waiting for its answer is
+// <skipped>, with the command that answers it. A run that stopped with no step to blame (a limit)
 // gets one more case, "run", failed with why. The schema is the one
 // Jenkins and GitLab read (readme/ci.md#junit).
 func JUnit(w io.Writer, sum *run.Summary, r Report) error {
@@ -121,6 +129,10 @@ func JUnit(w io.Writer, sum *run.Summary, r Report) error {
 			SystemOut: &junitText{clip(r.xmlText(caseOutput(n)))}}
 		switch n.Status {
 		case run.StatusSucceeded:
+		case run.StatusWaiting:
+			c.Skipped = &junitSkipped{Message: r.xmlText(fmt.Sprintf("waiting for approval: dtree resume %s --approve, or --reject --reason TEXT", sum.RunID))}
+			suite.Skipped++
+			blamed = true
 		case run.StatusFailed:
 			c.Failure = problem(n.Status, r.xmlText(reason(n, sum)))
 			suite.Failures++

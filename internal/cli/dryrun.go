@@ -83,6 +83,18 @@ func (d *dryRun) Call(_ context.Context, c agent.Call) (agent.Result, error) {
 	return res, nil
 }
 
+// gate answers an approval gate (run.Approval's Answers): its --answer,
+// else approved, the way a run goes when all is well.
+func (d *dryRun) gate(id string) (string, bool) {
+	label, why := "approved", fmt.Sprintf("the default; --answer %s=rejected takes the other branch", id)
+	if picks := d.answers[id]; len(picks) > 0 {
+		label, why = picks[min(d.asked[id], len(picks)-1)], "from --answer"
+		d.asked[id]++
+	}
+	fmt.Fprintf(d.w, "  approval: %q (%s)\n", label, why)
+	return label, true
+}
+
 // defaultLabel is the branch a dry run takes at a decision given no
 // --answer: a pass label (Yes, pass, ok, 0…: response.ExitLabel's pass
 // words) first, the way a run goes when all is well; else the first label

@@ -58,6 +58,9 @@ type progress struct {
 	cols  func() int
 	drawn int
 	ascii bool
+	// asked is how to answer the approval gate the run stopped at, from
+	// its approval_asked event.
+	asked string
 }
 
 // clearLine returns to the start of the line and erases it.
@@ -195,7 +198,11 @@ func (p *progress) NodeStarted(n *types.ProcessedNode, visit int) {
 	if visit > 1 {
 		again = fmt.Sprintf(" (visit %d)", visit)
 	}
-	line := fmt.Sprintf("→ %s %s [%s, %s]%s", n.ID, types.Excerpt(n.Text, 60), n.Role, n.CLI, again)
+	who := n.CLI
+	if n.Step == types.StepApproval { // a person answers it, no CLI
+		who = string(types.StepApproval)
+	}
+	line := fmt.Sprintf("→ %s %s [%s, %s]%s", n.ID, types.Excerpt(n.Text, 60), n.Role, who, again)
 	node := fmt.Sprintf("node %s %s", n.ID, types.Quote(types.Excerpt(n.Text, 60)))
 	p.node.Store(&node)
 	if p.actions {
@@ -248,7 +255,14 @@ func (p *progress) NodeFinished(r *run.NodeResult) {
 	took := time.Duration(r.DurationMS) * time.Millisecond
 	if p.actions {
 		p.command(ci.Verbatim(p.mask(ci.Answer(r))) + ci.GroupEnd)
-		if r.Status != run.StatusSucceeded {
+		if r.Status == run.StatusWaiting {
+			// Not a failure: a notice of what waits, and how to answer it.
+			p.mu.Lock()
+			fmt.Fprint(p.cmd, ci.Annotation("notice", ci.Where{File: p.chart, Line: p.line},
+				p.mask(fmt.Sprintf("dtree: %s %s waits for approval", r.ID, types.Excerpt(r.Text, 60))),
+				p.mask(p.asked)))
+			p.mu.Unlock()
+		} else if r.Status != run.StatusSucceeded {
 			// An error even with --quiet: it is the run's failure.
 			p.mu.Lock()
 			fmt.Fprint(p.cmd, ci.Annotation("error", ci.Where{File: p.chart, Line: p.line},
@@ -265,6 +279,8 @@ func (p *progress) NodeFinished(r *run.NodeResult) {
 		p.printf("✗ %s %s not started: the run reached its budget\n", r.ID, types.Excerpt(r.Text, 60))
 	case r.Status == run.StatusBudget:
 		p.endLine(fmt.Sprintf("✗ %s %s stopped: the run reached its budget (%s)", r.ID, types.Excerpt(r.Text, 60), took.Round(time.Millisecond)), changed(r.Change))
+	case r.Status == run.StatusWaiting:
+		p.endLine(fmt.Sprintf("… %s %s waits for approval", r.ID, types.Excerpt(r.Text, 60)), changed(r.Change))
 	case r.Status == run.StatusLogWriteFailed:
 		p.endLine(fmt.Sprintf("✗ %s %s stopped: its log could not be written (%s)", r.ID, types.Excerpt(r.Text, 60), took.Round(time.Millisecond)), changed(r.Change))
 	case r.Status != run.StatusSucceeded:

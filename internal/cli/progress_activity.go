@@ -49,6 +49,9 @@ func (p *progress) Activity(n *types.ProcessedNode, attempt int, cli, purpose st
 // Event prints the run's tool_call events as lines under the step: with
 // -v, and under GitHub Actions, where they fold into the step's group.
 func (p *progress) Event(ev runlog.Event) {
+	if a, ok := ev.(runlog.ApprovalAsked); ok {
+		p.asked = a.Resume // the notice of the gate's end says it
+	}
 	if !p.verbose && !p.actions {
 		return
 	}

@@ -34,6 +34,10 @@ type resumeOptions struct {
 	from  string
 	force bool
 	chart string
+	// approve and reject answer the gate the run waits at, reason says
+	// why (readme/resume.md#approval-gates).
+	approve, reject bool
+	reason          string
 }
 
 func (a *App) newResume() *cobra.Command {
@@ -77,10 +81,36 @@ Docs: dtree docs resume`,
 	f.StringVar(&o.from, "from", "", "run again from this node of the run's path (its latest visit): its id or its text")
 	f.BoolVar(&o.force, "force", false, "go on even though the chart's graph changed since the run, or its events.jsonl is damaged mid-way")
 	f.StringVar(&o.chart, "chart", "", "the chart to go on with, - for stdin (default: the file the run read)")
+	f.BoolVar(&o.approve, "approve", false, "approve the gate the run waits at: it goes on along the branch labelled approved")
+	f.BoolVar(&o.reject, "reject", false, "reject the gate the run waits at (with --reason): it goes on along the branch labelled rejected")
+	f.StringVar(&o.reason, "reason", "", "why the gate is approved or rejected: the steps after it see it in the run so far")
 	return cmd
 }
 
+// gateAnswer is the answer --approve or --reject gives the gate the run
+// waits at, "" for none, or why the flags do not go together.
+func (o *resumeOptions) gateAnswer() (string, error) {
+	switch {
+	case o.approve && o.reject:
+		return "", &UsageError{Err: errors.New("resume: --approve and --reject do not go together"), Hint: "give one of them"}
+	case o.reject && strings.TrimSpace(o.reason) == "":
+		return "", &UsageError{Err: errors.New("resume: --reject needs --reason TEXT"),
+			Hint: "say why with --reason: the steps after the gate see it, and the next agent can act on it"}
+	case o.reason != "" && !o.approve && !o.reject && !o.approveAll && !o.rejectAll:
+		return "", &UsageError{Err: errors.New("resume: --reason is the reason of --approve or --reject"), Hint: "give --approve or --reject with it"}
+	case o.approve:
+		return run.Approve, nil
+	case o.reject:
+		return run.Reject, nil
+	}
+	return "", nil
+}
+
 func (a *App) resume(ctx context.Context, id string, o resumeOptions, fs *pflag.FlagSet) error {
+	answer, err := o.gateAnswer()
+	if err != nil {
+		return err
+	}
 	s0, err := a.runSettings(o.runOptions, fs, settings.LoadOptions{})
 	if err != nil {
 		return err
@@ -115,6 +145,10 @@ func (a *App) resume(ctx context.Context, id string, o resumeOptions, fs *pflag.
 	if err := a.damagedLog(runID, carried, o.force); err != nil {
 		return err
 	}
+	if answer != "" && carried.Status != run.StatusWaiting {
+		return &UsageError{Err: fmt.Errorf("resume: run %s does not wait at an approval gate (%s): --%s has nothing to answer", runID, cmp.Or(carried.Status, "it has no end"), answer),
+			Hint: "resume it without --approve or --reject"}
+	}
 	rs := carried.Start
 	if rs.Answers != "" {
 		return &UsageError{Err: fmt.Errorf("resume: run %s replayed the answers file %s, and a replay is not resumed", runID, rs.Answers),
@@ -138,6 +172,13 @@ func (a *App) resume(ctx context.Context, id string, o resumeOptions, fs *pflag.
 	s, err := a.runSettings(o.runOptions, fs, settings.LoadOptions{Run: recorded, RunID: runID})
 	if err != nil {
 		return err
+	}
+	if all, err := o.allGates(s); err != nil {
+		return err
+	} else if carried.Status == run.StatusWaiting && answer == "" && all == "" && o.from == "" {
+		// Going on without an answer would stop at the gate again.
+		return &UsageError{Err: fmt.Errorf("resume: run %s waits at an approval gate: answer it", runID),
+			Hint: fmt.Sprintf("approve it: dtree resume %s --approve [--reason TEXT]; reject it: dtree resume %s --reject --reason TEXT", runID, runID)}
 	}
 	a.keepBudget(s, s0, runID)
 	s.LogDir = logDir
@@ -227,7 +268,7 @@ func (a *App) resume(ctx context.Context, id string, o resumeOptions, fs *pflag.
 		return strayPath(runID, path, carried, err, o.force)
 	}
 	return a.walkChart(ctx, walkJob{o: o.runOptions, s: s, reg: reg, c: c, page: page, start: start, resume: carried, branch: branch, worktree: worktree,
-		replay: func(file string) string { return resumeReplayCommand(path, rs, o.runOptions, fs, file) }})
+		replay: func(file string) string { return resumeReplayCommand(path, rs, o.runOptions, fs, file) }, approval: answer, reason: o.reason})
 }
 
 // damagedLog refuses a run whose events.jsonl has a line mid-way that is

@@ -70,6 +70,9 @@ type runOptions struct {
 	rollback       string // --rollback, read by the settings' flag layer
 	// noCheckpoints is --no-checkpoints: checkpoints false for this run.
 	noCheckpoints bool
+	// approveAll and rejectAll are --approve-all and --reject-all: every
+	// approval gate's answer (readme/charts.md#approval-gates).
+	approveAll, rejectAll bool
 }
 
 func (a *App) newRun() *cobra.Command {
@@ -86,7 +89,8 @@ Exit status: 0 the run finished; 1 a node failed after its attempts; 2 a
 usage or settings error, a CLI the chart needs is not installed or cannot
 report what a budget bounds (--allow-unmetered), or the run's logs cannot
 be written (a full disk); 3 the chart has errors; 4 a
-node's max_visits or --max-steps was reached; 130 interrupted.
+node's max_visits or --max-steps was reached; 5 the run waits at an approval
+gate (dtree resume RUN_ID --approve or --reject); 130 interrupted.
 
 Docs: dtree docs run`,
 		Example: `  dtree run chart.csv
@@ -138,6 +142,30 @@ func (o *runOptions) registerWalk(f *pflag.FlagSet) {
 	f.BoolVar(&o.trust, "trust", false, "trust ./dtree.yaml for this run, as DTREE_TRUST=1 does: for a CI job running its own repository")
 	f.StringVar(&o.worktree, "worktree", "", "run in a new git worktree on branch dtree/RUN-ID: head (the default of --worktree, from HEAD), dirty (from the working tree, uncommitted changes too) or off (worktree)")
 	f.Lookup("worktree").NoOptDefVal = settings.WorktreeHead
+	f.BoolVar(&o.approveAll, "approve-all", false, "approve every approval gate without asking: for an unattended run")
+	f.BoolVar(&o.rejectAll, "reject-all", false, "reject every approval gate without asking")
+}
+
+// allGates is the answer every gate gets: --approve-all's or
+// --reject-all's, else the approvals setting's; "" for none (ask). Both
+// flags given is a usage error.
+func (o *runOptions) allGates(s *settings.Settings) (string, error) {
+	switch {
+	case o.approveAll && o.rejectAll:
+		return "", &UsageError{Err: errors.New("--approve-all and --reject-all do not go together"),
+			Hint: "give one of them, or neither to have the run stop at its gates"}
+	case o.approveAll:
+		return run.Approve, nil
+	case o.rejectAll:
+		return run.Reject, nil
+	}
+	switch s.Approvals {
+	case settings.ApprovalsApprove:
+		return run.Approve, nil
+	case settings.ApprovalsReject:
+		return run.Reject, nil
+	}
+	return "", nil
 }
 
 // runError carries a run's exit code through to exitCode; the run's own
@@ -229,6 +257,9 @@ type walkJob struct {
 	// (readme/workspace.md#worktrees), "" when it went on in the
 	// checkout.
 	branch, worktree string
+	// approval is dtree resume's answer to the gate the run waited at:
+	// run.Approve or run.Reject, and its reason.
+	approval, reason string
 }
 
 // walkHeap is the heap a run may grow to before the collector works
@@ -260,6 +291,10 @@ func limitWalkMemory(getenv func(string) string) (restore func()) {
 func (a *App) walkChart(ctx context.Context, j walkJob) error {
 	o, s, reg, c, page, start, answers := j.o, j.s, j.reg, j.c, j.page, j.start, j.answers
 	o.budgetUSD, o.budgetTok = s.MaxCost, s.MaxTokens
+	all, err := o.allGates(s)
+	if err != nil {
+		return err
+	}
 	warn := func(msg string) {
 		if !o.quiet {
 			fmt.Fprintf(a.Err, "dtree: warning: %s\n", msg)
@@ -296,7 +331,7 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 		return &UsageError{Err: fmt.Errorf("--workdir %s is not a directory", workdir)}
 	}
 	if o.dryRun {
-		return a.dryRun(ctx, c, page, start, reg, workdir, o, pf)
+		return a.dryRun(ctx, c, page, start, reg, workdir, o, pf, all)
 	}
 	// A worktree of the run's own (readme/workspace.md#worktrees), made
 	// before anything runs; the logs stay in log_dir.
@@ -399,6 +434,10 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 	if note != "" && !o.quiet {
 		fmt.Fprintln(a.Err, note)
 	}
+	gates := run.Approval{Answer: j.approval, Reason: j.reason, All: all}
+	if answers != nil {
+		gates.Answers = answers.Gate
+	}
 	sum, werr := run.Walk(ctx, run.Options{
 		Chart: c, Page: page, Start: start, Registry: reg, Runner: runner,
 		Workdir: workdir, Env: env, MaxSteps: o.maxSteps, NoValidate: o.noValidate,
@@ -407,6 +446,7 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 		ReplayCommand: j.replay(filepath.Join(log.Dir, "answers.yaml")),
 		Picture:       runPicture(s.WriteLogGraph, log.Dir, c.Doc, log.Redactor().String),
 		Workspace:     repo, WorkspaceOff: off, Worktree: inWorktree, Rollback: s.Rollback,
+		Approval: gates,
 	})
 	if answers != nil && sum.Status == run.StatusSucceeded {
 		warnUnused(stderr, answers)
@@ -446,6 +486,10 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 		if n := sum.EventsUnwritten; n > 0 {
 			re.also = append(re.also, fmt.Sprintf("%s could not take the run's last %s either, run_end among them",
 				sum.Logs.Events, types.Plural(n, "event")))
+		}
+		var waiting *run.WaitingError
+		if errors.As(werr, &waiting) {
+			re.hint = waiting.Hint()
 		}
 		if errors.As(werr, &wrote) {
 			re.hint = fmt.Sprintf("free space on the disk of %s, or pass --log-dir (log_dir) a directory on another disk, then run the chart again", s.LogDir)
@@ -741,7 +785,7 @@ func runPicture(on bool, dir string, doc *types.Document, mask func(string) stri
 // The plan is the command's output, on stdout; with --json the summary is,
 // and the plan goes to stderr. A CLI that is not installed is noted, not
 // an error: a dry run starts none.
-func (a *App) dryRun(ctx context.Context, c *chart.Chart, page types.Page, start string, reg *agent.Registry, workdir string, o runOptions, pf cliProblems) error {
+func (a *App) dryRun(ctx context.Context, c *chart.Chart, page types.Page, start string, reg *agent.Registry, workdir string, o runOptions, pf cliProblems, all string) error {
 	picks, err := dryAnswers(c, page.ID, o.answer)
 	if err != nil {
 		return err
@@ -777,6 +821,7 @@ func (a *App) dryRun(ctx context.Context, c *chart.Chart, page types.Page, start
 		Chart: c, Page: page, Start: start, Registry: reg, Runner: d.Call,
 		Workdir: workdir, Env: os.Environ(), MaxSteps: o.maxSteps, NoValidate: o.noValidate,
 		Progress: d, Backoff: func(int) time.Duration { return 0 }, Model: o.model, Context: o.context, Vars: o.vars, MaxCost: o.budgetUSD, MaxTokens: o.budgetTok,
+		Approval: run.Approval{All: all, Answers: d.gate},
 	})
 	d.finished(sum)
 	sum.DryRun = true

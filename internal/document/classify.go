@@ -34,6 +34,9 @@ func kindOf(shape string) string {
 		return types.KindDecision
 	case "predefined process", "predefinedprocessblock":
 		return types.KindSubprocess
+	case "manual operation", "manualoperationblock", "manualoperationblocknew":
+		// A person's step: an approval gate (readme/charts.md#approval-gates).
+		return types.KindProcess
 	}
 	return types.KindOther
 }

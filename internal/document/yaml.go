@@ -23,14 +23,14 @@ var (
 	YAMLNodeKeys  = []string{"id", "kind", "shape", "text", "command", "tags", "metadata", "next", "branches"}
 	// YAMLKinds are the values of a node's kind:, in the order the manual
 	// lists them.
-	YAMLKinds = []string{"start", "end", "process", "decision", "subprocess", "other"}
+	YAMLKinds = []string{"start", "end", "process", "decision", "subprocess", "approval", "other"}
 )
 
 // yamlShapes are the shape names a kind stands for when a node names none:
 // the Lucid names, so that a converted chart reads like an exported one.
 var yamlShapes = map[string]string{
 	"start": "Terminator", "end": "Terminator", "process": "Process",
-	"decision": "Decision", "subprocess": "Predefined process", "other": "",
+	"decision": "Decision", "subprocess": "Predefined process", "approval": "Manual operation", "other": "",
 }
 
 // yamlHints replace the Lucid hints of the import rules ("double-click the
@@ -416,6 +416,19 @@ func (y *yamlReader) readNode(m *yaml.Node, page string) {
 // more ways out and process for any other.
 func (y *yamlReader) setKind(n *types.Node, kind string, ways int) {
 	switch {
+	case kind == "approval":
+		// A gate (readme/charts.md#approval-gates): Lucid's Manual
+		// operation, marked as custom data marks one, whatever its shape.
+		n.Kind = types.KindProcess
+		if n.Shape == "" {
+			n.Shape = yamlShapes[kind]
+		}
+		if n.Metadata == nil {
+			n.Metadata = types.Metadata{}
+		}
+		if _, set := n.Metadata["approval"]; !set {
+			n.Metadata["approval"] = "true"
+		}
 	case kind != "" && slices.Contains(YAMLKinds, kind):
 		n.Kind = map[string]string{"start": types.KindTerminator, "end": types.KindTerminator}[kind]
 		if n.Kind == "" {

@@ -68,7 +68,7 @@ func drawioMarks(doc *types.Document, t *Trace) map[string]drawioMark {
 		if n.ID == t.Stopped && t.Stopped != "" {
 			nd.stopped = t.StoppedHow
 			nd.state = map[string]string{"failed": stateFailed, "interrupted": stateInterrupted,
-				"limit_reached": stateLimit, "budget_reached": stateLimit}[t.StoppedHow]
+				"limit_reached": stateLimit, "budget_reached": stateLimit, "waiting_for_approval": stateLimit}[t.StoppedHow]
 		}
 		var stroke, fill, width string
 		switch nd.state {

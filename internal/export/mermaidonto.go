@@ -88,7 +88,7 @@ func MermaidOnto(w io.Writer, src []byte, t *Trace, known func(id string) bool) 
 			switch t.StoppedHow {
 			case "failed", "interrupted":
 				class = ClassFailed
-			case "limit_reached", "budget_reached":
+			case "limit_reached", "budget_reached", "waiting_for_approval":
 				class = ClassStopped
 			}
 		}

@@ -41,6 +41,13 @@ var stepShapes = map[string]struct {
 			fmt.Fprintf(w, "<polygon points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f\" %s/>\n",
 				x+10, y, x+b.w-10, y, x+b.w, c.Y, x+b.w-10, y+b.h, x+10, y+b.h, x, c.Y, style)
 		}},
+	// A Manual operation: wide at the top, narrow at the bottom.
+	types.ShapeTrapezoid: {mermaid: [2]string{`[\"`, `"/]`}, dot: `shape=invtrapezium, style=filled`,
+		svg: func(w *bufio.Writer, b svgBox, c layout.Point, style string) {
+			x, y := c.X-b.w/2, c.Y-b.h/2
+			fmt.Fprintf(w, "<polygon points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f\" %s/>\n",
+				x, y, x+b.w, y, x+b.w-12, y+b.h, x+12, y+b.h, style)
+		}},
 }
 
 // picture is a chart laid out for drawing, the same for every format:
@@ -78,7 +85,7 @@ type picNode struct {
 	lines   []string // the text wrapped for a box
 	note    string   // visits, retries, failure: "" without a run
 	state   string
-	stopped string // how the run stopped here: failed, interrupted, limit_reached, budget_reached
+	stopped string // how the run stopped here: failed, interrupted, limit_reached, budget_reached, waiting_for_approval
 	visits  int
 	retries int
 	errs    string // the classes of the errors that name it
@@ -235,7 +242,7 @@ func (p *picture) mark(t *Trace, where map[string][2]int) {
 		nd := &p.pages[w[0]].nodes[w[1]]
 		nd.stopped = t.StoppedHow
 		nd.state = map[string]string{"failed": stateFailed, "interrupted": stateInterrupted,
-			"limit_reached": stateLimit, "budget_reached": stateLimit}[t.StoppedHow]
+			"limit_reached": stateLimit, "budget_reached": stateLimit, "waiting_for_approval": stateLimit}[t.StoppedHow]
 	}
 	// The edges of each page by their ends, made once: a step finds its
 	// edge among those between its two nodes, not among the page's all
@@ -285,7 +292,7 @@ func (p *picture) mark(t *Trace, where map[string][2]int) {
 // visits all finished.
 func note(nd *picNode) string {
 	var parts []string
-	stopped := nd.state == stateFailed || nd.state == stateInterrupted || nd.stopped == "budget_reached"
+	stopped := nd.state == stateFailed || nd.state == stateInterrupted || nd.stopped == "budget_reached" || nd.stopped == "waiting_for_approval"
 	switch {
 	case stopped && nd.visits > 1:
 		parts = append(parts, types.Plural(nd.visits, "visit"))
@@ -304,7 +311,11 @@ func note(nd *picNode) string {
 	case stateInterrupted:
 		parts = append(parts, "✗ interrupted")
 	case stateLimit:
-		parts = append(parts, "✗ "+strings.ReplaceAll(nd.stopped, "_", " "))
+		mark := "✗ "
+		if nd.stopped == "waiting_for_approval" { // no failure: it waits for its answer
+			mark = "… "
+		}
+		parts = append(parts, mark+strings.ReplaceAll(nd.stopped, "_", " "))
 	}
 	return strings.Join(parts, " · ")
 }

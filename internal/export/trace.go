@@ -94,7 +94,7 @@ func TraceFrom(r io.Reader) (*Trace, error) {
 					t.Steps = append(t.Steps, Step{From: e.Node, To: e.Next, Label: e.Label})
 					last = len(t.Steps) - 1
 				}
-			case "failed", "interrupted", "budget_reached":
+			case "failed", "interrupted", "budget_reached", "waiting_for_approval":
 				t.Stopped, t.StoppedHow = e.Node, e.Status
 			}
 		case runlog.End:

@@ -42,6 +42,7 @@ const (
 	keyContext        = "context"
 	keyPaths          = "paths"
 	keyRollback       = "rollback"
+	keyApproval       = "approval"
 )
 
 // Normalize folds a tag or metadata key for matching (types.FoldName).
@@ -210,6 +211,9 @@ func Resolve(n *types.Node, role string, d types.Defaults, names CLINames) (type
 	if v, ok := meta[keyCommand]; ok {
 		command(&p, v, meta, keys, bad)
 	}
+	if v, ok := meta[keyApproval]; ok || manualOperation(n.Shape) {
+		approval(&p, v, ok, keys, bad)
+	}
 	if v, ok := meta[keyContext]; ok {
 		if m, ok := types.ContextMode(v); ok {
 			p.Context = m
@@ -270,6 +274,38 @@ func command(p *types.ProcessedNode, v string, meta, keys map[string]string, bad
 	if _, set := meta[keyRetries]; !set {
 		p.Retries = 0
 	}
+}
+
+// manualOperation says whether a shape is Lucid's (and draw.io's) Manual
+// operation, the flowchart's shape for a person's step: an approval gate
+// without custom data.
+func manualOperation(shape string) bool {
+	switch Normalize(shape) {
+	case "manualoperation", "manualoperationblock", "manualoperationblocknew":
+		return true
+	}
+	return false
+}
+
+// approval makes the node an approval gate (readme/charts.md#approval-gates)
+// when its approval key is true, or it has none and is drawn as a Manual
+// operation: a person answers it, so it has no CLI, no validation and no
+// retries. approval: false keeps a Manual operation an agent's step.
+func approval(p *types.ProcessedNode, v string, set bool, keys map[string]string, bad func(class, hint, format string, args ...any)) {
+	if set {
+		b, ok := parseBool(v)
+		if !ok {
+			bad("bad_metadata", "set approval to true (a person approves or rejects the step) or false",
+				"%s is %q, not true or false", keys[keyApproval], v)
+			return
+		}
+		if !b {
+			return
+		}
+	}
+	p.Marked = types.StepApproval
+	p.CLI, p.ValidateCLI, p.RetryCLI, p.Fallback = "", "", "", nil
+	p.Validate, p.Retries = false, 0
 }
 
 // cutCLITag splits a "cli:NAME" or "cli=NAME" tag (spaces allowed around

@@ -491,9 +491,48 @@ func TestStep(t *testing.T) {
 		{"a command decision", types.RoleDecision, types.Metadata{"command": "make test"}, types.StepCommand},
 		{"a blank command", types.RoleProcess, types.Metadata{"command": "  "}, types.StepProcess},
 		{"a terminator's command", types.RoleTerminator, types.Metadata{"command": "make"}, types.StepTerminator},
+		{"a gate", types.RoleDecision, types.Metadata{"approval": "true"}, types.StepApproval},
+		{"a gate, yes", types.RoleDecision, types.Metadata{"Approval": "yes"}, types.StepApproval},
+		{"no gate", types.RoleDecision, types.Metadata{"approval": "false"}, types.StepDecision},
+		{"a gate with a command", types.RoleDecision, types.Metadata{"approval": "true", "command": "make"}, types.StepApproval},
 	}
 	for _, tt := range tests {
 		p, _ := nodeconf.Resolve(&types.Node{ID: "n", Metadata: tt.meta}, tt.role, types.BuiltinDefaults(), names)
 		assert.Equal(t, tt.want, nodeconf.Step(p), tt.name)
+	}
+}
+
+// TestApprovalGate: a Manual operation shape is a gate unless approval:
+// false says otherwise; a gate has no CLI, no validation and no retries,
+// and an approval key that is no boolean is an error that says what to
+// write.
+func TestApprovalGate(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, shape string
+		meta        types.Metadata
+		want        types.Step
+		wantBad     string
+	}{
+		{"Lucid CSV's Manual operation", "Manual operation", nil, types.StepApproval, ""},
+		{"Lucid JSON's class", "ManualOperationBlockNew", nil, types.StepApproval, ""},
+		{"a Manual operation kept an agent's", "Manual operation", types.Metadata{"approval": "false"}, types.StepProcess, ""},
+		{"Manual input is not a gate", "Manual input", nil, types.StepProcess, ""},
+		{"approval: maybe", "Process", types.Metadata{"approval": "maybe"}, types.StepProcess, `approval is "maybe", not true or false`},
+	}
+	for _, tt := range tests {
+		p, f := nodeconf.Resolve(&types.Node{ID: "n", Shape: tt.shape, Metadata: tt.meta}, types.RoleProcess, types.BuiltinDefaults(), names)
+		assert.Equal(t, tt.want, nodeconf.Step(p), tt.name)
+		if tt.wantBad != "" {
+			require.Len(t, f.Errors, 1, tt.name)
+			assert.Contains(t, f.Errors[0].Message, tt.wantBad, tt.name)
+			continue
+		}
+		assert.Empty(t, f.Errors, tt.name)
+		if tt.want == types.StepApproval {
+			assert.Empty(t, p.CLI, tt.name)
+			assert.False(t, p.Validate, tt.name)
+			assert.Zero(t, p.Retries, tt.name)
+		}
 	}
 }

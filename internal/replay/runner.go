@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/dtree-dev/dtree/internal/agent"
+	"github.com/dtree-dev/dtree/internal/response"
 	"github.com/dtree-dev/dtree/types"
 )
 
@@ -145,4 +146,23 @@ func (r *Runner) Unused() []Leftover {
 	}
 	slices.SortFunc(out, func(a, b Leftover) int { return cmp.Or(a.Line-b.Line, strings.Compare(a.ID, b.ID)) })
 	return out
+}
+
+// Gate is the answer to a visit of approval gate id (run.Approval's
+// Answers): the node's next reply, as a decision's is taken; false when
+// it has none left, and the run stops at the gate as it would without
+// an answer.
+func (r *Runner) Gate(id string) (string, bool) {
+	node, reply, err := r.next(id, agent.PurposeRun)
+	if err != nil {
+		return "", false
+	}
+	out, errText := Render(reply.Text, node.Decision, false)
+	if errText != "" {
+		return "", false
+	}
+	if d, perr := response.ParseDecision(out); perr == nil {
+		return d.Answer, true
+	}
+	return strings.TrimSpace(out), true
 }

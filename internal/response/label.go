@@ -1,6 +1,9 @@
 package response
 
 import (
+	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -75,4 +78,53 @@ func CleanLabel(s string) string {
 func wordEnd(rest string) bool {
 	r, _ := utf8.DecodeRuneInString(rest)
 	return rest == "" || !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsMark(r)
+}
+
+// The words of an approval gate's branches (readme/charts.md#approval-gates):
+// the first of each is the label's own, the others its synonyms, matched
+// as a decision's answer is (CleanLabel).
+var (
+	ApprovedWords = []string{"approved", "approve", "yes"}
+	RejectedWords = []string{"rejected", "reject", "no"}
+)
+
+// GateLabel is the branch of an approval gate that an answer takes: the
+// label that reads as approved (approve true) or rejected; ok is false
+// when no label, or more than one, does.
+func GateLabel(labels []string, approve bool) (label string, ok bool) {
+	words := RejectedWords
+	if approve {
+		words = ApprovedWords
+	}
+	for _, l := range labels {
+		if slices.Contains(words, CleanLabel(l)) {
+			if ok {
+				return "", false
+			}
+			label, ok = l, true
+		}
+	}
+	return label, ok
+}
+
+// CheckGateLabels says what is wrong with an approval gate's branches, ""
+// when nothing is: it needs one labelled approved (or yes) and one
+// rejected (or no), and no other.
+func CheckGateLabels(labels []string) string {
+	var other []string
+	for _, l := range labels {
+		c := CleanLabel(l)
+		if !slices.Contains(ApprovedWords, c) && !slices.Contains(RejectedWords, c) {
+			other = append(other, strconv.Quote(l))
+		}
+	}
+	_, yes := GateLabel(labels, true)
+	_, no := GateLabel(labels, false)
+	switch {
+	case len(other) > 0:
+		return fmt.Sprintf("branch labels %s are neither approved nor rejected", strings.Join(other, ", "))
+	case !yes || !no:
+		return "it needs one branch labelled approved and one labelled rejected"
+	}
+	return ""
 }

@@ -79,3 +79,31 @@ func TestMatchLabel(t *testing.T) {
 		})
 	}
 }
+
+// TestGateLabel: an approval gate's answer takes the branch labelled
+// approved or rejected, or their synonyms, matched as a decision's labels
+// are; CheckGateLabels says what a gate's branches lack.
+func TestGateLabel(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name             string
+		labels           []string
+		approved, reject string
+		check            string
+	}{
+		{"the words", []string{"approved", "rejected"}, "approved", "rejected", ""},
+		{"yes and no", []string{"Yes", "No"}, "Yes", "No", ""},
+		{"cased and punctuated", []string{"Approve!", " Rejected."}, "Approve!", " Rejected.", ""},
+		{"another label", []string{"approved", "maybe"}, "approved", "", `branch labels "maybe" are neither approved nor rejected`},
+		{"one branch", []string{"approved"}, "approved", "", "it needs one branch labelled approved and one labelled rejected"},
+		{"two approved", []string{"approved", "yes"}, "", "", "it needs one branch labelled approved and one labelled rejected"},
+	}
+	for _, tt := range tests {
+		got, ok := response.GateLabel(tt.labels, true)
+		assert.Equal(t, tt.approved, got, tt.name)
+		assert.Equal(t, tt.approved != "", ok, tt.name)
+		got, _ = response.GateLabel(tt.labels, false)
+		assert.Equal(t, tt.reject, got, tt.name)
+		assert.Equal(t, tt.check, response.CheckGateLabels(tt.labels), tt.name)
+	}
+}

@@ -77,6 +77,7 @@ var stepKinds = map[types.Step]stepKind{
 	types.StepProcess:  processStep{},
 	types.StepDecision: decisionStep{},
 	types.StepCommand:  commandStep{},
+	types.StepApproval: approvalStep{},
 }
 
 // kindOf is the kind of a node that is not a terminator; a node of a

@@ -31,6 +31,7 @@ func TestEveryStepKindRuns(t *testing.T) {
 		{"a command decision", node(types.StepCommand, types.RoleDecision, "make"), commandStep{}},
 		{"a decision", node(types.StepDecision, types.RoleDecision, ""), decisionStep{}},
 		{"a process", node(types.StepProcess, types.RoleProcess, ""), processStep{}},
+		{"a gate", node(types.StepApproval, types.RoleDecision, ""), approvalStep{}},
 		{"the kind, not the settings", node(types.StepProcess, types.RoleProcess, "make"), processStep{}},
 		{"never loaded: its role's", node("", types.RoleDecision, ""), decisionStep{}},
 		{"never loaded, a terminator's role", node("", types.RoleTerminator, ""), processStep{}},
@@ -60,6 +61,8 @@ func TestCarriedStep(t *testing.T) {
 		{"a decision", types.RoleDecision, "", `{"answer":"yes"}`, types.StepDecision, types.DecisionResponse{Answer: "yes"}, true},
 		{"a process", types.RoleProcess, "", `{"completed":true}`, types.StepProcess, types.ProcessResponse{Completed: true}, true},
 		{"no response", types.RoleProcess, "", `null`, types.StepProcess, nil, true},
+		{"a gate", types.RoleDecision, "", `{"choices":[],"answer":"rejected","reasons":["no tests"]}`, types.StepApproval,
+			types.DecisionResponse{Choices: []string{}, Answer: "rejected", Reasons: []string{"no tests"}}, true},
 	}
 	for _, tt := range tests {
 		s := &CarriedStep{Start: runlog.NodeStart{Node: "n", Role: tt.role}, End: runlog.NodeEnd{Command: tt.command, Response: json.RawMessage(tt.response)}}

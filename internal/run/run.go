@@ -88,6 +88,9 @@ type Options struct {
 	// answers.yaml, with the flags that chose its path; answers.yaml says
 	// it in its header. Empty: dtree run CHART --answers FILE.
 	ReplayCommand string
+	// Approval answers the run's approval gates; without an answer a
+	// gate stops the run (StatusWaiting, exit 5).
+	Approval Approval
 }
 
 // Progress hears about the run as it goes; the command prints it.
@@ -154,6 +157,8 @@ type walker struct {
 	// (snap); false after a checkpoint that failed.
 	wsFresh bool
 	wsFirst string // the checkpoint before the run
+	// gateAnswered: Approval.Answer was given to a gate.
+	gateAnswered bool
 }
 
 // Walk runs the chart and returns its summary. The error is a
@@ -305,6 +310,8 @@ func (w *walker) runNode(ctx context.Context, n *types.ProcessedNode, visit int)
 			res.Status, reason = StatusInterrupted, "interrupted"
 		case errors.As(err, new(*BudgetError)):
 			res.Status = StatusBudget
+		case errors.As(err, new(*WaitingError)):
+			res.Status, reason = StatusWaiting, "waiting for approval"
 		case errors.As(err, &wrote):
 			// Not the node's failure: what its agent answered is kept.
 			res.Status = StatusLogWriteFailed
@@ -544,6 +551,8 @@ func (w *walker) outcome(err error) {
 		w.sum.Status, w.sum.ExitCode = StatusLimit, types.ExitLimit
 	case errors.As(err, &budget):
 		w.sum.Status, w.sum.ExitCode = StatusBudget, types.ExitLimit
+	case errors.As(err, new(*WaitingError)):
+		w.sum.Status, w.sum.ExitCode = StatusWaiting, types.ExitWaiting
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		w.sum.Status, w.sum.ExitCode = StatusInterrupted, types.ExitInterrupted
 		err = errors.New("interrupted")

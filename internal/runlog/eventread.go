@@ -263,6 +263,10 @@ func eventType(name []byte) EventType {
 		return EventOutOfScope
 	case string(EventTreeRestored):
 		return EventTreeRestored
+	case string(EventApprovalAsked):
+		return EventApprovalAsked
+	case string(EventApprovalGiven):
+		return EventApprovalGiven
 	}
 	return EventType(name)
 }
@@ -309,6 +313,10 @@ func decodeEvent(t EventType, line []byte) (Event, error) {
 		return decode[OutOfScope](line)
 	case EventTreeRestored:
 		return decode[TreeRestored](line)
+	case EventApprovalAsked:
+		return decode[ApprovalAsked](line)
+	case EventApprovalGiven:
+		return decode[ApprovalGiven](line)
 	}
 	return Unknown{Name: t, Line: bytes.Clone(line)}, nil
 }

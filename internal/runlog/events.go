@@ -32,6 +32,8 @@ const (
 	EventRollback         EventType = "rollback"
 	EventOutOfScope       EventType = "out_of_scope"
 	EventTreeRestored     EventType = "tree_restored"
+	EventApprovalAsked    EventType = "approval_asked"
+	EventApprovalGiven    EventType = "approval_given"
 )
 
 // Event is one line of events.jsonl: one of the structs of this file. Each
@@ -333,6 +335,30 @@ type Workspace struct {
 	Worktree   string `json:"worktree,omitempty"`
 }
 
+// ApprovalAsked is a run stopped at an approval gate that no answer was
+// given for (readme/charts.md#approval-gates): it ends waiting for
+// approval, and Resume is the command that answers it.
+type ApprovalAsked struct {
+	Node   string `json:"node"`
+	Resume string `json:"resume"`
+	RunID  string `json:"run_id"`
+}
+
+// ApprovalGiven is an approval gate's answer: approved or rejected, who
+// gave it (flag: dtree resume's --approve or --reject; all: --approve-all
+// or --reject-all, or the approvals setting; answers: a dry run's
+// --answer or a replay's answers file), the reason given, and where the
+// run goes on.
+type ApprovalGiven struct {
+	Answer string `json:"answer"`
+	Label  string `json:"label"`
+	Next   string `json:"next"`
+	Node   string `json:"node"`
+	Reason string `json:"reason"`
+	RunID  string `json:"run_id"`
+	Who    string `json:"who"`
+}
+
 // Unknown is an event this version of dtree does not know, from a newer
 // one: its name and its whole line. It is read, never written.
 type Unknown struct {
@@ -359,6 +385,8 @@ func (VarNUL) Type() EventType           { return EventVarNUL }
 func (Fallback) Type() EventType         { return EventFallback }
 func (ToolCall) Type() EventType         { return EventToolCall }
 func (ToolCallsLeftOut) Type() EventType { return EventToolCallsLeftOut }
+func (ApprovalAsked) Type() EventType    { return EventApprovalAsked }
+func (ApprovalGiven) Type() EventType    { return EventApprovalGiven }
 func (u Unknown) Type() EventType        { return u.Name }
 
 func (e RunStart) withRunID(id string) Event         { e.RunID = id; return e }
@@ -380,6 +408,8 @@ func (e Fallback) withRunID(id string) Event         { e.RunID = id; return e }
 func (e ToolCall) withRunID(id string) Event         { e.RunID = id; return e }
 func (e ToolCallsLeftOut) withRunID(id string) Event { e.RunID = id; return e }
 func (e Workspace) withRunID(id string) Event        { e.RunID = id; return e }
+func (e ApprovalAsked) withRunID(id string) Event    { e.RunID = id; return e }
+func (e ApprovalGiven) withRunID(id string) Event    { e.RunID = id; return e }
 func (u Unknown) withRunID(string) Event             { return u }
 
 // MarshalJSON writes the fields node_end has for its status: on success

@@ -125,6 +125,10 @@ func TestEventsRoundTrip(t *testing.T) {
 			line: `{"time":"2026-11-24T20:00:00.000000005Z","event":"out_of_scope","attempt":1,"checkpoint":"cc","files":101,"node":"6","paths":[{"added":0,"path":"x","removed":0,"status":"M"}],"paths_left_out":100,"run_id":"r1"}`},
 		{name: "tree_restored", ev: runlog.TreeRestored{Node: "5", Attempt: 1, By: "decision", Checkpoint: "aa", Change: &types.Change{From: "aa", To: "bb", Files: 1, Paths: []types.PathChange{}}},
 			line: `{"time":"2026-11-24T20:00:00.000000005Z","event":"tree_restored","attempt":1,"by":"decision","change":{"added":0,"files":1,"from":"aa","paths":[],"removed":0,"to":"bb"},"checkpoint":"aa","node":"5","run_id":"r1"}`},
+		{name: "approval_asked", ev: runlog.ApprovalAsked{Node: "5", Resume: "approve it: dtree resume r1 --approve"},
+			line: `{"time":"2026-11-24T20:00:00.000000005Z","event":"approval_asked","node":"5","resume":"approve it: dtree resume r1 --approve","run_id":"r1"}`},
+		{name: "approval_given", ev: runlog.ApprovalGiven{Node: "5", Answer: "rejected", Label: "No", Next: "6", Who: "flag", Reason: "no tests"},
+			line: `{"time":"2026-11-24T20:00:00.000000005Z","event":"approval_given","answer":"rejected","label":"No","next":"6","node":"5","reason":"no tests","run_id":"r1","who":"flag"}`},
 		{name: "run_end", ev: runlog.RunEnd{Status: "succeeded", Path: []string{"3", "4"}, Steps: 7, Usage: tot}, line: runEnd},
 		{name: "run_end failed", ev: runlog.RunEnd{Status: "failed", ExitCode: 1, Error: "node 8 failed"}, line: runEndFailed},
 	} {
@@ -197,6 +201,12 @@ func withRunID(ev runlog.Event, id string) runlog.Event {
 		e.RunID = id
 		return e
 	case runlog.TreeRestored:
+		e.RunID = id
+		return e
+	case runlog.ApprovalAsked:
+		e.RunID = id
+		return e
+	case runlog.ApprovalGiven:
 		e.RunID = id
 		return e
 	case runlog.NodeEnd:

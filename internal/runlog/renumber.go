@@ -52,6 +52,13 @@ func Renumber(line []byte, ids map[string]string) []byte {
 	case TreeRestored:
 		re(&e.Node)
 		ev = e
+	case ApprovalAsked:
+		re(&e.Node)
+		ev = e
+	case ApprovalGiven:
+		re(&e.Node)
+		re(&e.Next)
+		ev = e
 	case NodeEnd:
 		re(&e.Node)
 		re(&e.Next)

@@ -37,6 +37,7 @@ const (
 	KeyKeepRuns           = "keep_runs"
 	KeyRollback           = "rollback"
 	KeyCheckpoints        = "checkpoints"
+	KeyApprovals          = "approvals"
 	// KeyCLIs holds the custom CLI definitions; it is edited in the file,
 	// not with `dtree settings set`.
 	KeyCLIs = "clis"
@@ -62,6 +63,7 @@ const (
 	kindTurns                   // a whole number of model turns, 0 or more; 0: no bound
 	kindWorktree                // off, head or dirty (false, true)
 	kindRollback                // attempt or keep
+	kindApprovals               // ask, approve or reject
 )
 
 // Key describes one scalar setting.
@@ -119,7 +121,16 @@ var keys = []Key{
 		Help: "attempt undoes a failed attempt's change to the working tree before its retry (needs git); keep lets the retry build on it (a node's rollback wins)"},
 	{Name: KeyCheckpoints, Env: "DTREE_CHECKPOINTS", Default: "true", kind: kindBool,
 		Help: "in a git repository, record the working tree before the run and after each step (dtree docs workspace); false runs no git command"},
+	{Name: KeyApprovals, Env: "DTREE_APPROVALS", Default: ApprovalsAsk, kind: kindApprovals,
+		Help: "what a run does at an approval gate: ask (stop, exit 5, until dtree resume --approve or --reject), approve or reject every gate; --approve-all and --reject-all win"},
 }
+
+// The values of the approvals setting (readme/charts.md#approval-gates).
+const (
+	ApprovalsAsk     = "ask"
+	ApprovalsApprove = "approve"
+	ApprovalsReject  = "reject"
+)
 
 // The values of the worktree setting (readme/workspace.md#worktrees).
 const (
@@ -234,6 +245,12 @@ func (k Key) parse(raw string, names agent.Names) (string, error) {
 			return r, nil
 		}
 		return "", fmt.Errorf("%q is not attempt or keep", raw)
+	case kindApprovals:
+		switch r := strings.ToLower(v); r {
+		case ApprovalsAsk, ApprovalsApprove, ApprovalsReject:
+			return r, nil
+		}
+		return "", fmt.Errorf("%q is not ask, approve or reject", raw)
 	case kindBool:
 		switch strings.ToLower(v) {
 		case "true", "yes", "on", "1":
@@ -282,6 +299,8 @@ func (k Key) hintAs(subject string, names agent.Names) string {
 		return subject + " takes off, head (a worktree from HEAD) or dirty (from the working tree, uncommitted changes too)"
 	case kindRollback:
 		return subject + " takes attempt (undo a failed attempt's change before its retry) or keep"
+	case kindApprovals:
+		return subject + " takes ask (a gate stops the run until it is answered), approve or reject (every gate)"
 	case kindSize:
 		return subject + " takes a size in bytes, KiB, MiB or GiB (16MiB, 1GiB), or 0 for no bound"
 	}
@@ -330,6 +349,8 @@ func (k Key) Values() []string {
 		return []string{"true", "false"}
 	case kindWorktree:
 		return []string{WorktreeOff, WorktreeHead, WorktreeDirty}
+	case kindApprovals:
+		return []string{ApprovalsAsk, ApprovalsApprove, ApprovalsReject}
 	}
 	if k.kind == kindRollback {
 		return []string{types.RollbackAttempt, types.RollbackKeep}

@@ -341,7 +341,7 @@ func TestKeys(t *testing.T) {
 		assert.NotEmpty(t, k.Help, k.Name)
 	}
 	assert.Equal(t, []string{"default_cli", "default_validate_cli", "default_retry_cli", "default_retry_count",
-		"default_timeout", "log_dir", "write_log_short", "write_log_long", "write_log_graph", "long_log_call_max", "long_log_max", "stream_log_max", "max_cost", "max_tokens", "allow_unmetered", "max_turns", "junit", "worktree", "keep_runs", "rollback", "checkpoints"}, names)
+		"default_timeout", "log_dir", "write_log_short", "write_log_long", "write_log_graph", "long_log_call_max", "long_log_max", "stream_log_max", "max_cost", "max_tokens", "allow_unmetered", "max_turns", "junit", "worktree", "keep_runs", "rollback", "checkpoints", "approvals"}, names)
 	assert.Equal(t, append(names, "clis"), settings.KeyNames())
 }
 

@@ -60,6 +60,9 @@ type Settings struct {
 	// Checkpoints records the working tree before the run and after each
 	// step, in a git repository (readme/workspace.md).
 	Checkpoints bool
+	// Approvals is what a run does at an approval gate: ApprovalsAsk,
+	// ApprovalsApprove or ApprovalsReject (readme/charts.md#approval-gates).
+	Approvals string
 	// CLIs are the custom CLI definitions, keyed by their lower-case name;
 	// one with a built-in's name replaces the built-in.
 	CLIs map[string]agent.Definition
@@ -153,6 +156,8 @@ func (s *Settings) Value(key string) (string, bool) {
 		return s.Rollback, true
 	case KeyCheckpoints:
 		return fmt.Sprint(s.Checkpoints), true
+	case KeyApprovals:
+		return s.Approvals, true
 	}
 	return "", false
 }
@@ -203,6 +208,8 @@ func (s *Settings) set(key, v string) error {
 		s.Rollback = v
 	case KeyCheckpoints:
 		s.Checkpoints = v == "true"
+	case KeyApprovals:
+		s.Approvals = v
 	default:
 		err = fmt.Errorf("unknown setting %q", key)
 	}

@@ -1,0 +1,192 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/dtree-dev/dtree/internal/response"
+	"github.com/dtree-dev/dtree/internal/runlog"
+	"github.com/dtree-dev/dtree/prompts"
+	"github.com/dtree-dev/dtree/types"
+)
+
+// StatusWaiting is a run, and the visit of its gate, stopped at an
+// approval gate no answer was given for (exit 5).
+const StatusWaiting = "waiting_for_approval"
+
+// Answers a gate takes (Approval.Answer, Approval.All).
+const (
+	Approve = "approve"
+	Reject  = "reject"
+)
+
+// Who gave a gate's answer (runlog.ApprovalGiven's who).
+const (
+	WhoFlag    = "flag"    // dtree resume --approve or --reject
+	WhoAll     = "all"     // --approve-all, --reject-all or the approvals setting
+	WhoAnswers = "answers" // a dry run's --answer, a replay's answers file
+)
+
+// Approval is how a run answers its approval gates
+// (readme/charts.md#approval-gates). With no answer for a gate, the run
+// stops there, waiting for approval.
+type Approval struct {
+	// Answer is dtree resume's --approve (Approve) or --reject (Reject):
+	// the answer to the first gate the run reaches, the one it waited at.
+	// Reason is its --reason.
+	Answer string
+	Reason string
+	// All answers every gate (Approve or Reject), after Answer: the flags
+	// --approve-all and --reject-all, or the approvals setting.
+	All string
+	// Answers gives a gate's answer in a dry run or a replay, a label of
+	// the gate or an answer word (approved, rejected, yes, no); false when
+	// it has none for this visit.
+	Answers func(node string) (string, bool)
+}
+
+// WaitingError is a run stopped at an approval gate (exit 5): RunID is
+// the run to resume with the answer.
+type WaitingError struct {
+	Node  string
+	Text  string
+	RunID string
+}
+
+func (e *WaitingError) Error() string {
+	return fmt.Sprintf("node %s %s waits for approval", e.Node, types.Quote(types.Excerpt(e.Text, errorTextRunes)))
+}
+
+// Hint says how to go on.
+func (e *WaitingError) Hint() string {
+	id := e.RunID
+	if id == "" {
+		id = "RUN_ID"
+	}
+	return fmt.Sprintf("approve it: dtree resume %s --approve [--reason TEXT]; reject it: dtree resume %s --reject --reason TEXT", id, id)
+}
+
+// approvalStep is an approval gate: no agent, no command; a person's
+// answer, given to dtree resume or for every gate, takes the branch
+// labelled approved or rejected. Its reason goes to the steps after it.
+type approvalStep struct{}
+
+func (approvalStep) attempt(_ context.Context, v *step, _ int, _ []feedback) outcome {
+	w, n := v.w, v.n
+	answer, reason, who := w.gateAnswer(n.ID, v.labels)
+	if answer == "" {
+		id := ""
+		if w.o.Log != nil {
+			id = w.o.Log.RunID
+		}
+		werr := &WaitingError{Node: n.ID, Text: firstLine(n.Text), RunID: id}
+		w.event(runlog.ApprovalAsked{Node: n.ID, Resume: werr.Hint()})
+		return outcome{err: werr}
+	}
+	label, ok := response.GateLabel(v.labels, answer == Approve)
+	if !ok { // lint (approval_gate) refuses such a chart
+		return outcome{err: &NodeFailedError{Node: n.ID, Text: firstLine(n.Text), Attempts: 1,
+			Last: fmt.Sprintf("the gate was %s, and no branch is labelled so (labels: %s)", past(answer), quoteAll(v.labels))}}
+	}
+	next := ""
+	for _, e := range v.out {
+		if e.Label == label {
+			next = e.To
+			break
+		}
+	}
+	// A reason is a person's few words; one pasted whole from a log is
+	// kept to its beginning, within the bound of a step's output.
+	reason = types.HeadBytes(strings.TrimSpace(reason), maxOutput)
+	r := types.DecisionResponse{Answer: past(answer), Reasons: []string{}}
+	if reason != "" {
+		r.Reasons = []string{reason}
+	}
+	v.res.Response, v.output = r, reason
+	w.event(runlog.ApprovalGiven{Node: n.ID, Answer: r.Answer, Label: label, Next: next, Who: who, Reason: reason})
+	w.replies.Add(n.ID, n.Text, true, false, string(encodeResponse(r)), nil, v.labels)
+	return outcome{next: next, label: label}
+}
+
+// past is an answer as the logs and the run so far say it.
+func past(answer string) string {
+	if answer == Approve {
+		return "approved"
+	}
+	return "rejected"
+}
+
+// gateAnswer is the answer to a visit of gate id, "" when there is none:
+// the answer given to resume, once; an answer for every gate; a dry
+// run's or a replay's.
+func (w *walker) gateAnswer(id string, labels []string) (answer, reason, who string) {
+	a := &w.o.Approval
+	if a.Answer != "" && !w.gateAnswered {
+		w.gateAnswered = true
+		return a.Answer, a.Reason, WhoFlag
+	}
+	if a.All != "" {
+		reason := a.Reason // resume --approve-all --reason: every gate's
+		if a.Answer != "" {
+			reason = "" // the reason was the answer's
+		}
+		return a.All, reason, WhoAll
+	}
+	if a.Answers != nil {
+		if s, ok := a.Answers(id); ok {
+			if l, ok := response.MatchLabel(s, labels); ok {
+				s = l
+			}
+			switch c := response.CleanLabel(s); {
+			case slices.Contains(response.ApprovedWords, c):
+				return Approve, "", WhoAnswers
+			case slices.Contains(response.RejectedWords, c):
+				return Reject, "", WhoAnswers
+			}
+		}
+	}
+	return "", "", ""
+}
+
+// soFar shows the answer and its reason.
+func (approvalStep) soFar(p *pastStep) prompts.Step {
+	s := prompts.Step{Node: p.ID, Text: p.Text, Kind: string(types.StepApproval), Status: p.Status, Answer: p.Label}
+	if r, ok := p.Response.(types.DecisionResponse); ok {
+		s.Answer, s.Reasons = r.Answer, r.Reasons
+	}
+	return s
+}
+
+// field gives {{node.ID.answer}} (approved or rejected) and
+// {{node.ID.reason}}, besides the fields every step has.
+func (approvalStep) field(p *pastStep, name string) (string, bool) {
+	r, _ := p.Response.(types.DecisionResponse)
+	switch name {
+	case "answer":
+		return r.Answer, true
+	case "reason":
+		return strings.Join(r.Reasons, "; "), true
+	}
+	return p.common(name)
+}
+
+func (approvalStep) ended(*step, *runlog.NodeEnd) {}
+
+// recorded: a gate's node_end has its answer, approved or rejected, and
+// no agent call before it.
+func (approvalStep) recorded(s *CarriedStep) bool {
+	if len(s.Calls) > 0 || s.End.Command != "" {
+		return false
+	}
+	r, ok := decodeAs[types.DecisionResponse](s.End.Response).(types.DecisionResponse)
+	return ok && len(r.Choices) == 0 && (r.Answer == "approved" || r.Answer == "rejected") && s.End.Validation == nil
+}
+
+// carried reads the answer back; its reply goes on into answers.yaml, so
+// that a replay of the resumed run takes the same branch.
+func (approvalStep) carried(_ string, raw json.RawMessage) (any, bool) {
+	return decodeAs[types.DecisionResponse](raw), true
+}
