@@ -72,7 +72,8 @@ func TestMatchIsLinear(t *testing.T) {
 	// Not parallel, and timed as a ratio, whatever else the machine runs
 	// (an absolute bound of 2 s failed under -race beside other packages'
 	// tests): four times the nodes take 5.4-6.6 times as long here (maps
-	// of more strings), a quadratic match 16 times.
+	// of more strings), up to 10.7 with the machine loaded; a quadratic
+	// match would take 16 times as long, and more with the same effects.
 	took := func(n int) time.Duration {
 		var a, b Outline
 		for i := range n {
@@ -86,7 +87,7 @@ func TestMatchIsLinear(t *testing.T) {
 			b.Nodes = append(b.Nodes, OutlineNode{fmt.Sprint(n + i), "process", text})
 		}
 		best := time.Duration(1 << 62)
-		for range 3 {
+		for range 5 {
 			runtime.GC()
 			start := time.Now()
 			ids, whole := Match(a, b)
@@ -98,6 +99,6 @@ func TestMatchIsLinear(t *testing.T) {
 	}
 	small, large := took(12_500), took(50_000)
 	t.Logf("12,500 nodes: %v; 50,000 nodes: %v", small, large)
-	assert.Less(t, float64(large)/float64(max(small, time.Millisecond)), 10.0, "four times the nodes take more than 10 times as long (quadratic: 16)")
+	assert.Less(t, float64(large)/float64(max(small, time.Millisecond)), 13.0, "four times the nodes take more than 13 times as long (quadratic: 16 and more)")
 	assert.Less(t, large, 20*time.Second)
 }
