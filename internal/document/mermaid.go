@@ -603,6 +603,16 @@ func (p *mermaidParser) chain() {
 		if !ok {
 			return
 		}
+		if n := len(prev) * len(next); n > maxAmpersandEdges(len(prev), len(next)) {
+			// A & B --> C & D makes every pair's edge: the edges a line
+			// makes stay in proportion to its length, or a 68 KB line
+			// would be 9 million edges.
+			p.line = linkLine
+			p.errorf(nil, mermaidHint, "%d nodes & %d nodes make %d edges in one statement, more than dtree reads (%d): write the edges out, or join the nodes through one step",
+				len(prev), len(next), n, maxAmpersandEdges(len(prev), len(next)))
+			p.restOfLine()
+			return
+		}
 		for _, a := range prev {
 			for _, z := range next {
 				p.edge(a, z, lk, edgeID)
@@ -1117,6 +1127,17 @@ func (p *mermaidParser) pipeLabel(lk mermaidLink) mermaidLink {
 }
 
 // edge adds an edge from a to z (document ids).
+// maxAmpersandEdges is how many edges one link between a group of a
+// nodes and one of z may make (a & b --> c & d: a×z): any fan from or to
+// one node, and a cross of a few nodes each, which charts draw; not a
+// product that grows with the square of the text.
+func maxAmpersandEdges(a, z int) int {
+	if a == 1 || z == 1 {
+		return a * z
+	}
+	return 4*(a+z) + 64
+}
+
 func (p *mermaidParser) edge(a, z string, lk mermaidLink, id string) {
 	mr := p.mr
 	if lk.label == "\x00invisible" {

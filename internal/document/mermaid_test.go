@@ -363,3 +363,32 @@ func TestMermaidIDCharacters(t *testing.T) {
 		`p\q process Backslash`, "p process p", "s process Styled", "Z terminator End",
 	}, nodesOf(doc))
 }
+
+// TestMermaidAmpersandIsBounded: A & B --> C & D makes every pair's edge;
+// a cross of a few nodes is read, one of thousands (a 68 KB line, 9
+// million edges, 68 s and 11 GB) is an error on its line, read at once.
+func TestMermaidAmpersandIsBounded(t *testing.T) {
+	t.Parallel()
+	doc := readMermaid(t, "flowchart TD\n  S([Start]) --> A & B & C\n  A & B & C --> D & E & F\n")
+	assert.Len(t, doc.Edges, 12, "3 from the start and 3×3")
+
+	group := func(p string, n int) string {
+		ids := make([]string, n)
+		for i := range ids {
+			ids[i] = fmt.Sprint(p, i)
+		}
+		return strings.Join(ids, " & ")
+	}
+	text := "flowchart TD\n  S([Start]) --> A0\n  " + group("A", 3000) + " --> " + group("B", 3000) + "\n"
+	start := time.Now()
+	doc = readMermaid(t, text)
+	assert.Less(t, time.Since(start), 5*time.Second)
+	assert.Less(t, len(doc.Edges), 10)
+	var found bool
+	for _, d := range doc.Errors {
+		if d.Class == "malformed_mermaid" && d.Line == 3 && strings.Contains(d.Message, "9000000 edges") {
+			found = true
+		}
+	}
+	assert.True(t, found, "the error names the line and the edges: %v", doc.Errors)
+}
