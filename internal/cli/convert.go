@@ -117,6 +117,7 @@ func (a *App) convert(ctx context.Context, path string, o convertOptions) error 
 		case "drawio":
 			dropped, err = export.Drawio(w, c.Doc)
 		default:
+			dropped = export.PictureLosses(c.Doc, to)
 			err = export.Picture(ctx, w, c.Doc, to, export.PictureOptions{Errors: c.Errors})
 		}
 		return err

@@ -173,3 +173,34 @@ func oneLine(s string) string {
 		return r
 	}, s)
 }
+
+// PictureLosses is what convert --to mermaid or dot drops: those are
+// dtree's pictures of the chart (readme/convert.md), numbered n0, n1, …,
+// without a step's custom data (its command, approval, cli, retries, …),
+// the chart's variables or its pages after the first as separate charts.
+// Read back, such a file is another chart: a command step or an approval
+// gate of the original would be an agent's step.
+func PictureLosses(doc *types.Document, format string) []string {
+	name := map[string]string{"mermaid": "Mermaid", "dot": "DOT"}[format]
+	if name == "" {
+		name = format
+	}
+	lost := losses{format: name + " as dtree draws it"}
+	for i := range doc.Nodes {
+		n := &doc.Nodes[i]
+		if len(n.Metadata) > 0 {
+			lost.add("custom data (command, approval, cli, retries, …)")
+		}
+		if len(n.Tags) > 0 {
+			lost.add("tags")
+		}
+	}
+	if len(doc.Vars) > 0 {
+		lost.add("variables")
+	}
+	out := lost.list()
+	if len(out) > 0 {
+		out = append(out, fmt.Sprintf("%s is a picture of the chart, with ids n0, n1, …: to keep the chart, convert to yaml, csv, json or drawio", name))
+	}
+	return out
+}

@@ -215,3 +215,17 @@ func TestDrawioIDs(t *testing.T) {
 	assert.NotEqual(t, "x", back.Edges[2].ID)
 	assert.NotEqual(t, "1", back.Edges[0].ID)
 }
+
+// TestPictureLosses: convert --to mermaid or dot says what the picture
+// drops; a chart with nothing of the kind has nothing to say.
+func TestPictureLosses(t *testing.T) {
+	t.Parallel()
+	plain := &types.Document{Nodes: []types.Node{{ID: "a", Text: "A"}}}
+	assert.Empty(t, export.PictureLosses(plain, "mermaid"))
+	gate := &types.Document{Nodes: []types.Node{{ID: "a", Text: "Ship?", Metadata: types.Metadata{"approval": "true"}}},
+		Vars: []types.Var{{Name: "branch", Default: "main", HasDefault: true}}}
+	all := strings.Join(export.PictureLosses(gate, "dot"), "\n")
+	assert.Contains(t, all, "DOT as dtree draws it cannot hold custom data (command, approval, cli, retries, …) (1 item)")
+	assert.Contains(t, all, "cannot hold variables (1 item)")
+	assert.Contains(t, all, "convert to yaml, csv, json or drawio")
+}
