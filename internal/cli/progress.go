@@ -61,6 +61,9 @@ type progress struct {
 	// asked is how to answer the approval gate the run stopped at, from
 	// its approval_asked event.
 	asked string
+	// paused is the live line's node while a gate asks on the terminal
+	// (gateprompt.go).
+	paused string
 }
 
 // clearLine returns to the start of the line and erases it.

@@ -1,11 +1,13 @@
 package run
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/dtree-dev/dtree/internal/response"
 	"github.com/dtree-dev/dtree/internal/runlog"
@@ -25,10 +27,29 @@ const (
 
 // Who gave a gate's answer (runlog.ApprovalGiven's who).
 const (
-	WhoFlag    = "flag"    // dtree resume --approve or --reject
-	WhoAll     = "all"     // --approve-all, --reject-all or the approvals setting
-	WhoAnswers = "answers" // a dry run's --answer, a replay's answers file
+	WhoFlag     = "flag"     // dtree resume --approve or --reject
+	WhoAll      = "all"      // --approve-all, --reject-all or the approvals setting
+	WhoAnswers  = "answers"  // a dry run's --answer, a replay's answers file
+	WhoTerminal = "terminal" // a person at the terminal the run is on
 )
+
+// Gate is what a person answering a gate on a terminal is shown
+// (Approval.Ask).
+type Gate struct {
+	Node, Text string
+	// SoFar is the run so far, briefly: a line a finished visit, oldest
+	// first, the newest few.
+	SoFar []string
+	// Change is what changed in the working tree since the run started
+	// or since the last gate; nil when checkpoints are off.
+	Change *types.Change
+	// Timeout is the node's own timeout (custom data timeout); 0 is none:
+	// a gate waits for its answer as long as it takes.
+	Timeout time.Duration
+}
+
+// soFarShown bounds Gate.SoFar: the logs have the whole run.
+const soFarShown = 10
 
 // Approval is how a run answers its approval gates
 // (readme/charts.md#approval-gates). With no answer for a gate, the run
@@ -46,6 +67,11 @@ type Approval struct {
 	// the gate or an answer word (approved, rejected, yes, no); false when
 	// it has none for this visit.
 	Answers func(node string) (string, bool)
+	// Ask asks a person at the terminal for a gate's answer (Approve or
+	// Reject) and its reason, when nothing above answers it; nil (not on
+	// a terminal) stops the run there, waiting. Its error is the
+	// context's when the run was interrupted at the prompt.
+	Ask func(ctx context.Context, g Gate) (answer, reason string, err error)
 }
 
 // WaitingError is a run stopped at an approval gate (exit 5): RunID is
@@ -74,9 +100,18 @@ func (e *WaitingError) Hint() string {
 // labelled approved or rejected. Its reason goes to the steps after it.
 type approvalStep struct{}
 
-func (approvalStep) attempt(_ context.Context, v *step, _ int, _ []feedback) outcome {
+func (approvalStep) attempt(ctx context.Context, v *step, _ int, _ []feedback) outcome {
 	w, n := v.w, v.n
 	answer, reason, who := w.gateAnswer(n.ID, v.labels)
+	if answer == "" && w.o.Approval.Ask != nil {
+		a, r, err := w.o.Approval.Ask(ctx, w.gate(ctx, n))
+		if err != nil {
+			return outcome{err: err}
+		}
+		if a != "" { // "": the terminal closed, and the run waits
+			answer, reason, who = a, r, WhoTerminal
+		}
+	}
 	if answer == "" {
 		id := ""
 		if w.o.Log != nil {
@@ -109,6 +144,32 @@ func (approvalStep) attempt(_ context.Context, v *step, _ int, _ []feedback) out
 	w.event(runlog.ApprovalGiven{Node: n.ID, Answer: r.Answer, Label: label, Next: next, Who: who, Reason: reason})
 	w.replies.Add(n.ID, n.Text, true, false, string(encodeResponse(r)), nil, v.labels)
 	return outcome{next: next, label: label}
+}
+
+// gate is what the terminal shows of gate n: its text, the run so far and
+// what changed since the run started or since the last gate asked.
+func (w *walker) gate(ctx context.Context, n *types.ProcessedNode) Gate {
+	g := Gate{Node: n.ID, Text: n.Text}
+	for k := range n.Metadata {
+		if types.FoldName(k) == "timeout" {
+			g.Timeout = n.Timeout // else the chart's default, an agent's
+		}
+	}
+	for _, p := range w.history[max(0, len(w.history)-soFarShown):] {
+		line := p.ID + " " + firstLine(p.Text) + ": " + p.Status
+		if p.Label != "" {
+			line += " → " + p.Label
+		}
+		g.SoFar = append(g.SoFar, line)
+	}
+	if w.ws != nil {
+		from := cmp.Or(w.gateMark, w.wsFirst)
+		if c, err := w.ws.Repo.Changes(context.WithoutCancel(ctx), from, w.ws.Last.Commit); err == nil {
+			g.Change = &c
+		}
+		w.gateMark = w.ws.Last.Commit
+	}
+	return g
 }
 
 // past is an answer as the logs and the run so far say it.

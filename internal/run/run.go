@@ -157,6 +157,8 @@ type walker struct {
 	// (snap); false after a checkpoint that failed.
 	wsFresh bool
 	wsFirst string // the checkpoint before the run
+	// gateMark is the checkpoint the last gate asked at, on a terminal.
+	gateMark string
 	// gateAnswered: Approval.Answer was given to a gate.
 	gateAnswered bool
 }

@@ -1,0 +1,159 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/dtree-dev/dtree/internal/ci"
+	"github.com/dtree-dev/dtree/internal/response"
+	"github.com/dtree-dev/dtree/internal/run"
+	"golang.org/x/term"
+)
+
+// An approval gate on a terminal (readme/run.md#approval-gates-on-a-terminal):
+// when stdin and stderr are a terminal, and the run prints no --json,
+// dtree stops the live line at a gate, shows the gate's text, the run so
+// far and what changed, and asks approve or reject.
+
+// gatePrompt asks a gate's answer at the terminal: it writes to the
+// progress's writer and reads lines from in, one reader for the run.
+type gatePrompt struct {
+	p     *progress
+	in    io.Reader
+	lines chan string // closed at the end of in (Ctrl-D)
+}
+
+// stdinTerminal says whether r is a terminal a person types at.
+func stdinTerminal(r io.Reader) bool {
+	f, ok := r.(interface{ Fd() uintptr })
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// readLines starts the run's one reader of in: a read cut short by a
+// timeout or an interrupt leaves its line to the next prompt.
+func (g *gatePrompt) readLines() {
+	if g.lines != nil {
+		return
+	}
+	g.lines = make(chan string)
+	go func() {
+		defer close(g.lines)
+		s := bufio.NewScanner(g.in)
+		s.Buffer(make([]byte, 0, 4096), 64<<10)
+		for s.Scan() {
+			g.lines <- s.Text()
+		}
+	}()
+}
+
+// say prints to the terminal, made inert: a chart's or an agent's text
+// drives no terminal (errors.go).
+func (g *gatePrompt) say(format string, args ...any) {
+	fmt.Fprint(g.p.w, visible(g.p.mask(fmt.Sprintf(format, args...))))
+}
+
+// ask is run.Approval.Ask: "" for the answer when in ended (the run then
+// waits, as off a terminal).
+func (g *gatePrompt) ask(ctx context.Context, gt run.Gate) (string, string, error) {
+	g.p.pauseLive()
+	defer g.p.resumeLive()
+	g.say("⏸ %s waits for your approval:\n", gt.Node)
+	for _, l := range strings.Split(strings.TrimSpace(gt.Text), "\n") {
+		g.say("  %s\n", l)
+	}
+	if len(gt.SoFar) > 0 {
+		g.say("the run so far:\n")
+		for _, l := range gt.SoFar {
+			g.say("  %s\n", l)
+		}
+	}
+	if gt.Change != nil {
+		if gt.Change.Empty() {
+			g.say("changed since the run started or the last gate: nothing\n")
+		} else {
+			g.say("changed since the run started or the last gate: %s (dtree diff shows it)\n", ci.ChangeBrief(gt.Change))
+		}
+	}
+	var expired <-chan time.Time
+	if gt.Timeout > 0 {
+		t := time.NewTimer(gt.Timeout)
+		defer t.Stop()
+		expired = t.C
+		g.say("(no answer in %s rejects it)\n", gt.Timeout)
+	}
+	g.readLines()
+	// line reads the next line; done when the gate has its answer.
+	line := func(prompt string) (string, string, bool, error) {
+		g.say("%s", prompt)
+		select {
+		case l, ok := <-g.lines:
+			if !ok {
+				g.say("\n")
+				return "", "", true, nil // no answer: the run waits
+			}
+			return strings.TrimSpace(l), "", false, nil
+		case <-expired:
+			why := "no answer in " + gt.Timeout.String()
+			g.say("\n%s: rejected\n", why)
+			return "", why, true, nil
+		case <-ctx.Done():
+			g.say("\n")
+			return "", "", true, ctx.Err()
+		}
+	}
+	answer := ""
+	for answer == "" {
+		l, why, done, err := line("approve or reject? [a/r] ")
+		if done {
+			if why != "" {
+				return run.Reject, why, err
+			}
+			return "", "", err
+		}
+		switch c := response.CleanLabel(l); {
+		case c == "a" || c == "approve" || slices.Contains(response.ApprovedWords, c):
+			answer = run.Approve
+		case c == "r" || c == "reject" || slices.Contains(response.RejectedWords, c):
+			answer = run.Reject
+		}
+	}
+	prompt := "reason (optional, Enter for none): "
+	if answer == run.Reject {
+		prompt = "reason (required): "
+	}
+	for {
+		l, why, done, err := line(prompt)
+		if done {
+			if why != "" {
+				return run.Reject, why, err
+			}
+			return "", "", err
+		}
+		if l != "" || answer == run.Approve {
+			return answer, l, nil
+		}
+	}
+}
+
+// pauseLive takes the live line off the terminal while a gate asks; the
+// tick draws nothing until resumeLive.
+func (p *progress) pauseLive() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.live && p.current != "" {
+		fmt.Fprint(p.w, clearLine)
+	}
+	p.paused, p.current = p.current, ""
+}
+
+// resumeLive puts the live line back, its node's end to be printed.
+func (p *progress) resumeLive() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.current, p.paused = p.paused, ""
+}
