@@ -31,21 +31,30 @@ var ptyEnv = []string{"TMPDIR", "IS_SANDBOX", "DTREE_RETRY_BACKOFF", "DTREE_TRUS
 // no NUL of dtree's).
 const resizeMark = "\x00resize %d\x00"
 
-// cmdPtyRun: ptyrun COLS OUT [-resize COLS2@SECONDS] PROGRAM ARGS... —
+// cmdPtyRun: ptyrun COLS OUT [-send AFTER TEXT]... [-resize COLS2@SECONDS] PROGRAM ARGS... —
 // runs PROGRAM on a pseudo-terminal COLS columns wide as its controlling
 // terminal (stdin, stdout and stderr), with TERM=xterm, and writes all it
 // printed to OUT. -resize changes the window to COLS2 columns SECONDS
 // after the first live line, as a user dragging it would (the kernel
-// sends SIGWINCH); the capture marks the moment for screen.
+// sends SIGWINCH); the capture marks the moment for screen. -send types
+// TEXT (Go escapes: \n is Enter, \x03 Ctrl-C) once AFTER was printed,
+// after what the -send before it waited for.
 func cmdPtyRun(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 3 {
-		ts.Fatalf("usage: ptyrun COLS OUT [-resize COLS2@SECONDS] PROGRAM ARGS...")
+		ts.Fatalf("usage: ptyrun COLS OUT [-send AFTER TEXT]... [-resize COLS2@SECONDS] PROGRAM ARGS...")
 	}
 	cols, err := strconv.Atoi(args[0])
 	ts.Check(err)
 	out := ts.MkAbs(args[1])
 	args = args[2:]
 	resizeTo, resizeAfter := 0, time.Duration(0)
+	type send struct{ after, text string }
+	var sends []send
+	for len(args) > 3 && args[0] == "-send" {
+		text, err := strconv.Unquote(`"` + args[2] + `"`)
+		ts.Check(err)
+		sends, args = append(sends, send{args[1], text}), args[3:]
+	}
 	if args[0] == "-resize" && len(args) > 2 {
 		c, secs, _ := strings.Cut(args[1], "@")
 		resizeTo, err = strconv.Atoi(c)
@@ -85,6 +94,37 @@ func cmdPtyRun(ts *testscript.TestScript, neg bool, args []string) {
 			}
 		}
 	}()
+	if len(sends) > 0 {
+		// Each text is typed once what it answers was printed after the
+		// text before it; one not awaited in 20s is not typed.
+		go func() {
+			from := 0
+			for _, sd := range sends {
+				for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+					mu.Lock()
+					i := bytes.Index(buf.Bytes()[from:], []byte(sd.after))
+					if i >= 0 {
+						from += i + len(sd.after)
+					}
+					mu.Unlock()
+					if i >= 0 {
+						break
+					}
+					select {
+					case <-done:
+						return
+					default:
+					}
+					if time.Now().After(deadline) {
+						return
+					}
+				}
+				if _, err := f.Write([]byte(sd.text)); err != nil {
+					return
+				}
+			}
+		}()
+	}
 	if resizeTo > 0 {
 		// SECONDS count from the first live line: a loaded machine may
 		// take a while to start dtree and its agent.
