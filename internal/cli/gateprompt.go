@@ -73,11 +73,11 @@ func (g *gatePrompt) ask(ctx context.Context, gt run.Gate) (string, string, erro
 		}
 	}
 	if gt.Change != nil {
-		if gt.Change.Empty() {
-			g.say("changed since the run started or the last gate: nothing\n")
-		} else {
-			g.say("changed since the run started or the last gate: %s (dtree diff shows it)\n", ci.ChangeBrief(gt.Change))
+		since := "the run started"
+		if gt.SinceGate {
+			since = "the last gate"
 		}
+		g.say("changed since %s: %s\n", since, ci.ChangeBrief(gt.Change))
 	}
 	var expired <-chan time.Time
 	if gt.Timeout > 0 {

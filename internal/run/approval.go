@@ -41,8 +41,9 @@ type Gate struct {
 	// first, the newest few.
 	SoFar []string
 	// Change is what changed in the working tree since the run started
-	// or since the last gate; nil when checkpoints are off.
-	Change *types.Change
+	// or since the last gate (SinceGate); nil when checkpoints are off.
+	Change    *types.Change
+	SinceGate bool
 	// Timeout is the node's own timeout (custom data timeout); 0 is none:
 	// a gate waits for its answer as long as it takes.
 	Timeout time.Duration
@@ -164,6 +165,7 @@ func (w *walker) gate(ctx context.Context, n *types.ProcessedNode) Gate {
 	}
 	if w.ws != nil {
 		from := cmp.Or(w.gateMark, w.wsFirst)
+		g.SinceGate = w.gateMark != ""
 		if c, err := w.ws.Repo.Changes(context.WithoutCancel(ctx), from, w.ws.Last.Commit); err == nil {
 			g.Change = &c
 		}
