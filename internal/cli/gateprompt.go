@@ -15,7 +15,7 @@ import (
 	"golang.org/x/term"
 )
 
-// An approval gate on a terminal (readme/run.md#approval-gates-on-a-terminal):
+// An approval gate on a terminal (readme/charts.md#approval-gates):
 // when stdin and stderr are a terminal, and the run prints no --json,
 // dtree stops the live line at a gate, shows the gate's text, the run so
 // far and what changed, and asks approve or reject.
