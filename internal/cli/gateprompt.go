@@ -116,9 +116,9 @@ func (g *gatePrompt) ask(ctx context.Context, gt run.Gate) (string, string, erro
 			return "", "", err
 		}
 		switch c := response.CleanLabel(l); {
-		case c == "a" || c == "approve" || slices.Contains(response.ApprovedWords, c):
+		case c == "a" || c == "y" || slices.Contains(response.ApprovedWords, c):
 			answer = run.Approve
-		case c == "r" || c == "reject" || slices.Contains(response.RejectedWords, c):
+		case c == "r" || c == "n" || slices.Contains(response.RejectedWords, c):
 			answer = run.Reject
 		}
 	}
