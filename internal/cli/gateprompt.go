@@ -86,6 +86,16 @@ func (g *gatePrompt) ask(ctx context.Context, gt run.Gate) (string, string, erro
 		expired = t.C
 		g.say("(no answer in %s rejects it)\n", gt.Timeout)
 	}
+	// A line typed after the last gate's question, while agents ran,
+	// answers no gate: it is dropped.
+	for drained := g.lines == nil; !drained; {
+		select {
+		case _, ok := <-g.lines:
+			drained = !ok
+		default:
+			drained = true
+		}
+	}
 	g.readLines()
 	// line reads the next line; done when the gate has its answer.
 	line := func(prompt string) (string, string, bool, error) {

@@ -66,3 +66,24 @@ func TestGatePromptInert(t *testing.T) {
 	assert.NotContains(t, out.String(), "\x1b")
 	assert.NotContains(t, out.String(), "\a")
 }
+
+// A line typed between two gates answers neither: the second asks anew.
+func TestGatePromptDropsTypeAhead(t *testing.T) {
+	r, w := io.Pipe()
+	defer w.Close()
+	g := &gatePrompt{p: newProgress(io.Discard, false, false, false), in: r}
+	go func() { _, _ = io.WriteString(w, "a\n\n") }()
+	answer, _, err := g.ask(context.Background(), run.Gate{Node: "g1", Text: "One?"})
+	require.NoError(t, err)
+	require.Equal(t, run.Approve, answer)
+	go func() { _, _ = io.WriteString(w, "r\n") }() // while an agent runs
+	time.Sleep(100 * time.Millisecond)
+	go func() { // typed once the question is up
+		time.Sleep(100 * time.Millisecond)
+		_, _ = io.WriteString(w, "a\nfine\n")
+	}()
+	answer, reason, err := g.ask(context.Background(), run.Gate{Node: "g2", Text: "Two?"})
+	require.NoError(t, err)
+	assert.Equal(t, run.Approve, answer)
+	assert.Equal(t, "fine", reason)
+}

@@ -55,6 +55,13 @@ func TestApprovalGate(t *testing.T) {
 			return answers[i-1], true
 		}
 	}
+	asked := func(answers ...string) func(context.Context, Gate) (string, string, error) {
+		i := 0
+		return func(context.Context, Gate) (string, string, error) {
+			i++
+			return answers[i-1], "said at the terminal", nil
+		}
+	}
 	tests := []struct {
 		name     string
 		approval Approval
@@ -72,6 +79,10 @@ func TestApprovalGate(t *testing.T) {
 		{"answers: a label, then a synonym", Approval{Answers: replayed("rejected", "YES")}, StatusSucceeded, types.ExitOK,
 			"s work gate work gate ship e", "Answer: approved"},
 		{"answers run out: it waits", Approval{Answers: replayed("no")}, StatusWaiting, types.ExitWaiting, "s work gate work gate", ""},
+		{"asked at the terminal: rejected, then approved", Approval{Ask: asked(Reject, Approve)}, StatusSucceeded, types.ExitOK,
+			"s work gate work gate ship e", "Answer: rejected\nReasons:\n- said at the terminal"},
+		{"the terminal closed at the prompt: it waits", Approval{Ask: asked("")}, StatusWaiting, types.ExitWaiting, "s work gate", ""},
+		{"an answer given to resume comes before the terminal", Approval{Answer: Approve, Ask: asked("")}, StatusSucceeded, types.ExitOK, "s work gate ship e", ""},
 		{"a reason of a megabyte: its beginning reaches the prompt, within the prompt's bound", Approval{Answer: Reject, Reason: "the start " + strings.Repeat("x", 1<<20)},
 			StatusWaiting, types.ExitWaiting, "s work gate work gate", "Reasons:\n- the start xxx"},
 	}
@@ -120,6 +131,53 @@ func TestApprovalGate(t *testing.T) {
 				assert.Contains(t, last, tt.prompt, "%s", types.TailBytes(last, 600))
 				assert.Less(t, len(prompts[len(prompts)-1]), 32<<10, "the run so far is bounded")
 			}
+		})
+	}
+}
+
+// TestApprovalAsk: what a gate on a terminal is shown (the run so far, no
+// timeout unless the node sets one), and its answer logged as the
+// terminal's.
+func TestApprovalAsk(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, meta string
+		timeout    time.Duration
+	}{
+		{"no timeout of its own: none, whatever the default", "", 0},
+		{"its own timeout", "    metadata: {Timeout: 90s}\n", 90 * time.Second},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			y := strings.Replace(gateYAML, "    text: Ship it?\n", "    text: Ship it?\n"+tt.meta, 1)
+			doc, err := document.FromYAML(strings.NewReader(y))
+			require.NoError(t, err)
+			reg := agent.NewRegistry(map[string]agent.Definition{"fake": {Name: "fake", Binary: "fake", Output: agent.OutputText}})
+			d := types.BuiltinDefaults()
+			d.CLI = "fake"
+			c := chart.Check(doc, chart.Options{Defaults: d, Names: reg.Names()})
+			require.Empty(t, c.Errors)
+			runner := func(_ context.Context, call agent.Call) (agent.Result, error) {
+				if strings.Contains(call.Prompt, `"fully_completed"`) {
+					return agent.Result{Answer: valid}, nil
+				}
+				return agent.Result{Answer: done}, nil
+			}
+			var got []Gate
+			ask := func(_ context.Context, g Gate) (string, string, error) {
+				got = append(got, g)
+				return Approve, "", nil
+			}
+			sum, err := Walk(context.Background(), Options{Chart: c, Page: c.Doc.Pages[0], Start: c.Doc.Pages[0].Root,
+				Registry: reg, Runner: runner, Backoff: func(int) time.Duration { return 0 }, Approval: Approval{Ask: ask}})
+			require.NoError(t, err)
+			assert.Equal(t, "s work gate ship e", strings.Join(sum.Path, " "))
+			require.Len(t, got, 1)
+			assert.Equal(t, "gate", got[0].Node)
+			assert.Equal(t, "Ship it?", got[0].Text)
+			assert.Equal(t, tt.timeout, got[0].Timeout)
+			assert.Equal(t, []string{"work Do the work: succeeded"}, got[0].SoFar)
+			assert.Nil(t, got[0].Change, "no checkpoints: no change to show")
 		})
 	}
 }
