@@ -28,6 +28,13 @@ type gatePrompt struct {
 	lines chan string // closed at the end of in (Ctrl-D)
 }
 
+// asksAtTerminal says whether a run's gates ask at the terminal: stdin
+// and stderr a terminal, not under GitHub Actions, and no --json (its
+// output is for a program, which answers with dtree resume).
+func (a *App) asksAtTerminal(json bool) bool {
+	return stdinTerminal(a.In) && isTerminal(a.Err, a.Getenv) && !a.inActions() && !json
+}
+
 // stdinTerminal says whether r is a terminal a person types at.
 func stdinTerminal(r io.Reader) bool {
 	f, ok := r.(interface{ Fd() uintptr })

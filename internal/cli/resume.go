@@ -175,8 +175,9 @@ func (a *App) resume(ctx context.Context, id string, o resumeOptions, fs *pflag.
 	}
 	if all, err := o.allGates(s); err != nil {
 		return err
-	} else if carried.Status == run.StatusWaiting && answer == "" && all == "" && o.from == "" {
-		// Going on without an answer would stop at the gate again.
+	} else if carried.Status == run.StatusWaiting && answer == "" && all == "" && o.from == "" && !a.asksAtTerminal(o.json) {
+		// Going on without an answer would stop at the gate again; on a
+		// terminal the gate asks there.
 		return &UsageError{Err: fmt.Errorf("resume: run %s waits at an approval gate: answer it", runID),
 			Hint: fmt.Sprintf("approve it: dtree resume %s --approve [--reason TEXT]; reject it: dtree resume %s --reject --reason TEXT", runID, runID)}
 	}

@@ -438,9 +438,8 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 	if answers != nil {
 		gates.Answers = answers.Gate
 	}
-	// A person at a terminal answers a gate there (gateprompt.go); --json
-	// output is for a program, which answers with dtree resume.
-	if stdinTerminal(a.In) && isTerminal(a.Err, a.Getenv) && !a.inActions() && !o.json {
+	// A person at a terminal answers a gate there (gateprompt.go).
+	if a.asksAtTerminal(o.json) {
 		gates.Ask = (&gatePrompt{p: p, in: a.In}).ask
 	}
 	sum, werr := run.Walk(ctx, run.Options{
