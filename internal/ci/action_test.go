@@ -211,7 +211,7 @@ func TestActionTrust(t *testing.T) {
 		code  int
 		out   string
 	}{
-		{"false", 2, "dtree.yaml: not trusted, and it sets what runs as an agent or where dtree writes: clis.claude (line 2)"},
+		{"false", 2, "dtree.yaml: not trusted, and it sets what only a trusted file may: clis.claude (line 2)"},
 		{"true", 0, "succeeded"},
 		{"yes", 2, "dtree action: the input trust must be true or false"},
 	} {

@@ -546,6 +546,7 @@ func (c ctxReader) Read(p []byte) (int, error) {
 // more of where to look (a resumed run's settings).
 func (a *App) runSettings(o runOptions, fs *pflag.FlagSet, lo settings.LoadOptions) (*settings.Settings, error) {
 	lo.ConfigFile, lo.Getenv, lo.Flags, lo.Trust = o.config, a.Getenv, fs, o.trust
+	lo.FlagSet = o.flagSet()
 	s, err := settings.Load(lo)
 	if err != nil {
 		return nil, err
@@ -570,11 +571,24 @@ func (a *App) runSettings(o runOptions, fs *pflag.FlagSet, lo settings.LoadOptio
 		return nil, &UsageError{Err: fmt.Errorf("--context %q: not one of %s", o.context, strings.Join(types.ContextModes, ", ")),
 			Hint: "path gives each prompt every step so far, previous the step before, none nothing ('dtree docs context')"}
 	}
-	if o.noCheckpoints { // a flag that says no: not one of the settings' flags
-		s.Checkpoints = false
-		s.Sources[settings.KeyCheckpoints] = settings.Source{Layer: settings.LayerFlag, Name: "--no-checkpoints"}
-	}
 	return s, nil
+}
+
+// flagSet is what the flags that are not a setting's own say: they
+// override the files (an untrusted file's value then does nothing).
+func (o *runOptions) flagSet() map[string]settings.FlagValue {
+	set := map[string]settings.FlagValue{}
+	if o.noCheckpoints {
+		set[settings.KeyCheckpoints] = settings.FlagValue{Value: "false", Flag: "--no-checkpoints"}
+	}
+	switch {
+	case o.approveAll && o.rejectAll: // allGates says so
+	case o.approveAll:
+		set[settings.KeyApprovals] = settings.FlagValue{Value: settings.ApprovalsApprove, Flag: "--approve-all"}
+	case o.rejectAll:
+		set[settings.KeyApprovals] = settings.FlagValue{Value: settings.ApprovalsReject, Flag: "--reject-all"}
+	}
+	return set
 }
 
 // runTarget picks the page and start node, and refuses a chart with errors
