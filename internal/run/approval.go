@@ -105,7 +105,7 @@ func (approvalStep) attempt(ctx context.Context, v *step, _ int, _ []feedback) o
 	w, n := v.w, v.n
 	answer, reason, who := w.gateAnswer(n.ID, v.labels)
 	if answer == "" && w.o.Approval.Ask != nil {
-		a, r, err := w.o.Approval.Ask(ctx, w.gate(ctx, n))
+		a, r, err := w.o.Approval.Ask(ctx, w.gate(ctx, v.b, n))
 		if err != nil {
 			return outcome{err: err}
 		}
@@ -147,16 +147,17 @@ func (approvalStep) attempt(ctx context.Context, v *step, _ int, _ []feedback) o
 	return outcome{next: next, label: label}
 }
 
-// gate is what the terminal shows of gate n: its text, the run so far and
-// what changed since the run started or since the last gate asked.
-func (w *walker) gate(ctx context.Context, n *types.ProcessedNode) Gate {
+// gate is what the terminal shows of gate n on branch b: its text, the
+// run so far and what changed since the run started or since the last
+// gate asked.
+func (w *walker) gate(ctx context.Context, b *branch, n *types.ProcessedNode) Gate {
 	g := Gate{Node: n.ID, Text: n.Text}
 	for k := range n.Metadata {
 		if types.FoldName(k) == "timeout" {
 			g.Timeout = n.Timeout // else the chart's default, an agent's
 		}
 	}
-	for _, p := range w.history[max(0, len(w.history)-soFarShown):] {
+	for _, p := range b.history[max(0, len(b.history)-soFarShown):] {
 		line := p.ID + " " + firstLine(p.Text) + ": " + p.Status
 		if p.Label != "" {
 			line += " → " + p.Label

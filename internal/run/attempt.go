@@ -131,6 +131,7 @@ func (agentKind) carried(role string, raw json.RawMessage) (any, bool) {
 // step is one visit of a node in progress, as its kind sees it.
 type step struct {
 	w      *walker
+	b      *branch // the branch the visit is on
 	n      *types.ProcessedNode
 	out    []types.Edge // the node's edges, in the chart's order
 	labels []string     // their labels
