@@ -464,10 +464,10 @@ func (w *walker) carryStep(b *branch, s *CarriedStep) {
 			labels = append(labels, e.Label)
 		}
 	}
-	w.replies.Add(id, n.Text, decision, false, string(end.Response), nil, labels)
+	w.replies.Add(id, s.Start.Visit, n.Text, decision, false, string(end.Response), nil, labels)
 	if end.Validation != nil {
 		v, _ := json.Marshal(end.Validation)
-		w.replies.Add(id, n.Text, false, true, string(v), nil, nil)
+		w.replies.Add(id, s.Start.Visit, n.Text, false, true, string(v), nil, nil)
 	}
 }
 
