@@ -64,10 +64,10 @@ type Approval struct {
 	// All answers every gate (Approve or Reject), after Answer: the flags
 	// --approve-all and --reject-all, or the approvals setting.
 	All string
-	// Answers gives a gate's answer in a dry run or a replay, a label of
-	// the gate or an answer word (approved, rejected, yes, no); false when
-	// it has none for this visit.
-	Answers func(node string) (string, bool)
+	// Answers gives the answer to a visit of a gate in a dry run or a
+	// replay, a label of the gate or an answer word (approved, rejected,
+	// yes, no); false when it has none for this visit.
+	Answers func(node string, visit int) (string, bool)
 	// Ask asks a person at the terminal for a gate's answer (Approve or
 	// Reject) and its reason, when nothing above answers it; nil (not on
 	// a terminal) stops the run there, waiting. Its error is the
@@ -103,9 +103,9 @@ type approvalStep struct{}
 
 func (approvalStep) attempt(ctx context.Context, v *step, _ int, _ []feedback) outcome {
 	w, n := v.w, v.n
-	answer, reason, who := w.gateAnswer(n.ID, v.labels)
+	answer, reason, who := w.gateAnswer(n.ID, v.res.Visit, v.labels)
 	if answer == "" && w.o.Approval.Ask != nil {
-		a, r, err := w.o.Approval.Ask(ctx, w.gate(ctx, n))
+		a, r, err := w.o.Approval.Ask(ctx, w.gate(ctx, v.b, n))
 		if err != nil {
 			return outcome{err: err}
 		}
@@ -143,20 +143,21 @@ func (approvalStep) attempt(ctx context.Context, v *step, _ int, _ []feedback) o
 	}
 	v.res.Response, v.output = r, reason
 	w.event(runlog.ApprovalGiven{Node: n.ID, Answer: r.Answer, Label: label, Next: next, Who: who, Reason: reason})
-	w.replies.Add(n.ID, n.Text, true, false, string(encodeResponse(r)), nil, v.labels)
+	w.replies.Add(n.ID, v.res.Visit, n.Text, true, false, string(encodeResponse(r)), nil, v.labels)
 	return outcome{next: next, label: label}
 }
 
-// gate is what the terminal shows of gate n: its text, the run so far and
-// what changed since the run started or since the last gate asked.
-func (w *walker) gate(ctx context.Context, n *types.ProcessedNode) Gate {
+// gate is what the terminal shows of gate n on branch b: its text, the
+// run so far and what changed since the run started or since the last
+// gate asked.
+func (w *walker) gate(ctx context.Context, b *branch, n *types.ProcessedNode) Gate {
 	g := Gate{Node: n.ID, Text: n.Text}
 	for k := range n.Metadata {
 		if types.FoldName(k) == "timeout" {
 			g.Timeout = n.Timeout // else the chart's default, an agent's
 		}
 	}
-	for _, p := range w.history[max(0, len(w.history)-soFarShown):] {
+	for _, p := range b.history[max(0, len(b.history)-soFarShown):] {
 		line := p.ID + " " + firstLine(p.Text) + ": " + p.Status
 		if p.Label != "" {
 			line += " → " + p.Label
@@ -185,7 +186,7 @@ func past(answer string) string {
 // gateAnswer is the answer to a visit of gate id, "" when there is none:
 // the answer given to resume, once; an answer for every gate; a dry
 // run's or a replay's.
-func (w *walker) gateAnswer(id string, labels []string) (answer, reason, who string) {
+func (w *walker) gateAnswer(id string, visit int, labels []string) (answer, reason, who string) {
 	a := &w.o.Approval
 	if a.Answer != "" && !w.gateAnswered {
 		w.gateAnswered = true
@@ -199,7 +200,7 @@ func (w *walker) gateAnswer(id string, labels []string) (answer, reason, who str
 		return a.All, reason, WhoAll
 	}
 	if a.Answers != nil {
-		if s, ok := a.Answers(id); ok {
+		if s, ok := a.Answers(id, visit); ok {
 			if l, ok := response.MatchLabel(s, labels); ok {
 				s = l
 			}
