@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -283,19 +282,5 @@ func splitAnswer(c *chart.Chart, page, f string) (key, label string, ok bool) {
 	return strings.Cut(f, "=")
 }
 
-var plainArg = regexp.MustCompile(`^[A-Za-z0-9_./=:,@+%-]+$`)
-
-// shellJoin shows argv as a shell would need it typed: elements with
-// spaces or special characters in single quotes. It is only shown; dtree
-// never runs a shell.
-func shellJoin(argv []string) string {
-	q := make([]string, len(argv))
-	for i, a := range argv {
-		if plainArg.MatchString(a) {
-			q[i] = a
-		} else {
-			q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-	}
-	return strings.Join(q, " ")
-}
+// shellJoin shows argv as a shell would need it typed (types.ShellJoin).
+func shellJoin(argv []string) string { return types.ShellJoin(argv) }

@@ -179,7 +179,7 @@ func (a *App) resume(ctx context.Context, id string, o resumeOptions, fs *pflag.
 		// Going on without an answer would stop at the gate again; on a
 		// terminal the gate asks there.
 		return &UsageError{Err: fmt.Errorf("resume: run %s waits at an approval gate: answer it", runID),
-			Hint: fmt.Sprintf("approve it: dtree resume %s --approve [--reason TEXT]; reject it: dtree resume %s --reject --reason TEXT", runID, runID)}
+			Hint: run.GateHint(runID, logDir)}
 	}
 	a.keepBudget(s, s0, runID)
 	s.LogDir = logDir
