@@ -260,6 +260,8 @@ type walkJob struct {
 	// approval is dtree resume's answer to the gate the run waited at:
 	// run.Approve or run.Reject, and its reason.
 	approval, reason string
+	// who gave it (run.Approval.Who): "" or run.WhoCIInput.
+	who string
 }
 
 // walkHeap is the heap a run may grow to before the collector works
@@ -434,7 +436,7 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 	if note != "" && !o.quiet {
 		fmt.Fprintln(a.Err, note)
 	}
-	gates := run.Approval{Answer: j.approval, Reason: j.reason, All: all}
+	gates := run.Approval{Answer: j.approval, Reason: j.reason, Who: j.who, All: all}
 	if answers != nil {
 		gates.Answers = answers.Gate
 	}

@@ -29,6 +29,7 @@ const (
 // Who gave a gate's answer (runlog.ApprovalGiven's who).
 const (
 	WhoFlag     = "flag"     // dtree resume --approve or --reject
+	WhoCIInput  = "ci_input" // the same, given --ci-input: a CI system's inputs (the action's approve or reject)
 	WhoAll      = "all"      // --approve-all, --reject-all or the approvals setting
 	WhoAnswers  = "answers"  // a dry run's --answer, a replay's answers file
 	WhoTerminal = "terminal" // a person at the terminal the run is on
@@ -62,6 +63,9 @@ type Approval struct {
 	// Reason is its --reason.
 	Answer string
 	Reason string
+	// Who gave Answer, as approval_given logs it: WhoFlag ("") or
+	// WhoCIInput. Only a label: it changes nothing else.
+	Who string
 	// All answers every gate (Approve or Reject), after Answer: the flags
 	// --approve-all and --reject-all, or the approvals setting.
 	All string
@@ -227,7 +231,7 @@ func (w *walker) gateAnswer(id string, labels []string) (answer, reason, who str
 	a := &w.o.Approval
 	if a.Answer != "" && !w.gateAnswered {
 		w.gateAnswered = true
-		return a.Answer, a.Reason, WhoFlag
+		return a.Answer, a.Reason, cmp.Or(a.Who, WhoFlag)
 	}
 	if a.All != "" {
 		reason := a.Reason // resume --approve-all --reason: every gate's
