@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -242,13 +241,9 @@ func (w *walker) gateAnswer(id string, labels []string) (answer, reason, who str
 	}
 	if a.Answers != nil {
 		if s, ok := a.Answers(id); ok {
-			if l, ok := response.MatchLabel(s, labels); ok {
-				s = l
-			}
-			switch c := response.CleanLabel(s); {
-			case slices.Contains(response.ApprovedWords, c):
+			if _, approve, ok := response.GateAnswer(s, labels); ok && approve {
 				return Approve, "", WhoAnswers
-			case slices.Contains(response.RejectedWords, c):
+			} else if ok {
 				return Reject, "", WhoAnswers
 			}
 		}
