@@ -260,6 +260,8 @@ type walkJob struct {
 	// approval is dtree resume's answer to the gate the run waited at:
 	// run.Approve or run.Reject, and its reason.
 	approval, reason string
+	// who gave it (run.Approval.Who): "" or run.WhoCIInput.
+	who string
 }
 
 // walkHeap is the heap a run may grow to before the collector works
@@ -434,7 +436,7 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 	if note != "" && !o.quiet {
 		fmt.Fprintln(a.Err, note)
 	}
-	gates := run.Approval{Answer: j.approval, Reason: j.reason, All: all}
+	gates := run.Approval{Answer: j.approval, Reason: j.reason, Who: j.who, All: all}
 	if answers != nil {
 		gates.Answers = answers.Gate
 	}
@@ -500,12 +502,7 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 		}
 		// A replay is not resumed (resume.go): it is run again, for nothing.
 		if re.hint == "" && sum.Status != run.StatusSucceeded && sum.RunID != "" && answers == nil {
-			re.hint = fmt.Sprintf("go on from where it stopped, without redoing the steps that finished: dtree resume %s", sum.RunID)
-		}
-		if s.LogDir != "" && filepath.Clean(s.LogDir) != filepath.Clean(".dtree/runs") && sum.RunID != "" {
-			// The command must find the run where it is: pasted as
-			// printed, "dtree resume ID" looks in the default log_dir.
-			re.hint = strings.ReplaceAll(re.hint, "dtree resume "+sum.RunID, shellJoin([]string{"dtree", "resume", sum.RunID, "--log-dir", s.LogDir}))
+			re.hint = run.ResumeHint(sum.RunID, filepath.Dir(log.Dir))
 		}
 		return re
 	}

@@ -877,6 +877,14 @@ func drawioShape(s drawioStyle, holdsOthers bool) (kind, name string, container,
 		return types.KindDecision, "Decision", false, false
 	case "mxgraph.flowchart.predefined_process", "process":
 		return types.KindSubprocess, "Predefined process", false, false
+	case "mxgraph.flowchart.manual_operation":
+		// A person's step: an approval gate (readme/charts.md#approval-gates).
+		return types.KindProcess, "Manual operation", false, false
+	}
+	if s.is("trapezoid") && s.kv["flipV"] == "1" {
+		// The Flowchart sidebar's Manual Operation is a trapezoid turned
+		// upside down; the General sidebar's trapezoid is not flipped.
+		return types.KindProcess, "Manual operation", false, false
 	}
 	switch {
 	case strings.HasPrefix(shapeKey, "mxgraph.flowchart.end") || strings.HasSuffix(shapeKey, "endEvent"):

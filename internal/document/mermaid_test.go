@@ -392,3 +392,22 @@ func TestMermaidAmpersandIsBounded(t *testing.T) {
 	}
 	assert.True(t, found, "the error names the line and the edges: %v", doc.Errors)
 }
+
+// TestMermaidManual: @{ shape: manual }, Mermaid 11's Manual Operation,
+// is a Manual operation (an approval gate) as Lucid's and draw.io's are;
+// the same trapezoid by its geometric names, or [\…/], is not.
+func TestMermaidManual(t *testing.T) {
+	t.Parallel()
+	doc := readMermaid(t, `flowchart TD
+    A@{ shape: manual, label: "Ship it?" } --> B@{ shape: trap-t, label: "T" } --> C@{ shape: inv-trapezoid, label: "I" }
+    C --> D[\Back/] --> E@{ shape: "manual" }
+`)
+	assert.Empty(t, mclasses(doc.Errors))
+	shapes := map[string]string{}
+	for _, n := range doc.Nodes {
+		shapes[n.ID] = n.Shape
+		assert.Equal(t, types.KindProcess, n.Kind, n.ID)
+	}
+	assert.Equal(t, map[string]string{"A": "Manual operation", "B": "trap-t", "C": "inv-trapezoid", "D": "Parallelogram",
+		"E": "Manual operation"}, shapes)
+}

@@ -5,7 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -28,6 +28,7 @@ const (
 // Who gave a gate's answer (runlog.ApprovalGiven's who).
 const (
 	WhoFlag     = "flag"     // dtree resume --approve or --reject
+	WhoCIInput  = "ci_input" // the same, given --ci-input: a CI system's inputs (the action's approve or reject)
 	WhoAll      = "all"      // --approve-all, --reject-all or the approvals setting
 	WhoAnswers  = "answers"  // a dry run's --answer, a replay's answers file
 	WhoTerminal = "terminal" // a person at the terminal the run is on
@@ -61,6 +62,9 @@ type Approval struct {
 	// Reason is its --reason.
 	Answer string
 	Reason string
+	// Who gave Answer, as approval_given logs it: WhoFlag ("") or
+	// WhoCIInput. Only a label: it changes nothing else.
+	Who string
 	// All answers every gate (Approve or Reject), after Answer: the flags
 	// --approve-all and --reject-all, or the approvals setting.
 	All string
@@ -76,24 +80,60 @@ type Approval struct {
 }
 
 // WaitingError is a run stopped at an approval gate (exit 5): RunID is
-// the run to resume with the answer.
+// the run to resume with the answer, LogDir the log directory it is in
+// (its --log-dir; "" or the default's is not named in the commands).
 type WaitingError struct {
-	Node  string
-	Text  string
-	RunID string
+	Node   string
+	Text   string
+	RunID  string
+	LogDir string
 }
 
 func (e *WaitingError) Error() string {
 	return fmt.Sprintf("node %s %s waits for approval", e.Node, types.Quote(types.Excerpt(e.Text, errorTextRunes)))
 }
 
-// Hint says how to go on.
+// Hint says how to go on: the commands that approve and reject.
 func (e *WaitingError) Hint() string {
-	id := e.RunID
-	if id == "" {
-		id = "RUN_ID"
+	return GateHint(e.RunID, e.LogDir)
+}
+
+// Waiting is the gate a run waits at and the commands that answer it
+// (Summary.Waiting).
+func (e *WaitingError) Waiting() *Waiting {
+	c := ResumeCommand(e.RunID, e.LogDir)
+	return &Waiting{Node: e.Node, Approve: c + " --approve", Reject: c + " --reject --reason TEXT"}
+}
+
+// Waiting is what `dtree run --json` says of the approval gate the run
+// waits at (readme/run.md#fields): the gate and the command lines that
+// approve and reject it.
+type Waiting struct {
+	Node    string `json:"node"`
+	Approve string `json:"approve"`
+	Reject  string `json:"reject"`
+}
+
+// ResumeCommand is the command line that resumes run id (RUN_ID when it
+// is not known) in logDir, its --log-dir: named when logDir is not the
+// default, so that the line finds the run pasted as printed.
+func ResumeCommand(id, logDir string) string {
+	argv := []string{"dtree", "resume", cmp.Or(id, "RUN_ID")}
+	if logDir != "" && filepath.Clean(logDir) != filepath.Clean(types.DefaultLogDir) {
+		argv = append(argv, "--log-dir", logDir)
 	}
-	return fmt.Sprintf("approve it: dtree resume %s --approve [--reason TEXT]; reject it: dtree resume %s --reject --reason TEXT", id, id)
+	return types.ShellJoin(argv)
+}
+
+// GateHint says how to answer the gate run id waits at, in logDir.
+func GateHint(id, logDir string) string {
+	c := ResumeCommand(id, logDir)
+	return fmt.Sprintf("approve it: %s --approve [--reason TEXT]; reject it: %s --reject --reason TEXT", c, c)
+}
+
+// ResumeHint says how a run that stopped goes on (not at a gate).
+func ResumeHint(id, logDir string) string {
+	return "go on from where it stopped, without redoing the steps that finished: " + ResumeCommand(id, logDir)
 }
 
 // approvalStep is an approval gate: no agent, no command; a person's
@@ -104,23 +144,24 @@ type approvalStep struct{}
 func (approvalStep) attempt(ctx context.Context, v *step, _ int, _ []feedback) outcome {
 	w, n := v.w, v.n
 	answer, reason, who := w.gateAnswer(n.ID, v.res.Visit, v.labels)
-	if answer == "" && w.o.Approval.Ask != nil {
-		a, r, err := w.o.Approval.Ask(ctx, w.gate(ctx, v.b, n))
-		if err != nil {
-			return outcome{err: err}
-		}
-		if a != "" { // "": the terminal closed, and the run waits
-			answer, reason, who = a, r, WhoTerminal
-		}
-	}
 	if answer == "" {
-		id := ""
+		// The gate asks: at the terminal, or by stopping the run.
+		werr := &WaitingError{Node: n.ID, Text: firstLine(n.Text)}
 		if w.o.Log != nil {
-			id = w.o.Log.RunID
+			werr.RunID, werr.LogDir = w.o.Log.RunID, filepath.Dir(w.o.Log.Dir)
 		}
-		werr := &WaitingError{Node: n.ID, Text: firstLine(n.Text), RunID: id}
 		w.event(runlog.ApprovalAsked{Node: n.ID, Resume: werr.Hint()})
-		return outcome{err: werr}
+		if w.o.Approval.Ask != nil {
+			a, r, err := w.o.Approval.Ask(ctx, w.gate(ctx, v.b, n))
+			if err != nil {
+				return outcome{err: err}
+			}
+			answer, reason, who = a, r, WhoTerminal // a == "": the terminal closed
+		}
+		if answer == "" {
+			w.sum.Waiting = werr.Waiting()
+			return outcome{err: werr}
+		}
 	}
 	label, ok := response.GateLabel(v.labels, answer == Approve)
 	if !ok { // lint (approval_gate) refuses such a chart
@@ -190,7 +231,7 @@ func (w *walker) gateAnswer(id string, visit int, labels []string) (answer, reas
 	a := &w.o.Approval
 	if a.Answer != "" && !w.gateAnswered {
 		w.gateAnswered = true
-		return a.Answer, a.Reason, WhoFlag
+		return a.Answer, a.Reason, cmp.Or(a.Who, WhoFlag)
 	}
 	if a.All != "" {
 		reason := a.Reason // resume --approve-all --reason: every gate's
@@ -201,13 +242,9 @@ func (w *walker) gateAnswer(id string, visit int, labels []string) (answer, reas
 	}
 	if a.Answers != nil {
 		if s, ok := a.Answers(id, visit); ok {
-			if l, ok := response.MatchLabel(s, labels); ok {
-				s = l
-			}
-			switch c := response.CleanLabel(s); {
-			case slices.Contains(response.ApprovedWords, c):
+			if _, approve, ok := response.GateAnswer(s, labels); ok && approve {
 				return Approve, "", WhoAnswers
-			case slices.Contains(response.RejectedWords, c):
+			} else if ok {
 				return Reject, "", WhoAnswers
 			}
 		}
