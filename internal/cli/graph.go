@@ -328,9 +328,15 @@ func (a *App) graphDrawio(ctx context.Context, path string, c *chart.Chart, out 
 			doc = read
 		}
 	}
+	var notes []string
 	err := a.output(out, func(w io.Writer) error {
-		return export.DrawioRun(ctx, w, src, doc, export.PictureOptions{Trace: trace})
+		var err error
+		notes, err = export.DrawioRun(ctx, w, src, doc, export.PictureOptions{Trace: trace})
+		return err
 	})
+	for _, n := range notes { // the author's colours, changed since a run was drawn
+		fmt.Fprintf(a.Err, "dtree: warning: %s: %s\n", path, n)
+	}
 	if err != nil {
 		var usage *UsageError
 		if errors.As(err, &usage) {

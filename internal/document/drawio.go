@@ -791,6 +791,8 @@ func (dr *drawioReader) page(p *drawioPage, pos int) {
 				continue
 			case "link", "linkTarget", "tooltip": // draw.io's own, not Edit Data's
 				continue
+			case "dtree-drawn": // what a run drawn on the cell changed (readme/drawio.md)
+				continue
 			}
 			if k, v := strings.TrimSpace(kv[0]), strings.TrimSpace(kv[1]); k != "" && v != "" {
 				if n.Metadata == nil {
