@@ -223,6 +223,9 @@ func (a *App) graphOnto(src []byte, c *chart.Chart, page string, t *export.Trace
 	for _, id := range onto.Unnamed {
 		fmt.Fprintf(a.Err, "dtree: warning: node %s of run %s is not marked: a Mermaid class line cannot name its id\n", id, o.run)
 	}
+	if len(t.Steps) > 0 && textLinks(body, c.Doc, page, ids) == nil {
+		fmt.Fprintf(a.Err, "dtree: warning: the links of run %s are not marked: the text has an invisible link (~~~), which Mermaid numbers with the others and dtree does not read\n", o.run)
+	}
 	return nil
 }
 
