@@ -114,6 +114,8 @@ func Check(doc *types.Document, opts Options) *Chart {
 	c.Warnings = append(c.Warnings, lintWarns...)
 	document.Localize(doc.Format, c.Errors)
 	document.Localize(doc.Format, c.Warnings)
+	document.NamePages(doc, c.Errors)
+	document.NamePages(doc, c.Warnings)
 	if c.Errors == nil {
 		c.Errors = []types.Diagnostic{}
 	}

@@ -286,12 +286,13 @@ func TestDrawioHostileChart(t *testing.T) {
 }
 
 // TestDrawioTags reads draw.io's tags (Edit > Edit Tags) as dtree's tags,
-// and leaves its link and tooltip out of the custom data.
+// and leaves its link and tooltip out of the custom data, and what a run
+// drawn on the cell changed (dtree-drawn, readme/drawio.md).
 func TestDrawioTags(t *testing.T) {
 	t.Parallel()
 	doc, err := document.FromDrawio(strings.NewReader(model(
 		`<mxCell id="s" value="Start" style="ellipse;" vertex="1" parent="1"/>` +
-			`<UserObject label="Do it" link="https://example.com" tooltip="hi" tags="NoValidation cli:codex" retries="2" id="a">` +
+			`<UserObject label="Do it" link="https://example.com" tooltip="hi" tags="NoValidation cli:codex" retries="2" id="a" dtree-drawn="strokeColor&gt;#2e7d32;">` +
 			`<mxCell style="rounded=0;html=1;" vertex="1" parent="1"/></UserObject>` +
 			`<mxCell id="e" edge="1" parent="1" source="s" target="a"/>`)))
 	require.NoError(t, err)
