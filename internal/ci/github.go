@@ -361,8 +361,12 @@ func waiting(sum *run.Summary, s Summary) string {
 		}
 	}
 	id := types.Excerpt(sum.RunID, maxName)
-	return fmt.Sprintf("**Waiting for approval** at %s — approve: %s; reject: %s\n\n", gate,
-		code("dtree resume "+id+" --approve"), code("dtree resume "+id+" --reject --reason \"why\""))
+	approve, reject := "dtree resume "+id+" --approve", "dtree resume "+id+" --reject --reason \"why\""
+	if w := sum.Waiting; w != nil { // its lines name --log-dir when not the default
+		approve = types.Excerpt(s.mask(w.Approve), 2*maxName)
+		reject = types.Excerpt(s.mask(strings.TrimSuffix(w.Reject, "TEXT")+`"why"`), 2*maxName)
+	}
+	return fmt.Sprintf("**Waiting for approval** at %s — approve: %s; reject: %s\n\n", gate, code(approve), code(reject))
 }
 
 // md escapes text for GitHub's Markdown, on one line: each ASCII

@@ -130,7 +130,11 @@ func JUnit(w io.Writer, sum *run.Summary, r Report) error {
 		switch n.Status {
 		case run.StatusSucceeded:
 		case run.StatusWaiting:
-			c.Skipped = &junitSkipped{Message: r.xmlText(fmt.Sprintf("waiting for approval: dtree resume %s --approve, or --reject --reason TEXT", sum.RunID))}
+			msg := fmt.Sprintf("waiting for approval: dtree resume %s --approve, or --reject --reason TEXT", sum.RunID)
+			if w := sum.Waiting; w != nil { // its lines name --log-dir when not the default
+				msg = "waiting for approval: " + w.Approve + ", or " + w.Reject
+			}
+			c.Skipped = &junitSkipped{Message: r.xmlText(msg)}
 			suite.Skipped++
 			blamed = true
 		case run.StatusFailed:
