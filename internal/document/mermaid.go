@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
@@ -297,17 +298,13 @@ func (mr *mermaidReader) applyData(d mermaidData) {
 	old, set := n.Metadata[d.key]
 	n.Metadata[d.key] = appendLine(old, d.value, set)
 	if !set && !knownKey(d.key) {
-		// Kept, as a Lucid shape's custom data of any name is; but a
-		// %% dtree: line is written for dtree, so a key it does not act
-		// on is most likely a typo.
-		hint := "dtree acts on these keys: " + strings.Join(knownKeyNames, ", ") + " (readme/charts.md#custom-data-metadata)"
-		near := ""
+		// Kept, as a Lucid shape's custom data of any name is; but one
+		// typo away from a key dtree acts on, it is most likely that key
+		// misspelt.
 		if k, ok := types.Nearest(types.FoldName(d.key), nodeconf.Keys()); ok {
-			near = "; did you mean " + keyName(k) + "?"
-			hint = "spell it " + keyName(k)
+			b.warnf("mermaid_comment", []string{n.ID}, d.line, "spell it "+keyName(k)+" (readme/charts.md#custom-data-metadata)",
+				"node %s: custom data %q is no key dtree acts on, and is kept as data only; did you mean %s?", n.ID, d.key, keyName(k))
 		}
-		b.warnf("mermaid_comment", []string{n.ID}, d.line, hint,
-			"node %s: custom data %q is no key dtree acts on, and is kept as data only%s", n.ID, d.key, near)
 	}
 }
 
@@ -941,7 +938,7 @@ var mermaidShapes = []struct {
 	{"(((", []string{")))"}, types.KindTerminator, "Double circle", ')'}, // Mermaid's "stop"
 	{"([", []string{"])"}, types.KindTerminator, "Stadium", ']'},
 	{"((", []string{"))"}, types.KindTerminator, "Circle", ')'},
-	{"[[", []string{"]]"}, types.KindProcess, "Subroutine", ']'},
+	{"[[", []string{"]]"}, types.KindSubprocess, "Subroutine", ']'}, // a predefined process
 	{"[(", []string{")]"}, types.KindProcess, "Database", ')'},
 	{"[/", []string{"/]", "\\]"}, types.KindProcess, "Parallelogram", 0},
 	{"[\\", []string{"\\]", "/]"}, types.KindProcess, "Parallelogram", 0},
@@ -1071,6 +1068,8 @@ func (p *mermaidParser) shapeData(id string) (kind, name, label string, hasLabel
 	switch shapeName {
 	case "diam", "diamond", "decision", "question":
 		kind = types.KindDecision
+	case "subproc", "subroutine", "fr-rect", "framed-rectangle", "subprocess":
+		kind = types.KindSubprocess
 	case "stadium", "terminal", "pill", "circle", "circ", "sm-circ", "small-circle", "start",
 		"fr-circ", "framed-circle", "stop", "dbl-circ", "double-circle", "f-circ", "filled-circle":
 		kind = types.KindTerminator
@@ -1202,7 +1201,13 @@ func mermaidEntities(s string) string {
 		if j > 1 && j < len(s) && s[j] == ';' {
 			ent := s[1:j]
 			if ent[0] >= '0' && ent[0] <= '9' {
-				out.WriteString(html.UnescapeString("&#" + ent + ";"))
+				// The code point itself: HTML's reading of &#133; as
+				// Windows-1252's … would change a text written as codes.
+				r, err := strconv.Atoi(ent)
+				if err != nil || !utf8.ValidRune(rune(r)) || r == 0 {
+					r = utf8.RuneError
+				}
+				out.WriteRune(rune(r))
 			} else {
 				out.WriteString(html.UnescapeString("&" + ent + ";"))
 			}
