@@ -91,9 +91,6 @@ func outputFormat(flag, name, out string, allowed []string) (string, error) {
 		f = formatOf(out)
 		if !slices.Contains(allowed, f) {
 			hint := fmt.Sprintf("pass --%s %s, or name the file %s", name, strings.Join(allowed, "|"), outputNames(allowed))
-			if strings.EqualFold(filepath.Ext(out), ".md") && slices.Contains(allowed, "mermaid") {
-				hint = fmt.Sprintf("Mermaid is written to .mmd (a .md is read, never written: it would replace the whole file); pass --%s mermaid to write it there anyway", name)
-			}
 			return "", &UsageError{Err: fmt.Errorf("cannot tell the format to write from the name %q: no format dtree writes has its extension", out), Hint: hint}
 		}
 	}
@@ -127,6 +124,12 @@ func (a *App) convert(ctx context.Context, path string, o convertOptions) error 
 	if err != nil {
 		return err
 	}
+	markdown := to == "mermaid" && strings.EqualFold(filepath.Ext(o.out), ".md")
+	if to == "mermaid" && !markdown && o.out != "" && o.out != "-" && len(c.Doc.Pages) > 1 {
+		// A .mmd is one flowchart; a .md holds a ```mermaid block a page.
+		return &UsageError{Err: fmt.Errorf("%s holds one Mermaid flowchart, and %s has %d pages", o.out, path, len(c.Doc.Pages)),
+			Hint: "name the file .md: it is written as Markdown, a ```mermaid block a page, which dtree reads as the pages"}
+	}
 	var dropped []string
 	err = a.output(o.out, func(w io.Writer) error {
 		var err error
@@ -137,6 +140,8 @@ func (a *App) convert(ctx context.Context, path string, o convertOptions) error 
 				dropped = append(dropped, fmt.Sprintf("JSON has no tags: the CLI and NoValidation tags of %s are custom data cli and validate instead, which mean the same",
 					types.Plural(carried, "node")))
 			}
+		case markdown:
+			dropped, err = export.MermaidMarkdown(w, c.Doc)
 		case chart:
 			dropped, err = write(w, c.Doc)
 		default:

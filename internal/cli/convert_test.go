@@ -31,7 +31,7 @@ func TestOutputFormat(t *testing.T) {
 		{out: "x.svg", usage: true}, // svg is graph's, not convert's
 		{out: "x.txt", usage: true},
 		{out: "x.xml", usage: true},
-		{out: "README.md", usage: true}, // read, never written
+		{out: "README.md", want: "mermaid"}, // Markdown, a block a page
 		{usage: true},
 		{flag: "png", usage: true},
 	} {
@@ -94,15 +94,12 @@ func TestRunDirNoRunsYet(t *testing.T) {
 }
 
 // TestOutputFormatSaysWhat: an output name no writer takes says which
-// names are written; a .md says where Mermaid goes.
+// names are written.
 func TestOutputFormatSaysWhat(t *testing.T) {
 	t.Parallel()
 	_, err := outputFormat("", "to", "chart.txt", export.Formats)
 	var u *UsageError
 	require.ErrorAs(t, err, &u)
 	assert.EqualError(t, u.Err, `cannot tell the format to write from the name "chart.txt": no format dtree writes has its extension`)
-	assert.Equal(t, "pass --to yaml|json|csv|drawio|mermaid|dot, or name the file .csv, .json, .yaml, .yml, .drawio, .drawio.xml, .dio, .mmd, .mermaid, .dot, .gv", u.Hint)
-	_, err = outputFormat("", "to", "README.md", export.Formats)
-	require.ErrorAs(t, err, &u)
-	assert.Contains(t, u.Hint, "Mermaid is written to .mmd")
+	assert.Equal(t, "pass --to yaml|json|csv|drawio|mermaid|dot, or name the file .csv, .json, .yaml, .yml, .drawio, .drawio.xml, .dio, .mmd, .mermaid, .md, .dot, .gv", u.Hint)
 }

@@ -16,7 +16,8 @@ import (
 // TestGoldenPictures pins the pictures `graph --to mermaid` and `convert
 // --to dot`, and the Mermaid chart `convert --to mermaid` writes, for
 // every chart under testdata/charts and the quickstart chart, as
-// CHART.graph.mmd, CHART.graph.dot and CHART.mmd under testdata/golden,
+// CHART.graph.mmd, CHART.graph.dot and CHART.mmd (CHART.md for a chart
+// of several pages, which is Markdown) under testdata/golden,
 // laid out as the charts are (golden/rules/…, golden/quickstart/…); a
 // chart with errors is drawn and converted too, its errors marked in the
 // pictures, and the command exits 3. `make conformance` parses every
@@ -48,7 +49,11 @@ func TestGoldenPictures(t *testing.T) {
 				} else {
 					require.Equal(t, types.ExitOK, code, stderr)
 				}
-				golden.Assert(t, base+f.ext, []byte(out))
+				ext := f.ext
+				if f.cmd == "convert" && strings.HasPrefix(out, "```mermaid\n") || strings.Contains(out, "\n```mermaid\n") {
+					ext = ".md" // a chart of several pages: Markdown
+				}
+				golden.Assert(t, base+ext, []byte(out))
 			}
 		})
 	}

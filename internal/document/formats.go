@@ -43,9 +43,8 @@ type Format struct {
 	// format (Localize): a YAML chart's say which key to change.
 	Hints map[string]string
 	// Output are the extensions of a file that convert -o writes in the
-	// format (export.Writers has its writer), longest first where one
-	// ends another; none for a format dtree only reads. Mermaid's .md
-	// is read, never written: -o README.md would replace the whole file.
+	// format (export.Writers has its writer); none for a format dtree
+	// only reads.
 	Output []string
 	// Written is set for a format a person types (YAML), as against one a
 	// diagram tool saves: a shape with no text and no line is then kept
@@ -125,10 +124,11 @@ func init() {
 			Extensions: []string{".mmd", ".mermaid", ".md"},
 			Detect:     isMermaidDetect,
 			Read:       fromMermaid,
-			Output:     []string{".mmd", ".mermaid"},
-			Hint:       ".mmd or .md (Mermaid)",
-			Fix:        "fix the errors above in the Mermaid text",
-			Hints:      mermaidHints,
+			// A .md is written as Markdown, a ```mermaid block a page.
+			Output: []string{".mmd", ".mermaid", ".md"},
+			Hint:   ".mmd or .md (Mermaid)",
+			Fix:    "fix the errors above in the Mermaid text",
+			Hints:  mermaidHints,
 		},
 	}
 }

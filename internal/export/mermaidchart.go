@@ -42,7 +42,21 @@ var mermaidPlainID = regexp.MustCompile(`^[A-Za-z0-9_]+$`)
 // pages is Markdown, a ```mermaid block per page. It returns what
 // Mermaid's form drops.
 func MermaidChart(w io.Writer, doc *types.Document) ([]string, error) {
+	return mermaidChart(w, doc, false)
+}
+
+// MermaidMarkdown is MermaidChart as Markdown whatever the pages: a
+// ```mermaid block a page, under the title and each page's as headings,
+// for a .md file that GitHub draws.
+func MermaidMarkdown(w io.Writer, doc *types.Document) ([]string, error) {
+	return mermaidChart(w, doc, true)
+}
+
+// mermaidChart writes the chart; asMarkdown is set for a .md file, which
+// is Markdown whatever the pages.
+func mermaidChart(w io.Writer, doc *types.Document, asMarkdown bool) ([]string, error) {
 	lost := losses{format: "Mermaid"}
+	md := asMarkdown || len(doc.Pages) > 1
 	starts := lucidStarts(doc, &lost)
 	ids := mermaidIDs(doc, starts)
 	byPage := make(map[string][]*types.Node, len(doc.Pages))
@@ -52,12 +66,11 @@ func MermaidChart(w io.Writer, doc *types.Document) ([]string, error) {
 	}
 	lines := edgesByPage(doc)
 	bw := bufio.NewWriterSize(w, 64<<10)
-	md := len(doc.Pages) > 1
-	if md {
-		lost.note("Mermaid holds one flowchart: the chart's %d pages are written as Markdown, a ```mermaid block each, which dtree reads as pages (name the file .md)", len(doc.Pages))
-		if doc.Title != "" {
-			bw.WriteString("# " + mermaidHeading(doc.Title) + "\n\n")
-		}
+	if md && !asMarkdown {
+		lost.note("a Mermaid flowchart is one page: the chart's %d pages are written as Markdown, a ```mermaid block each, which dtree reads as its pages", len(doc.Pages))
+	}
+	if md && doc.Title != "" {
+		bw.WriteString("# " + mermaidHeading(doc.Title) + "\n\n")
 	}
 	for k, p := range doc.Pages {
 		if md {
