@@ -276,3 +276,51 @@ func TestWritersAreTheTable(t *testing.T) {
 	assert.Len(t, export.Writers, len(written))
 	assert.ElementsMatch(t, append(written, "dot"), export.Formats)
 }
+
+// FuzzMermaidChartRoundTrip writes a chart whose title, texts, labels,
+// ids, tags, custom data and variables are the fuzzed text as a Mermaid
+// chart, and reads it back: no error, and every text as the chart holds
+// it (make fuzz).
+func FuzzMermaidChartRoundTrip(f *testing.F) {
+	for _, s := range hostileTexts {
+		f.Add(s)
+	}
+	f.Add("#60;b#62; <br> &lt; \\u0025 \"\\n\"")
+	f.Fuzz(func(t *testing.T, text string) {
+		if strings.ContainsRune(text, 0) || strings.TrimSpace(text) == "" {
+			return // NUL is no text a chart holds (nul_in_text); an id of spaces is none
+		}
+		doc := hostileChart(text)
+		var buf bytes.Buffer
+		if _, err := export.MermaidChart(&buf, doc); err != nil {
+			t.Fatal(err)
+		}
+		out := buf.String()
+		if strings.Contains(out, "%%{") {
+			t.Fatalf("a directive written:\n%s", out)
+		}
+		back, err := document.Read("-", "mermaid", &buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(back.Errors) > 0 {
+			t.Fatalf("read back with %s %s:\n%s", back.Errors[0].Class, back.Errors[0].Message, out)
+		}
+		valid := strings.ToValidUTF8(text, "\uFFFD")
+		want := strings.TrimSpace(strings.ReplaceAll(valid, "\r\n", "\n"))
+		if len(back.Nodes) != len(doc.Nodes) {
+			t.Fatalf("%d nodes back, not %d:\n%s", len(back.Nodes), len(doc.Nodes), out)
+		}
+		for i, n := range doc.Nodes {
+			if got := back.Nodes[i].ID; got != strings.ToValidUTF8(n.ID, "\uFFFD") {
+				t.Fatalf("id %q back as %q:\n%s", n.ID, got, out)
+			}
+		}
+		if back.Nodes[1].Text != want || back.Title != want || back.Edges[1].Label != want {
+			t.Fatalf("text %q back as %q, title %q, label %q:\n%s", want, back.Nodes[1].Text, back.Title, back.Edges[1].Label, out)
+		}
+		if back.Nodes[1].Metadata["command"] != valid {
+			t.Fatalf("command %q back as %q:\n%s", valid, back.Nodes[1].Metadata["command"], out)
+		}
+	})
+}
