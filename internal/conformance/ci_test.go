@@ -89,7 +89,16 @@ func TestConformanceCIOutputs(t *testing.T) {
 	copyFile(t, filepath.Join(root, "testdata", "ci", "hostile-mermaid.yaml"), filepath.Join(work, "hostile-mermaid.yaml"))
 	dtree("convert", "hostile.yaml", "-o", "hostile.mmd")
 	dtree("convert", "hostile-mermaid.yaml", "-o", "hostile-mermaid.mmd")
-	written := []string{filepath.Join(work, "hostile.mmd"), filepath.Join(work, "hostile-mermaid.mmd")}
+	// A 1 MB label and command of what would break Mermaid's syntax.
+	big := strings.Repeat(`]"%% --> `+"`x` $(y)\n", 1<<20/16)
+	bigYAML, err := json.Marshal(map[string]any{"nodes": []map[string]any{
+		{"id": "start", "kind": "start", "text": "Start", "next": "big"},
+		{"id": "big", "text": big, "command": big, "next": "end"},
+		{"id": "end", "kind": "end", "text": "End"}}})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(work, "big.yaml"), bigYAML, 0o644)) // JSON is YAML
+	dtree("convert", "big.yaml", "-o", "big.mmd")
+	written := []string{filepath.Join(work, "hostile.mmd"), filepath.Join(work, "hostile-mermaid.mmd"), filepath.Join(work, "big.mmd")}
 	dtree("graph", "--log-dir", "logs", "--run", "latest", "-o", "quickstart-run.drawio",
 		filepath.Join(root, "testdata", "quickstart", "update-deps.csv"))
 
