@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -262,6 +263,11 @@ func mermaidNodeData(bw *bufio.Writer, id string, n *types.Node, lost *losses) {
 			continue
 		}
 		writeDtreeLines(bw, "    %% dtree: "+id+" "+key+": ", n.Metadata[k])
+	}
+	if n.Step == types.StepApproval && !slices.ContainsFunc(sortedKeys(n.Metadata), func(k string) bool { return types.FoldName(k) == "approval" }) {
+		// A gate by its shape (Lucid's and draw.io's Manual operation),
+		// which a Mermaid box is not: the key says it.
+		bw.WriteString("    %% dtree: " + id + " approval: true\n")
 	}
 }
 

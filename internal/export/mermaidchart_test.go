@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dtree-dev/dtree/internal/chart"
 	"github.com/dtree-dev/dtree/internal/document"
 	"github.com/dtree-dev/dtree/internal/export"
 	"github.com/dtree-dev/dtree/types"
@@ -323,4 +324,26 @@ func FuzzMermaidChartRoundTrip(f *testing.F) {
 			t.Fatalf("command %q back as %q:\n%s", valid, back.Nodes[1].Metadata["command"], out)
 		}
 	})
+}
+
+// TestMermaidChartKeepsGates: a step that is an approval gate by its
+// shape (Lucid's Manual operation), loaded as convert loads it, is a gate
+// read back from Mermaid, where its box is a plain step.
+func TestMermaidChartKeepsGates(t *testing.T) {
+	t.Parallel()
+	doc := &types.Document{Pages: []types.Page{{ID: "1", Root: "s"}}, Nodes: []types.Node{
+		{ID: "s", Page: "1", Kind: types.KindTerminator, Text: "Start"},
+		{ID: "g", Page: "1", Kind: types.KindProcess, Shape: "Manual operation", Text: "Ship it?"},
+		{ID: "y", Page: "1", Kind: types.KindTerminator, Text: "Shipped"},
+		{ID: "n", Page: "1", Kind: types.KindTerminator, Text: "Held"}},
+		Edges: []types.Edge{{Page: "1", From: "s", To: "g"}, {Page: "1", From: "g", To: "y", Label: "approved"}, {Page: "1", From: "g", To: "n", Label: "rejected"}}}
+	opts := chart.Options{Defaults: types.BuiltinDefaults(), Names: anyCLI{}}
+	c := chart.Check(doc, opts)
+	require.Empty(t, c.Errors)
+	require.Equal(t, types.StepApproval, c.Doc.Nodes[1].Step, "a gate by its shape")
+	back, _, out := toMermaid(t, c.Doc)
+	assert.Contains(t, out, "%% dtree: g approval: true")
+	again := chart.Check(back, opts)
+	require.Empty(t, again.Errors)
+	assert.Equal(t, types.StepApproval, again.Doc.Nodes[1].Step, "still a gate:\n%s", out)
 }
