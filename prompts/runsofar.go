@@ -192,17 +192,19 @@ func entry(k int, s Step, limit int) string {
 			b.WriteString("- " + types.HeadBytes(it, limit) + "\n")
 		}
 	}
-	switch s.Kind {
-	case "decision", "approval":
-		if s.Answer != "" {
-			b.WriteString("Answer: " + types.HeadBytes(s.Answer, limit) + "\n")
-		}
-		list("Reasons", s.Reasons)
-	case "command":
+	// What the step left, whatever its kind: a command, an answer (a
+	// decision's, a gate's), or comments.
+	switch {
+	case s.Command != "":
 		b.WriteString("Command: " + types.HeadBytes(s.Command, limit) + "\n")
 		if out := types.LastLines(s.Output, maxOutputLines, limit); strings.TrimSpace(out) != "" {
 			b.WriteString("Output, last lines:\n" + out + "\n")
 		}
+	case s.Answer != "" || len(s.Reasons) > 0 || s.Kind == types.RoleDecision:
+		if s.Answer != "" {
+			b.WriteString("Answer: " + types.HeadBytes(s.Answer, limit) + "\n")
+		}
+		list("Reasons", s.Reasons)
 	default:
 		list("Comments", s.Comments)
 	}

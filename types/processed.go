@@ -28,6 +28,9 @@ const (
 	DefaultRetries   = 3
 	DefaultTimeout   = 600 * time.Second
 	DefaultMaxVisits = 10
+	// DefaultLogDir is log_dir's default: a command dtree prints for a
+	// run elsewhere names its --log-dir (run.ResumeCommand).
+	DefaultLogDir = ".dtree/runs"
 )
 
 // CommandCLI is the CLI a command step shows (its Settings.CLI): the

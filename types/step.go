@@ -46,6 +46,12 @@ type StepInfo struct {
 	// Shape is how the pictures draw the step (ShapeHexagon, …) when the
 	// chart does not draw it as a diamond; "" draws the chart's shape.
 	Shape string
+	// Drawn are the chart shapes that make a node this kind with no key
+	// of its own, by the name the importers give Node.Shape (Lucid's CSV
+	// shape and JSON class; draw.io's and Mermaid's name theirs so),
+	// folded (FoldName). The importers read such a shape as a step
+	// (DrawnStep), and nodeconf marks the node with the kind.
+	Drawn []string
 }
 
 // Shapes a step kind may be drawn with (StepInfo.Shape): each picture
@@ -63,7 +69,20 @@ var steps = map[Step]StepInfo{
 	StepProcess:    {Agent: true},
 	StepDecision:   {Agent: true},
 	StepCommand:    {Shape: ShapeHexagon},
-	StepApproval:   {Shape: ShapeTrapezoid},
+	StepApproval: {Shape: ShapeTrapezoid,
+		Drawn: []string{"manualoperation", "manualoperationblock", "manualoperationblocknew"}},
+}
+
+// DrawnStep is the kind a node drawn as shape is with no key saying
+// otherwise (StepInfo.Drawn); "" when the shape marks none.
+func DrawnStep(shape string) Step {
+	f := FoldName(shape)
+	for s, info := range steps {
+		if slices.Contains(info.Drawn, f) {
+			return s
+		}
+	}
+	return ""
 }
 
 // Steps are the step kinds, in a fixed order: what a test of each

@@ -29,3 +29,22 @@ func TestStepInfo(t *testing.T) {
 	}
 	assert.False(t, Step("").Agent(), "a node of a document never loaded as a chart calls no agent")
 }
+
+// TestDrawnStep: the shapes a kind is drawn with mark it, whatever the
+// importer's spelling (Lucid's CSV name and JSON class, draw.io's and
+// Mermaid's name); other shapes mark none.
+func TestDrawnStep(t *testing.T) {
+	t.Parallel()
+	for shape, want := range map[string]Step{
+		"Manual operation": StepApproval, "ManualOperationBlockNew": StepApproval, "manualoperationblock": StepApproval,
+		"Manual_Operation": StepApproval, "Process": "", "Decision": "", "": "", "Manual input": "",
+	} {
+		assert.Equal(t, want, DrawnStep(shape), shape)
+	}
+	for _, s := range Steps() {
+		for _, d := range s.Info().Drawn {
+			assert.Equal(t, s, DrawnStep(d), "%s: every shape it lists marks it", s)
+			assert.Equal(t, FoldName(d), d, "%s: %q is listed folded", s, d)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package types
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -174,4 +175,21 @@ func Quote(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+var plainArg = regexp.MustCompile(`^[A-Za-z0-9_./=:,@+%-]+$`)
+
+// ShellJoin shows argv as a shell would need it typed: elements with
+// spaces or special characters in single quotes. It is only shown; dtree
+// never runs a shell.
+func ShellJoin(argv []string) string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		if plainArg.MatchString(a) {
+			q[i] = a
+		} else {
+			q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(q, " ")
 }

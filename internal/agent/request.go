@@ -19,6 +19,9 @@ type Request struct {
 	Node    string // the node's id in the chart
 	Purpose string // PurposeRun, PurposeValidate or PurposeCommand
 	Attempt int    // 1 for the first attempt, 2 for the first retry, …
+	// Visit is the visit of the node the call is made for, 1 for the
+	// first: the replay agent answers by node and visit. Not in Env.
+	Visit int
 }
 
 // Env is the request as the child's environment: DTREE_RUN_ID,

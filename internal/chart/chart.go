@@ -6,6 +6,7 @@ package chart
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -92,6 +93,9 @@ func Check(doc *types.Document, opts Options) *Chart {
 		if check := kindChecks[nodeconf.Step(p)]; check != nil {
 			c.Errors = append(c.Errors, check(g, i, n)...)
 		}
+		if warn := kindWarnings[nodeconf.Step(p)]; warn != nil {
+			c.Warnings = append(c.Warnings, warn(n)...)
+		}
 	}
 	<-linted
 	// Each node's step kind, once lint, which reads the nodes, is done.
@@ -110,6 +114,8 @@ func Check(doc *types.Document, opts Options) *Chart {
 	c.Warnings = append(c.Warnings, lintWarns...)
 	document.Localize(doc.Format, c.Errors)
 	document.Localize(doc.Format, c.Warnings)
+	document.NamePages(doc, c.Errors)
+	document.NamePages(doc, c.Warnings)
 	if c.Errors == nil {
 		c.Errors = []types.Diagnostic{}
 	}
@@ -238,6 +244,33 @@ func (c *Chart) NearNode(page, key string) string {
 var kindChecks = map[types.Step]func(g *graph.Graph, i int, n *types.Node) []types.Diagnostic{
 	types.StepCommand:  commandLabels,
 	types.StepApproval: gateLabels,
+}
+
+// kindWarnings are the step kinds' own lint warnings: what a node of
+// that kind has that does nothing.
+var kindWarnings = map[types.Step]func(n *types.Node) []types.Diagnostic{
+	types.StepApproval: gateAgentKeys,
+}
+
+// agentOnlyKeys are the custom data keys (normalized) that only an
+// agent's step reads: a gate, which asks a person, ignores them.
+// timeout is not one: on a terminal it is the gate's own.
+var agentOnlyKeys = []string{"cli", "validatecli", "retrycli", "retries", "validate", "validateprompt",
+	"model", "maxturns", "context", "paths", "rollback", "keeprunning"}
+
+// gateAgentKeys warns of an approval gate's custom data that only an
+// agent's step reads, which lints clean but does nothing: a key a node.
+func gateAgentKeys(n *types.Node) []types.Diagnostic {
+	var out []types.Diagnostic
+	for _, k := range slices.Sorted(maps.Keys(n.Metadata)) {
+		if !slices.Contains(agentOnlyKeys, nodeconf.Normalize(k)) {
+			continue
+		}
+		out = append(out, types.Diagnostic{Class: "gate_agent_key", ID: n.ID, IDs: []string{n.ID}, Page: n.Page, Line: n.Line,
+			Message: fmt.Sprintf("node %s: approval gate: custom data %s is ignored: a gate asks a person, and runs no agent", n.ID, types.Quote(k)),
+			Hint:    "remove it (timeout is a gate's own: how long the terminal waits for an answer)"})
+	}
+	return out
 }
 
 // gateLabels checks that an approval gate routes a person's answer: one

@@ -418,3 +418,39 @@ nodes:
 	}
 	assert.Equal(t, []string{"command_labels test@1"}, summary(c.Errors))
 }
+
+// TestGateAgentKeys: an approval gate asks a person, so custom data only
+// an agent's step reads does nothing on it: lint warns, naming the node
+// and the key; timeout, the terminal's, and max_visits are a gate's own.
+func TestGateAgentKeys(t *testing.T) {
+	t.Parallel()
+	const chartYAML = `title: Gate
+nodes:
+  - id: start
+    kind: start
+    next: gate
+  - id: gate
+    kind: approval
+    text: Ship it?
+    metadata: {cli: codex, Retries: "2", validate: "false", validate_prompt: check it, model: o3, max_turns: "4", context: none, paths: src/, rollback: attempt, keep_running: "true", timeout: 90s, max_visits: "2", owner: ada}
+    branches:
+      approved: done
+      rejected: done
+  - id: done
+    kind: end
+`
+	doc, err := document.FromYAML(strings.NewReader(chartYAML))
+	require.NoError(t, err)
+	c := chart.Check(doc, chart.Options{Defaults: types.BuiltinDefaults(), Names: agent.Names{}})
+	assert.Empty(t, summary(c.Errors))
+	var keys []string
+	for _, w := range c.Warnings {
+		assert.Equal(t, "gate_agent_key", w.Class)
+		assert.Equal(t, []string{"gate"}, w.IDs)
+		assert.Contains(t, w.Message, "node gate: approval gate: custom data ")
+		assert.Contains(t, w.Message, "a gate asks a person")
+		keys = append(keys, strings.Split(strings.TrimPrefix(w.Message, "node gate: approval gate: custom data "), " ")[0])
+	}
+	assert.Equal(t, []string{`"Retries"`, `"cli"`, `"context"`, `"keep_running"`, `"max_turns"`, `"model"`, `"paths"`,
+		`"rollback"`, `"validate"`, `"validate_prompt"`}, keys)
+}

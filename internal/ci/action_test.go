@@ -211,7 +211,7 @@ func TestActionTrust(t *testing.T) {
 		code  int
 		out   string
 	}{
-		{"false", 2, "dtree.yaml: not trusted, and it sets what runs as an agent or where dtree writes: clis.claude (line 2)"},
+		{"false", 2, "dtree.yaml: not trusted, and it sets what only a trusted file may: clis.claude (line 2)"},
 		{"true", 0, "succeeded"},
 		{"yes", 2, "dtree action: the input trust must be true or false"},
 	} {
@@ -267,7 +267,7 @@ nodes:
 		code   int
 		want   string // in the second run's events
 	}{
-		{"approve", map[string]string{"approve": "true"}, 0, `"event":"approval_given","answer":"approved","label":"approved","next":"ship"`},
+		{"approve", map[string]string{"approve": "true"}, 0, `"event":"approval_given","answer":"approved","label":"approved","next":"ship","node":"gate","reason":"","run_id":"`},
 		{"reject", map[string]string{"reject": "true", "reason": "no changelog; $(touch pwned)"}, 0,
 			`"event":"approval_given","answer":"rejected","label":"rejected","next":"fix","node":"gate","reason":"no changelog; $(touch pwned)"`},
 		{"reject without a reason", map[string]string{"reject": "true"}, 2, ""},
@@ -300,7 +300,10 @@ nodes:
 			got := r.outputs["run"]
 			assert.Equal(t, "succeeded", got["status"])
 			assert.NotEqual(t, first["run-id"], got["run-id"])
-			assert.Contains(t, readFile(t, got["run-dir"], "events.jsonl"), tt.want)
+			events := readFile(t, got["run-dir"], "events.jsonl")
+			assert.Contains(t, events, tt.want)
+			// The answer came through the action's inputs, and the log says so.
+			assert.Regexp(t, `"event":"approval_given".*"who":"ci_input"`, events)
 		})
 	}
 }

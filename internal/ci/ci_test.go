@@ -389,7 +389,7 @@ func TestAuthorPicture(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			diagram, note := AuthorPicture([]byte(tc.src), tr, tc.known, tc.mask)
+			diagram, note := AuthorPicture([]byte(tc.src), tr, tc.known, nil, tc.mask)
 			assert.Contains(t, note, tc.note)
 			if tc.want == "" {
 				assert.Empty(t, diagram)

@@ -118,18 +118,19 @@ func Picture(ctx context.Context, doc *types.Document, trace *export.Trace, mask
 // AuthorPicture is the run drawn onto the author's own Mermaid text, src
 // (export.MermaidOnto), for the job summary of a run of a Mermaid chart:
 // the diagram GitHub draws in the chart's README, with the path on it.
-// known says which node ids the page has. It is "" when that cannot be
+// known says which node ids the page has; links are its links, to mark
+// those the run took (nil: none). It is "" when that cannot be
 // shown, and note then says why and that dtree's own drawing (Picture)
 // is shown instead: the text is over GitHub's limit, the text no longer
 // has a node of the run, or it holds a value mask hides (the text is
 // shown whole or not at all: a masked id would no longer parse).
-func AuthorPicture(src []byte, trace *export.Trace, known func(string) bool, mask func(string) string) (diagram, note string) {
+func AuthorPicture(src []byte, trace *export.Trace, known func(string) bool, links []export.MermaidLink, mask func(string) string) (diagram, note string) {
 	const instead = "; this is dtree's drawing of the run instead."
 	if len(src) > MermaidLimit {
 		return "", fmt.Sprintf("The chart's Mermaid is too large for GitHub to draw (%d characters, over %d)%s", len(src), MermaidLimit, instead)
 	}
 	var b bytes.Buffer
-	onto, err := export.MermaidOnto(&b, src, trace, known)
+	onto, err := export.MermaidOntoLinks(&b, src, trace, known, links)
 	switch {
 	case err != nil:
 		return "", "The run could not be drawn onto the chart's Mermaid: " + err.Error() + instead

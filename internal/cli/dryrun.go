@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -85,7 +84,7 @@ func (d *dryRun) Call(_ context.Context, c agent.Call) (agent.Result, error) {
 
 // gate answers an approval gate (run.Approval's Answers): its --answer,
 // else approved, the way a run goes when all is well.
-func (d *dryRun) gate(id string) (string, bool) {
+func (d *dryRun) gate(id string, _ int) (string, bool) {
 	label, why := "approved", fmt.Sprintf("the default; --answer %s=rejected takes the other branch", id)
 	if picks := d.answers[id]; len(picks) > 0 {
 		label, why = picks[min(d.asked[id], len(picks)-1)], "from --answer"
@@ -251,16 +250,11 @@ func dryAnswers(c *chart.Chart, page string, flags []string) (map[string][]strin
 			labels = append(labels, e.Label)
 		}
 		match, ok := response.MatchLabel(label, labels)
-		if !ok && c.Nodes[i].Step == types.StepApproval {
-			// A gate's answer in its own words, as resume takes it:
-			// approved/approve/yes or rejected/reject/no, whatever the
-			// chart labels its branches with.
-			switch w := response.CleanLabel(label); {
-			case slices.Contains(response.ApprovedWords, w):
-				match, ok = response.GateLabel(labels, true)
-			case slices.Contains(response.RejectedWords, w):
-				match, ok = response.GateLabel(labels, false)
-			}
+		if c.Nodes[i].Step == types.StepApproval {
+			// A gate's answer, a label or in its own words, as a
+			// replay's answers file gives it: approved/approve/yes or
+			// rejected/reject/no, whatever its branches' labels.
+			match, _, ok = response.GateAnswer(label, labels)
 		}
 		if !ok {
 			return nil, &UsageError{Err: fmt.Errorf("--answer %q: node %s has no branch %q", f, ids[0], label),
@@ -283,19 +277,5 @@ func splitAnswer(c *chart.Chart, page, f string) (key, label string, ok bool) {
 	return strings.Cut(f, "=")
 }
 
-var plainArg = regexp.MustCompile(`^[A-Za-z0-9_./=:,@+%-]+$`)
-
-// shellJoin shows argv as a shell would need it typed: elements with
-// spaces or special characters in single quotes. It is only shown; dtree
-// never runs a shell.
-func shellJoin(argv []string) string {
-	q := make([]string, len(argv))
-	for i, a := range argv {
-		if plainArg.MatchString(a) {
-			q[i] = a
-		} else {
-			q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-		}
-	}
-	return strings.Join(q, " ")
-}
+// shellJoin shows argv as a shell would need it typed (types.ShellJoin).
+func shellJoin(argv []string) string { return types.ShellJoin(argv) }

@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/dtree-dev/dtree/internal/document"
+	"github.com/dtree-dev/dtree/internal/run"
 	"github.com/dtree-dev/dtree/internal/settings"
 	"github.com/dtree-dev/dtree/types"
 )
@@ -89,6 +90,12 @@ func (a *App) printError(err error) {
 		return
 	}
 	msgs, hints := errorText(err)
+	if waiting := new(run.WaitingError); ran != nil && errors.As(err, &waiting) {
+		// Not an error: the run's own status, as the line before says it,
+		// then how to go on (exit 5 all the same).
+		fmt.Fprintf(a.Err, "dtree: %s\n", visible(msgs[0]))
+		msgs = msgs[1:]
+	}
 	for _, m := range msgs {
 		fmt.Fprintf(a.Err, "dtree: error: %s\n", visible(m))
 	}

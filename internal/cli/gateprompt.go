@@ -93,8 +93,13 @@ func (g *gatePrompt) ask(ctx context.Context, gt run.Gate) (string, string, erro
 		expired = t.C
 		g.say("(no answer in %s rejects it)\n", gt.Timeout)
 	}
-	// A line typed after the last gate's question, while agents ran,
-	// answers no gate: it is dropped.
+	// What was typed before the gate asked (type-ahead while agents ran,
+	// before the first gate too) answers no gate: the terminal's input
+	// not yet read is flushed, and a line read since the last gate's
+	// question dropped.
+	if f, ok := g.in.(interface{ Fd() uintptr }); ok && term.IsTerminal(int(f.Fd())) {
+		_ = tcflush(int(f.Fd()))
+	}
 	for drained := g.lines == nil; !drained; {
 		select {
 		case _, ok := <-g.lines:

@@ -132,6 +132,10 @@ func (a *App) graph(ctx context.Context, path string, o graphOptions) error {
 		a.In = io.TeeReader(in, &stdin)
 		defer func() { a.In = in }()
 	}
+	var before os.FileInfo // the chart file as it was loaded, for graphOnto
+	if path != "-" && trace != nil && format == "mermaid" {
+		before, _ = os.Stat(path)
+	}
 	c, broken, err := a.loadDrawn(path, o.chartFlags, func(c *chart.Chart) (string, error) {
 		return graphPage(c, o.page, trace)
 	})
@@ -154,8 +158,9 @@ func (a *App) graph(ctx context.Context, path string, o graphOptions) error {
 		// The author's own text, the run on it (readme/graph.md#a-mermaid-chart).
 		src := stdin.Bytes()
 		if path != "-" {
-			if src, err = os.ReadFile(path); err != nil {
-				return &UsageError{Err: err, Hint: "pass a chart file dtree can read"}
+			if src, err = readUnchanged(path, before); err != nil {
+				return &UsageError{Err: fmt.Errorf("cannot draw run %s onto %s: %w", o.run, path, err),
+					Hint: "pass the chart file itself, unchanged while dtree reads it"}
 			}
 		}
 		return a.graphOnto(src, c, page, trace, o)
@@ -170,6 +175,29 @@ func (a *App) graph(ctx context.Context, path string, o graphOptions) error {
 		return exportError(err, format)
 	}
 	return broken
+}
+
+// readUnchanged reads the file at path, the text of the chart loaded from
+// it when it was as before says (its size and time): the text is not read
+// as a chart again (graphOnto).
+func readUnchanged(path string, before os.FileInfo) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if before == nil || st.Size() != before.Size() || !st.ModTime().Equal(before.ModTime()) {
+		return nil, fmt.Errorf("%w: %s changed while it was read", errNotTheText, path)
+	}
+	src, err := io.ReadAll(f)
+	if err == nil && int64(len(src)) != before.Size() {
+		err = fmt.Errorf("%w: %s changed while it was read", errNotTheText, path)
+	}
+	return src, err
 }
 
 // graphPage is the id of the page to draw: --page's, else the run's, else
@@ -332,9 +360,15 @@ func (a *App) graphDrawio(ctx context.Context, path string, c *chart.Chart, out 
 			doc = read
 		}
 	}
+	var notes []string
 	err := a.output(out, func(w io.Writer) error {
-		return export.DrawioRun(ctx, w, src, doc, export.PictureOptions{Trace: trace})
+		var err error
+		notes, err = export.DrawioRun(ctx, w, src, doc, export.PictureOptions{Trace: trace})
+		return err
 	})
+	for _, n := range notes { // the author's colours, changed since a run was drawn
+		fmt.Fprintf(a.Err, "dtree: warning: %s: %s\n", path, n)
+	}
 	if err != nil {
 		var usage *UsageError
 		if errors.As(err, &usage) {

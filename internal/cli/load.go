@@ -66,7 +66,7 @@ func (a *App) warnUntrusted(s *settings.Settings) {
 		a.warned = map[string]bool{}
 	}
 	a.warned["untrusted"] = true
-	fmt.Fprintf(a.Err, "dtree: warning: %s is not trusted, and it sets what runs: %s; dtree run refuses it, and no command runs its CLIs\n", u.File, u.Names())
+	fmt.Fprintf(a.Err, "dtree: warning: %s is not trusted, and it sets what only a trusted file may: %s; dtree run refuses it, and no command runs its CLIs\n", u.File, u.Names())
 	fmt.Fprintf(a.Err, "dtree: hint: read it; if you trust what it sets, run 'dtree trust' ('dtree docs settings' says why)\n")
 }
 

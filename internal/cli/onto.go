@@ -102,6 +102,21 @@ func mermaidIDs(body []byte, doc *types.Document, page string) (map[string]strin
 	return ids, nil
 }
 
+// pageTextIDs maps each node id of doc's page to the id its Mermaid text
+// names it by, as mermaidIDs does, without reading the text again: the
+// reader prefixes "N:" (the page) to an id an earlier block used, and a
+// Mermaid id has no ":" of its own. For graph --run, which read the text
+// it draws on with the chart (graphOnto); linear in the chart.
+func pageTextIDs(doc *types.Document, page string) map[string]string {
+	ids := map[string]string{}
+	for i := range doc.Nodes {
+		if n := &doc.Nodes[i]; n.Page == page {
+			ids[n.ID] = strings.TrimPrefix(n.ID, page+":")
+		}
+	}
+	return ids
+}
+
 // textTrace is t with its node ids as the text names them (mermaidIDs);
 // an id the page does not have stays as it is, for MermaidOnto to find
 // missing.
@@ -118,7 +133,36 @@ func textTrace(t *export.Trace, ids map[string]string) *export.Trace {
 		out.Visits[to(id)] += v
 	}
 	out.Stopped = to(t.Stopped)
+	out.Steps = make([]export.Step, len(t.Steps))
+	for i, st := range t.Steps {
+		out.Steps[i] = export.Step{From: to(st.From), To: to(st.To), Label: st.Label}
+	}
 	return &out
+}
+
+// textLinks are the links of doc's page as Mermaid 11 numbers them for
+// linkStyle (export.MermaidLink), their ends as the text names them: the
+// page's edges in the reader's order, which is Mermaid's (each link of a
+// chain, each pair of an "&"). An invisible link (~~~) is a link to
+// Mermaid and no edge to the reader: a text that has one gets no
+// linkStyle line (nil), as its places cannot be told without it.
+func textLinks(body []byte, doc *types.Document, page string, ids map[string]string) []export.MermaidLink {
+	if bytes.Contains(body, []byte("~~~")) {
+		return nil
+	}
+	to := func(id string) string {
+		if m, ok := ids[id]; ok {
+			return m
+		}
+		return id
+	}
+	var links []export.MermaidLink
+	for i := range doc.Edges {
+		if e := &doc.Edges[i]; e.Page == page {
+			links = append(links, export.MermaidLink{From: to(e.From), To: to(e.To), Label: e.Label})
+		}
+	}
+	return links
 }
 
 // missingNodes is the first node, by id, that t entered or stopped at
@@ -147,17 +191,15 @@ func known(ids map[string]string) func(string) bool {
 }
 
 // graphOnto writes the run t onto the author's own Mermaid text of c's
-// page, src being the chart file's bytes: graph --run --to mermaid of a
-// Mermaid chart.
+// page, src being the chart file's bytes, the bytes c was read from
+// (graph checks that the file did not change in between): graph --run
+// --to mermaid of a Mermaid chart.
 func (a *App) graphOnto(src []byte, c *chart.Chart, page string, t *export.Trace, o graphOptions) error {
 	if page == "" && len(c.Doc.Pages) == 1 {
 		page = c.Doc.Pages[0].ID
 	}
 	body, err := mermaidBlock(src, c.Doc, page)
-	var ids map[string]string
-	if err == nil {
-		ids, err = mermaidIDs(body, c.Doc, page)
-	}
+	ids := pageTextIDs(c.Doc, page)
 	if err != nil {
 		return &UsageError{Err: fmt.Errorf("cannot draw run %s onto %s: %w", o.run, c.Doc.Source, err),
 			Hint: "pass the chart file itself, unchanged since it was read, or draw dtree's picture of the run with --to svg"}
@@ -172,7 +214,7 @@ func (a *App) graphOnto(src []byte, c *chart.Chart, page string, t *export.Trace
 	var onto export.Onto
 	err = a.output(o.out, func(w io.Writer) error {
 		var err error
-		onto, err = export.MermaidOnto(w, body, tt, has)
+		onto, err = export.MermaidOntoLinks(w, body, tt, has, textLinks(body, c.Doc, page, ids))
 		return err
 	})
 	if err != nil {
@@ -180,6 +222,9 @@ func (a *App) graphOnto(src []byte, c *chart.Chart, page string, t *export.Trace
 	}
 	for _, id := range onto.Unnamed {
 		fmt.Fprintf(a.Err, "dtree: warning: node %s of run %s is not marked: a Mermaid class line cannot name its id\n", id, o.run)
+	}
+	if len(t.Steps) > 0 && textLinks(body, c.Doc, page, ids) == nil {
+		fmt.Fprintf(a.Err, "dtree: warning: the links of run %s are not marked: the text has an invisible link (~~~), which Mermaid numbers with the others and dtree does not read\n", o.run)
 	}
 	return nil
 }
@@ -219,11 +264,11 @@ func authorPicture(doc *types.Document, t *export.Trace, mask func(string) strin
 		return "", "The chart's Mermaid could not be matched to the run (its file changed while the run ran)" + instead
 	}
 	if len(body) > ci.MermaidLimit { // not read again: AuthorPicture says why
-		return ci.AuthorPicture(body, t, nil, mask)
+		return ci.AuthorPicture(body, t, nil, nil, mask)
 	}
 	ids, err := mermaidIDs(body, doc, t.Page)
 	if err != nil {
 		return "", "The chart's Mermaid could not be matched to the run (its file changed while the run ran)" + instead
 	}
-	return ci.AuthorPicture(body, textTrace(t, ids), known(ids), mask)
+	return ci.AuthorPicture(body, textTrace(t, ids), known(ids), textLinks(body, doc, t.Page, ids), mask)
 }

@@ -136,3 +136,34 @@ func TestSummaryPictureOfAMermaidChart(t *testing.T) {
 	assert.Empty(t, note)
 	assert.Contains(t, diagram, `n0(["Start<br/>✓ reached"])`)
 }
+
+// graph --run reads the chart's text with the chart, and refuses a file
+// that changed in between (readUnchanged); the ids of a later Markdown
+// block are the text's own (pageTextIDs); the links are the page's edges
+// in the reader's order, none when the text has an invisible link, which
+// Mermaid counts and the reader does not (textLinks).
+func TestGraphOntoReadsOnce(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "c.mmd")
+	require.NoError(t, os.WriteFile(path, []byte("flowchart TD\n  a --> b\n"), 0o644))
+	before, err := os.Stat(path)
+	require.NoError(t, err)
+	got, err := readUnchanged(path, before)
+	require.NoError(t, err)
+	assert.Equal(t, "flowchart TD\n  a --> b\n", string(got))
+	require.NoError(t, os.WriteFile(path, []byte("flowchart TD\n  a --> b --> c\n"), 0o644))
+	_, err = readUnchanged(path, before)
+	require.ErrorIs(t, err, errNotTheText)
+	assert.ErrorContains(t, err, "changed while it was read")
+
+	md := "# Two\n\n```mermaid\ngraph TD\n  START --> A\n```\n\n```mermaid\ngraph TD\n  START -->|go| B\n  B --> C & D\n```\n"
+	doc, err := document.Read("-", "mermaid", strings.NewReader(md))
+	require.NoError(t, err)
+	ids := pageTextIDs(doc, "2")
+	assert.Equal(t, map[string]string{"2:START": "START", "B": "B", "C": "C", "D": "D"}, ids)
+	body, err := mermaidBlock([]byte(md), doc, "2")
+	require.NoError(t, err)
+	assert.Equal(t, []export.MermaidLink{{From: "START", To: "B", Label: "go"}, {From: "B", To: "C"}, {From: "B", To: "D"}},
+		textLinks(body, doc, "2", ids))
+	assert.Nil(t, textLinks([]byte("graph TD\n  START ~~~ B\n"), doc, "2", ids), "~~~ counts in Mermaid's numbering only")
+}

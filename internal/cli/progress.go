@@ -202,8 +202,8 @@ func (p *progress) NodeStarted(n *types.ProcessedNode, visit int) {
 		again = fmt.Sprintf(" (visit %d)", visit)
 	}
 	who := n.CLI
-	if n.Step == types.StepApproval { // a person answers it, no CLI
-		who = string(types.StepApproval)
+	if who == "" { // a step no CLI runs (a gate, a person's): its kind
+		who = string(n.Step)
 	}
 	line := fmt.Sprintf("→ %s %s [%s, %s]%s", n.ID, types.Excerpt(n.Text, 60), n.Role, who, again)
 	node := fmt.Sprintf("node %s %s", n.ID, types.Quote(types.Excerpt(n.Text, 60)))

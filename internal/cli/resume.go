@@ -38,6 +38,9 @@ type resumeOptions struct {
 	// why (readme/resume.md#approval-gates).
 	approve, reject bool
 	reason          string
+	// ciInput: the answer came from a CI system's inputs (action.yml's
+	// approve and reject); approval_given's who says so, nothing else.
+	ciInput bool
 }
 
 func (a *App) newResume() *cobra.Command {
@@ -84,6 +87,7 @@ Docs: dtree docs resume`,
 	f.BoolVar(&o.approve, "approve", false, "approve the gate the run waits at: it goes on along the branch labelled approved")
 	f.BoolVar(&o.reject, "reject", false, "reject the gate the run waits at (with --reason): it goes on along the branch labelled rejected")
 	f.StringVar(&o.reason, "reason", "", "why the gate is approved or rejected: the steps after it see it in the run so far")
+	f.BoolVar(&o.ciInput, "ci-input", false, "say in the log that --approve or --reject came from a CI system's inputs (who: ci_input); the action passes it")
 	return cmd
 }
 
@@ -96,6 +100,8 @@ func (o *resumeOptions) gateAnswer() (string, error) {
 	case o.reject && strings.TrimSpace(o.reason) == "":
 		return "", &UsageError{Err: errors.New("resume: --reject needs --reason TEXT"),
 			Hint: "say why with --reason: the steps after the gate see it, and the next agent can act on it"}
+	case o.ciInput && !o.approve && !o.reject:
+		return "", &UsageError{Err: errors.New("resume: --ci-input says who gave --approve or --reject"), Hint: "give --approve or --reject with it"}
 	case o.reason != "" && !o.approve && !o.reject && !o.approveAll && !o.rejectAll:
 		return "", &UsageError{Err: errors.New("resume: --reason is the reason of --approve or --reject"), Hint: "give --approve or --reject with it"}
 	case o.approve:
@@ -104,6 +110,14 @@ func (o *resumeOptions) gateAnswer() (string, error) {
 		return run.Reject, nil
 	}
 	return "", nil
+}
+
+// who is who gave the answer, for approval_given (run.Approval.Who).
+func (o *resumeOptions) who() string {
+	if o.ciInput {
+		return run.WhoCIInput
+	}
+	return ""
 }
 
 func (a *App) resume(ctx context.Context, id string, o resumeOptions, fs *pflag.FlagSet) error {
@@ -179,7 +193,7 @@ func (a *App) resume(ctx context.Context, id string, o resumeOptions, fs *pflag.
 		// Going on without an answer would stop at the gate again; on a
 		// terminal the gate asks there.
 		return &UsageError{Err: fmt.Errorf("resume: run %s waits at an approval gate: answer it", runID),
-			Hint: fmt.Sprintf("approve it: dtree resume %s --approve [--reason TEXT]; reject it: dtree resume %s --reject --reason TEXT", runID, runID)}
+			Hint: run.GateHint(runID, logDir)}
 	}
 	a.keepBudget(s, s0, runID)
 	s.LogDir = logDir
@@ -269,7 +283,7 @@ func (a *App) resume(ctx context.Context, id string, o resumeOptions, fs *pflag.
 		return strayPath(runID, path, carried, err, o.force)
 	}
 	return a.walkChart(ctx, walkJob{o: o.runOptions, s: s, reg: reg, c: c, page: page, start: start, resume: carried, branch: branch, worktree: worktree,
-		replay: func(file string) string { return resumeReplayCommand(path, rs, o.runOptions, fs, file) }, approval: answer, reason: o.reason})
+		replay: func(file string) string { return resumeReplayCommand(path, rs, o.runOptions, fs, file) }, approval: answer, reason: o.reason, who: o.who()})
 }
 
 // damagedLog refuses a run whose events.jsonl has a line mid-way that is

@@ -260,6 +260,8 @@ type walkJob struct {
 	// approval is dtree resume's answer to the gate the run waited at:
 	// run.Approve or run.Reject, and its reason.
 	approval, reason string
+	// who gave it (run.Approval.Who): "" or run.WhoCIInput.
+	who string
 }
 
 // walkHeap is the heap a run may grow to before the collector works
@@ -434,7 +436,7 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 	if note != "" && !o.quiet {
 		fmt.Fprintln(a.Err, note)
 	}
-	gates := run.Approval{Answer: j.approval, Reason: j.reason, All: all}
+	gates := run.Approval{Answer: j.approval, Reason: j.reason, Who: j.who, All: all}
 	if answers != nil {
 		gates.Answers = answers.Gate
 	}
@@ -500,12 +502,7 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 		}
 		// A replay is not resumed (resume.go): it is run again, for nothing.
 		if re.hint == "" && sum.Status != run.StatusSucceeded && sum.RunID != "" && answers == nil {
-			re.hint = fmt.Sprintf("go on from where it stopped, without redoing the steps that finished: dtree resume %s", sum.RunID)
-		}
-		if s.LogDir != "" && filepath.Clean(s.LogDir) != filepath.Clean(".dtree/runs") && sum.RunID != "" {
-			// The command must find the run where it is: pasted as
-			// printed, "dtree resume ID" looks in the default log_dir.
-			re.hint = strings.ReplaceAll(re.hint, "dtree resume "+sum.RunID, shellJoin([]string{"dtree", "resume", sum.RunID, "--log-dir", s.LogDir}))
+			re.hint = run.ResumeHint(sum.RunID, filepath.Dir(log.Dir))
 		}
 		return re
 	}
@@ -546,6 +543,7 @@ func (c ctxReader) Read(p []byte) (int, error) {
 // more of where to look (a resumed run's settings).
 func (a *App) runSettings(o runOptions, fs *pflag.FlagSet, lo settings.LoadOptions) (*settings.Settings, error) {
 	lo.ConfigFile, lo.Getenv, lo.Flags, lo.Trust = o.config, a.Getenv, fs, o.trust
+	lo.FlagSet = o.flagSet()
 	s, err := settings.Load(lo)
 	if err != nil {
 		return nil, err
@@ -570,11 +568,24 @@ func (a *App) runSettings(o runOptions, fs *pflag.FlagSet, lo settings.LoadOptio
 		return nil, &UsageError{Err: fmt.Errorf("--context %q: not one of %s", o.context, strings.Join(types.ContextModes, ", ")),
 			Hint: "path gives each prompt every step so far, previous the step before, none nothing ('dtree docs context')"}
 	}
-	if o.noCheckpoints { // a flag that says no: not one of the settings' flags
-		s.Checkpoints = false
-		s.Sources[settings.KeyCheckpoints] = settings.Source{Layer: settings.LayerFlag, Name: "--no-checkpoints"}
-	}
 	return s, nil
+}
+
+// flagSet is what the flags that are not a setting's own say: they
+// override the files (an untrusted file's value then does nothing).
+func (o *runOptions) flagSet() map[string]settings.FlagValue {
+	set := map[string]settings.FlagValue{}
+	if o.noCheckpoints {
+		set[settings.KeyCheckpoints] = settings.FlagValue{Value: "false", Flag: "--no-checkpoints"}
+	}
+	switch {
+	case o.approveAll && o.rejectAll: // allGates says so
+	case o.approveAll:
+		set[settings.KeyApprovals] = settings.FlagValue{Value: settings.ApprovalsApprove, Flag: "--approve-all"}
+	case o.rejectAll:
+		set[settings.KeyApprovals] = settings.FlagValue{Value: settings.ApprovalsReject, Flag: "--reject-all"}
+	}
+	return set
 }
 
 // runTarget picks the page and start node, and refuses a chart with errors

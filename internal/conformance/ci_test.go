@@ -183,6 +183,7 @@ func TestConformanceCIOutputs(t *testing.T) {
 	out = node(append([]string{"mermaid"}, custom...)...)
 	assert.Equal(t, blocks, strings.Count(out, ": ok (flowchart"), "every Mermaid test chart with custom data parses: %s", out)
 	mermaidAgrees(t, node, append(charts, written...))
+	takenLinksAgree(t, node, root)
 	reports := filepath.Join(work, "reports")
 	out = node("junit", schema, filepath.Join(reports, "hostile.xml"), filepath.Join(reports, "quickstart.xml"), filepath.Join(reports, "broken.xml"))
 	assert.Equal(t, 3, strings.Count(out, "valid against"), out)
@@ -211,6 +212,39 @@ func copyFile(t *testing.T, from, to string) string {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(to, b, 0o644))
 	return to
+}
+
+// takenLinksAgree: the linkStyle line of a run drawn onto a Mermaid text
+// (readme/graph.md#a-mermaid-chart) styles, as Mermaid's own parser
+// numbers the links, the links the run took (chains, "&" and an edge id
+// among them: golden/graph-run/links.run.mmd).
+func takenLinksAgree(t *testing.T, node func(args ...string) string, root string) {
+	t.Helper()
+	dir := filepath.Join(root, "testdata", "golden", "graph-run")
+	want := map[string][]string{
+		"links.run.mmd":           {"start > plan", "plan > check", "check > plan", "check > ship", "ship > done"},
+		"release.mmd.run.mmd":     {"start > run.tests", "run.tests > tests-ok", "tests-ok > fix_tests", "fix_tests > run.tests"},
+		"README.md.page2.run.mmd": {"START > REPRO", "REPRO > LABEL", "LABEL > END"},
+	}
+	var files []string
+	for f := range want {
+		files = append(files, filepath.Join(dir, f))
+	}
+	for _, line := range strings.Split(strings.TrimSpace(node(append([]string{"flowdb"}, files...)...)), "\n") {
+		var block struct {
+			File, Error string
+			Edges       []struct{ From, To, Style string }
+		}
+		require.NoError(t, json.Unmarshal([]byte(line), &block), line)
+		require.Empty(t, block.Error, block.File)
+		var styled []string
+		for _, e := range block.Edges {
+			if strings.Contains(e.Style, "stroke:#2e7d32") {
+				styled = append(styled, e.From+" > "+e.To)
+			}
+		}
+		assert.Equal(t, want[filepath.Base(block.File)], styled, "%s: the links the run took", block.File)
+	}
 }
 
 // mermaidAgrees holds dtree's Mermaid reader to Mermaid's own parser on

@@ -34,8 +34,10 @@ func kindOf(shape string) string {
 		return types.KindDecision
 	case "predefined process", "predefinedprocessblock":
 		return types.KindSubprocess
-	case "manual operation", "manualoperationblock", "manualoperationblocknew":
-		// A person's step: an approval gate (readme/charts.md#approval-gates).
+	}
+	if types.DrawnStep(shape) != "" {
+		// A shape a step kind is drawn with (types.StepInfo.Drawn):
+		// Manual operation, a person's step, an approval gate.
 		return types.KindProcess
 	}
 	return types.KindOther

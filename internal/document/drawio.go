@@ -88,6 +88,45 @@ func fromDrawio(r io.Reader, size int64) (*types.Document, error) {
 	return doc, nil
 }
 
+// NamePages makes the findings raised on a draw.io chart after it was
+// read (lint's, the node settings') name their page, as the reader's own
+// do: one on a page saved compressed, whose cells have no line, gets
+// ` (on page "NAME", saved compressed: no line to name)`, one on a page of
+// a file of several pages ` (on page "NAME")`. A finding that names its
+// page already is left as it is; other formats' are. Linear in the chart
+// and the findings.
+func NamePages(doc *types.Document, diags []types.Diagnostic) {
+	if doc.Format != FormatDrawio || len(diags) == 0 {
+		return
+	}
+	lined := map[string]bool{} // pages with a cell that has a line: plain
+	for i := range doc.Nodes {
+		if doc.Nodes[i].Line > 0 {
+			lined[doc.Nodes[i].Page] = true
+		}
+	}
+	names := make(map[string]string, len(doc.Pages))
+	for _, p := range doc.Pages {
+		names[p.ID] = p.Title
+		if p.Title == "" {
+			names[p.ID] = p.ID
+		}
+	}
+	for i := range diags {
+		d := &diags[i]
+		name, ok := names[d.Page]
+		if !ok || strings.Contains(d.Message, fmt.Sprintf("page %q", name)) {
+			continue
+		}
+		switch {
+		case d.Line == 0 && !lined[d.Page]:
+			d.Message += fmt.Sprintf(" (on page %q, saved compressed: no line to name)", name)
+		case len(doc.Pages) > 1:
+			d.Message += fmt.Sprintf(" (on page %q)", name)
+		}
+	}
+}
+
 // DrawioTitle is the title of a draw.io file read from path: its name
 // without the extension, as draw.io names the diagram in its title bar.
 func DrawioTitle(path string) string {
@@ -791,6 +830,8 @@ func (dr *drawioReader) page(p *drawioPage, pos int) {
 				continue
 			case "link", "linkTarget", "tooltip": // draw.io's own, not Edit Data's
 				continue
+			case "dtree-drawn": // what a run drawn on the cell changed (readme/drawio.md)
+				continue
 			}
 			if k, v := strings.TrimSpace(kv[0]), strings.TrimSpace(kv[1]); k != "" && v != "" {
 				if n.Metadata == nil {
@@ -877,6 +918,14 @@ func drawioShape(s drawioStyle, holdsOthers bool) (kind, name string, container,
 		return types.KindDecision, "Decision", false, false
 	case "mxgraph.flowchart.predefined_process", "process":
 		return types.KindSubprocess, "Predefined process", false, false
+	case "mxgraph.flowchart.manual_operation":
+		// A person's step: an approval gate (readme/charts.md#approval-gates).
+		return types.KindProcess, "Manual operation", false, false
+	}
+	if s.is("trapezoid") && s.kv["flipV"] == "1" {
+		// The Flowchart sidebar's Manual Operation is a trapezoid turned
+		// upside down; the General sidebar's trapezoid is not flipped.
+		return types.KindProcess, "Manual operation", false, false
 	}
 	switch {
 	case strings.HasPrefix(shapeKey, "mxgraph.flowchart.end") || strings.HasSuffix(shapeKey, "endEvent"):

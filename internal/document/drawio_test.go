@@ -134,15 +134,24 @@ func TestDrawioShapesAndEnds(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
 		style, kind string
+		shape       string // the shape's name, when it matters: Manual operation is a gate
 	}{
-		{"ellipse;whiteSpace=wrap;html=1;", types.KindTerminator},
-		{"strokeWidth=2;html=1;shape=mxgraph.flowchart.start_1;whiteSpace=wrap;", types.KindTerminator},
-		{"strokeWidth=2;html=1;shape=mxgraph.flowchart.start_2;whiteSpace=wrap;", types.KindTerminator},
-		{"rounded=1;whiteSpace=wrap;html=1;arcSize=50;", types.KindTerminator},
-		{"rounded=1;whiteSpace=wrap;html=1;absoluteArcSize=1;arcSize=14;strokeWidth=2;", types.KindProcess},
-		{"rhombus;whiteSpace=wrap;html=1;", types.KindDecision},
-		{"strokeWidth=2;html=1;shape=mxgraph.flowchart.decision;whiteSpace=wrap;", types.KindDecision},
-		{"shape=parallelogram;html=1;strokeWidth=2;perimeter=parallelogramPerimeter;whiteSpace=wrap;rounded=1;arcSize=12;size=0.23;", types.KindProcess},
+		// draw.io's Manual Operation: the Flowchart stencil (older
+		// sidebars, and files written by tools), and the current
+		// Flowchart sidebar's flipped trapezoid (Sidebar-Flowchart.js).
+		{"strokeWidth=2;html=1;shape=mxgraph.flowchart.manual_operation;whiteSpace=wrap;", types.KindProcess, "Manual operation"},
+		{"verticalLabelPosition=bottom;verticalAlign=top;html=1;strokeWidth=2;shape=trapezoid;perimeter=trapezoidPerimeter;whiteSpace=wrap;size=0.23;arcSize=10;flipV=1;", types.KindProcess, "Manual operation"},
+		{"verticalLabelPosition=middle;verticalAlign=middle;html=1;shape=trapezoid;perimeter=trapezoidPerimeter;whiteSpace=wrap;size=0.23;arcSize=10;flipV=1;labelPosition=center;align=center;", types.KindProcess, "Manual operation"},
+		// The General sidebar's trapezoid, not flipped: a plain step.
+		{"shape=trapezoid;perimeter=trapezoidPerimeter;whiteSpace=wrap;html=1;fixedSize=1;", types.KindProcess, "Process"},
+		{"ellipse;whiteSpace=wrap;html=1;", types.KindTerminator, ""},
+		{"strokeWidth=2;html=1;shape=mxgraph.flowchart.start_1;whiteSpace=wrap;", types.KindTerminator, ""},
+		{"strokeWidth=2;html=1;shape=mxgraph.flowchart.start_2;whiteSpace=wrap;", types.KindTerminator, ""},
+		{"rounded=1;whiteSpace=wrap;html=1;arcSize=50;", types.KindTerminator, ""},
+		{"rounded=1;whiteSpace=wrap;html=1;absoluteArcSize=1;arcSize=14;strokeWidth=2;", types.KindProcess, ""},
+		{"rhombus;whiteSpace=wrap;html=1;", types.KindDecision, ""},
+		{"strokeWidth=2;html=1;shape=mxgraph.flowchart.decision;whiteSpace=wrap;", types.KindDecision, ""},
+		{"shape=parallelogram;html=1;strokeWidth=2;perimeter=parallelogramPerimeter;whiteSpace=wrap;rounded=1;arcSize=12;size=0.23;", types.KindProcess, ""},
 	}
 	for _, c := range cases {
 		doc, err := document.FromDrawio(strings.NewReader(model(
@@ -150,6 +159,9 @@ func TestDrawioShapesAndEnds(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, doc.Nodes, 1, c.style)
 		assert.Equal(t, c.kind, doc.Nodes[0].Kind, c.style)
+		if c.shape != "" {
+			assert.Equal(t, c.shape, doc.Nodes[0].Shape, c.style)
+		}
 	}
 
 	doc, err := document.FromDrawio(strings.NewReader(model(
@@ -274,12 +286,13 @@ func TestDrawioHostileChart(t *testing.T) {
 }
 
 // TestDrawioTags reads draw.io's tags (Edit > Edit Tags) as dtree's tags,
-// and leaves its link and tooltip out of the custom data.
+// and leaves its link and tooltip out of the custom data, and what a run
+// drawn on the cell changed (dtree-drawn, readme/drawio.md).
 func TestDrawioTags(t *testing.T) {
 	t.Parallel()
 	doc, err := document.FromDrawio(strings.NewReader(model(
 		`<mxCell id="s" value="Start" style="ellipse;" vertex="1" parent="1"/>` +
-			`<UserObject label="Do it" link="https://example.com" tooltip="hi" tags="NoValidation cli:codex" retries="2" id="a">` +
+			`<UserObject label="Do it" link="https://example.com" tooltip="hi" tags="NoValidation cli:codex" retries="2" id="a" dtree-drawn="strokeColor&gt;#2e7d32;">` +
 			`<mxCell style="rounded=0;html=1;" vertex="1" parent="1"/></UserObject>` +
 			`<mxCell id="e" edge="1" parent="1" source="s" target="a"/>`)))
 	require.NoError(t, err)

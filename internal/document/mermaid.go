@@ -1073,6 +1073,13 @@ func (p *mermaidParser) shapeData(id string) (kind, name, label string, hasLabel
 	case "stadium", "terminal", "pill", "circle", "circ", "sm-circ", "small-circle", "start",
 		"fr-circ", "framed-circle", "stop", "dbl-circ", "double-circle", "f-circ", "filled-circle":
 		kind = types.KindTerminator
+	case "manual":
+		// Mermaid 11's Manual Operation, "a manual task" by its own
+		// name: a person's step, an approval gate as Lucid's and
+		// draw.io's (readme/charts.md#approval-gates). Its geometric
+		// names (trap-t, inv-trapezoid, trapezoid-top) and [\…/] are
+		// drawn for looks, and stay steps.
+		shapeName = "Manual operation"
 	}
 	return kind, shapeName, label, hasLabel, true
 }

@@ -448,3 +448,22 @@ func TestMermaidEntitiesAfterHTML(t *testing.T) {
 	doc := readMermaid(t, "flowchart TD\nA[\"#60;b#62; #38;amp; #96;x#96;\"] --> B[\"one<br><br>#32;two#32;<br/>three\"]\n")
 	assert.Equal(t, []string{"A process <b> &amp; `x`", "B process one\n\n two \nthree"}, nodesOf(doc))
 }
+
+// TestMermaidManual: @{ shape: manual }, Mermaid 11's Manual Operation,
+// is a Manual operation (an approval gate) as Lucid's and draw.io's are;
+// the same trapezoid by its geometric names, or [\…/], is not.
+func TestMermaidManual(t *testing.T) {
+	t.Parallel()
+	doc := readMermaid(t, `flowchart TD
+    A@{ shape: manual, label: "Ship it?" } --> B@{ shape: trap-t, label: "T" } --> C@{ shape: inv-trapezoid, label: "I" }
+    C --> D[\Back/] --> E@{ shape: "manual" }
+`)
+	assert.Empty(t, mclasses(doc.Errors))
+	shapes := map[string]string{}
+	for _, n := range doc.Nodes {
+		shapes[n.ID] = n.Shape
+		assert.Equal(t, types.KindProcess, n.Kind, n.ID)
+	}
+	assert.Equal(t, map[string]string{"A": "Manual operation", "B": "trap-t", "C": "inv-trapezoid", "D": "Parallelogram",
+		"E": "Manual operation"}, shapes)
+}

@@ -26,25 +26,38 @@ const drawioMaxInflate = 64 << 20
 // entered and each edge it took gets strokeColor, fillColor (nodes) and
 // strokeWidth, green, or red (orange for a limit) for the node it stopped
 // at, and a tooltip saying "dtree run ID: ✓ 2 visits" (a cell with no
-// Edit Data is wrapped in the <object> draw.io uses for a tooltip). Every
-// other byte of src is kept, except that a compressed page is written
-// back plain. doc is the chart read from src (its ids name the cells as
-// the reader gives them). Its time is linear in src.
-func DrawioRun(ctx context.Context, w io.Writer, src string, doc *types.Document, o PictureOptions) error {
+// Edit Data is wrapped in the <object> draw.io uses for a tooltip). What
+// the author had there is kept in the wrapper's dtree-drawn attribute
+// (drawnAttr), so that an earlier run drawn on src is undone first: the
+// result is the run drawn on the author's own file. A colour the author
+// changed since that earlier run was drawn is the author's: it is kept,
+// and said in the returned notes. Every other byte of src is kept, except
+// that a compressed page is written back plain. doc is the chart read
+// from src (its ids name the cells as the reader gives them). Its time is
+// linear in src.
+func DrawioRun(ctx context.Context, w io.Writer, src string, doc *types.Document, o PictureOptions) (notes []string, err error) {
 	marks := map[string]drawioMark{}
 	if o.Trace != nil {
 		marks = drawioMarks(doc, o.Trace)
 	}
 	if err := ctx.Err(); err != nil {
-		return err
+		return nil, err
+	}
+	undo := &drawioEditor{undo: true, seen: map[string]bool{}, pageIDs: map[string]bool{}}
+	plain, err := undo.file(src)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	e := &drawioEditor{marks: marks, seen: map[string]bool{}, pageIDs: map[string]bool{}}
-	out, err := e.file(src)
+	out, err := e.file(plain)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	_, err = io.WriteString(w, out)
-	return err
+	return undo.notes, err
 }
 
 // drawioMark is what the run changes on one cell.
@@ -54,8 +67,8 @@ type drawioMark struct {
 }
 
 // drawioMarks are the run's marks by cell id, as the pictures mark a run
-// (picture.mark, note), with the edges found through an index: a run of
-// 100,000 steps is marked in linear time.
+// (picture.mark, note, takenEdges): a run of 100,000 steps is marked in
+// linear time.
 func drawioMarks(doc *types.Document, t *Trace) map[string]drawioMark {
 	marks := map[string]drawioMark{}
 	prefix := "dtree run " + t.RunID + ": "
@@ -84,25 +97,15 @@ func drawioMarks(doc *types.Document, t *Trace) map[string]drawioMark {
 		marks[n.ID] = drawioMark{style: [][2]string{{"strokeColor", stroke}, {"fillColor", fill}, {"strokeWidth", width}},
 			tooltip: prefix + note(&nd)}
 	}
-	byEnds := make(map[[2]string][]int, len(doc.Edges))
+	keys := make([][2]string, len(doc.Edges))
+	labels := make([]string, len(doc.Edges))
 	for i, e := range doc.Edges {
-		byEnds[[2]string{e.From, e.To}] = append(byEnds[[2]string{e.From, e.To}], i)
+		keys[i], labels[i] = [2]string{e.From, e.To}, e.Label
 	}
-	taken := map[int]int{}
-	for _, s := range t.Steps {
-		best := -1
-		for _, i := range byEnds[[2]string{s.From, s.To}] {
-			if best < 0 || doc.Edges[i].Label == s.Label {
-				best = i
-			}
-		}
-		if best >= 0 {
-			taken[best]++
-		}
-	}
+	taken := takenEdges(keys, labels, t.Steps, func(s Step) ([2]string, bool) { return [2]string{s.From, s.To}, true })
 	for i, n := range taken {
 		id := doc.Edges[i].ID
-		if id == "" {
+		if id == "" || n == 0 {
 			continue
 		}
 		how := "taken"
@@ -119,6 +122,8 @@ func drawioMarks(doc *types.Document, t *Trace) map[string]drawioMark {
 // id used before is "ID-N".
 type drawioEditor struct {
 	marks    map[string]drawioMark
+	undo     bool     // undo what an earlier run drew, instead of marking
+	notes    []string // the author's colours kept while undoing
 	seen     map[string]bool
 	pageIDs  map[string]bool
 	pages    int
@@ -320,7 +325,7 @@ func (e *drawioEditor) file(s string) (string, error) {
 			}
 			pageEd.cells = cells
 			pageEd.finish(e)
-			if edited := pageEd.edits(model, e.marks); len(edited) > 0 {
+			if edited := e.edits(pageEd, model); len(edited) > 0 {
 				edits = append(edits, textEdit{from: pos, to: pos + body, text: applyEdits(model, edited)})
 			}
 			pos += body
@@ -338,7 +343,7 @@ func (e *drawioEditor) file(s string) (string, error) {
 			}
 			page.cells = cells
 			page.finish(e)
-			edits = append(edits, page.edits(s, e.marks)...)
+			edits = append(edits, e.edits(page, s)...)
 			page = nil
 			pos += end
 		}
@@ -383,7 +388,207 @@ func (p *drawioPageEdit) finish(e *drawioEditor) {
 	}
 }
 
-// edits are the changes to the page's marked cells, in s.
+// edits are the changes to the page's cells in s: the run's marks, or,
+// undoing, what an earlier run drew undone.
+func (e *drawioEditor) edits(p *drawioPageEdit, s string) []textEdit {
+	if e.undo {
+		var out []textEdit
+		for i, c := range p.cells {
+			if c.wrapper == nil {
+				continue
+			}
+			if a, ok := c.wrapper.attr(s, drawnAttr); ok {
+				out = append(out, e.undoCell(s, c, p.docID[i], a.value(s))...)
+			}
+		}
+		return out
+	}
+	return p.edits(s, e.marks)
+}
+
+// drawnAttr is the attribute of a drawn cell's <object> that says what
+// dtree changed on it, so that the next run drawn undoes it first: its
+// value is a list of entries, each ended by ";": "KEY=OLD>NEW" for a
+// style key the author had as OLD and dtree set to NEW, "KEY>NEW" for one
+// the author did not have, and flags: +wrapped (dtree wrapped the cell in
+// the <object>), +novalue (the cell had no value), +nostyle (no style),
+// +bare (its style did not end with ";"), +notooltip (the author's
+// wrapper had no tooltip). The readers leave it out of the custom data.
+const drawnAttr = "dtree-drawn"
+
+// drawnEntry is one style key of a drawnAttr.
+type drawnEntry struct {
+	key, old, new string
+	had           bool // the author had the key: old is its value
+}
+
+type drawnCell struct {
+	keys                                       []drawnEntry
+	wrapped, novalue, nostyle, bare, notooltip bool
+}
+
+func parseDrawn(v string) drawnCell {
+	var d drawnCell
+	for _, part := range strings.Split(v, ";") {
+		switch part {
+		case "":
+		case "+wrapped":
+			d.wrapped = true
+		case "+novalue":
+			d.novalue = true
+		case "+nostyle":
+			d.nostyle = true
+		case "+bare":
+			d.bare = true
+		case "+notooltip":
+			d.notooltip = true
+		default:
+			before, nw, ok := strings.Cut(part, ">")
+			if !ok {
+				continue
+			}
+			k, old, had := strings.Cut(before, "=")
+			d.keys = append(d.keys, drawnEntry{key: k, old: old, new: nw, had: had})
+		}
+	}
+	return d
+}
+
+func (d drawnCell) String() string {
+	var b strings.Builder
+	for _, k := range d.keys {
+		b.WriteString(k.key)
+		if k.had {
+			b.WriteString("=" + k.old)
+		}
+		b.WriteString(">" + k.new + ";")
+	}
+	for _, f := range []struct {
+		on   bool
+		name string
+	}{{d.wrapped, "+wrapped"}, {d.novalue, "+novalue"}, {d.nostyle, "+nostyle"}, {d.bare, "+bare"}, {d.notooltip, "+notooltip"}} {
+		if f.on {
+			b.WriteString(f.name + ";")
+		}
+	}
+	return b.String()
+}
+
+// styleGet is key's value in a draw.io style, and whether it has it.
+func styleGet(style, key string) (string, bool) {
+	for _, part := range strings.Split(style, ";") {
+		if k, v, ok := strings.Cut(part, "="); ok && strings.TrimSpace(k) == key {
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// undoCell puts back what the author had on cell c, whose wrapper's
+// drawnAttr is drawn: each style key dtree set, unless the author changed
+// it since (then the author's value is kept, and a note says so), the
+// tooltip without dtree's line, and the cell unwrapped when dtree wrapped
+// it and the author added no Edit Data to the wrapper since.
+func (e *drawioEditor) undoCell(s string, c drawioCellPos, id, drawn string) []textEdit {
+	d := parseDrawn(drawn)
+	w := *c.wrapper
+	tag := s[c.cell.start:c.cell.end]
+	var cellEdits []textEdit
+	if a, ok := c.cell.attr(s, "style"); ok {
+		parts := strings.Split(a.value(s), ";")
+		for _, k := range d.keys {
+			for i, part := range parts {
+				key, v, ok := strings.Cut(part, "=")
+				if !ok || strings.TrimSpace(key) != k.key {
+					continue
+				}
+				switch {
+				case v != k.new:
+					e.notes = append(e.notes, fmt.Sprintf("cell %s: %s=%s is not what the run drawn before set (%s): kept as yours", id, k.key, v, k.new))
+				case k.had:
+					parts[i] = k.key + "=" + k.old
+				default:
+					parts = slices.Delete(parts, i, i+1)
+				}
+				break
+			}
+		}
+		style := strings.Join(parts, ";")
+		if d.bare {
+			style = strings.TrimSuffix(style, ";")
+		}
+		if style == "" && d.nostyle {
+			cellEdits = append(cellEdits, dropAttr(s, a, c.cell.start))
+		} else {
+			cellEdits = append(cellEdits, textEdit{from: a.valStart - c.cell.start, to: a.valE - c.cell.start, text: xmlAttr(style)})
+		}
+	}
+	old := ""
+	tip, hasTip := w.attr(s, "tooltip")
+	if hasTip {
+		old = authorTooltip(tip.value(s))
+	}
+	data := false // Edit Data the author added to dtree's wrapper
+	for _, a := range w.attrs {
+		switch a.name {
+		case "label", "tooltip", "id", drawnAttr:
+		default:
+			data = true
+		}
+	}
+	if d.wrapped && old == "" && !data {
+		// <object label=V tooltip=… id=I …><mxCell …> is
+		// <mxCell id=I value=V …> again, and its </object> goes.
+		var b strings.Builder
+		b.WriteString("<" + c.cell.name)
+		if a, ok := w.attr(s, "id"); ok {
+			b.WriteString(" id=" + string(a.quote) + s[a.valStart:a.valE] + string(a.quote))
+		}
+		if a, ok := w.attr(s, "label"); ok && !d.novalue {
+			b.WriteString(" value=" + string(a.quote) + s[a.valStart:a.valE] + string(a.quote))
+		}
+		at := 1 + len(c.cell.name)
+		rest := applyEdits(tag, cellEdits)[at:]
+		b.WriteString(rest)
+		out := []textEdit{{from: w.start, to: c.cell.end, text: b.String()}}
+		after := c.end
+		for after < len(s) && strings.ContainsRune(" \t\r\n", rune(s[after])) {
+			after++
+		}
+		if end := "</" + w.name + ">"; strings.HasPrefix(s[after:], end) {
+			out = append(out, textEdit{from: c.end, to: after + len(end)})
+		}
+		return out
+	}
+	var out []textEdit
+	for _, a := range w.attrs {
+		switch {
+		case a.name == drawnAttr:
+			out = append(out, dropAttr(s, a, 0))
+		case a.name == "tooltip" && old == "" && (d.notooltip || d.wrapped):
+			out = append(out, dropAttr(s, a, 0))
+		case a.name == "tooltip" && old != tip.value(s):
+			out = append(out, textEdit{from: a.valStart, to: a.valE, text: xmlAttr(old)})
+		}
+	}
+	if len(cellEdits) > 0 {
+		out = append(out, textEdit{from: c.cell.start, to: c.cell.end, text: applyEdits(tag, cellEdits)})
+	}
+	return out
+}
+
+// dropAttr removes attribute a, and the space before it, from a tag that
+// starts at offset base of s (its edit is relative to base).
+func dropAttr(s string, a xmlAttrPos, base int) textEdit {
+	from := a.at
+	for from > 0 && strings.ContainsRune(" \t\r\n", rune(s[from-1])) {
+		from--
+	}
+	return textEdit{from: from - base, to: a.valE + 1 - base}
+}
+
+// edits are the run's marks on the page's cells, in s, and what the
+// author had there in each wrapper's drawnAttr.
 func (p *drawioPageEdit) edits(s string, marks map[string]drawioMark) []textEdit {
 	var out []textEdit
 	for i, c := range p.cells {
@@ -391,29 +596,46 @@ func (p *drawioPageEdit) edits(s string, marks map[string]drawioMark) []textEdit
 		if !ok || c.id == "" {
 			continue
 		}
+		var d drawnCell
+		style, hasStyle := "", false
+		if a, ok := c.cell.attr(s, "style"); ok {
+			style, hasStyle = a.value(s), true
+		}
+		for _, kv := range m.style {
+			old, had := styleGet(style, kv[0])
+			d.keys = append(d.keys, drawnEntry{key: kv[0], old: old, new: kv[1], had: had})
+		}
+		d.nostyle = !hasStyle
+		d.bare = style != "" && !strings.HasSuffix(style, ";")
 		cellTag := rebuildTag(s, c.cell, m.style, c.wrapper == nil)
 		if c.wrapper != nil {
 			// The wrapper holds the tooltip; the cell, the style.
 			old := ""
-			if a, ok := c.wrapper.attr(s, "tooltip"); ok {
+			a, hasTip := c.wrapper.attr(s, "tooltip")
+			if hasTip {
 				old = a.value(s)
 			}
+			d.notooltip = !hasTip
 			out = append(out, setAttr(s, *c.wrapper, "tooltip", tooltip(m.tooltip, old)))
+			out = append(out, setAttr(s, *c.wrapper, drawnAttr, d.String()))
 			out = append(out, textEdit{from: c.cell.start, to: c.cell.end, text: cellTag})
 			continue
 		}
 		// Wrap the cell, as draw.io does when a tooltip is set: the
 		// wrapper takes its value as label, and its id.
+		d.wrapped = true
 		var w strings.Builder
 		w.WriteString("<object label=")
 		if a, ok := c.cell.attr(s, "value"); ok {
 			w.WriteString(string(a.quote) + s[a.valStart:a.valE] + string(a.quote))
 		} else {
+			d.novalue = true
 			w.WriteString(`""`)
 		}
 		w.WriteString(` tooltip="` + xmlAttr(m.tooltip) + `" id=`)
 		a, _ := c.cell.attr(s, "id")
-		w.WriteString(string(a.quote) + s[a.valStart:a.valE] + string(a.quote) + ">")
+		w.WriteString(string(a.quote) + s[a.valStart:a.valE] + string(a.quote))
+		w.WriteString(" " + drawnAttr + `="` + xmlAttr(d.String()) + `">`)
 		out = append(out, textEdit{from: c.cell.start, to: c.cell.end, text: w.String() + cellTag})
 		out = append(out, textEdit{from: c.end, to: c.end, text: "</object>"})
 	}
@@ -423,22 +645,35 @@ func (p *drawioPageEdit) edits(s string, marks map[string]drawioMark) []textEdit
 // tooltip is the run's note, before the author's own tooltip; the note of
 // an earlier run drawn on the file is replaced.
 func tooltip(note, old string) string {
-	if strings.HasPrefix(old, "dtree run ") {
-		_, old, _ = strings.Cut(old, "\n")
-	}
+	old = authorTooltip(old)
 	if old == "" {
 		return note
 	}
 	return note + "\n" + old
 }
 
+// authorTooltip is a tooltip without the line a run drawn on it wrote.
+func authorTooltip(tip string) string {
+	if strings.HasPrefix(tip, "dtree run ") {
+		_, tip, _ = strings.Cut(tip, "\n")
+	}
+	return tip
+}
+
 // setAttr sets attribute name of tag t to value: its value replaced, or
-// the attribute added after the tag's name.
+// the attribute added, after the tag's name (the tooltip draw.io shows
+// first) or, last, at its end (dtree's drawnAttr).
 func setAttr(s string, t xmlTok, name, value string) textEdit {
 	if a, ok := t.attr(s, name); ok {
 		return textEdit{from: a.valStart, to: a.valE, text: xmlAttr(value)}
 	}
 	at := t.start + 1 + len(t.name)
+	if name == drawnAttr {
+		at = t.end - 1
+		if t.selfClose {
+			at--
+		}
+	}
 	return textEdit{from: at, to: at, text: " " + name + `="` + xmlAttr(value) + `"`}
 }
 

@@ -70,7 +70,8 @@ func TestDrawioRun(t *testing.T) {
 
 			// Without a run the file is written back byte for byte.
 			var same bytes.Buffer
-			require.NoError(t, export.DrawioRun(context.Background(), &same, src, doc, export.PictureOptions{}))
+			_, err = export.DrawioRun(context.Background(), &same, src, doc, export.PictureOptions{})
+			require.NoError(t, err)
 			assert.Equal(t, src, same.String())
 
 			tr := &export.Trace{RunID: "r1", Status: "failed", Visits: map[string]int{}, Retries: map[string]int{},
@@ -82,7 +83,8 @@ func TestDrawioRun(t *testing.T) {
 				}
 			}
 			var out bytes.Buffer
-			require.NoError(t, export.DrawioRun(context.Background(), &out, src, doc, export.PictureOptions{Trace: tr}))
+			_, err = export.DrawioRun(context.Background(), &out, src, doc, export.PictureOptions{Trace: tr})
+			require.NoError(t, err)
 			got := out.String()
 			wellFormed(t, got)
 			back, err := document.Read("-", "drawio", bytes.NewReader(out.Bytes()))
@@ -112,7 +114,8 @@ func TestDrawioRun(t *testing.T) {
 			assert.Contains(t, got, `tooltip="dtree run r1: ✓ 1 visit"`)
 			// Drawing the run again on what was drawn changes nothing.
 			var again bytes.Buffer
-			require.NoError(t, export.DrawioRun(context.Background(), &again, got, back, export.PictureOptions{Trace: tr}))
+			_, err = export.DrawioRun(context.Background(), &again, got, back, export.PictureOptions{Trace: tr})
+			require.NoError(t, err)
 			assert.Equal(t, got, again.String())
 		})
 	}
@@ -126,7 +129,8 @@ func TestDrawioRunPages(t *testing.T) {
 	require.NoError(t, err)
 	tr := &export.Trace{RunID: "r1", Status: "succeeded", Visits: map[string]int{"r7Tt2LwQe9sUo1iPzXyC:2": 1}, Retries: map[string]int{}}
 	var out bytes.Buffer
-	require.NoError(t, export.DrawioRun(context.Background(), &out, string(data), doc, export.PictureOptions{Trace: tr}))
+	_, err = export.DrawioRun(context.Background(), &out, string(data), doc, export.PictureOptions{Trace: tr})
+	require.NoError(t, err)
 	got := out.String()
 	first, second, ok := strings.Cut(got, `<diagram name="Pull requests"`)
 	require.True(t, ok)
@@ -156,7 +160,7 @@ func TestDrawioRunRefusesBrokenXML(t *testing.T) {
 		`<mxfile><diagram id="x"><mxGraphModel><root><mxCell id="2"></root>`,
 		`<mxGraphModel><root><mxCell id=2/></root></mxGraphModel>`,
 	} {
-		err := export.DrawioRun(context.Background(), &bytes.Buffer{}, src, doc, export.PictureOptions{Trace: tr})
+		_, err := export.DrawioRun(context.Background(), &bytes.Buffer{}, src, doc, export.PictureOptions{Trace: tr})
 		assert.Error(t, err, src)
 	}
 }
@@ -186,7 +190,7 @@ func FuzzDrawioRun(f *testing.F) {
 			}
 		}
 		var out bytes.Buffer
-		if err := export.DrawioRun(context.Background(), &out, string(data), doc, export.PictureOptions{Trace: tr}); err != nil {
+		if _, err := export.DrawioRun(context.Background(), &out, string(data), doc, export.PictureOptions{Trace: tr}); err != nil {
 			return // markup the editor does not take: refused, not drawn
 		}
 		back, err := document.Read("-", "drawio", bytes.NewReader(out.Bytes()))
@@ -208,7 +212,8 @@ func TestDrawioRunLinear(t *testing.T) {
 		require.NoError(t, err)
 		start := time.Now()
 		var out bytes.Buffer
-		require.NoError(t, export.DrawioRun(context.Background(), &out, src.String(), doc, export.PictureOptions{Trace: tr}))
+		_, err = export.DrawioRun(context.Background(), &out, src.String(), doc, export.PictureOptions{Trace: tr})
+		require.NoError(t, err)
 		d := time.Since(start)
 		require.Equal(t, 2*n-1, strings.Count(out.String(), `tooltip="dtree run r: `))
 		return d
@@ -239,15 +244,126 @@ func TestDrawioRunMarkup(t *testing.T) {
 	tr := &export.Trace{RunID: "r", Status: "succeeded", Visits: map[string]int{"2": 1, "3": 1}, Retries: map[string]int{},
 		Steps: []export.Step{{From: "2", To: "3"}}}
 	var out bytes.Buffer
-	require.NoError(t, export.DrawioRun(context.Background(), &out, src, doc, export.PictureOptions{Trace: tr}))
+	_, err = export.DrawioRun(context.Background(), &out, src, doc, export.PictureOptions{Trace: tr})
+	require.NoError(t, err)
 	got := out.String()
 	wellFormed(t, got)
 	assert.Contains(t, got, `<!-- <mxCell id="2" value="not a cell" vertex="1" parent="1"/> -->`)
 	assert.Contains(t, got, `<![CDATA[ <mxCell id="3"/> ]]>`)
-	assert.Contains(t, got, `<object label='a > b &amp; "c"' tooltip="dtree run r: ✓ reached" id='2'><mxCell style='ellipse;html=1;strokeColor=#2e7d32;fillColor=#e6f4ea;strokeWidth=3;' vertex='1' parent='1'>`)
-	assert.Contains(t, got, `<object label="do it" tooltip="dtree run r: ✓ 1 visit" id="3"><mxCell style="strokeColor=#2e7d32;fillColor=#e6f4ea;strokeWidth=3;" vertex="1" parent="1"/></object>`)
-	assert.Contains(t, got, `<object label="" tooltip="dtree run r: taken" id="4"><mxCell style="strokeColor=#2e7d32;strokeWidth=3;" edge="1"`)
+	assert.Contains(t, got, `<object label='a > b &amp; "c"' tooltip="dtree run r: ✓ reached" id='2' dtree-drawn="strokeColor&gt;#2e7d32;fillColor&gt;#e6f4ea;strokeWidth&gt;3;+wrapped;+bare;"><mxCell style='ellipse;html=1;strokeColor=#2e7d32;fillColor=#e6f4ea;strokeWidth=3;' vertex='1' parent='1'>`)
+	assert.Contains(t, got, `<object label="do it" tooltip="dtree run r: ✓ 1 visit" id="3" dtree-drawn="strokeColor&gt;#2e7d32;fillColor&gt;#e6f4ea;strokeWidth&gt;3;+wrapped;+nostyle;"><mxCell style="strokeColor=#2e7d32;fillColor=#e6f4ea;strokeWidth=3;" vertex="1" parent="1"/></object>`)
+	assert.Contains(t, got, `<object label="" tooltip="dtree run r: taken" id="4" dtree-drawn="strokeColor&gt;#2e7d32;strokeWidth&gt;3;+wrapped;+novalue;+nostyle;"><mxCell style="strokeColor=#2e7d32;strokeWidth=3;" edge="1"`)
 	back, err := document.Read("-", "drawio", strings.NewReader(got))
 	require.NoError(t, err)
 	assert.Equal(t, graphOf(doc), graphOf(back))
+	// Drawn again without a run, it is the author's file byte for byte.
+	out.Reset()
+	_, err = export.DrawioRun(context.Background(), &out, got, back, export.PictureOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, src, out.String())
+}
+
+// runOf is a trace through nodes, each step from the one before; stopped,
+// when not "", is where it failed.
+func runOf(id, stopped string, nodes ...string) *export.Trace {
+	tr := &export.Trace{RunID: id, Status: "succeeded", Visits: map[string]int{}, Retries: map[string]int{}}
+	if stopped != "" {
+		tr.Status, tr.Stopped, tr.StoppedHow = "failed", stopped, "failed"
+	}
+	for i, n := range nodes {
+		tr.Visits[n]++
+		if i > 0 {
+			tr.Steps = append(tr.Steps, export.Step{From: nodes[i-1], To: n})
+		}
+	}
+	return tr
+}
+
+func drawRun(t *testing.T, src string, tr *export.Trace) (string, []string) {
+	t.Helper()
+	doc, err := document.Read("-", "drawio", strings.NewReader(src))
+	require.NoError(t, err)
+	var out bytes.Buffer
+	o := export.PictureOptions{}
+	if tr != nil {
+		o.Trace = tr
+	}
+	notes, err := export.DrawioRun(context.Background(), &out, src, doc, o)
+	require.NoError(t, err)
+	return out.String(), notes
+}
+
+// TestDrawioRedraw draws run A, then run B on the result: that is B drawn
+// on the author's own file, A's colours gone from the cells B did not
+// reach (the author's own colours back), its wrappers gone where dtree
+// made them; and no run on a drawn file gives the author's file back.
+func TestDrawioRedraw(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(testdata, "charts", "drawio")
+	read := func(name string) string {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		require.NoError(t, err)
+		return string(data)
+	}
+	// An author's file as draw.io writes it, with an author's colours,
+	// an author's tooltip, Edit Data, a style with no final ";".
+	own := `<mxfile host="app.diagrams.net"><diagram id="p1" name="Page-1"><mxGraphModel dx="1000" dy="600" grid="1"><root>` +
+		`<mxCell id="0" /><mxCell id="1" parent="0" />` +
+		`<mxCell id="s" value="Start" style="ellipse;whiteSpace=wrap;html=1;fillColor=#dae8fc;strokeColor=#6c8ebf;" vertex="1" parent="1"><mxGeometry x="40" y="40" width="80" height="40" as="geometry" /></mxCell>` +
+		`<UserObject label="Build" tooltip="Runs make" command="make" id="b"><mxCell style="rounded=1;strokeWidth=2" vertex="1" parent="1"><mxGeometry x="40" y="120" width="120" height="60" as="geometry" /></mxCell></UserObject>` +
+		`<mxCell id="e" value="Done" style="ellipse;html=1;" vertex="1" parent="1"><mxGeometry x="40" y="220" width="80" height="40" as="geometry" /></mxCell>` +
+		`<mxCell id="x1" value="" style="edgeStyle=orthogonalEdgeStyle;html=1;strokeColor=#000000;" edge="1" parent="1" source="s" target="b"><mxGeometry relative="1" as="geometry" /></mxCell>` +
+		`<mxCell id="x2" edge="1" parent="1" source="b" target="e"><mxGeometry relative="1" as="geometry" /></mxCell>` +
+		`</root></mxGraphModel></diagram></mxfile>`
+	for _, tc := range []struct {
+		name string
+		src  string
+		a, b *export.Trace
+	}{
+		{"own colours", own, runOf("A", "e", "s", "b", "e"), runOf("B", "", "s")},
+		{"own colours, B failed", own, runOf("A", "", "s", "b", "e"), runOf("B", "b", "s", "b")},
+		{"release.drawio", read("release.drawio"),
+			runOf("A", "Ux6f1kq2bJ0sWxGmTR3n-5", "Ux6f1kq2bJ0sWxGmTR3n-1", "Ux6f1kq2bJ0sWxGmTR3n-2", "Ux6f1kq2bJ0sWxGmTR3n-3", "Ux6f1kq2bJ0sWxGmTR3n-5"),
+			runOf("B", "Ux6f1kq2bJ0sWxGmTR3n-2", "Ux6f1kq2bJ0sWxGmTR3n-1", "Ux6f1kq2bJ0sWxGmTR3n-2")},
+		{"triage-compressed.drawio", read("triage-compressed.drawio"), runOf("A", "4", "2", "3", "4"), runOf("B", "", "2", "3")},
+		{"triage-pages.drawio", read("triage-pages.drawio"),
+			runOf("A", "", "r7Tt2LwQe9sUo1iPzXyC:2", "r7Tt2LwQe9sUo1iPzXyC:3", "r7Tt2LwQe9sUo1iPzXyC:4"),
+			runOf("B", "r7Tt2LwQe9sUo1iPzXyC:3", "r7Tt2LwQe9sUo1iPzXyC:2", "r7Tt2LwQe9sUo1iPzXyC:3")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			drawnA, _ := drawRun(t, tc.src, tc.a)
+			require.NotEqual(t, tc.src, drawnA)
+			want, _ := drawRun(t, tc.src, tc.b)
+			got, notes := drawRun(t, drawnA, tc.b)
+			assert.Equal(t, want, got, "B on A's drawing is B on the author's file")
+			assert.Empty(t, notes)
+			again, _ := drawRun(t, got, tc.b)
+			assert.Equal(t, want, again, "B drawn twice")
+			if !strings.Contains(tc.src, "compressed") && strings.Contains(tc.src, "<mxGraphModel") {
+				plain, _ := drawRun(t, drawnA, nil)
+				assert.Equal(t, tc.src, plain, "no run: the author's file")
+			}
+		})
+	}
+}
+
+// TestDrawioRedrawKeepsTheAuthorsEdit: a colour the author changed on a
+// drawn cell is the author's: a later run does not take it back to what
+// it was before, and says it kept it.
+func TestDrawioRedrawKeepsTheAuthorsEdit(t *testing.T) {
+	t.Parallel()
+	src := `<mxGraphModel><root><mxCell id="0"/><mxCell id="1" parent="0"/>` +
+		`<mxCell id="s" value="Start" style="ellipse;html=1;fillColor=#dae8fc;" vertex="1" parent="1"><mxGeometry as="geometry"/></mxCell>` +
+		`<mxCell id="b" value="Build" style="rounded=1;html=1;" vertex="1" parent="1"><mxGeometry as="geometry"/></mxCell>` +
+		`<mxCell id="x" edge="1" parent="1" source="s" target="b"><mxGeometry relative="1" as="geometry"/></mxCell>` +
+		`</root></mxGraphModel>`
+	drawnA, _ := drawRun(t, src, runOf("A", "", "s", "b"))
+	// In draw.io the author makes Build's fill yellow.
+	edited := strings.Replace(drawnA, `rounded=1;html=1;strokeColor=#2e7d32;fillColor=#e6f4ea;`, `rounded=1;html=1;strokeColor=#2e7d32;fillColor=#fff2cc;`, 1)
+	require.NotEqual(t, drawnA, edited)
+	got, notes := drawRun(t, edited, runOf("B", "", "s"))
+	assert.Contains(t, got, `<mxCell id="b" value="Build" style="rounded=1;html=1;fillColor=#fff2cc;" vertex="1"`, "the author's fill kept, dtree's stroke undone")
+	assert.Equal(t, []string{"cell b: fillColor=#fff2cc is not what the run drawn before set (#e6f4ea): kept as yours"}, notes)
+	assert.Contains(t, got, `style="ellipse;html=1;fillColor=#e6f4ea;strokeColor=#2e7d32;strokeWidth=3;"`, "s: B's marks")
 }

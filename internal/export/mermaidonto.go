@@ -47,18 +47,37 @@ type Onto struct {
 	Suffix string
 }
 
-// MermaidOnto writes src, the author's own Mermaid flowchart, unchanged,
-// then a comment naming the run and classDef and class lines that mark
-// t on it: the nodes it went through (ClassTaken), more than once
+// MermaidOnto writes src, the author's own Mermaid flowchart, then a
+// block that marks t on it: a comment naming the run, classDef and class
+// lines for the nodes it went through (ClassTaken), more than once
 // (ClassRepeated), and the node where it failed (ClassFailed) or a limit
-// stopped it (ClassStopped). Nodes are named by their ids, which are the
-// chart's (a Mermaid chart's node ids are dtree's); known, when not nil,
-// says which the chart has, and the others are left out and listed in
-// Missing. Edges are not marked: a linkStyle line names a link by its
-// place among every link of the text, which only Mermaid's own parser
-// counts surely. The class names get a number when the author uses one
-// of them. It reads src once and writes in time linear in src and t.
+// stopped it (ClassStopped), a linkStyle line for the links it took, and
+// a comment that ends the block (ontoEnd). A block an earlier run drawn
+// on src left there is taken out first (withoutRun), so drawing on a
+// drawn text is drawing on the author's. Nodes are named by their ids,
+// which are the chart's (a Mermaid chart's node ids are dtree's); known,
+// when not nil, says which the chart has, and the others are left out
+// and listed in Missing. links are the text's links in Mermaid's order
+// (MermaidLink), nil to mark none. The class names get a number when the
+// author uses one of them. It reads src once and writes in time linear
+// in src and t.
 func MermaidOnto(w io.Writer, src []byte, t *Trace, known func(id string) bool) (Onto, error) {
+	return MermaidOntoLinks(w, src, t, known, nil)
+}
+
+// MermaidLink is a link of a Mermaid text: its ends, as the text names
+// them, and its label. A linkStyle line names a link by its place among
+// every link of the text: each link of a chain and each pair of an "&"
+// is one, in the order Mermaid 11 reads them (A & B --> C & D is A-C,
+// A-D, B-C, B-D), the invisible ~~~ ones too.
+type MermaidLink struct {
+	From, To, Label string
+}
+
+// MermaidOntoLinks is MermaidOnto, the links it took marked by their
+// place in links.
+func MermaidOntoLinks(w io.Writer, src []byte, t *Trace, known func(id string) bool, links []MermaidLink) (Onto, error) {
+	src = withoutRun(src)
 	var res Onto
 	res.Suffix = classSuffix(src)
 	members := map[string][]string{}
@@ -122,7 +141,108 @@ func MermaidOnto(w io.Writer, src []byte, t *Trace, known func(id string) bool) 
 			fmt.Fprintf(bw, "class %s %s%s%s", strings.Join(m, ","), cs[0], res.Suffix, nl)
 		}
 	}
+	if len(links) > 0 {
+		keys := make([][2]string, len(links))
+		labels := make([]string, len(links))
+		for i, l := range links {
+			keys[i], labels[i] = [2]string{l.From, l.To}, l.Label
+		}
+		taken := takenEdges(keys, labels, t.Steps, func(s Step) ([2]string, bool) { return [2]string{s.From, s.To}, true })
+		first := true
+		for i, n := range taken {
+			if n == 0 {
+				continue
+			}
+			if first {
+				bw.WriteString("linkStyle ")
+				first = false
+			} else {
+				bw.WriteByte(',')
+			}
+			bw.WriteString(strconv.Itoa(i))
+		}
+		if !first {
+			fmt.Fprintf(bw, " %s%s", ontoLinkStyle, nl)
+		}
+	}
+	bw.WriteString(ontoEnd + nl)
 	return res, bw.Flush()
+}
+
+// ontoLinkStyle is the style of the links a run took; ontoEnd ends the
+// block MermaidOnto writes, which starts with ontoStart.
+const (
+	ontoLinkStyle = "stroke:" + colorVisited + ",stroke-width:3px"
+	ontoStart     = "%% run "
+	ontoStartMark = " drawn by dtree graph --run: "
+	ontoEnd       = "%% end of the run drawn by dtree graph --run"
+)
+
+// withoutRun is src without the blocks of runs MermaidOnto drew on it:
+// from a line "%% run ID drawn by dtree graph --run: …" to the line
+// ontoEnd, the lines of dtree's between them (classDef and class lines
+// of its classes, linkStyle lines) taken out, any other kept; a block
+// with no end (as dtree wrote before it had one) runs while its lines are
+// dtree's class lines. The author's own lines are never taken out. It is
+// src itself when there is no block; linear in src.
+func withoutRun(src []byte) []byte {
+	if !bytes.Contains(src, []byte(ontoStartMark)) {
+		return src
+	}
+	var out []byte
+	in, ended := false, false // in a block; it has an end line
+	for pos := 0; pos < len(src); {
+		end := bytes.IndexByte(src[pos:], '\n')
+		next := len(src)
+		if end >= 0 {
+			next = pos + end + 1
+		}
+		line := src[pos:next]
+		text := strings.TrimSpace(string(line))
+		pos = next
+		switch {
+		case strings.HasPrefix(text, ontoStart) && strings.Contains(text, ontoStartMark):
+			in = true
+			ended = bytes.Contains(src[pos:], []byte(ontoEnd))
+			continue
+		case in && text == ontoEnd:
+			in = false
+			continue
+		case in && dtreeLine(text, ended):
+			continue
+		case in && !ended:
+			in = false
+		}
+		out = append(out, line...)
+	}
+	return out
+}
+
+// dtreeLine reports whether a line of a run's block is dtree's: a
+// classDef or class line of one of its classes, or (in a block with an
+// end line) a linkStyle line.
+func dtreeLine(text string, ended bool) bool {
+	f := strings.Fields(text)
+	switch {
+	case len(f) >= 2 && f[0] == "classDef":
+		return ontoClass(f[1])
+	case len(f) >= 3 && f[0] == "class":
+		return ontoClass(f[len(f)-1])
+	case len(f) >= 2 && f[0] == "linkStyle":
+		return ended
+	}
+	return false
+}
+
+// ontoClass reports whether name is one of dtree's classes, with or
+// without its number.
+func ontoClass(name string) bool {
+	for _, cs := range ontoStyles {
+		if rest, ok := strings.CutPrefix(name, cs[0]); ok && strings.Trim(rest, "0123456789") == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // classSuffix is "" when src uses none of the class names, else the

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/dtree-dev/dtree/internal/document"
 	"github.com/dtree-dev/dtree/internal/export"
 	"github.com/dtree-dev/dtree/internal/golden"
 )
@@ -127,33 +128,45 @@ func TestMermaidOnto(t *testing.T) {
 			require.NoError(t, err)
 			out := b.String()
 			require.True(t, strings.HasPrefix(out, tc.src), "the author's text comes first, unchanged:\n%s", out)
-			assert.Equal(t, tc.want, strings.TrimPrefix(out, tc.src))
+			nl := "\n"
+			if strings.HasSuffix(tc.want, "\r\n") {
+				nl = "\r\n"
+			}
+			assert.Equal(t, tc.want+"%% end of the run drawn by dtree graph --run"+nl, strings.TrimPrefix(out, tc.src))
 			assert.Equal(t, tc.res, res)
 		})
 	}
 }
 
-// A 1 MB source and a run through 100,000 of its nodes are drawn back in
-// time linear in both: ten times the input takes about ten times as long,
+// A 1 MB source (with an earlier run's block to take out) and a run
+// through 100,000 of its nodes and links are drawn back in time linear in
+// both: ten times the input takes about ten times as long,
 // not a hundred.
 func TestMermaidOntoIsLinear(t *testing.T) {
 	t.Parallel()
-	build := func(n int) ([]byte, *export.Trace) {
+	build := func(n int) ([]byte, *export.Trace, []export.MermaidLink) {
 		var src bytes.Buffer
 		src.WriteString("flowchart TD\n")
 		tr := &export.Trace{RunID: "big", Status: "failed", Visits: make(map[string]int, n)}
+		links := make([]export.MermaidLink, 0, n)
 		for i := range n {
 			fmt.Fprintf(&src, "  n%d[Step %d, dtreeTaken%d] --> n%d\n", i, i, i, i+1)
 			tr.Visits[fmt.Sprintf("n%d", i)] = 1 + i%2
+			links = append(links, export.MermaidLink{From: fmt.Sprintf("n%d", i), To: fmt.Sprintf("n%d", i+1)})
+			tr.Steps = append(tr.Steps, export.Step{From: links[i].From, To: links[i].To})
 		}
 		tr.Stopped, tr.StoppedHow = fmt.Sprintf("n%d", n-1), "failed"
-		return src.Bytes(), tr
+		// drawn on a text a run was drawn on already
+		var drawn bytes.Buffer
+		_, err := export.MermaidOntoLinks(&drawn, src.Bytes(), tr, nil, links)
+		require.NoError(t, err)
+		return drawn.Bytes(), tr, links
 	}
 	took := func(n int) (time.Duration, int) {
-		src, tr := build(n)
+		src, tr, links := build(n)
 		start := time.Now()
 		var b bytes.Buffer
-		res, err := export.MermaidOnto(&b, src, tr, nil)
+		res, err := export.MermaidOntoLinks(&b, src, tr, nil, links)
 		require.NoError(t, err)
 		assert.Empty(t, res.Suffix, "dtreeTaken0, 1, … are not dtreeTaken")
 		return time.Since(start), len(src)
@@ -189,4 +202,106 @@ func TestMermaidOntoOddIDsGolden(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, res.Unnamed, "each of these is named")
 	golden.Assert(t, "../../testdata/golden/graph-run/odd-ids.run.mmd", b.Bytes())
+}
+
+// TestMermaidOntoRedraw draws run A, then run B on the result: the text
+// is B drawn on the author's own text, A's block gone, the author's class
+// lines (dtree-like names among them) and lines added after A's block
+// kept; a block written before it had an end line goes too.
+func TestMermaidOntoRedraw(t *testing.T) {
+	t.Parallel()
+	links := []export.MermaidLink{{From: "start", To: "check"}, {From: "check", To: "fix", Label: "No"},
+		{From: "fix", To: "check"}, {From: "check", To: "done", Label: "Yes"}}
+	a := &export.Trace{RunID: "A", Status: "failed", Visits: map[string]int{"start": 1, "check": 2, "fix": 2},
+		Stopped: "fix", StoppedHow: "failed",
+		Steps: []export.Step{{From: "start", To: "check"}, {From: "check", To: "fix", Label: "No"}, {From: "fix", To: "check"}, {From: "check", To: "fix", Label: "No"}}}
+	b := &export.Trace{RunID: "B", Status: "succeeded", Visits: map[string]int{"start": 1, "check": 1, "done": 1},
+		Steps: []export.Step{{From: "start", To: "check"}, {From: "check", To: "done", Label: "Yes"}}}
+	draw := func(src string, tr *export.Trace) string {
+		var out bytes.Buffer
+		_, err := export.MermaidOntoLinks(&out, []byte(src), tr, nil, links)
+		require.NoError(t, err)
+		return out.String()
+	}
+	own := ontoChart + "  classDef dtreeTaken fill:#eee\n  classDef dtreeFailedOld fill:#f00\n  class fix dtreeFailedOld\n"
+	for _, tc := range []struct{ name, src string }{
+		{"plain", ontoChart},
+		{"no final newline", strings.TrimSuffix(ontoChart, "\n")},
+		{"CRLF", strings.ReplaceAll(ontoChart, "\n", "\r\n")},
+		{"the author's own dtree-like classes", own},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			drawnA := draw(tc.src, a)
+			require.Contains(t, drawnA, "class fix dtreeFailed")
+			want := draw(tc.src, b)
+			assert.Equal(t, want, draw(drawnA, b), "B on A's drawing is B on the author's text")
+			assert.NotContains(t, draw(drawnA, b), "run A")
+			assert.Equal(t, want, draw(draw(drawnA, b), b))
+		})
+	}
+	t.Run("a line the author added after A's block stays", func(t *testing.T) {
+		t.Parallel()
+		edited := draw(ontoChart, a) + "  done --> again[Again]\n"
+		got := draw(edited, b)
+		assert.Equal(t, ontoChart+"  done --> again[Again]\n", got[:strings.Index(got, "%% run B")])
+	})
+	t.Run("a block of an older dtree, with no end line", func(t *testing.T) {
+		t.Parallel()
+		old := ontoChart + "%% run A drawn by dtree graph --run: failed at fix\n" +
+			"classDef dtreeTaken fill:#e6f4ea,stroke:#2e7d32,stroke-width:2px\n" +
+			"class check,start dtreeTaken\n" +
+			"  style fix fill:#fff\n"
+		got := draw(old, b)
+		assert.Equal(t, draw(ontoChart+"  style fix fill:#fff\n", b), got)
+	})
+}
+
+// TestMermaidOntoLinks: the links the run took get a linkStyle line, by
+// their place among the text's links.
+func TestMermaidOntoLinks(t *testing.T) {
+	t.Parallel()
+	links := []export.MermaidLink{{From: "start", To: "check"}, {From: "check", To: "fix", Label: "No"},
+		{From: "fix", To: "check"}, {From: "check", To: "done", Label: "Yes"}}
+	tr := &export.Trace{RunID: "r", Status: "succeeded", Visits: map[string]int{"start": 1, "check": 2, "fix": 1, "done": 1},
+		Steps: []export.Step{{From: "start", To: "check"}, {From: "check", To: "fix", Label: "No"}, {From: "fix", To: "check"}, {From: "check", To: "done", Label: "Yes"}}}
+	tr.Steps = tr.Steps[:2]
+	var out bytes.Buffer
+	_, err := export.MermaidOntoLinks(&out, []byte(ontoChart), tr, nil, links)
+	require.NoError(t, err)
+	assert.Contains(t, out.String(), "\nlinkStyle 0,1 stroke:#2e7d32,stroke-width:3px\n%% end of the run drawn by dtree graph --run\n")
+	out.Reset()
+	_, err = export.MermaidOntoLinks(&out, []byte(ontoChart), tr, nil, nil)
+	require.NoError(t, err)
+	assert.NotContains(t, out.String(), "linkStyle")
+}
+
+// The links a run took, marked by their place in Mermaid's own order:
+// chains, "&" (every pair), labels both ways, an edge id, a link inside
+// a subgraph. The golden file is parsed by `make conformance`, which
+// checks with Mermaid's parser that the styled links are the ones the run
+// took (internal/conformance, graph-run/links.run.mmd).
+func TestMermaidOntoLinksGolden(t *testing.T) {
+	t.Parallel()
+	src := "flowchart TD\n" +
+		"    start([Start]) --> plan[Plan] & build[Build] --> check{Check}\n" +
+		"    check -->|No| plan\n" +
+		"    check -- Yes --> ship[Ship] e1@--> done([Done])\n" +
+		"    subgraph after [After]\n" +
+		"        tell[Tell them] -.-> done\n" +
+		"    end\n"
+	doc, err := document.Read("-", "mermaid", strings.NewReader(src))
+	require.NoError(t, err) // its lint errors (tell is a second start) are not the links'
+	var links []export.MermaidLink
+	for _, e := range doc.Edges {
+		links = append(links, export.MermaidLink{From: e.From, To: e.To, Label: e.Label})
+	}
+	require.Len(t, links, 8)
+	tr := runOf("20261127T021500Z-3f2a1c", "", "start", "plan", "check", "plan", "check", "ship", "done")
+	tr.Steps[2].Label, tr.Steps[4].Label = "No", "Yes"
+	var b bytes.Buffer
+	_, err = export.MermaidOntoLinks(&b, []byte(src), tr, nil, links)
+	require.NoError(t, err)
+	assert.Contains(t, b.String(), "\nlinkStyle 0,2,4,5,6 stroke:#2e7d32,stroke-width:3px\n")
+	golden.Assert(t, "../../testdata/golden/graph-run/links.run.mmd", b.Bytes())
 }

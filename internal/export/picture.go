@@ -244,34 +244,24 @@ func (p *picture) mark(t *Trace, where map[string][2]int) {
 		nd.state = map[string]string{"failed": stateFailed, "interrupted": stateInterrupted,
 			"limit_reached": stateLimit, "budget_reached": stateLimit, "waiting_for_approval": stateLimit}[t.StoppedHow]
 	}
-	// The edges of each page by their ends, made once: a step finds its
-	// edge among those between its two nodes, not among the page's all
-	// (a run of n steps on a page of n edges).
-	between := make([]map[[2]int][]int, len(p.pages))
-	for _, s := range t.Steps {
+	// The edges of every page, by page and ends, for takenEdges.
+	var keys [][3]int
+	var labels []string
+	var refs [][2]int // page, index
+	for k := range p.pages {
+		for i, e := range p.pages[k].edges {
+			keys = append(keys, [3]int{k, e.from, e.to})
+			labels = append(labels, e.label)
+			refs = append(refs, [2]int{k, i})
+		}
+	}
+	taken := takenEdges(keys, labels, t.Steps, func(s Step) ([3]int, bool) {
 		f, okf := where[s.From]
 		to, okt := where[s.To]
-		if !okf || !okt || f[0] != to[0] {
-			continue
-		}
-		pg := &p.pages[f[0]]
-		if between[f[0]] == nil {
-			between[f[0]] = make(map[[2]int][]int, len(pg.edges))
-			for i, e := range pg.edges {
-				k := [2]int{e.from, e.to}
-				between[f[0]][k] = append(between[f[0]][k], i)
-			}
-		}
-		// The last of them with the step's label, else the first.
-		best := -1
-		for _, i := range between[f[0]][[2]int{f[1], to[1]}] {
-			if best < 0 || pg.edges[i].label == s.Label {
-				best = i
-			}
-		}
-		if best >= 0 {
-			pg.edges[best].taken++
-		}
+		return [3]int{f[0], f[1], to[1]}, okf && okt && f[0] == to[0]
+	})
+	for j, n := range taken {
+		p.pages[refs[j][0]].edges[refs[j][1]].taken = n
 	}
 	for k := range p.pages {
 		for i := range p.pages[k].nodes {
@@ -283,6 +273,40 @@ func (p *picture) mark(t *Trace, where map[string][2]int) {
 	if w, ok := where[t.Stopped]; ok {
 		p.caption += fmt.Sprintf(" at %s", p.pages[w[0]].nodes[w[1]].id)
 	}
+}
+
+// takenEdges counts how often a run took each edge, keys[i] and
+// labels[i] being edge i's ends and label: a step, whose ends stepKey
+// gives (false: no edge can be it), went along the last of the edges
+// between them with its label, else the first of them. The edges are
+// indexed by their ends once, so a run of n steps on n edges is marked in
+// linear time. Every drawing of a run (the pictures, draw.io's) counts
+// the edges with it.
+func takenEdges[K comparable](keys []K, labels []string, steps []Step, stepKey func(Step) (K, bool)) []int {
+	taken := make([]int, len(keys))
+	if len(steps) == 0 {
+		return taken
+	}
+	between := make(map[K][]int, len(keys))
+	for i, k := range keys {
+		between[k] = append(between[k], i)
+	}
+	for _, s := range steps {
+		k, ok := stepKey(s)
+		if !ok {
+			continue
+		}
+		best := -1
+		for _, i := range between[k] {
+			if best < 0 || labels[i] == s.Label {
+				best = i
+			}
+		}
+		if best >= 0 {
+			taken[best]++
+		}
+	}
+	return taken
 }
 
 // note says what the run did at a node, for a line under its text. A

@@ -225,7 +225,7 @@ func Resolve(n *types.Node, role string, d types.Defaults, names CLINames) (type
 	if v, ok := meta[keyCommand]; ok {
 		command(&p, v, meta, keys, bad)
 	}
-	if v, ok := meta[keyApproval]; ok || manualOperation(n.Shape) {
+	if v, ok := meta[keyApproval]; ok || types.DrawnStep(n.Shape) == types.StepApproval {
 		approval(&p, v, ok, keys, bad)
 	}
 	if v, ok := meta[keyContext]; ok {
@@ -298,17 +298,6 @@ func command(p *types.ProcessedNode, v string, meta, keys map[string]string, bad
 	if _, set := meta[keyRetries]; !set {
 		p.Retries = 0
 	}
-}
-
-// manualOperation says whether a shape is Lucid's (and draw.io's) Manual
-// operation, the flowchart's shape for a person's step: an approval gate
-// without custom data.
-func manualOperation(shape string) bool {
-	switch Normalize(shape) {
-	case "manualoperation", "manualoperationblock", "manualoperationblocknew":
-		return true
-	}
-	return false
 }
 
 // approval makes the node an approval gate (readme/charts.md#approval-gates)

@@ -3,11 +3,12 @@
 // tested without spending tokens (readme/replay.md).
 //
 // An answers file maps nodes, by id or text, to the replies their agent
-// calls get, in call order:
+// calls get, in call order, or per visit:
 //
 //	"Run the tests": [ok]                 # a process node: {"completed": true}
 //	Did they pass?: [No, "Yes"]           # a decision: the label, per visit
 //	"5": [ok, "fail: no test for it", ok, ok] # process, validation, retry, validation
+//	"7": {visit 1: [No], visit 2: [Yes]}  # each visit's replies, in its call order
 //
 // dtree reads and checks the file against the chart (Load, Resolve) into a
 // Plan; a Runner answers each agent call of the run from it, in process:
@@ -21,6 +22,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -29,10 +31,18 @@ import (
 	"github.com/dtree-dev/dtree/types"
 )
 
-// Entry is one node's replies as the answers file gives them.
+// Entry is one node's replies as the answers file gives them: a list
+// in call order (Replies), or each visit's (Visits, nil for a list).
 type Entry struct {
 	Key     string // the node's id or text, as written
 	Line    int
+	Replies []Reply
+	Visits  map[int]Visit
+}
+
+// Visit is the replies of one visit of a node, in its call order.
+type Visit struct {
+	Line    int // its key's line
 	Replies []Reply
 }
 
@@ -115,16 +125,75 @@ func Parse(path string, b []byte) (*Answers, error) {
 		}
 		seen[k.Value] = k.Line
 		e := Entry{Key: k.Value, Line: k.Line}
-		for _, it := range yamlread.Items(v) {
-			r, err := reply(path, it)
-			if err != nil {
+		visits, err := visitsOf(path, k.Value, v)
+		if err != nil {
+			return nil, err
+		}
+		e.Visits = visits
+		if visits == nil {
+			if e.Replies, err = replies(path, v); err != nil {
 				return nil, err
 			}
-			e.Replies = append(e.Replies, r)
 		}
 		a.Entries = append(a.Entries, e)
 	}
 	return a, nil
+}
+
+func replies(path string, n *yaml.Node) ([]Reply, error) {
+	var out []Reply
+	for _, it := range yamlread.Items(n) {
+		r, err := reply(path, it)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// visitKey is a key of a node's replies per visit: "visit 2".
+var visitKey = regexp.MustCompile(`(?i)\Avisit +([0-9]{1,9})\z`)
+
+// visitsOf reads a node's replies given per visit, a mapping whose every
+// key is "visit N"; nil when n is no such mapping: a list, a reply, or a
+// mapping with no such key, which is one reply written as YAML.
+func visitsOf(path, node string, n *yaml.Node) (map[int]Visit, error) {
+	n = yamlread.Resolve(n)
+	if n.Kind != yaml.MappingNode {
+		return nil, nil
+	}
+	var visits map[int]Visit
+	other := 0 // the line of a key that is no visit's
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		m := visitKey.FindStringSubmatch(strings.TrimSpace(k.Value))
+		if k.Kind != yaml.ScalarNode || m == nil {
+			if other == 0 {
+				other = k.Line
+			}
+			continue
+		}
+		if visits == nil {
+			visits = map[int]Visit{}
+		}
+		nv, _ := strconv.Atoi(m[1])
+		if nv == 0 {
+			return nil, &FileError{Path: path, Line: k.Line, Msg: "visits count from 1: the first is \"visit 1\""}
+		}
+		if at, dup := visits[nv]; dup {
+			return nil, &FileError{Path: path, Line: k.Line, Msg: fmt.Sprintf("visit %d of node %q is listed twice (also line %d); put its replies in one list", nv, node, at.Line)}
+		}
+		rs, err := replies(path, n.Content[i+1])
+		if err != nil {
+			return nil, err
+		}
+		visits[nv] = Visit{Line: k.Line, Replies: rs}
+	}
+	if visits != nil && other != 0 {
+		return nil, &FileError{Path: path, Line: other, Msg: fmt.Sprintf("node %q gives its replies per visit (\"visit 1\": …), and this key is no visit; write it \"visit N\"", node)}
+	}
+	return visits, nil
 }
 
 // shorthands are the replies written "word: text". Unquoted in a list,
@@ -174,11 +243,13 @@ func reply(path string, n *yaml.Node) (Reply, error) {
 // Finder names the nodes a key matches: one id, or none, or several.
 type Finder func(key string) []string
 
-// Node is what the replay agent needs to know of a node.
+// Node is what the replay agent needs to know of a node: its replies in
+// call order, or, when Visits is not nil, per visit.
 type Node struct {
 	Text     string
 	Decision bool
 	Replies  []Reply
+	Visits   map[int]Visit
 	Line     int // the entry's line in the answers file; 0 for none
 }
 
@@ -213,7 +284,7 @@ func (a *Answers) Resolve(find Finder, info func(id string) (text, role string),
 			errs = append(errs, &FileError{Path: a.Path, Line: e.Line, Msg: fmt.Sprintf("node %s %s is a terminator: it never reaches an agent, so it takes no replies", id, types.Quote(types.Excerpt(text, 60)))})
 			continue
 		}
-		nodes[id] = &Node{Text: text, Decision: role == types.RoleDecision, Replies: e.Replies, Line: e.Line}
+		nodes[id] = &Node{Text: text, Decision: role == types.RoleDecision, Replies: e.Replies, Visits: e.Visits, Line: e.Line}
 	}
 	return nodes, errors.Join(errs...)
 }

@@ -15,9 +15,10 @@ import (
 
 // Recorder collects what each agent replied during a run, so the run's
 // answers.yaml can replay it (`dtree run CHART --answers answers.yaml`).
-// It keeps each call as it came and works out its reply only when the
-// file is written: recording is on the path between one agent and the
-// next, and should not parse the answer a second time there.
+// It keeps each call as it came, with its node and visit, and works out
+// its reply only when the file is written: recording is on the path
+// between one agent and the next, and should not parse the answer a
+// second time there.
 type Recorder struct {
 	order []string
 	nodes map[string]*recorded
@@ -28,17 +29,19 @@ type recorded struct {
 	calls []call
 }
 
-// call is one recorded agent call, the arguments of ReplyFor.
+// call is one recorded agent call of a visit, and the arguments of
+// ReplyFor.
 type call struct {
+	visit                int
 	decision, validation bool
 	answer               string
 	err                  error
 	labels               []string
 }
 
-// Add records one agent call of node id: its answer text, or the error the
-// call ended with. labels are a decision's allowed answers.
-func (r *Recorder) Add(id, text string, decision, validation bool, answer string, callErr error, labels []string) {
+// Add records one agent call of a visit of node id: its answer text, or
+// the error the call ended with. labels are a decision's allowed answers.
+func (r *Recorder) Add(id string, visit int, text string, decision, validation bool, answer string, callErr error, labels []string) {
 	if r.nodes == nil {
 		r.nodes = map[string]*recorded{}
 	}
@@ -59,7 +62,7 @@ func (r *Recorder) Add(id, text string, decision, validation bool, answer string
 			labels = c.labels
 		}
 	}
-	n.calls = append(n.calls, call{decision: decision, validation: validation, answer: answer, err: callErr, labels: labels})
+	n.calls = append(n.calls, call{visit: visit, decision: decision, validation: validation, answer: answer, err: callErr, labels: labels})
 }
 
 // Len is the number of calls recorded.
@@ -152,7 +155,10 @@ func compact(v any) string {
 }
 
 // YAML is the recorded answers file: one entry per node in the order the
-// run first reached it, keyed by id with the node's text as a comment.
+// run first reached it, keyed by id with the node's text as a comment. A
+// node's replies are one list, in visit order, when its visits came one
+// after the other, as they do on one path; else per visit ("visit 2":
+// …), so that a replay answers each visit its own, whichever comes first.
 // mask, when not nil, masks secrets in every text before it is encoded
 // (YAML quotes, escapes and folds them; masking the file after would miss
 // those forms and could break its syntax). It is encoded yamlChunk replies
@@ -170,20 +176,41 @@ func (r *Recorder) YAML(header string, mask func(string) string) ([]byte, error)
 	var b bytes.Buffer
 	for i, id := range r.order {
 		n := r.nodes[id]
+		perVisit := n.byVisit()
 		replies := map[int]string{} // of the node's last calls, for reply
-		for from := 0; from < len(n.calls); from += yamlChunk {
+		for from := 0; from < len(n.calls); {
+			to := min(from+yamlChunk, len(n.calls))
+			newVisit := perVisit && (from == 0 || n.calls[from-1].visit != n.calls[from].visit)
+			if perVisit { // a chunk of one visit's replies
+				for j := from + 1; j < to; j++ {
+					if n.calls[j].visit != n.calls[from].visit {
+						to = j
+						break
+					}
+				}
+			}
 			list := &yaml.Node{Kind: yaml.SequenceNode}
-			for i := from; i < min(from+yamlChunk, len(n.calls)); i++ {
+			for i := from; i < to; i++ {
 				list.Content = append(list.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: n.reply(i, replies, mask)})
 			}
-			if from > 0 { // more of the list: a list of its own, indented as the first part
-				out, err := encodeYAML(list)
+			part, indent := list, "  " // more of a list: a list of its own, indented as its first part
+			if perVisit {
+				indent = "    "
+			}
+			if newVisit {
+				key := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: fmt.Sprintf("visit %d", n.calls[from].visit)}
+				part, indent = &yaml.Node{Kind: yaml.MappingNode, Content: []*yaml.Node{key, list}}, "  "
+			}
+			first := from == 0
+			from = to
+			if !first {
+				out, err := encodeYAML(part)
 				if err != nil {
 					return nil, err
 				}
 				for line := range bytes.Lines(out) {
 					if len(line) > 1 { // an empty line, of a block scalar, stays empty
-						b.WriteString("  ")
+						b.WriteString(indent)
 					}
 					b.Write(line)
 				}
@@ -191,7 +218,7 @@ func (r *Recorder) YAML(header string, mask func(string) string) ([]byte, error)
 			}
 			key := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: mask(id), Style: yaml.DoubleQuotedStyle,
 				LineComment: types.Excerpt(mask(strings.TrimSpace(n.text)), 70)}
-			doc := &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode, Content: []*yaml.Node{key, list}}}}
+			doc := &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode, Content: []*yaml.Node{key, part}}}}
 			if i == 0 {
 				doc.HeadComment = header
 			}
@@ -203,6 +230,19 @@ func (r *Recorder) YAML(header string, mask func(string) string) ([]byte, error)
 		}
 	}
 	return b.Bytes(), nil
+}
+
+// byVisit puts the node's calls in visit order, each visit's in the
+// order they came, and says whether that moved any: a visit that began
+// before an earlier one ended, on another branch. On one path it moves
+// none.
+func (n *recorded) byVisit() bool {
+	byVisit := func(a, b call) int { return a.visit - b.visit }
+	if slices.IsSortedFunc(n.calls, byVisit) {
+		return false
+	}
+	slices.SortStableFunc(n.calls, byVisit)
+	return true
 }
 
 // reply is the reply of the node's i-th call, masked; replies holds those

@@ -210,11 +210,11 @@ func assertSame[T any](t *testing.T, parse func(string) (T, error), a, b string)
 func TestRecorderYAMLParsesBack(t *testing.T) {
 	t.Parallel()
 	var r Recorder
-	r.Add("2", "Run the tests\nall of them", false, false, `{"completed": true}`, nil, nil)
-	r.Add("3", "Did they pass?", true, false, `{"answer": "No"}`, nil, []string{"Yes", "No"})
-	r.Add("2", "Run the tests\nall of them", false, true, `{"fully_completed": true}`, nil, nil)
-	r.Add("3", "Did they pass?", true, false, `{"answer": "yes"}`, nil, []string{"Yes", "No"})
-	r.Add("4", "Odd: text # with hash", false, false, "line one\n  line two: \"quoted\"", nil, nil)
+	r.Add("2", 1, "Run the tests\nall of them", false, false, `{"completed": true}`, nil, nil)
+	r.Add("3", 1, "Did they pass?", true, false, `{"answer": "No"}`, nil, []string{"Yes", "No"})
+	r.Add("2", 1, "Run the tests\nall of them", false, true, `{"fully_completed": true}`, nil, nil)
+	r.Add("3", 1, "Did they pass?", true, false, `{"answer": "yes"}`, nil, []string{"Yes", "No"})
+	r.Add("4", 1, "Odd: text # with hash", false, false, "line one\n  line two: \"quoted\"", nil, nil)
 	b, err := r.YAML("Recorded by a test.\nSecond line.", nil)
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(string(b), "# Recorded by a test.\n# Second line.\n"), string(b))
@@ -273,22 +273,22 @@ func TestRecorderYAMLInChunksIsTheWholeFile(t *testing.T) {
 	for i := range 3*yamlChunk + 17 {
 		id := fmt.Sprint(i % 3)
 		if i%7 == 0 {
-			r.Add(id, "Decide\nsecond line", true, false, `{"answer": "Maybe: `+fmt.Sprint(i)+`"}`, nil, []string{"Yes", "No"})
+			r.Add(id, 1, "Decide\nsecond line", true, false, `{"answer": "Maybe: `+fmt.Sprint(i)+`"}`, nil, []string{"Yes", "No"})
 			continue
 		}
-		r.Add(id, "Step "+id, false, i%5 == 0, answers[i%len(answers)], nil, nil)
+		r.Add(id, 1, "Step "+id, false, i%5 == 0, answers[i%len(answers)], nil, nil)
 	}
 	// A loop: the same answers again and again, as work and as its
 	// validation, and a decision's same answer under other labels.
 	for i := range 2*yamlChunk + 3 {
-		r.Add("loop", "Loop", false, i%2 == 1, `{"completed": true, "fully_completed": false}`, nil, nil)
+		r.Add("loop", 1, "Loop", false, i%2 == 1, `{"completed": true, "fully_completed": false}`, nil, nil)
 		labels := []string{"Yes", "No"}
 		if i%3 == 0 {
 			labels = []string{"yes", "Maybe"}
 		}
-		r.Add("ask", "Ask", true, false, `{"answer": "yes"}`, nil, labels)
+		r.Add("ask", 1, "Ask", true, false, `{"answer": "yes"}`, nil, labels)
 		if i%50 == 0 {
-			r.Add("ask", "Ask", true, false, `{"answer": "yes"}`, errors.New("exit 3"), labels)
+			r.Add("ask", 1, "Ask", true, false, `{"answer": "yes"}`, errors.New("exit 3"), labels)
 		}
 	}
 	header := "Recorded by a test.\nSecond line."

@@ -15,18 +15,25 @@ import (
 
 // Runner is the replay agent: its Call is a run.Runner that answers each
 // agent call of a run with the next reply of the call's node in a Plan,
-// inside dtree. It starts no process and writes no file of its own; each
-// node's place in its replies is kept here, safe for calls from several
-// goroutines.
+// or of the call's visit of the node when the plan gives the node's
+// replies per visit, inside dtree. It starts no process and writes no
+// file of its own; each node's and visit's place in its replies is kept
+// here, safe for calls from several goroutines.
 type Runner struct {
 	plan *Plan
 	mu   sync.Mutex
-	used map[string]int // node id → replies taken
+	used map[visitOf]int // replies taken, by node (visit 0) or node and visit
+}
+
+// visitOf keys the replies taken: a node's in call order have visit 0.
+type visitOf struct {
+	node  string
+	visit int
 }
 
 // NewRunner returns a Runner that answers from p, which it does not change.
 func NewRunner(p *Plan) *Runner {
-	return &Runner{plan: p, used: map[string]int{}}
+	return &Runner{plan: p, used: map[visitOf]int{}}
 }
 
 // Answers is the answers file the runner answers from, as its messages
@@ -46,8 +53,8 @@ type CallError struct {
 
 func (e *CallError) Error() string { return e.Msg }
 
-// Call answers one agent call with the next reply of the node c.Request
-// names, for its purpose (a validation reads "ok" and "fail: why" as a
+// Call answers one agent call with the next reply of the node and visit
+// c.Request names, for its purpose (a validation reads "ok" and "fail: why" as a
 // verdict). The reply goes to c.Output as a text CLI's stdout would, an
 // error as its stderr; the Result says what Run would say of a text CLI
 // that printed them, exit status 0, or 1 for an error.
@@ -60,7 +67,7 @@ func (r *Runner) Call(ctx context.Context, c agent.Call) (agent.Result, error) {
 		return agent.InProcessResult(c, argv, "", err.Msg+"\n", 1), err
 	}
 	id, purpose := c.Request.Node, c.Request.Purpose
-	node, reply, err := r.next(id, purpose)
+	node, reply, err := r.next(id, c.Request.Visit, purpose)
 	if err != nil && err.End {
 		rec := r.plan.Recorded
 		res := agent.InProcessResult(c, argv, "", err.Msg+"\n", 1)
@@ -83,8 +90,10 @@ func (r *Runner) Call(ctx context.Context, c agent.Call) (agent.Result, error) {
 	return res, nil
 }
 
-// next takes the node's next reply, or says why there is none.
-func (r *Runner) next(id, purpose string) (*Node, Reply, *CallError) {
+// next takes the next reply of the node's visit, or says why there is
+// none. A node whose replies are a list takes them in call order,
+// whatever the visit.
+func (r *Runner) next(id string, visit int, purpose string) (*Node, Reply, *CallError) {
 	fail := func(format string, args ...any) (*Node, Reply, *CallError) {
 		return nil, Reply{}, &CallError{Node: id, Msg: "replay: " + fmt.Sprintf(format, args...)}
 	}
@@ -92,14 +101,19 @@ func (r *Runner) next(id, purpose string) (*Node, Reply, *CallError) {
 		return fail("a call for no node: the replay agent answers the calls of `dtree run CHART --answers FILE`")
 	}
 	node := r.plan.Nodes[id]
+	key, line, forVisit := visitOf{node: id}, 0, ""
 	var replies []Reply
 	if node != nil {
-		replies = node.Replies
+		replies, line = node.Replies, node.Line
+		if node.Visits != nil {
+			key.visit, forVisit = visit, fmt.Sprintf(" for visit %d", visit)
+			replies, line = node.Visits[visit].Replies, node.Visits[visit].Line
+		}
 	}
 	r.mu.Lock()
-	n := r.used[id]
+	n := r.used[key]
 	if n < len(replies) {
-		r.used[id] = n + 1
+		r.used[key] = n + 1
 	}
 	r.mu.Unlock()
 	if n < len(replies) {
@@ -111,18 +125,20 @@ func (r *Runner) next(id, purpose string) (*Node, Reply, *CallError) {
 	}
 	if rec := r.plan.Recorded; rec != nil && rec.Status != "succeeded" {
 		return nil, Reply{}, &CallError{Node: id, End: true, Msg: fmt.Sprintf(
-			"replay: has no reply left for node %s%s in %s: the run it was recorded from, %s, was %s before this %s call was answered, so the recording ends here",
-			id, text, r.plan.Answers, rec.RunID, rec.Status, purposeName(purpose))}
+			"replay: has no reply left for node %s%s%s in %s: the run it was recorded from, %s, was %s before this %s call was answered, so the recording ends here",
+			id, text, forVisit, r.plan.Answers, rec.RunID, rec.Status, purposeName(purpose))}
 	}
 	switch {
-	case node == nil, len(replies) == 0:
+	case node == nil, len(node.Replies) == 0 && node.Visits == nil:
 		return fail("node %s%s has no replies in %s; add a list under %q", id, text, r.plan.Answers, id)
+	case len(replies) == 0:
+		return fail("node %s%s has no replies for visit %d in %s; add \"visit %d\" under %q (line %d)", id, text, visit, r.plan.Answers, visit, id, node.Line)
 	case len(replies) == 1:
-		return fail("node %s%s has no reply left in %s: its one reply (line %d) is used; add one for this %s call",
-			id, text, r.plan.Answers, node.Line, purposeName(purpose))
+		return fail("node %s%s has no reply left%s in %s: its one reply (line %d) is used; add one for this %s call",
+			id, text, forVisit, r.plan.Answers, line, purposeName(purpose))
 	}
-	return fail("node %s%s has no reply left in %s: its %d replies (line %d) are used; add one for this %s call",
-		id, text, r.plan.Answers, len(replies), node.Line, purposeName(purpose))
+	return fail("node %s%s has no reply left%s in %s: its %d replies (line %d) are used; add one for this %s call",
+		id, text, forVisit, r.plan.Answers, len(replies), line, purposeName(purpose))
 }
 
 func purposeName(p string) string {
@@ -140,7 +156,11 @@ func (r *Runner) Unused() []Leftover {
 	defer r.mu.Unlock()
 	var out []Leftover
 	for id, n := range r.plan.Nodes {
-		if left := len(n.Replies) - r.used[id]; left > 0 {
+		left := len(n.Replies) - r.used[visitOf{node: id}]
+		for v, vr := range n.Visits {
+			left += len(vr.Replies) - r.used[visitOf{id, v}]
+		}
+		if left > 0 {
 			out = append(out, Leftover{ID: id, Text: n.Text, Line: n.Line, Left: left})
 		}
 	}
@@ -149,11 +169,11 @@ func (r *Runner) Unused() []Leftover {
 }
 
 // Gate is the answer to a visit of approval gate id (run.Approval's
-// Answers): the node's next reply, as a decision's is taken; false when
-// it has none left, and the run stops at the gate as it would without
-// an answer.
-func (r *Runner) Gate(id string) (string, bool) {
-	node, reply, err := r.next(id, agent.PurposeRun)
+// Answers): the next reply of the node's visit, as a decision's is taken;
+// false when it has none left, and the run stops at the gate as it would
+// without an answer.
+func (r *Runner) Gate(id string, visit int) (string, bool) {
+	node, reply, err := r.next(id, visit, agent.PurposeRun)
 	if err != nil {
 		return "", false
 	}

@@ -107,6 +107,28 @@ func GateLabel(labels []string, approve bool) (label string, ok bool) {
 	return label, ok
 }
 
+// GateAnswer reads an answer given to an approval gate whose branches are
+// labels: one of its labels (as MatchLabel reads a decision's answer) or
+// an answer word (approved, approve, yes; rejected, reject, no), whatever
+// the labels are (yes on branches approved/rejected, approved on Yes/No).
+// label is the branch it takes and approve whether that is the approved
+// one; ok is false when the answer names neither branch. A dry run's
+// --answer and a replay's answers file both read a gate's answer so.
+func GateAnswer(answer string, labels []string) (label string, approve, ok bool) {
+	word := CleanLabel(answer)
+	if l, ok := MatchLabel(answer, labels); ok {
+		word = CleanLabel(l)
+	}
+	switch {
+	case slices.Contains(ApprovedWords, word):
+		approve = true
+	case !slices.Contains(RejectedWords, word):
+		return "", false, false
+	}
+	label, ok = GateLabel(labels, approve)
+	return label, approve, ok
+}
+
 // CheckGateLabels says what is wrong with an approval gate's branches, ""
 // when nothing is: it needs one labelled approved (or yes) and one
 // rejected (or no), and no other.

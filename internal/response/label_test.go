@@ -80,6 +80,37 @@ func TestMatchLabel(t *testing.T) {
 	}
 }
 
+// TestGateAnswer: a gate's answer is one of its labels or an answer word,
+// whatever the labels are; the branch it takes and whether it approves.
+func TestGateAnswer(t *testing.T) {
+	t.Parallel()
+	words := []string{"approved", "rejected"}
+	yesNo := []string{"Yes", "No"}
+	tests := []struct {
+		name, answer string
+		labels       []string
+		label        string
+		approve, ok  bool
+	}{
+		{"a label", "approved", words, "approved", true, true},
+		{"a synonym", "no", words, "rejected", false, true},
+		{"a verb, cased", "Approve", words, "approved", true, true},
+		{"a label of Yes/No", "No", yesNo, "No", false, true},
+		{"a word on Yes/No", "approved", yesNo, "Yes", true, true},
+		{"a word on Yes/No, rejected", "reject", yesNo, "No", false, true},
+		{"a label's answer with more words", "Yes, ship it", yesNo, "Yes", true, true},
+		{"neither", "maybe", words, "", false, false},
+		{"empty", "", words, "", false, false},
+		{"no branch reads so", "no", []string{"approved", "maybe"}, "", false, false},
+	}
+	for _, tt := range tests {
+		label, approve, ok := response.GateAnswer(tt.answer, tt.labels)
+		assert.Equal(t, tt.label, label, tt.name)
+		assert.Equal(t, tt.approve, approve, tt.name)
+		assert.Equal(t, tt.ok, ok, tt.name)
+	}
+}
+
 // TestGateLabel: an approval gate's answer takes the branch labelled
 // approved or rejected, or their synonyms, matched as a decision's labels
 // are; CheckGateLabels says what a gate's branches lack.

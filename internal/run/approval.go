@@ -5,7 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -28,6 +28,7 @@ const (
 // Who gave a gate's answer (runlog.ApprovalGiven's who).
 const (
 	WhoFlag     = "flag"     // dtree resume --approve or --reject
+	WhoCIInput  = "ci_input" // the same, given --ci-input: a CI system's inputs (the action's approve or reject)
 	WhoAll      = "all"      // --approve-all, --reject-all or the approvals setting
 	WhoAnswers  = "answers"  // a dry run's --answer, a replay's answers file
 	WhoTerminal = "terminal" // a person at the terminal the run is on
@@ -61,13 +62,16 @@ type Approval struct {
 	// Reason is its --reason.
 	Answer string
 	Reason string
+	// Who gave Answer, as approval_given logs it: WhoFlag ("") or
+	// WhoCIInput. Only a label: it changes nothing else.
+	Who string
 	// All answers every gate (Approve or Reject), after Answer: the flags
 	// --approve-all and --reject-all, or the approvals setting.
 	All string
-	// Answers gives a gate's answer in a dry run or a replay, a label of
-	// the gate or an answer word (approved, rejected, yes, no); false when
-	// it has none for this visit.
-	Answers func(node string) (string, bool)
+	// Answers gives the answer to a visit of a gate in a dry run or a
+	// replay, a label of the gate or an answer word (approved, rejected,
+	// yes, no); false when it has none for this visit.
+	Answers func(node string, visit int) (string, bool)
 	// Ask asks a person at the terminal for a gate's answer (Approve or
 	// Reject) and its reason, when nothing above answers it; nil (not on
 	// a terminal) stops the run there, waiting. Its error is the
@@ -76,24 +80,60 @@ type Approval struct {
 }
 
 // WaitingError is a run stopped at an approval gate (exit 5): RunID is
-// the run to resume with the answer.
+// the run to resume with the answer, LogDir the log directory it is in
+// (its --log-dir; "" or the default's is not named in the commands).
 type WaitingError struct {
-	Node  string
-	Text  string
-	RunID string
+	Node   string
+	Text   string
+	RunID  string
+	LogDir string
 }
 
 func (e *WaitingError) Error() string {
 	return fmt.Sprintf("node %s %s waits for approval", e.Node, types.Quote(types.Excerpt(e.Text, errorTextRunes)))
 }
 
-// Hint says how to go on.
+// Hint says how to go on: the commands that approve and reject.
 func (e *WaitingError) Hint() string {
-	id := e.RunID
-	if id == "" {
-		id = "RUN_ID"
+	return GateHint(e.RunID, e.LogDir)
+}
+
+// Waiting is the gate a run waits at and the commands that answer it
+// (Summary.Waiting).
+func (e *WaitingError) Waiting() *Waiting {
+	c := ResumeCommand(e.RunID, e.LogDir)
+	return &Waiting{Node: e.Node, Approve: c + " --approve", Reject: c + " --reject --reason TEXT"}
+}
+
+// Waiting is what `dtree run --json` says of the approval gate the run
+// waits at (readme/run.md#fields): the gate and the command lines that
+// approve and reject it.
+type Waiting struct {
+	Node    string `json:"node"`
+	Approve string `json:"approve"`
+	Reject  string `json:"reject"`
+}
+
+// ResumeCommand is the command line that resumes run id (RUN_ID when it
+// is not known) in logDir, its --log-dir: named when logDir is not the
+// default, so that the line finds the run pasted as printed.
+func ResumeCommand(id, logDir string) string {
+	argv := []string{"dtree", "resume", cmp.Or(id, "RUN_ID")}
+	if logDir != "" && filepath.Clean(logDir) != filepath.Clean(types.DefaultLogDir) {
+		argv = append(argv, "--log-dir", logDir)
 	}
-	return fmt.Sprintf("approve it: dtree resume %s --approve [--reason TEXT]; reject it: dtree resume %s --reject --reason TEXT", id, id)
+	return types.ShellJoin(argv)
+}
+
+// GateHint says how to answer the gate run id waits at, in logDir.
+func GateHint(id, logDir string) string {
+	c := ResumeCommand(id, logDir)
+	return fmt.Sprintf("approve it: %s --approve [--reason TEXT]; reject it: %s --reject --reason TEXT", c, c)
+}
+
+// ResumeHint says how a run that stopped goes on (not at a gate).
+func ResumeHint(id, logDir string) string {
+	return "go on from where it stopped, without redoing the steps that finished: " + ResumeCommand(id, logDir)
 }
 
 // approvalStep is an approval gate: no agent, no command; a person's
@@ -103,24 +143,25 @@ type approvalStep struct{}
 
 func (approvalStep) attempt(ctx context.Context, v *step, _ int, _ []feedback) outcome {
 	w, n := v.w, v.n
-	answer, reason, who := w.gateAnswer(n.ID, v.labels)
-	if answer == "" && w.o.Approval.Ask != nil {
-		a, r, err := w.o.Approval.Ask(ctx, w.gate(ctx, n))
-		if err != nil {
-			return outcome{err: err}
-		}
-		if a != "" { // "": the terminal closed, and the run waits
-			answer, reason, who = a, r, WhoTerminal
-		}
-	}
+	answer, reason, who := w.gateAnswer(n.ID, v.res.Visit, v.labels)
 	if answer == "" {
-		id := ""
+		// The gate asks: at the terminal, or by stopping the run.
+		werr := &WaitingError{Node: n.ID, Text: firstLine(n.Text)}
 		if w.o.Log != nil {
-			id = w.o.Log.RunID
+			werr.RunID, werr.LogDir = w.o.Log.RunID, filepath.Dir(w.o.Log.Dir)
 		}
-		werr := &WaitingError{Node: n.ID, Text: firstLine(n.Text), RunID: id}
 		w.event(runlog.ApprovalAsked{Node: n.ID, Resume: werr.Hint()})
-		return outcome{err: werr}
+		if w.o.Approval.Ask != nil {
+			a, r, err := w.o.Approval.Ask(ctx, w.gate(ctx, v.b, n))
+			if err != nil {
+				return outcome{err: err}
+			}
+			answer, reason, who = a, r, WhoTerminal // a == "": the terminal closed
+		}
+		if answer == "" {
+			w.sum.Waiting = werr.Waiting()
+			return outcome{err: werr}
+		}
 	}
 	label, ok := response.GateLabel(v.labels, answer == Approve)
 	if !ok { // lint (approval_gate) refuses such a chart
@@ -143,20 +184,21 @@ func (approvalStep) attempt(ctx context.Context, v *step, _ int, _ []feedback) o
 	}
 	v.res.Response, v.output = r, reason
 	w.event(runlog.ApprovalGiven{Node: n.ID, Answer: r.Answer, Label: label, Next: next, Who: who, Reason: reason})
-	w.replies.Add(n.ID, n.Text, true, false, string(encodeResponse(r)), nil, v.labels)
+	w.replies.Add(n.ID, v.res.Visit, n.Text, true, false, string(encodeResponse(r)), nil, v.labels)
 	return outcome{next: next, label: label}
 }
 
-// gate is what the terminal shows of gate n: its text, the run so far and
-// what changed since the run started or since the last gate asked.
-func (w *walker) gate(ctx context.Context, n *types.ProcessedNode) Gate {
+// gate is what the terminal shows of gate n on branch b: its text, the
+// run so far and what changed since the run started or since the last
+// gate asked.
+func (w *walker) gate(ctx context.Context, b *branch, n *types.ProcessedNode) Gate {
 	g := Gate{Node: n.ID, Text: n.Text}
 	for k := range n.Metadata {
 		if types.FoldName(k) == "timeout" {
 			g.Timeout = n.Timeout // else the chart's default, an agent's
 		}
 	}
-	for _, p := range w.history[max(0, len(w.history)-soFarShown):] {
+	for _, p := range b.history[max(0, len(b.history)-soFarShown):] {
 		line := p.ID + " " + firstLine(p.Text) + ": " + p.Status
 		if p.Label != "" {
 			line += " → " + p.Label
@@ -185,11 +227,11 @@ func past(answer string) string {
 // gateAnswer is the answer to a visit of gate id, "" when there is none:
 // the answer given to resume, once; an answer for every gate; a dry
 // run's or a replay's.
-func (w *walker) gateAnswer(id string, labels []string) (answer, reason, who string) {
+func (w *walker) gateAnswer(id string, visit int, labels []string) (answer, reason, who string) {
 	a := &w.o.Approval
 	if a.Answer != "" && !w.gateAnswered {
 		w.gateAnswered = true
-		return a.Answer, a.Reason, WhoFlag
+		return a.Answer, a.Reason, cmp.Or(a.Who, WhoFlag)
 	}
 	if a.All != "" {
 		reason := a.Reason // resume --approve-all --reason: every gate's
@@ -199,14 +241,10 @@ func (w *walker) gateAnswer(id string, labels []string) (answer, reason, who str
 		return a.All, reason, WhoAll
 	}
 	if a.Answers != nil {
-		if s, ok := a.Answers(id); ok {
-			if l, ok := response.MatchLabel(s, labels); ok {
-				s = l
-			}
-			switch c := response.CleanLabel(s); {
-			case slices.Contains(response.ApprovedWords, c):
+		if s, ok := a.Answers(id, visit); ok {
+			if _, approve, ok := response.GateAnswer(s, labels); ok && approve {
 				return Approve, "", WhoAnswers
-			case slices.Contains(response.RejectedWords, c):
+			} else if ok {
 				return Reject, "", WhoAnswers
 			}
 		}

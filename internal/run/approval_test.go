@@ -45,9 +45,9 @@ nodes:
 // the next agent's prompt.
 func TestApprovalGate(t *testing.T) {
 	t.Parallel()
-	replayed := func(answers ...string) func(string) (string, bool) {
+	replayed := func(answers ...string) func(string, int) (string, bool) {
 		i := 0
-		return func(string) (string, bool) {
+		return func(string, int) (string, bool) {
 			if i == len(answers) {
 				return "", false
 			}

@@ -131,6 +131,7 @@ func (agentKind) carried(role string, raw json.RawMessage) (any, bool) {
 // step is one visit of a node in progress, as its kind sees it.
 type step struct {
 	w      *walker
+	b      *branch // the branch the visit is on
 	n      *types.ProcessedNode
 	out    []types.Edge // the node's edges, in the chart's order
 	labels []string     // their labels
@@ -426,7 +427,7 @@ func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, 
 		model = n.Model
 	}
 	c := agent.Call{Def: def, Prompt: prompt, Model: model, Dir: w.o.Workdir, Env: w.o.Env,
-		Request: agent.Request{RunID: runID, Node: n.ID, Purpose: purpose, Attempt: attempt}, Timeout: n.Timeout, KeepRunning: n.KeepRunning}
+		Request: agent.Request{RunID: runID, Node: n.ID, Purpose: purpose, Attempt: attempt, Visit: res.Visit}, Timeout: n.Timeout, KeepRunning: n.KeepRunning}
 	var s *seen
 	if purpose != agent.PurposeCommand {
 		s = w.see(n, res, attempt, def.Name, purpose)
@@ -490,7 +491,7 @@ func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, 
 	res.Attempts = append(res.Attempts, a)
 	if purpose != agent.PurposeCommand { // a command has no reply to replay, no usage
 		if ctx.Err() == nil && !errors.Is(err, agent.ErrNotFound) {
-			w.record(n, purpose, r.Answer, err)
+			w.record(n, res.Visit, purpose, r.Answer, err)
 		}
 		w.sum.count(res, a)
 		w.noteSpending(n.ID, a)
@@ -505,8 +506,8 @@ func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, 
 	return r, err
 }
 
-// record keeps the call's reply for answers.yaml.
-func (w *walker) record(n *types.ProcessedNode, purpose, answer string, err error) {
+// record keeps the reply of a call of the node's visit for answers.yaml.
+func (w *walker) record(n *types.ProcessedNode, visit int, purpose, answer string, err error) {
 	decision := n.Role == types.RoleDecision
 	var labels []string
 	if decision {
@@ -514,7 +515,7 @@ func (w *walker) record(n *types.ProcessedNode, purpose, answer string, err erro
 			labels = append(labels, e.Label)
 		}
 	}
-	w.replies.Add(n.ID, n.Text, decision, purpose == agent.PurposeValidate, answer, err, labels)
+	w.replies.Add(n.ID, visit, n.Text, decision, purpose == agent.PurposeValidate, answer, err, labels)
 }
 
 // parseResponse reads an answer into a node's response as attempt does,

@@ -22,8 +22,8 @@ func narrowest(modes ...string) string {
 // runSoFar is the run-so-far section of the step's prompts: the narrowest
 // of the run's --context, the chart's context and the node's.
 func (s *step) runSoFar() string {
-	w := s.w
-	n := w.steps()
+	w, b := s.w, s.b
+	n := b.steps()
 	from := 0
 	switch narrowest(w.o.Context, w.o.Chart.Doc.Metadata["context"], s.n.Context) {
 	case types.ContextNone:
@@ -31,11 +31,11 @@ func (s *step) runSoFar() string {
 	case types.ContextPrevious:
 		from = max(n-1, 0)
 	}
-	step := func(i int) prompts.Step { p := w.past(from + i); return p.prompt() }
+	step := func(i int) prompts.Step { p := b.past(from + i); return p.prompt() }
 	if from > 0 { // numbered from the previous step, not from the run's first
 		return prompts.RunSoFar(n-from, step, prompts.RunSoFarBytes)
 	}
-	return w.soFar.RunSoFar(n, step, prompts.RunSoFarBytes)
+	return b.soFar.RunSoFar(n, step, prompts.RunSoFarBytes)
 }
 
 // prompt is the step as the run so far shows it: as its kind says.

@@ -34,14 +34,14 @@ const maxOutput = 8 << 10
 // (a test's) is its role's.
 func (p *pastStep) kind() stepKind { return kindFor(p.Step, p.Role) }
 
-// remember adds the finished step to the run's history.
-func (w *walker) remember(s *step) {
+// remember adds the finished step to its branch's history.
+func (s *step) remember() {
 	p := pastStep{ID: s.n.ID, Text: s.n.Text, Role: s.n.Role, Status: s.res.Status, Response: s.res.Response,
 		Label: s.res.Label, Step: s.n.Step, CommandText: s.command, ExitCode: s.exitCode, Output: types.TailBytes(s.output, maxOutput)}
-	w.addHistory(p)
+	s.b.addHistory(p)
 }
 
-// keptHistory bounds the finished visits the walker keeps for the run so
+// keptHistory bounds the finished visits a branch keeps for the run so
 // far: it is built from the newest step back and stops when its
 // prompts.RunSoFarBytes are spent, and each step it reads costs at least
 // its heading line, over 24 bytes ("### Step 1: node  \"\" ()" and a
@@ -49,41 +49,41 @@ func (w *walker) remember(s *step) {
 // TestRunSoFarReadsOnlyKeptHistory holds it to that.
 const keptHistory = 512
 
-// addHistory adds a finished visit to the run's history: the newest
+// addHistory adds a finished visit to the branch's history: the newest
 // keptHistory visits, and each node's latest for its variables. The list
 // is cut back to keptHistory when it reaches twice that, so that what a
 // run holds of its steps stays the same at any length of run.
-func (w *walker) addHistory(p pastStep) {
-	if w.last == nil {
-		w.last = map[string]pastStep{}
+func (b *branch) addHistory(p pastStep) {
+	if b.last == nil {
+		b.last = map[string]pastStep{}
 	}
-	w.last[p.ID] = p
-	w.history = append(w.history, p)
-	if len(w.history) >= 2*keptHistory {
-		drop := len(w.history) - keptHistory
-		n := copy(w.history, w.history[drop:])
-		clear(w.history[n:])
-		w.history = w.history[:n]
-		w.historyLeftOut += drop
+	b.last[p.ID] = p
+	b.history = append(b.history, p)
+	if len(b.history) >= 2*keptHistory {
+		drop := len(b.history) - keptHistory
+		n := copy(b.history, b.history[drop:])
+		clear(b.history[n:])
+		b.history = b.history[:n]
+		b.historyLeftOut += drop
 	}
 }
 
-// steps is how many visits the run has finished, those no longer kept
-// included.
-func (w *walker) steps() int { return w.historyLeftOut + len(w.history) }
+// steps is how many visits the branch has finished, those no longer
+// kept included.
+func (b *branch) steps() int { return b.historyLeftOut + len(b.history) }
 
-// past is the run's i-th finished visit, 0 the first; one no longer kept
-// (which the run so far never reaches) is a bare heading.
-func (w *walker) past(i int) pastStep {
-	if i < w.historyLeftOut {
+// past is the branch's i-th finished visit, 0 the first; one no longer
+// kept (which the run so far never reaches) is a bare heading.
+func (b *branch) past(i int) pastStep {
+	if i < b.historyLeftOut {
 		return pastStep{ID: "?", Status: StatusSucceeded}
 	}
-	return w.history[i-w.historyLeftOut]
+	return b.history[i-b.historyLeftOut]
 }
 
-// lastOf is the latest finished visit of the node, false when it has not
-// run (yet) in this run.
-func (w *walker) lastOf(id string) (pastStep, bool) {
-	p, ok := w.last[id]
+// lastOf is the latest finished visit of the node on the branch, false
+// when it has not run (yet) on it.
+func (b *branch) lastOf(id string) (pastStep, bool) {
+	p, ok := b.last[id]
 	return p, ok
 }

@@ -86,11 +86,11 @@ func TestLongRunKeepsItsNewestSteps(t *testing.T) {
 	}
 }
 
-// The walker keeps at most 2*keptHistory finished visits however long the
+// A branch keeps at most 2*keptHistory finished visits however long the
 // run, and each node's latest for its variables.
 func TestHistoryIsBounded(t *testing.T) {
 	t.Parallel()
-	w := &walker{}
+	w := &branch{}
 	const n = 100_000
 	for i := range n {
 		w.addHistory(pastStep{ID: fmt.Sprint(i % 3), Text: "Step", Output: strings.Repeat("x", 100), ExitCode: i})

@@ -291,11 +291,11 @@ func (c *Carried) Path() []string { return append([]string{}, c.path[:c.taken]..
 const carryFlushSteps = 256
 
 // carry makes the steps of the earlier run this run's own, as if it had
-// taken them: their lines in events.jsonl, the summary's path, nodes and
-// usage, the visit counts, the run so far and answers.yaml. It returns
-// the node to go on at and the steps taken; ok is false when the run is
-// to start at its start.
-func (w *walker) carry() (cur, steps int, ok bool, err error) {
+// taken them: their lines in events.jsonl, the summary's nodes and usage,
+// the steps counted for --max-steps and answers.yaml; and branch b's
+// path, visit counts and run so far, b at the node to go on at. ok is
+// false when the run is to start at its start.
+func (w *walker) carry(b *branch) (ok bool, err error) {
 	r := w.o.Resume
 	g := w.o.Chart.Graph
 	w.sum.Resumed = &Resumed{From: r.Start.RunID, Steps: r.taken}
@@ -304,14 +304,15 @@ func (w *walker) carry() (cur, steps int, ok bool, err error) {
 			w.sum.Resumed.DurationMS += s.dur.Milliseconds()
 			return true
 		})
-		return 0, 0, false, err
+		return false, err
 	}
 	cur, found := g.Index(r.At)
 	if !found {
-		return 0, 0, false, fmt.Errorf("node %s, where the run goes on, is not in the chart", r.At)
+		return false, fmt.Errorf("node %s, where the run goes on, is not in the chart", r.At)
 	}
+	b.cur = cur
 	if i, ok := g.Index(w.o.Start); ok && w.node(i).Role == types.RoleTerminator {
-		w.sum.Path = append(w.sum.Path, w.o.Start) // skipped to its successor
+		b.pass(w.o.Start) // skipped to its successor
 	}
 	n := 0
 	take := func(s *CarriedStep) bool {
@@ -326,16 +327,17 @@ func (w *walker) carry() (cur, steps int, ok bool, err error) {
 				_ = w.o.Log.Flush() // its error is the log's Err, which the walk stops at
 			}
 		}
-		w.carryStep(s)
+		w.carryStep(b, s)
 		w.sum.Resumed.DurationMS += s.dur.Milliseconds()
 		n++
 		return true
 	}
 	if err := r.each(scanFull, take); err != nil {
-		return 0, 0, false, err
+		return false, err
 	}
+	w.steps += n
 	w.queueShort()
-	return cur, n, true, nil
+	return true, nil
 }
 
 // Each hands the steps the resumed run takes to fn, in order, until fn
@@ -394,8 +396,8 @@ func (c *Carried) each(mode int, fn func(*CarriedStep) bool) error {
 	return nil
 }
 
-// carryStep adds one carried visit to the run's state.
-func (w *walker) carryStep(s *CarriedStep) {
+// carryStep adds one carried visit to the run's state, on branch b.
+func (w *walker) carryStep(b *branch, s *CarriedStep) {
 	id, end := s.Start.Node, s.End
 	n := &types.ProcessedNode{}
 	if i, ok := w.o.Chart.Graph.Index(id); ok {
@@ -442,15 +444,15 @@ func (w *walker) carryStep(s *CarriedStep) {
 	}
 	res.carryTools(s.Tools, s.ToolsLeftOut)
 	w.sum.add(res)
-	w.sum.Path = append(w.sum.Path, id)
-	w.visits[id] = max(w.visits[id], s.Start.Visit)
+	b.pass(id)
+	b.visits[id] = max(b.visits[id], s.Start.Visit)
 
 	p := pastStep{ID: id, Text: n.Text, Role: s.Start.Role, Status: StatusSucceeded, Response: res.Response,
 		Label: end.Label, Step: step, CommandText: end.Command, ExitCode: -1, Output: end.Output}
 	if cr, ok := res.Response.(types.CommandResponse); ok {
 		p.ExitCode = cr.ExitCode
 	}
-	w.addHistory(p)
+	b.addHistory(p)
 
 	if !replays {
 		return // a command has no reply to replay
@@ -462,10 +464,10 @@ func (w *walker) carryStep(s *CarriedStep) {
 			labels = append(labels, e.Label)
 		}
 	}
-	w.replies.Add(id, n.Text, decision, false, string(end.Response), nil, labels)
+	w.replies.Add(id, s.Start.Visit, n.Text, decision, false, string(end.Response), nil, labels)
 	if end.Validation != nil {
 		v, _ := json.Marshal(end.Validation)
-		w.replies.Add(id, n.Text, false, true, string(v), nil, nil)
+		w.replies.Add(id, s.Start.Visit, n.Text, false, true, string(v), nil, nil)
 	}
 }
 

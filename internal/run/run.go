@@ -18,7 +18,6 @@ import (
 	"github.com/dtree-dev/dtree/internal/replay"
 	"github.com/dtree-dev/dtree/internal/runlog"
 	"github.com/dtree-dev/dtree/internal/workspace"
-	"github.com/dtree-dev/dtree/prompts"
 	"github.com/dtree-dev/dtree/types"
 )
 
@@ -138,20 +137,16 @@ func (e *LimitError) Error() string {
 	return fmt.Sprintf("the run reached %s (--max-steps) at node %s %s", types.Plural(e.Value, "step"), e.Node, types.Quote(types.Excerpt(e.Text, errorTextRunes)))
 }
 
-// walker is one run in progress.
+// walker is one run in progress: it walks the run's branches (branch.go)
+// and holds what they share.
 type walker struct {
 	o       Options
 	sum     *Summary
-	visits  map[string]int
 	started time.Time
+	// steps counts the node executions of every branch, for --max-steps.
+	steps   int
 	replies replay.Recorder // for answers.yaml
-	// history is the newest finished visits, oldest first, after
-	// historyLeftOut older ones (addHistory); last is each node's latest.
-	history        []pastStep
-	historyLeftOut int
-	last           map[string]pastStep
-	soFar          prompts.Entries // the run so far's entries, each rendered once
-	ws             *workspace.Run  // the run's checkpoints; nil when off
+	ws      *workspace.Run  // the run's checkpoints; nil when off
 	// wsFresh: ws.Last is the tree as it is: no agent or command has
 	// run since it was taken, so another checkpoint would find nothing
 	// (snap); false after a checkpoint that failed.
@@ -177,7 +172,7 @@ func Walk(ctx context.Context, o Options) (*Summary, error) {
 	if o.Progress == nil {
 		o.Progress = nopProgress{}
 	}
-	w := &walker{o: o, visits: map[string]int{}, started: time.Now()}
+	w := &walker{o: o, started: time.Now()}
 	w.sum = newSummary(o)
 	w.event(runlog.RunStart{
 		Chart: o.Chart.Doc.Title, Source: o.Chart.Doc.Source, Page: o.Page.ID,
@@ -217,50 +212,59 @@ func (o *Options) resumeAt() string {
 	return o.Resume.At
 }
 
+// walk walks the run: one branch, from the start or from where the run
+// it resumes stopped.
 func (w *walker) walk(ctx context.Context) error {
 	g := w.o.Chart.Graph
-	cur, steps, resumed := 0, 0, false
+	b := newBranch(0, &w.sum.Path)
+	resumed := false
 	if w.o.Resume != nil {
 		var err error
-		if cur, steps, resumed, err = w.carry(); err != nil {
+		if resumed, err = w.carry(b); err != nil {
 			return err
 		}
 	}
 	if !resumed {
 		var ok bool
-		if cur, ok = g.Index(w.o.Start); !ok {
+		if b.cur, ok = g.Index(w.o.Start); !ok {
 			return fmt.Errorf("start node %q is not in the chart", w.o.Start)
 		}
 		// A start terminator is skipped to its successor; it never reaches
 		// an agent.
-		if n := w.node(cur); n.Role == types.RoleTerminator {
-			w.sum.Path = append(w.sum.Path, n.ID)
-			out := g.Out(cur)
+		if n := w.node(b.cur); n.Role == types.RoleTerminator {
+			b.pass(n.ID)
+			out := g.Out(b.cur)
 			if len(out) == 0 {
 				return nil
 			}
-			cur, _ = g.Index(out[0].To)
+			b.cur, _ = g.Index(out[0].To)
 		}
 	}
+	return w.walkBranch(ctx, b)
+}
+
+// walkBranch walks branch b from its node until it reaches an end or
+// stops.
+func (w *walker) walkBranch(ctx context.Context, b *branch) error {
 	for {
-		n := w.node(cur)
+		n := w.node(b.cur)
 		if n.Role == types.RoleTerminator { // an end
-			w.sum.Path = append(w.sum.Path, n.ID)
+			b.pass(n.ID)
 			w.event(runlog.End{Node: n.ID})
 			return nil
 		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		w.visits[n.ID]++
-		if w.visits[n.ID] > n.MaxVisits {
+		b.visits[n.ID]++
+		if b.visits[n.ID] > n.MaxVisits {
 			return &LimitError{Node: n.ID, Text: firstLine(n.Text), Limit: "max_visits", Value: n.MaxVisits}
 		}
-		if steps++; steps > w.o.MaxSteps {
+		if w.steps++; w.steps > w.o.MaxSteps {
 			return &LimitError{Node: n.ID, Text: firstLine(n.Text), Limit: "max_steps", Value: w.o.MaxSteps}
 		}
-		w.sum.Path = append(w.sum.Path, n.ID)
-		res, err := w.runNode(ctx, n, w.visits[n.ID])
+		b.pass(n.ID)
+		res, err := w.runNode(ctx, b, n, b.visits[n.ID])
 		w.sum.add(res)
 		w.o.Progress.NodeFinished(res)
 		w.queueShort()
@@ -274,15 +278,15 @@ func (w *walker) walk(ctx context.Context) error {
 			w.event(runlog.End{Node: n.ID})
 			return nil
 		}
-		cur, _ = g.Index(res.Next)
+		b.cur, _ = w.o.Chart.Graph.Index(res.Next)
 	}
 }
 
 func (w *walker) node(i int) *types.ProcessedNode { return &w.o.Chart.Nodes[i] }
 
-// runNode runs one visit of a node: attempts until one succeeds or they
-// run out.
-func (w *walker) runNode(ctx context.Context, n *types.ProcessedNode, visit int) (*NodeResult, error) {
+// runNode runs one visit of a node on branch b: attempts until one
+// succeeds or they run out.
+func (w *walker) runNode(ctx context.Context, b *branch, n *types.ProcessedNode, visit int) (*NodeResult, error) {
 	start := time.Now()
 	res := &NodeResult{ID: n.ID, Text: n.Text, Role: n.Role, CLI: n.CLI, Visit: visit, Status: StatusFailed,
 		Attempts: []Attempt{}}
@@ -331,8 +335,8 @@ func (w *walker) runNode(ctx context.Context, n *types.ProcessedNode, visit int)
 		w.event(ev)
 		return res, err
 	}
-	v = &step{w: w, n: n, out: out, labels: labels, res: res, exitCode: -1, g: g}
-	defer w.remember(v)
+	v = &step{w: w, b: b, n: n, out: out, labels: labels, res: res, exitCode: -1, g: g}
+	defer v.remember()
 	if gerr != nil {
 		return stop(gerr)
 	}

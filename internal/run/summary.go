@@ -63,6 +63,9 @@ type Summary struct {
 	// (readme/workspace.md); nil when checkpoints are off, and until the
 	// run ends.
 	Change *types.Change `json:"change,omitempty"`
+	// Waiting is the approval gate the run waits at and the commands that
+	// answer it; nil unless the status is waiting_for_approval.
+	Waiting *Waiting `json:"waiting,omitempty"`
 
 	// shortNodes is short.json's newest node entries, each encoded once
 	// as it finished and appended with a ",\n" before it; shortStart holds

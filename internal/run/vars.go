@@ -79,7 +79,7 @@ func (s *step) value(r vars.Ref) (string, bool) {
 			ok = false
 		}
 	case vars.NSNode:
-		p, ran := w.lastOf(r.Name)
+		p, ran := s.b.lastOf(r.Name)
 		if !ran {
 			w.event(runlog.VarUnset{Node: s.n.ID, Ref: types.Clip(r.Raw, maxName)})
 			break

@@ -345,7 +345,8 @@ type ApprovalAsked struct {
 }
 
 // ApprovalGiven is an approval gate's answer: approved or rejected, who
-// gave it (flag: dtree resume's --approve or --reject; all: --approve-all
+// gave it (flag: dtree resume's --approve or --reject; ci_input: the
+// same with --ci-input, from the action's inputs; all: --approve-all
 // or --reject-all, or the approvals setting; answers: a dry run's
 // --answer or a replay's answers file), the reason given, and where the
 // run goes on.

@@ -89,7 +89,7 @@ var keys = []Key{
 		Help: "retries after a failed validation; 0 means one attempt and no retry"},
 	{Name: KeyDefaultTimeout, Env: "DTREE_DEFAULT_TIMEOUT", Flag: "timeout", Default: types.DefaultTimeout.String(), kind: kindDuration,
 		Help: "how long one agent call may take: seconds (600) or a Go duration (90s, 15m)"},
-	{Name: KeyLogDir, Env: "DTREE_LOG_DIR", Flag: "log-dir", Default: ".dtree/runs", kind: kindPath,
+	{Name: KeyLogDir, Env: "DTREE_LOG_DIR", Flag: "log-dir", Default: types.DefaultLogDir, kind: kindPath,
 		Help: "the directory each run's logs go under, relative to the working directory"},
 	{Name: KeyWriteLogShort, Env: "DTREE_WRITE_LOG_SHORT", Default: "true", kind: kindBool,
 		Help: "write short.json, the run's summary, in the run's log directory"},

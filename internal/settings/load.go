@@ -12,6 +12,10 @@ import (
 	"github.com/dtree-dev/dtree/types"
 )
 
+// FlagValue is the value a flag gives a setting that has no flag of its
+// own: Flag is the flag as typed, "--approve-all".
+type FlagValue struct{ Value, Flag string }
+
 // LoadOptions say where Load looks. The zero value reads the process's
 // environment, ./dtree.yaml and the user file, and no flags.
 type LoadOptions struct {
@@ -20,6 +24,9 @@ type LoadOptions struct {
 	// Flags holds the flags named by Key.Flag (those of dtree run); a flag
 	// counts only when Changed.
 	Flags *pflag.FlagSet
+	// FlagSet holds the values of flags that are not a setting's own
+	// (--no-checkpoints, --approve-all), by key: they count as flags.
+	FlagSet map[string]FlagValue
 	// Getenv reads the environment; nil is os.Getenv. An empty variable
 	// counts as unset.
 	Getenv func(string) string
@@ -209,6 +216,12 @@ func Load(o LoadOptions) (*Settings, error) {
 		layers = append(layers, func(k Key) (string, Source, bool) {
 			raw, ok := o.Run[k.Name]
 			return raw, Source{Layer: LayerRun, Name: o.RunID}, ok
+		})
+	}
+	if len(o.FlagSet) > 0 {
+		layers = append(layers, func(k Key) (string, Source, bool) {
+			f, ok := o.FlagSet[k.Name]
+			return f.Value, Source{Layer: LayerFlag, Name: f.Flag}, ok
 		})
 	}
 	for _, raw := range layers {

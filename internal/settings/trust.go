@@ -70,7 +70,7 @@ func (u *Untrusted) Names() string {
 // 2, naming the file, the keys and how to trust it.
 func (u *Untrusted) Error() *Error {
 	return &Error{Source: Source{Layer: LayerProject, Name: u.File},
-		Err: fmt.Errorf("%w, and it sets what runs as an agent or where dtree writes: %s", ErrUntrusted, u.Names()),
+		Err: fmt.Errorf("%w, and it sets what only a trusted file may: %s", ErrUntrusted, u.Names()),
 		Hint: "read the file; if you trust what it sets, run 'dtree trust' (it stays trusted until it changes)\n" +
 			"a CI job running its own repository can pass --trust or set " + TrustEnv + "=1 instead ('dtree docs settings' says more)"}
 }
@@ -206,7 +206,8 @@ func (o LoadOptions) trusted(f *fileLayer) (bool, error) {
 
 // untrusted is what an untrusted project file f sets that it may not: each
 // custom CLI it defines (a new name or a built-in's), a junit file, a
-// budget looser than the user file's, and allow_unmetered under a budget. Only keys whose value applies count:
+// budget looser than the user file's, allow_unmetered under a budget,
+// approvals that answer every gate and checkpoints off. Only keys whose value applies count:
 // one a variable or flag overrides does nothing.
 func untrusted(s *Settings, f *fileLayer, user *fileLayer) *Untrusted {
 	u := &Untrusted{File: f.src.Name}
@@ -224,6 +225,11 @@ func untrusted(s *Settings, f *fileLayer, user *fileLayer) *Untrusted {
 		case key == KeyMaxTokens && user != nil && looser(user, key, float64(s.MaxTokens)):
 		case key == KeyAllowUnmetered && s.AllowUnmetered && (s.MaxCost > 0 || s.MaxTokens > 0):
 			// Calls a budget cannot count: a budget looser than it looks.
+		case key == KeyApprovals && s.Approvals != ApprovalsAsk:
+			// It answers the gates the user drew to be asked at.
+		case key == KeyCheckpoints && !s.Checkpoints:
+			// Without the record, what the checkout's chart does to the
+			// user's tree cannot be shown or undone.
 		default:
 			continue
 		}

@@ -34,6 +34,12 @@ func TestUntrustedProjectFile(t *testing.T) {
 		{name: "junit off", layers: layers{project: "junit: \"\"\n"}},
 		{name: "keep_runs, which removes runs", layers: layers{project: "keep_runs: 1\n"}, refused: "keep_runs (line 1)"},
 		{name: "keep_runs 0 removes none", layers: layers{project: "keep_runs: 0\n"}},
+		{name: "approvals that pass every gate", layers: layers{project: "approvals: approve\n"}, refused: "approvals (line 1)"},
+		{name: "approvals that reject every gate", layers: layers{project: "approvals: reject\n"}, refused: "approvals (line 1)"},
+		{name: "approvals ask, as by default", layers: layers{project: "approvals: ask\n"}},
+		{name: "approvals a variable overrides", layers: layers{project: "approvals: approve\n", env: map[string]string{"DTREE_APPROVALS": "ask"}}},
+		{name: "checkpoints off, so nothing can be undone", layers: layers{project: "checkpoints: false\n"}, refused: "checkpoints (line 1)"},
+		{name: "checkpoints on", layers: layers{project: "checkpoints: true\n"}},
 		{name: "a worktree runs nothing", layers: layers{project: "worktree: dirty\n"}},
 		{name: "junit a variable overrides does nothing",
 			layers: layers{project: "junit: x.xml\n", env: map[string]string{"DTREE_JUNIT": "mine.xml"}}},
@@ -62,7 +68,7 @@ func TestUntrustedProjectFile(t *testing.T) {
 			assert.Nil(t, s)
 			var serr *settings.Error
 			require.ErrorAs(t, err, &serr)
-			assert.Equal(t, o.ProjectFile()+": not trusted, and it sets what runs as an agent or where dtree writes: "+tt.refused, err.Error())
+			assert.Equal(t, o.ProjectFile()+": not trusted, and it sets what only a trusted file may: "+tt.refused, err.Error())
 			assert.Contains(t, serr.Hint, "'dtree trust'")
 			assert.Contains(t, serr.Hint, "--trust")
 

@@ -65,7 +65,7 @@ if (mode === 'mermaid') {
       try {
         const d = await mermaid.mermaidAPI.getDiagramFromText(block);
         const nodes = [...d.db.getVertices().values()].map((v) => ({ id: v.id, type: v.type ?? '' }));
-        const edges = d.db.getEdges().map((e) => ({ from: e.start, to: e.end, label: e.text ?? '', invisible: e.stroke === 'invisible' }));
+        const edges = d.db.getEdges().map((e) => ({ from: e.start, to: e.end, label: e.text ?? '', invisible: e.stroke === 'invisible', style: (e.style ?? []).join(';') }));
         console.log(JSON.stringify({ file, block: i + 1, type: d.type, nodes, edges }));
       } catch (e) {
         console.log(JSON.stringify({ file, block: i + 1, error: e.message }));
