@@ -90,6 +90,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzReadCarried$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) ./internal/run
 	$(GO) test -run '^$$' -fuzz '^FuzzYAMLRoundTrip$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) ./internal/export
 	$(GO) test -run '^$$' -fuzz '^FuzzDrawioRun$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) ./internal/export
+	$(GO) test -run '^$$' -fuzz '^FuzzMermaidChartRoundTrip$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) ./internal/export
 	$(GO) test -run '^$$' -fuzz '^FuzzDecoders$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) ./internal/agent
 	$(GO) test -run '^$$' -fuzz '^FuzzParseAnswers$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) ./internal/replay
 	$(GO) test -run '^$$' -fuzz '^FuzzExpand$$' -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) ./internal/vars

@@ -86,6 +86,11 @@ type Node struct {
 	// Line is the source line of the node's row (CSV) or entry (YAML); 0
 	// when the source has no lines to speak of (Lucid API JSON).
 	Line int `json:"line"`
+	// KeyLines are the source lines of the custom data keys (as written)
+	// that have a line of their own, apart from the node's: a Mermaid
+	// chart's %% dtree: lines. A finding about such a key's value names
+	// its line. Nil for the other formats.
+	KeyLines map[string]int `json:"-"`
 	// Step is the node's step kind, resolved when the chart is loaded
 	// (nodeconf.Resolve, in chart.Check); "" in a document that was only
 	// imported. The pictures and the run read it, never the metadata that

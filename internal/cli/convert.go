@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/dtree-dev/dtree/internal/chart"
+	"github.com/dtree-dev/dtree/internal/document"
 	"github.com/dtree-dev/dtree/internal/export"
 	"github.com/dtree-dev/dtree/internal/nodeconf"
 	"github.com/dtree-dev/dtree/types"
@@ -53,28 +54,51 @@ Docs: dtree docs convert`,
 	return cmd
 }
 
-// formatByExt is the output format a file name's extension names.
-var formatByExt = map[string]string{
-	".yaml": "yaml", ".yml": "yaml", ".json": "json", ".csv": "csv",
-	".mmd": "mermaid", ".mermaid": "mermaid", ".dot": "dot", ".gv": "dot", ".svg": "svg",
-	".drawio": "drawio", ".dio": "drawio",
+// pictureByExt is the picture format an output file's extension names;
+// the chart formats' are in document's table (document.ByOutput).
+var pictureByExt = map[string]string{".dot": "dot", ".gv": "dot", ".svg": "svg"}
+
+// formatOf is the format an output file's name says: a chart format's
+// (document's table), else a picture's; "" for none.
+func formatOf(out string) string {
+	if f, ok := document.ByOutput(out); ok {
+		return f.Name
+	}
+	return pictureByExt[strings.ToLower(filepath.Ext(out))]
+}
+
+// outputNames are the extensions of the allowed formats' files, for a
+// message: ".yaml, .yml, …".
+func outputNames(allowed []string) string {
+	var out []string
+	for _, f := range document.Written() {
+		if slices.Contains(allowed, f.Name) {
+			out = append(out, f.Output...)
+		}
+	}
+	for _, e := range slices.Sorted(maps.Keys(pictureByExt)) {
+		if slices.Contains(allowed, pictureByExt[e]) {
+			out = append(out, e)
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 // outputFormat is flag's value, else the format out's extension names.
 func outputFormat(flag, name, out string, allowed []string) (string, error) {
 	f := flag
 	if f == "" && out != "" {
-		f = formatByExt[strings.ToLower(filepath.Ext(out))]
+		f = formatOf(out)
 		if !slices.Contains(allowed, f) {
-			return "", &UsageError{Err: fmt.Errorf("cannot tell the format from %q", out),
-				Hint: fmt.Sprintf("pass --%s %s", name, strings.Join(allowed, "|"))}
+			hint := fmt.Sprintf("pass --%s %s, or name the file %s", name, strings.Join(allowed, "|"), outputNames(allowed))
+			return "", &UsageError{Err: fmt.Errorf("cannot tell the format to write from the name %q: no format dtree writes has its extension", out), Hint: hint}
 		}
 	}
 	if f == "" {
 		return "", &UsageError{Err: fmt.Errorf("no --%s", name), Hint: fmt.Sprintf("pass --%s %s", name, strings.Join(allowed, "|"))}
 	}
 	if low := strings.ToLower(f); low == "yml" || low == "gv" || low == "mmd" {
-		f = formatByExt["."+low] // the extensions' names for their formats
+		f = formatOf("x." + low) // the extensions' names for their formats
 	}
 	if !slices.Contains(allowed, f) {
 		return "", &UsageError{Err: fmt.Errorf("unknown --%s %q%s", name, f, types.DidYouMean(f, allowed)), Hint: "use one of: " + strings.Join(allowed, ", ")}
@@ -100,22 +124,26 @@ func (a *App) convert(ctx context.Context, path string, o convertOptions) error 
 	if err != nil {
 		return err
 	}
+	markdown := to == "mermaid" && strings.EqualFold(filepath.Ext(o.out), ".md")
+	if to == "mermaid" && !markdown && o.out != "" && o.out != "-" && len(c.Doc.Pages) > 1 {
+		// A .mmd is one flowchart; a .md holds a ```mermaid block a page.
+		return &UsageError{Err: fmt.Errorf("%s holds one Mermaid flowchart, and %s has %d pages", o.out, path, len(c.Doc.Pages)),
+			Hint: "name the file .md: it is written as Markdown, a ```mermaid block a page, which dtree reads as the pages"}
+	}
 	var dropped []string
 	err = a.output(o.out, func(w io.Writer) error {
 		var err error
-		switch to {
-		case "yaml":
-			dropped, err = export.YAML(w, c.Doc)
-		case "json":
+		switch write, chart := export.Writers[to]; {
+		case to == "json":
 			doc, carried := tagsAsMetadata(c)
 			if dropped, err = export.JSON(w, doc); carried > 0 {
 				dropped = append(dropped, fmt.Sprintf("JSON has no tags: the CLI and NoValidation tags of %s are custom data cli and validate instead, which mean the same",
 					types.Plural(carried, "node")))
 			}
-		case "csv":
-			dropped, err = export.CSV(w, c.Doc)
-		case "drawio":
-			dropped, err = export.Drawio(w, c.Doc)
+		case markdown:
+			dropped, err = export.MermaidMarkdown(w, c.Doc)
+		case chart:
+			dropped, err = write(w, c.Doc)
 		default:
 			dropped = export.PictureLosses(c.Doc, to)
 			err = export.Picture(ctx, w, c.Doc, to, export.PictureOptions{Errors: c.Errors})

@@ -23,8 +23,15 @@ func TestOutputFormat(t *testing.T) {
 		{out: "dir/x.json", want: "json"},
 		{out: "x.gv", want: "dot"},
 		{out: "x.mmd", want: "mermaid"},
+		{out: "x.MERMAID", want: "mermaid"},
+		{out: "x.drawio", want: "drawio"},
+		{out: "dir/x.drawio.xml", want: "drawio"},
+		{out: "x.dio", want: "drawio"},
+		{flag: "mmd", want: "mermaid"},
 		{out: "x.svg", usage: true}, // svg is graph's, not convert's
 		{out: "x.txt", usage: true},
+		{out: "x.xml", usage: true},
+		{out: "README.md", want: "mermaid"}, // Markdown, a block a page
 		{usage: true},
 		{flag: "png", usage: true},
 	} {
@@ -84,4 +91,15 @@ func TestRunDirNoRunsYet(t *testing.T) {
 			assert.NotContains(t, u.Hint, "pass --run latest")
 		}
 	}
+}
+
+// TestOutputFormatSaysWhat: an output name no writer takes says which
+// names are written.
+func TestOutputFormatSaysWhat(t *testing.T) {
+	t.Parallel()
+	_, err := outputFormat("", "to", "chart.txt", export.Formats)
+	var u *UsageError
+	require.ErrorAs(t, err, &u)
+	assert.EqualError(t, u.Err, `cannot tell the format to write from the name "chart.txt": no format dtree writes has its extension`)
+	assert.Equal(t, "pass --to yaml|json|csv|drawio|mermaid|dot, or name the file .csv, .json, .yaml, .yml, .drawio, .drawio.xml, .dio, .mmd, .mermaid, .md, .dot, .gv", u.Hint)
 }

@@ -112,6 +112,10 @@ func (a *App) graph(ctx context.Context, path string, o graphOptions) error {
 	if err != nil {
 		return err
 	}
+	if format == "mermaid" && strings.EqualFold(filepath.Ext(o.out), ".md") {
+		return &UsageError{Err: fmt.Errorf("graph draws Mermaid into a .mmd, not into %s", o.out),
+			Hint: "name the file .mmd; 'dtree convert -o FILE.md' writes the chart as Markdown"}
+	}
 	var trace *export.Trace
 	if o.run != "" {
 		dir, err := a.runDir(o.run, o.logDir, o.config)

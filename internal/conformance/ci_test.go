@@ -3,9 +3,11 @@ package conformance
 import (
 	"bytes"
 	"encoding/json"
+	"html"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -81,6 +83,22 @@ func TestConformanceCIOutputs(t *testing.T) {
 		require.NoError(t, err, "dtree %s: %s", strings.Join(args, " "), out)
 	}
 	dtree("convert", "hostile.yaml", "-o", "hostile.drawio")
+	// The Mermaid chart convert writes (readme/mermaid.md#convert-to-mermaid)
+	// of the hostile charts: Mermaid parses it, and reads from it what
+	// dtree reads.
+	copyFile(t, filepath.Join(root, "testdata", "ci", "hostile-mermaid.yaml"), filepath.Join(work, "hostile-mermaid.yaml"))
+	dtree("convert", "hostile.yaml", "-o", "hostile.mmd")
+	dtree("convert", "hostile-mermaid.yaml", "-o", "hostile-mermaid.mmd")
+	// A 1 MB label and command of what would break Mermaid's syntax.
+	big := strings.Repeat(`]"%% --> `+"`x` $(y)\n", 1<<20/16)
+	bigYAML, err := json.Marshal(map[string]any{"nodes": []map[string]any{
+		{"id": "start", "kind": "start", "text": "Start", "next": "big"},
+		{"id": "big", "text": big, "command": big, "next": "end"},
+		{"id": "end", "kind": "end", "text": "End"}}})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(work, "big.yaml"), bigYAML, 0o644)) // JSON is YAML
+	dtree("convert", "big.yaml", "-o", "big.mmd")
+	written := []string{filepath.Join(work, "hostile.mmd"), filepath.Join(work, "hostile-mermaid.mmd"), filepath.Join(work, "big.mmd")}
 	dtree("graph", "--log-dir", "logs", "--run", "latest", "-o", "quickstart-run.drawio",
 		filepath.Join(root, "testdata", "quickstart", "update-deps.csv"))
 
@@ -118,22 +136,36 @@ func TestConformanceCIOutputs(t *testing.T) {
 	// parses too.
 	all, err := filepath.Glob(filepath.Join(root, "testdata", "golden", "*", "*.mmd"))
 	require.NoError(t, err)
+	// convert --to mermaid of a chart of several pages: Markdown.
+	pages, err := filepath.Glob(filepath.Join(root, "testdata", "golden", "*", "*.md"))
+	require.NoError(t, err)
+	require.NotEmpty(t, pages)
 	var mmd []string
-	for _, f := range all {
+	for _, f := range append(append(all, pages...), written...) {
 		if st, err := os.Stat(f); err == nil && st.Size() > 0 { // a chart of no page draws nothing
 			mmd = append(mmd, f)
 		}
 	}
 	require.NotEmpty(t, mmd)
+	blocks := 0
+	for _, f := range mmd {
+		if strings.HasSuffix(f, ".md") {
+			b, err := os.ReadFile(f)
+			require.NoError(t, err)
+			blocks += bytes.Count(b, []byte("```mermaid\n"))
+		} else {
+			blocks++
+		}
+	}
 	out = node(append([]string{"mermaid"}, mmd...)...)
-	assert.Equal(t, len(mmd), strings.Count(out, ": ok (flowchart"), "every golden picture parses: %s", out)
+	assert.Equal(t, blocks, strings.Count(out, ": ok (flowchart"), "every golden picture and chart parses: %s", out)
 	// Every Mermaid test chart with custom data (%% dtree: lines,
 	// readme/mermaid.md) still parses with Mermaid's own parser: GitHub
 	// draws it as before.
 	charts, err := filepath.Glob(filepath.Join(root, "testdata", "charts", "mermaid", "*"))
 	require.NoError(t, err)
 	var custom []string
-	blocks := 0
+	blocks = 0
 	for _, f := range charts {
 		b, err := os.ReadFile(f)
 		require.NoError(t, err)
@@ -150,7 +182,7 @@ func TestConformanceCIOutputs(t *testing.T) {
 	require.NotEmpty(t, custom)
 	out = node(append([]string{"mermaid"}, custom...)...)
 	assert.Equal(t, blocks, strings.Count(out, ": ok (flowchart"), "every Mermaid test chart with custom data parses: %s", out)
-	mermaidAgrees(t, node, charts)
+	mermaidAgrees(t, node, append(charts, written...))
 	takenLinksAgree(t, node, root)
 	reports := filepath.Join(work, "reports")
 	out = node("junit", schema, filepath.Join(reports, "hostile.xml"), filepath.Join(reports, "quickstart.xml"), filepath.Join(reports, "broken.xml"))
@@ -256,10 +288,16 @@ func mermaidAgrees(t *testing.T, node func(args ...string) string, charts []stri
 		}
 		for _, e := range block.Edges {
 			if !e.Invisible {
-				want = append(want, e.From+" > "+e.To+": "+e.Label)
+				want = append(want, e.From+" > "+e.To+": "+mermaidShown(e.Label))
 			}
 		}
-		id := func(s string) string { return strings.TrimPrefix(s, page+":") }
+		renamed := mermaidIDLines(t, block.File)
+		id := func(s string) string {
+			if m, ok := renamed[s]; ok {
+				return m // the Mermaid id dtree's writer gave the node
+			}
+			return strings.TrimPrefix(s, page+":")
+		}
 		for _, n := range doc.Nodes {
 			if n.Page != page {
 				continue
@@ -272,11 +310,44 @@ func mermaidAgrees(t *testing.T, node func(args ...string) string, charts []stri
 		}
 		for _, e := range doc.Edges {
 			if e.Page == page {
-				got = append(got, id(e.From)+" > "+id(e.To)+": "+e.Label)
+				got = append(got, id(e.From)+" > "+id(e.To)+": "+strings.ReplaceAll(e.Label, "\n", "<br>"))
 			}
 		}
 		assert.ElementsMatch(t, want, got, "%s, flowchart %d: dtree reads what Mermaid reads", block.File, block.Block)
 		compared++
 	}
 	assert.GreaterOrEqual(t, compared, 4, "the test charts Mermaid parses are compared")
+}
+
+// mermaidIDLines are a Mermaid file's "%% dtree: X id: NAME" lines, by
+// NAME: the node dtree reads as NAME is X to Mermaid.
+func mermaidIDLines(t *testing.T, file string) map[string]string {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	require.NoError(t, err)
+	out := map[string]string{}
+	for _, m := range regexp.MustCompile(`(?m)^\s*%% dtree: (\S+) id: (.*)$`).FindAllStringSubmatch(string(b), -1) {
+		name := strings.TrimSpace(m[2])
+		var s string
+		if json.Unmarshal([]byte(name), &s) == nil {
+			name = s
+		}
+		out[name] = m[1]
+	}
+	return out
+}
+
+// mermaidShown is a label as Mermaid's parser keeps it with its entity
+// codes decoded (it holds #60; as ﬂ°°60¶ß until it draws the label).
+func mermaidShown(s string) string {
+	return regexp.MustCompile(`ﬂ°(°?)(\w+)¶ß`).ReplaceAllStringFunc(s, func(m string) string {
+		sub := regexp.MustCompile(`ﬂ°(°?)(\w+)¶ß`).FindStringSubmatch(m)
+		if sub[1] != "" {
+			if n, err := strconv.Atoi(sub[2]); err == nil {
+				return string(rune(n))
+			}
+			return m
+		}
+		return html.UnescapeString("&" + sub[2] + ";")
+	})
 }

@@ -42,6 +42,10 @@ type Format struct {
 	// Hints replace the hints of these finding classes for a chart of the
 	// format (Localize): a YAML chart's say which key to change.
 	Hints map[string]string
+	// Output are the extensions of a file that convert -o writes in the
+	// format (export.Writers has its writer); none for a format dtree
+	// only reads.
+	Output []string
 	// Written is set for a format a person types (YAML), as against one a
 	// diagram tool saves: a shape with no text and no line is then kept
 	// (it is written on purpose), shapes need no flowchart library, and
@@ -75,6 +79,7 @@ func init() {
 			},
 			DetectLast: true,
 			Read:       fromCSV,
+			Output:     []string{".csv"},
 			Hint:       ".csv (Lucid's CSV of shape data)",
 			Fix:        "fix the errors above in Lucid and export the chart again",
 		},
@@ -83,6 +88,7 @@ func init() {
 			Extensions: []string{".json"},
 			Detect:     func(head []byte) bool { return len(head) > 0 && head[0] == '{' },
 			Read:       fromJSON,
+			Output:     []string{".json"},
 			Hint:       ".json (Lucid API contents)",
 			Fix:        "fix the errors above in Lucid and export the chart again",
 		},
@@ -96,6 +102,7 @@ func init() {
 				return yamlStart.Match(first) && !isMermaidDetect(head)
 			},
 			Read:    func(r io.Reader, _ int64) (*types.Document, error) { return FromYAML(r) },
+			Output:  []string{".yaml", ".yml"},
 			Hint:    ".yaml (dtree's own format)",
 			Fix:     "fix the errors above in the chart",
 			Hints:   yamlHints,
@@ -106,6 +113,7 @@ func init() {
 			Extensions: []string{".drawio", ".drawio.xml", ".dio"},
 			Detect:     isDrawioHead,
 			Read:       fromDrawio,
+			Output:     []string{".drawio", ".drawio.xml", ".dio"},
 			Hint:       ".drawio (draw.io)",
 			Fix:        "fix the errors above in draw.io and save the file",
 			Hints:      drawioHints,
@@ -116,9 +124,11 @@ func init() {
 			Extensions: []string{".mmd", ".mermaid", ".md"},
 			Detect:     isMermaidDetect,
 			Read:       fromMermaid,
-			Hint:       ".mmd or .md (Mermaid)",
-			Fix:        "fix the errors above in the Mermaid text",
-			Hints:      mermaidHints,
+			// A .md is written as Markdown, a ```mermaid block a page.
+			Output: []string{".mmd", ".mermaid", ".md"},
+			Hint:   ".mmd or .md (Mermaid)",
+			Fix:    "fix the errors above in the Mermaid text",
+			Hints:  mermaidHints,
 		},
 	}
 }
@@ -152,6 +162,34 @@ func ByExtension(path string) (Format, bool) {
 		}
 	}
 	return best, n > 0
+}
+
+// ByOutput is the format that writes a file named path (its Output
+// extensions), case aside; the longest extension wins.
+func ByOutput(path string) (Format, bool) {
+	low := strings.ToLower(path)
+	var best Format
+	n := 0
+	for _, f := range formats {
+		for _, e := range f.Output {
+			if len(e) > n && strings.HasSuffix(low, e) {
+				best, n = f, len(e)
+			}
+		}
+	}
+	return best, n > 0
+}
+
+// Written are the formats dtree writes (those with Output), in the
+// table's order.
+func Written() []Format {
+	var out []Format
+	for _, f := range formats {
+		if len(f.Output) > 0 {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // Names are the formats' names, the values of --format.

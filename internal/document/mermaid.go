@@ -2,14 +2,18 @@ package document
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"html"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/dtree-dev/dtree/internal/nodeconf"
 	"github.com/dtree-dev/dtree/types"
 )
 
@@ -108,11 +112,15 @@ type mermaidReader struct {
 	subIDs   map[string]bool
 	pairs    map[string]int // the next number of a pair's edge ids (L_A_B_)
 	data     []mermaidData
+	rename   map[string]string // Mermaid id -> the node's id (%% dtree: X id: …)
+	renamed  map[string]string // and back, as the id lines are applied
+	raw      map[string]bool   // the Mermaid ids of the block's nodes
 	stopped  bool
 }
 
 type mermaidData struct {
 	node, key, value string
+	quoted           bool // written as a JSON string
 	line             int
 }
 
@@ -157,6 +165,8 @@ func (mr *mermaidReader) block(text []byte, str string, first, pos int, heading 
 	mr.subIDs = map[string]bool{}
 	mr.pairs = map[string]int{}
 	mr.data = nil
+	mr.rename = renames(text)
+	mr.renamed, mr.raw = map[string]string{}, map[string]bool{}
 	mr.stopped = false
 	title := ""
 	p := &mermaidParser{mr: mr, s: text, str: str, line: first}
@@ -182,9 +192,39 @@ func (mr *mermaidReader) block(text []byte, str string, first, pos int, heading 
 	}
 }
 
+// renames are a block's %% dtree: X id: NAME lines: node X's id is NAME,
+// which Mermaid could not take as written (dtree's writer gives a node
+// whose id has spaces or punctuation, or is a Mermaid keyword, an id of
+// its own and this line). The first line for X counts.
+func renames(text []byte) map[string]string {
+	var out map[string]string
+	for pos := 0; pos < len(text); {
+		l, next := lineAt(text, pos)
+		pos = next
+		t := bytes.TrimSpace(l)
+		if !bytes.HasPrefix(t, []byte("%%")) || !bytes.Contains(t, []byte(" id:")) {
+			continue
+		}
+		d, ok, _ := parseDtreeComment(t)
+		if !ok || d.node == "" || d.key != "id" || d.value == "" {
+			continue
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		if _, set := out[d.node]; !set {
+			out[d.node] = d.value
+		}
+	}
+	return out
+}
+
 // docID is a Mermaid id as the document's: verbatim, unless an earlier
 // block used it, then "N:" before it (N the block's number).
 func (mr *mermaidReader) docID(id string) string {
+	if r, ok := mr.rename[id]; ok {
+		return r
+	}
 	if mr.seen[id] {
 		return mr.page + ":" + id
 	}
@@ -226,6 +266,28 @@ func (mr *mermaidReader) applyData(d mermaidData) {
 		return
 	}
 	n := &b.shapes[i]
+	if d.key == "id" {
+		// The node's id, taken before the flowchart was read: two
+		// Mermaid ids made one would be one node.
+		if d.value == "" || mr.rename[d.node] != d.value {
+			return // a later id line for the node: its first counts
+		}
+		if other, dup := mr.renamed[d.value]; dup && other != d.node {
+			b.errorf("malformed_mermaid", []string{n.ID}, d.line, "give each node an id of its own",
+				"%%%% dtree: gives %s the id %q, which %s has already", d.node, d.value, other)
+		} else if d.value != d.node && mr.raw[d.value] && mr.rename[d.value] == "" {
+			b.errorf("malformed_mermaid", []string{n.ID}, d.line, "give the node an id no other node of the flowchart has",
+				"%%%% dtree: gives %s the id %q, a node's Mermaid id in the flowchart", d.node, d.value)
+		}
+		mr.renamed[d.value] = d.node
+		return
+	}
+	if n.KeyLines == nil {
+		n.KeyLines = map[string]int{}
+	}
+	if _, set := n.KeyLines[d.key]; !set {
+		n.KeyLines[d.key] = d.line
+	}
 	if d.key == "tags" {
 		n.Tags = append(n.Tags, strings.Fields(d.value)...)
 		return
@@ -235,6 +297,36 @@ func (mr *mermaidReader) applyData(d mermaidData) {
 	}
 	old, set := n.Metadata[d.key]
 	n.Metadata[d.key] = appendLine(old, d.value, set)
+	if !set && !knownKey(d.key) {
+		// Kept, as a Lucid shape's custom data of any name is; but one
+		// typo away from a key dtree acts on, it is most likely that key
+		// misspelt.
+		if k, ok := types.Nearest(types.FoldName(d.key), nodeconf.Keys()); ok {
+			b.warnf("mermaid_comment", []string{n.ID}, d.line, "spell it "+keyName(k)+" (readme/charts.md#custom-data-metadata)",
+				"node %s: custom data %q is no key dtree acts on, and is kept as data only; did you mean %s?", n.ID, d.key, keyName(k))
+		}
+	}
+}
+
+// knownKeyNames are the keys dtree acts on as charts.md spells them.
+var knownKeyNames = []string{"cli", "validate_cli", "retry_cli", "retries", "timeout", "validate_prompt", "max_visits",
+	"validate", "model", "keep_running", "max_turns", "command", "context", "paths", "rollback", "approval"}
+
+// knownKey reports whether dtree acts on a node's custom data key (tags
+// and id are the %% dtree: lines' own).
+func knownKey(k string) bool {
+	f := types.FoldName(k)
+	return f == "tags" || f == "id" || slices.Contains(nodeconf.Keys(), f)
+}
+
+// keyName is a normalized key as charts.md spells it.
+func keyName(norm string) string {
+	for _, k := range knownKeyNames {
+		if types.FoldName(k) == norm {
+			return k
+		}
+	}
+	return norm
 }
 
 // appendLine joins a repeated key's values as lines.
@@ -339,30 +431,93 @@ func (p *mermaidParser) skipBlankAndComments() {
 }
 
 // comment reads a %% line: "%% dtree: NODEID key: value" is a node's
-// custom data, "%% dtree: key: value" the chart's.
+// custom data, "%% dtree: key: value" the chart's. A value written as a
+// JSON string ("…", as dtree's writer quotes a value of several lines,
+// outer spaces, % or control characters) is the string it stands for.
 func (p *mermaidParser) comment(t []byte) {
-	rest, ok := bytes.CutPrefix(bytes.TrimSpace(t[2:]), []byte("dtree:"))
+	d, ok, msg := parseDtreeComment(t)
+	if msg != "" {
+		p.mr.b.warnf("mermaid_comment", nil, p.line,
+			"write '%% dtree: NODEID key: value' for a step's custom data, '%% dtree: key: value' for the chart's (readme/mermaid.md)", "%s", msg)
+		return
+	}
 	if !ok {
 		return
 	}
-	rest = bytes.TrimSpace(rest)
-	hint := "write '%% dtree: NODEID key: value' for a step's custom data, '%% dtree: key: value' for the chart's"
-	first, after, _ := bytes.Cut(rest, []byte(" "))
-	d := mermaidData{line: p.line}
-	if k, ok := bytes.CutSuffix(first, []byte(":")); ok && len(k) > 0 {
-		d.key, d.value = string(k), string(bytes.TrimSpace(after))
-	} else {
-		k, v, ok := bytes.Cut(bytes.TrimSpace(after), []byte(":"))
-		if len(first) == 0 || !ok || len(bytes.TrimSpace(k)) == 0 || bytes.ContainsAny(bytes.TrimSpace(k), " \t") {
-			p.errorf(nil, hint, "cannot read the custom data %q", clip(string(rest), 80))
-			return
-		}
-		d.node, d.key, d.value = string(first), string(bytes.TrimSpace(k)), string(bytes.TrimSpace(v))
-	}
-	if d.value == "" {
+	if d.node == "" && d.key == "" {
+		p.errorf(nil, "write '%% dtree: NODEID key: value' for a step's custom data, '%% dtree: key: value' for the chart's",
+			"cannot read the custom data %q", clip(d.value, 80))
 		return
 	}
+	if d.value == "" && !d.quoted {
+		return
+	}
+	d.line = p.line
 	p.mr.data = append(p.mr.data, d)
+}
+
+// parseDtreeComment reads a %% comment line t (trimmed). ok is false for
+// a comment that is not dtree's; msg says why a line that looks like one
+// (%% dtree A cli: x, %% dtree; …) is not read. A %% dtree: line that
+// cannot be read has no key, and its text as value.
+func parseDtreeComment(t []byte) (d mermaidData, ok bool, msg string) {
+	rest := bytes.TrimSpace(t[2:])
+	after, found := bytes.CutPrefix(rest, []byte("dtree:"))
+	if !found {
+		if looksLikeDtree(rest) {
+			return d, false, fmt.Sprintf("%q is not read: a dtree line starts with '%%%% dtree:'", clip(string(t), 80))
+		}
+		return d, false, ""
+	}
+	rest = bytes.TrimSpace(after)
+	first, tail, _ := bytes.Cut(rest, []byte(" "))
+	if k, ok := bytes.CutSuffix(first, []byte(":")); ok && len(k) > 0 {
+		d.key = string(k)
+		d.value, d.quoted = dtreeValue(bytes.TrimSpace(tail))
+		return d, true, ""
+	}
+	k, v, found := bytes.Cut(bytes.TrimSpace(tail), []byte(":"))
+	if len(first) == 0 || !found || len(bytes.TrimSpace(k)) == 0 || bytes.ContainsAny(bytes.TrimSpace(k), " \t") {
+		d.value = string(rest)
+		return d, true, ""
+	}
+	d.node, d.key = string(first), string(bytes.TrimSpace(k))
+	d.value, d.quoted = dtreeValue(bytes.TrimSpace(v))
+	return d, true, ""
+}
+
+// dtreeValue is a %% dtree: line's value: a JSON string's text, else the
+// text as written.
+func dtreeValue(v []byte) (string, bool) {
+	if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+		var s string
+		if json.Unmarshal(v, &s) == nil {
+			return s, true
+		}
+	}
+	return string(v), false
+}
+
+// looksLikeDtree reports whether a comment's text (after %%) starts with
+// "dtree" misspelt or without its colon ("dtree A cli: x", "Dtree:",
+// "dtre:", "dtree :") and goes on as a dtree line would, "… key: value".
+func looksLikeDtree(rest []byte) bool {
+	word := rest
+	if i := bytes.IndexAny(word, " \t"); i >= 0 {
+		word = word[:i]
+	}
+	w := strings.ToLower(strings.TrimRight(string(word), ":;,.=-"))
+	if w != "dtree" && !(len(w) >= 4 && len(w) <= 6 && w[0] == 'd' && typoOf(w, "dtree")) {
+		return false
+	}
+	return bytes.Contains(rest[len(word):], []byte(":")) || bytes.HasSuffix(word, []byte(":"))
+}
+
+// typoOf reports whether a is one edit (a letter added, dropped, changed
+// or two swapped) from b.
+func typoOf(a, b string) bool {
+	near, ok := types.Nearest(a, []string{b})
+	return ok && near == b
 }
 
 // clip shortens s for a message.
@@ -385,15 +540,19 @@ func (p *mermaidParser) parse() {
 	}
 	p.i += len(l) - len(t) + len(kw)
 	p.skipSpace()
-	if p.i < len(p.s) && isWordStart(p.s[p.i]) {
+	if p.i < len(p.s) && p.s[p.i] != '\n' && p.s[p.i] != ';' && !bytes.HasPrefix(p.s[p.i:], []byte("%%")) {
+		// Mermaid 11 takes a direction after the keyword, or nothing:
+		// any other word fails its parser, and so the whole chart.
 		start := p.i
-		for p.i < len(p.s) && isIDByte(p.s[p.i]) {
+		for p.i < len(p.s) && !bytes.ContainsRune([]byte(" \t\r\n;"), rune(p.s[p.i])) {
 			p.i++
 		}
-		switch strings.ToUpper(string(p.s[start:p.i])) {
-		case "TD", "TB", "BT", "RL", "LR":
+		switch dir := string(p.s[start:p.i]); dir {
+		case "TD", "TB", "BT", "RL", "LR", ">", "<", "^", "v":
 		default:
-			p.i = start // no direction: a statement follows
+			p.errorf(nil, "write one of TB, TD, BT, RL, LR after "+string(kw)+" (upper case), or nothing: Mermaid refuses the chart otherwise",
+				"%s %s: %q is not a direction Mermaid knows", kw, clip(dir, 40), clip(dir, 40))
+			p.restOfLine()
 		}
 	}
 	for p.i < len(p.s) && !p.mr.stopped {
@@ -695,6 +854,9 @@ func (p *mermaidParser) node() (string, bool) {
 	}
 	line := p.line
 	id := p.nodeID()
+	if p.mr.rename != nil {
+		p.mr.raw[id] = true
+	}
 	at := bytes.HasPrefix(p.s[p.i:], []byte("@{"))
 	kind, shapeName, label, hasLabel, ok := p.shape(id)
 	if !ok {
@@ -773,10 +935,10 @@ var mermaidShapes = []struct {
 	name    string
 	closeBy byte // the closer's first byte, to find it
 }{
-	{"(((", []string{")))"}, types.KindProcess, "Double circle", ')'},
+	{"(((", []string{")))"}, types.KindTerminator, "Double circle", ')'}, // Mermaid's "stop"
 	{"([", []string{"])"}, types.KindTerminator, "Stadium", ']'},
 	{"((", []string{"))"}, types.KindTerminator, "Circle", ')'},
-	{"[[", []string{"]]"}, types.KindProcess, "Subroutine", ']'},
+	{"[[", []string{"]]"}, types.KindSubprocess, "Subroutine", ']'}, // a predefined process
 	{"[(", []string{")]"}, types.KindProcess, "Database", ')'},
 	{"[/", []string{"/]", "\\]"}, types.KindProcess, "Parallelogram", 0},
 	{"[\\", []string{"\\]", "/]"}, types.KindProcess, "Parallelogram", 0},
@@ -906,6 +1068,8 @@ func (p *mermaidParser) shapeData(id string) (kind, name, label string, hasLabel
 	switch shapeName {
 	case "diam", "diamond", "decision", "question":
 		kind = types.KindDecision
+	case "subproc", "subroutine", "fr-rect", "framed-rectangle", "subprocess":
+		kind = types.KindSubprocess
 	case "stadium", "terminal", "pill", "circle", "circ", "sm-circ", "small-circle", "start",
 		"fr-circ", "framed-circle", "stop", "dbl-circ", "double-circle", "f-circ", "filled-circle":
 		kind = types.KindTerminator
@@ -961,13 +1125,67 @@ func mermaidLabel(s string) string {
 		}
 		s = strings.Join(lines, "\n")
 	}
+	if strings.ContainsAny(s, "<&") {
+		s = mermaidHTML(s)
+	}
+	// Mermaid's entity codes last: they stand for text as it is shown,
+	// so #60;b#62; is the text <b>, not a tag, and #32; a space that no
+	// trimming takes (dtree's writer codes a line's outer spaces so).
 	if strings.IndexByte(s, '#') >= 0 {
 		s = mermaidEntities(s)
 	}
-	if strings.ContainsAny(s, "<&") {
-		s = stripHTML(s)
-	}
 	return cleanText(s)
+}
+
+// mermaidHTML is a label's HTML as Mermaid shows it: each <br> a line
+// break (two make a blank line), a block tag (<div>, <p>, …) a line break
+// where a line is not already starting, other tags removed, entities
+// decoded, and each line's outer white space, which HTML does not show,
+// trimmed.
+func mermaidHTML(s string) string {
+	var out strings.Builder
+	out.Grow(len(s))
+	atLineStart := true
+	text := func(t string) {
+		if t == "" {
+			return
+		}
+		t = html.UnescapeString(t)
+		out.WriteString(t)
+		atLineStart = strings.HasSuffix(t, "\n")
+	}
+	for len(s) > 0 {
+		lt := strings.IndexByte(s, '<')
+		gt := -1
+		if lt >= 0 {
+			gt = strings.IndexByte(s[lt:], '>')
+		}
+		if lt < 0 || gt < 0 {
+			text(s)
+			break
+		}
+		text(s[:lt])
+		tag := strings.ToLower(strings.TrimLeft(s[lt+1:lt+gt], "/ "))
+		if i := strings.IndexAny(tag, " \t\n/"); i >= 0 {
+			tag = tag[:i]
+		}
+		switch tag {
+		case "br":
+			out.WriteByte('\n')
+			atLineStart = true
+		case "div", "p", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6":
+			if !atLineStart {
+				out.WriteByte('\n')
+				atLineStart = true
+			}
+		}
+		s = s[lt+gt+1:]
+	}
+	lines := strings.Split(strings.ReplaceAll(out.String(), "\u00a0", " "), "\n")
+	for i := range lines {
+		lines[i] = strings.TrimSpace(lines[i])
+	}
+	return strings.Join(lines, "\n")
 }
 
 // mermaidEntities turns Mermaid's #name; and #35; into HTML entities, which
@@ -990,7 +1208,13 @@ func mermaidEntities(s string) string {
 		if j > 1 && j < len(s) && s[j] == ';' {
 			ent := s[1:j]
 			if ent[0] >= '0' && ent[0] <= '9' {
-				out.WriteString(html.UnescapeString("&#" + ent + ";"))
+				// The code point itself: HTML's reading of &#133; as
+				// Windows-1252's … would change a text written as codes.
+				r, err := strconv.Atoi(ent)
+				if err != nil || !utf8.ValidRune(rune(r)) || r == 0 {
+					r = utf8.RuneError
+				}
+				out.WriteRune(rune(r))
 			} else {
 				out.WriteString(html.UnescapeString("&" + ent + ";"))
 			}

@@ -70,11 +70,11 @@ func TestMermaidNodes(t *testing.T) {
 	assert.Empty(t, mclasses(doc.Errors))
 	assert.Equal(t, []string{
 		"A terminator Start", "B process Plain", "C process Rounded", "D terminator Circle",
-		"E decision Question?", "F process Sub", "G process Db", "H process Hex", "I process Lean",
-		"J process Back", "K process Flag", "L process Dbl", "M process Quoted \"x\" #1",
+		"E decision Question?", "F subprocess Sub", "G process Db", "H process Hex", "I process Lean",
+		"J process Back", "K process Flag", "L terminator Dbl", "M process Quoted \"x\" #1",
 		"N process Bold md", "O process Two\nlines\nhere", "P process Later label",
 		"Q decision Shaped", "R terminator Stop", "S process S", "T decision Shaped last",
-		"U terminator Say \"hi\"", "V process Out", "W process Off",
+		"U terminator Say \"hi\"", "V terminator Out", "W process Off",
 	}, nodesOf(doc))
 }
 
@@ -84,7 +84,7 @@ func TestMermaidDirectionsAndHeaders(t *testing.T) {
 	t.Parallel()
 	for _, head := range []string{"flowchart TD", "flowchart TB", "flowchart BT", "flowchart RL", "flowchart LR",
 		"flowchart", "graph TD", "graph LR", "graph", "%% c\n---\ntitle: T\n---\nflowchart TD", "graph TD;", "flowchart-elk LR",
-		"%%{init: {'theme': 'dark'}}%%\nflowchart TD"} {
+		"%%{init: {'theme': 'dark'}}%%\nflowchart TD", "flowchart >", "flowchart v", "graph %% c"} {
 		t.Run(head, func(t *testing.T) {
 			doc := readMermaid(t, head+"\nA[Go] --> B[Stop]\n")
 			assert.Empty(t, mclasses(doc.Errors))
@@ -238,6 +238,9 @@ func TestMermaidMalformed(t *testing.T) {
 		{"custom data on no node", "flowchart TD\nA[Go]\n%% dtree: Z cli: claude\n", []string{"malformed_mermaid@3"}},
 		{"custom data unreadable", "flowchart TD\nA[Go]\n%% dtree: A\n", []string{"malformed_mermaid@3"}},
 		{"dangling arrow", "flowchart TD\nA[Go] -->\n", []string{"malformed_mermaid@2"}},
+		{"unknown direction", "%% c\nflowchart XY\nA[Go] --> B[Stop]\n", []string{"malformed_mermaid@2"}},
+		{"lower case direction", "graph td\nA[Go]\n", []string{"malformed_mermaid@1"}},
+		{"statement after the keyword", "flowchart A --> B\n", []string{"malformed_mermaid@1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -391,6 +394,59 @@ func TestMermaidAmpersandIsBounded(t *testing.T) {
 		}
 	}
 	assert.True(t, found, "the error names the line and the edges: %v", doc.Errors)
+}
+
+// TestMermaidDtreeLines: a %% dtree: line's own line names its findings;
+// a value quoted as a JSON string is its text; a node's id line renames
+// it; a misspelt marker or a key dtree does not act on is a warning.
+func TestMermaidDtreeLines(t *testing.T) {
+	t.Parallel()
+	doc := readMermaid(t, `flowchart TD
+n0([Start]) --> n1[Build]
+n1 --> n2([End])
+%% dtree: n1 id: build step
+%% dtree: n1 command: "line one\n  indented\n\n%%{init: x}%% \"q\" "
+%% dtree: n1 retires: 2
+%% dtree: n1 owner: ada
+%% dtree n1 cli: claude
+%%dtree: n1 model: m1
+%% DTREE: n1 timeout: 5m
+%% dtree reads this chart
+`)
+	assert.Empty(t, mclasses(doc.Errors))
+	assert.Equal(t, []string{"build step>n2:", "n0>build step:"}, edgesOf(doc))
+	n := nodeByText(doc, "Build")
+	require.NotNil(t, n)
+	assert.Equal(t, "build step", n.ID)
+	assert.Equal(t, types.Metadata{"command": "line one\n  indented\n\n%%{init: x}%% \"q\" ", "retires": "2", "owner": "ada", "model": "m1"}, n.Metadata)
+	assert.Equal(t, map[string]int{"command": 5, "retires": 6, "owner": 7, "model": 9}, n.KeyLines)
+	var warns []string
+	for _, w := range doc.Warnings {
+		if w.Class == "mermaid_comment" {
+			warns = append(warns, fmt.Sprintf("%d %s", w.Line, w.Message))
+		}
+	}
+	// owner is custom data as a Lucid shape's of any name: no warning.
+	require.Len(t, warns, 3, "%q", warns)
+	assert.Contains(t, warns[0], "8 ")
+	assert.Contains(t, warns[1], "10 ")
+	assert.Contains(t, warns[2], "6 node build step: custom data \"retires\"")
+	assert.Contains(t, warns[2], "did you mean retries?")
+
+	// An id line that names no node is an error on its own line.
+	doc = readMermaid(t, "flowchart TD\nA[Go]\n%% dtree: Z id: zed\n")
+	assert.Equal(t, []string{"malformed_mermaid@3"}, mclasses(doc.Errors))
+	// Two nodes renamed to one id: the id is used twice.
+	doc = readMermaid(t, "flowchart TD\nA[Go] --> B[Go]\n%% dtree: A id: x\n%% dtree: B id: x\n")
+	assert.NotEmpty(t, mclasses(doc.Errors))
+}
+
+// TestMermaidEntitiesAfterHTML: a Mermaid entity code is text as shown,
+// never a tag, and <br> makes each line break, blank lines included.
+func TestMermaidEntitiesAfterHTML(t *testing.T) {
+	t.Parallel()
+	doc := readMermaid(t, "flowchart TD\nA[\"#60;b#62; #38;amp; #96;x#96;\"] --> B[\"one<br><br>#32;two#32;<br/>three\"]\n")
+	assert.Equal(t, []string{"A process <b> &amp; `x`", "B process one\n\n two \nthree"}, nodesOf(doc))
 }
 
 // TestMermaidManual: @{ shape: manual }, Mermaid 11's Manual Operation,

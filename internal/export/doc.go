@@ -12,14 +12,27 @@ package export
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
 	"github.com/dtree-dev/dtree/types"
 )
 
-// Formats are the values of convert --to.
+// Formats are the values of convert --to: the chart formats (Writers)
+// in the order of document's table, and the DOT picture.
 var Formats = []string{"yaml", "json", "csv", "drawio", "mermaid", "dot"}
+
+// Writers write a chart in a format dtree reads back as the same chart,
+// by the format's name in document's table (document.Format.Output names
+// its files); each returns what the format cannot hold.
+var Writers = map[string]func(io.Writer, *types.Document) ([]string, error){
+	"yaml":    YAML,
+	"json":    JSON,
+	"csv":     CSV,
+	"drawio":  Drawio,
+	"mermaid": MermaidChart,
+}
 
 // PictureFormats are the values of graph --format.
 var PictureFormats = []string{"mermaid", "dot", "svg"}
@@ -174,7 +187,7 @@ func oneLine(s string) string {
 	}, s)
 }
 
-// PictureLosses is what convert --to mermaid or dot drops: those are
+// PictureLosses is what convert --to dot, or a Mermaid picture, drops: those are
 // dtree's pictures of the chart (readme/convert.md), numbered n0, n1, …,
 // without a step's custom data (its command, approval, cli, retries, …),
 // the chart's variables or its pages after the first as separate charts.
@@ -200,7 +213,7 @@ func PictureLosses(doc *types.Document, format string) []string {
 	}
 	out := lost.list()
 	if len(out) > 0 {
-		out = append(out, fmt.Sprintf("%s is a picture of the chart, with ids n0, n1, …: to keep the chart, convert to yaml, csv, json or drawio", name))
+		out = append(out, fmt.Sprintf("%s is a picture of the chart, with ids n0, n1, …: to keep the chart, convert to yaml, csv, json, drawio or mermaid", name))
 	}
 	return out
 }

@@ -227,5 +227,5 @@ func TestPictureLosses(t *testing.T) {
 	all := strings.Join(export.PictureLosses(gate, "dot"), "\n")
 	assert.Contains(t, all, "DOT as dtree draws it cannot hold custom data (command, approval, cli, retries, …) (1 item)")
 	assert.Contains(t, all, "cannot hold variables (1 item)")
-	assert.Contains(t, all, "convert to yaml, csv, json or drawio")
+	assert.Contains(t, all, "convert to yaml, csv, json, drawio or mermaid")
 }

@@ -45,6 +45,14 @@ const (
 	keyApproval       = "approval"
 )
 
+// Keys are the metadata keys Resolve reads, normalized (Normalize): a
+// reader that wants to warn of a key dtree does not act on asks here. A new
+// key above goes in this list too.
+func Keys() []string {
+	return []string{keyCLI, keyValidateCLI, keyRetryCLI, keyRetries, keyTimeout, keyValidatePrompt, keyMaxVisits,
+		keyValidate, keyModel, keyKeepRunning, keyMaxTurns, keyCommand, keyContext, keyPaths, keyRollback, keyApproval}
+}
+
 // Normalize folds a tag or metadata key for matching (types.FoldName).
 func Normalize(s string) string { return types.FoldName(s) }
 
@@ -66,7 +74,13 @@ func Resolve(n *types.Node, role string, d types.Defaults, names CLINames) (type
 		return p, f
 	}
 	diag := func(list *[]types.Diagnostic, class, hint, format string, args ...any) {
-		*list = append(*list, types.Diagnostic{Class: class, ID: n.ID, IDs: []string{n.ID}, Page: n.Page, Line: n.Line,
+		line := n.Line
+		if k, ok := firstArg(args); ok && n.KeyLines[k] > 0 && strings.HasPrefix(format, "%s") {
+			// A message about a key's value, which has a line of its
+			// own (a Mermaid %% dtree: line): that line.
+			line = n.KeyLines[k]
+		}
+		*list = append(*list, types.Diagnostic{Class: class, ID: n.ID, IDs: []string{n.ID}, Page: n.Page, Line: line,
 			Message: fmt.Sprintf("node %s: ", n.ID) + fmt.Sprintf(format, args...), Hint: hint})
 	}
 	bad := func(class, hint, format string, args ...any) { diag(&f.Errors, class, hint, format, args...) }
@@ -244,6 +258,16 @@ func Resolve(n *types.Node, role string, d types.Defaults, names CLINames) (type
 		}
 	}
 	return p, f
+}
+
+// firstArg is a message's first argument when it is a string: the
+// metadata key as written, in every message about a key's value.
+func firstArg(args []any) (string, bool) {
+	if len(args) == 0 {
+		return "", false
+	}
+	s, ok := args[0].(string)
+	return s, ok
 }
 
 // Step is the step kind of a resolved node (types.Step): its role's,

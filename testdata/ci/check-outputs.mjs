@@ -18,17 +18,30 @@ import { createRequire } from 'node:module';
 const [mode, ...args] = process.argv.slice(2);
 let failed = false;
 
-if (mode === 'mermaid') {
-  // Mermaid needs a DOM (DOMPurify); jsdom gives it one, as a browser would.
+// mermaidParser is Mermaid with a DOM: it needs one (DOMPurify), and jsdom
+// gives it one, as a browser would.
+async function mermaidParser() {
   const { JSDOM } = await import('jsdom');
   const dom = new JSDOM('<!doctype html><html><body></body></html>');
   globalThis.window = dom.window;
   globalThis.document = dom.window.document;
   const { default: mermaid } = await import('mermaid');
   mermaid.initialize({ startOnLoad: false });
+  return mermaid;
+}
+
+// mermaidBlocks are a file's Mermaid texts: a .mmd file whole, else the
+// bodies of its ```mermaid blocks, fenced by three backticks or more (a
+// longer fence holds text with three), closed by a fence as long.
+function mermaidBlocks(file, text) {
+  if (file.endsWith('.mmd')) return [text];
+  return [...text.matchAll(/^(`{3,})mermaid[ \t]*\n([\s\S]*?)^\1[ \t]*$/gm)].map((m) => m[2]);
+}
+
+if (mode === 'mermaid') {
+  const mermaid = await mermaidParser();
   for (const file of args) {
-    const text = readFileSync(file, 'utf8');
-    const blocks = file.endsWith('.mmd') ? [text] : [...text.matchAll(/^(`{3,})mermaid\n([\s\S]*?)^\1$/gm)].map((m) => m[2]);
+    const blocks = mermaidBlocks(file, readFileSync(file, 'utf8'));
     if (blocks.length === 0) {
       console.log(`${file}: no mermaid block`);
       failed = true;
@@ -46,16 +59,9 @@ if (mode === 'mermaid') {
 } else if (mode === 'flowdb') {
   // What Mermaid's own parser makes of each flowchart: internal/conformance
   // holds dtree's Mermaid reader to it.
-  const { JSDOM } = await import('jsdom');
-  const dom = new JSDOM('<!doctype html><html><body></body></html>');
-  globalThis.window = dom.window;
-  globalThis.document = dom.window.document;
-  const { default: mermaid } = await import('mermaid');
-  mermaid.initialize({ startOnLoad: false });
+  const mermaid = await mermaidParser();
   for (const file of args) {
-    const text = readFileSync(file, 'utf8');
-    const blocks = file.endsWith('.mmd') ? [text] : [...text.matchAll(/^```mermaid\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
-    for (const [i, block] of blocks.entries()) {
+    for (const [i, block] of mermaidBlocks(file, readFileSync(file, 'utf8')).entries()) {
       try {
         const d = await mermaid.mermaidAPI.getDiagramFromText(block);
         const nodes = [...d.db.getVertices().values()].map((v) => ({ id: v.id, type: v.type ?? '' }));
