@@ -302,7 +302,7 @@ func (mr *mermaidReader) applyData(d mermaidData) {
 		// typo away from a key dtree acts on, it is most likely that key
 		// misspelt.
 		if k, ok := types.Nearest(types.FoldName(d.key), nodeconf.Keys()); ok {
-			b.warnf("mermaid_comment", []string{n.ID}, d.line, "spell it "+keyName(k)+" (readme/charts.md#custom-data-metadata)",
+			b.warnf("mermaid_comment", []string{n.ID}, d.line, "spell it "+keyName(k)+" ('dtree docs charts')",
 				"node %s: custom data %q is no key dtree acts on, and is kept as data only; did you mean %s?", n.ID, d.key, keyName(k))
 		}
 	}
@@ -438,7 +438,7 @@ func (p *mermaidParser) comment(t []byte) {
 	d, ok, msg := parseDtreeComment(t)
 	if msg != "" {
 		p.mr.b.warnf("mermaid_comment", nil, p.line,
-			"write '%% dtree: NODEID key: value' for a step's custom data, '%% dtree: key: value' for the chart's (readme/mermaid.md)", "%s", msg)
+			"write '%% dtree: NODEID key: value' for a step's custom data, '%% dtree: key: value' for the chart's ('dtree docs mermaid')", "%s", msg)
 		return
 	}
 	if !ok {
