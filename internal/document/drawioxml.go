@@ -167,7 +167,7 @@ func (d *drawioDecoder) next1() (xmlKind, error) {
 				end = len(d.s) - d.pos
 			}
 			raw := d.s[d.pos : d.pos+end]
-			if strings.TrimLeft(raw, " \t\r\n") == "" {
+			if allXMLSpace(raw) {
 				d.pos += end // the indentation between elements: nothing reads it
 				continue
 			}
@@ -360,6 +360,18 @@ func localName(name string) string {
 		return name[c+1:]
 	}
 	return name
+}
+
+// allXMLSpace reports whether s is only white space (the indentation
+// between elements: a loop, where strings.TrimLeft built its set of bytes
+// at each of them).
+func allXMLSpace(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isXMLSpace(s[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 func isXMLSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
