@@ -33,6 +33,8 @@ type drawioDecoder struct {
 	depth   int
 	pending string // the end of a self-closing element, when ended
 	ended   bool
+	// skipping: start checks attributes without keeping them (skip).
+	skipping bool
 	// The token read last: a start's or an end's local name, a start's
 	// attributes (reused: valid until the next token), a text's text.
 	// Substrings of the window: valid until the next token.
@@ -167,7 +169,7 @@ func (d *drawioDecoder) next1() (xmlKind, error) {
 				end = len(d.s) - d.pos
 			}
 			raw := d.s[d.pos : d.pos+end]
-			if strings.TrimLeft(raw, " \t\r\n") == "" {
+			if allXMLSpace(raw) {
 				d.pos += end // the indentation between elements: nothing reads it
 				continue
 			}
@@ -274,8 +276,11 @@ func (d *drawioDecoder) start() (xmlKind, error) {
 			d.pending, d.ended = name, true
 			return d.opened(name)
 		}
-		k := i
+		k, colon := i, -1
 		for i < len(s) && s[i] != '=' && !isXMLSpace(s[i]) && s[i] != '>' && s[i] != '/' {
+			if s[i] == ':' && colon < 0 {
+				colon = i - k
+			}
 			i++
 		}
 		key := s[k:i]
@@ -307,12 +312,15 @@ func (d *drawioDecoder) start() (xmlKind, error) {
 			d.pos = i
 			return 0, d.errorf("%v", err)
 		}
+		i += end + 2
+		if d.skipping {
+			continue // checked, not kept: nothing reads them
+		}
 		space, local := "", key
-		if c := strings.IndexByte(key, ':'); c >= 0 {
-			space, local = key[:c], key[c+1:]
+		if colon >= 0 {
+			space, local = key[:colon], key[colon+1:]
 		}
 		d.attrs = append(d.attrs, xml.Attr{Name: xml.Name{Space: space, Local: local}, Value: v})
-		i += end + 2
 	}
 }
 
@@ -335,8 +343,14 @@ func (d *drawioDecoder) attr(name string) string {
 	return ""
 }
 
-// skip reads past the rest of the element whose start was just read.
+// skip reads past the rest of the element whose start was just read. The
+// attributes of what it reads past are checked as any others, but not
+// kept (a cell's <mxGeometry>, the most of the file's tags after its
+// <mxCell>s): d.attrs is empty after it.
 func (d *drawioDecoder) skip() error {
+	d.skipping = true
+	defer func() { d.skipping = false }()
+	d.attrs = d.attrs[:0]
 	for depth := 1; depth > 0; {
 		k, err := d.next()
 		if err != nil {
@@ -360,6 +374,18 @@ func localName(name string) string {
 		return name[c+1:]
 	}
 	return name
+}
+
+// allXMLSpace reports whether s is only white space (the indentation
+// between elements: a loop, where strings.TrimLeft built its set of bytes
+// at each of them).
+func allXMLSpace(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isXMLSpace(s[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 func isXMLSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

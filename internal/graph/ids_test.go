@@ -51,6 +51,14 @@ func TestIDsGetSet(t *testing.T) {
 		{name: "overwrite big id", sets: []set{{"3000000", 1}, {"3000000", 2}}, gets: []get{{"3000000", 2, true}}},
 		{name: "max int32 value", sets: []set{{"2", math.MaxInt32}}, gets: []get{{"2", math.MaxInt32, true}}},
 		{name: "id past the dense limit", sets: []set{{"9999999", 1}}, gets: []get{{"9999999", 1, true}, {id: "999999"}}},
+		{name: "draw.io ids", sets: []set{{"WIyWlLk6GJQsqaUBKTNV-3", 1}, {"WIyWlLk6GJQsqaUBKTNV-12", 2}, {"tO4XE-NyFzzd2oOqjGNP-3", 3}, {"3", 4}},
+			gets: []get{{"WIyWlLk6GJQsqaUBKTNV-3", 1, true}, {"WIyWlLk6GJQsqaUBKTNV-12", 2, true}, {"tO4XE-NyFzzd2oOqjGNP-3", 3, true}, {"3", 4, true},
+				{id: "WIyWlLk6GJQsqaUBKTNV-4"}, {id: "WIyWlLk6GJQsqaUBKTNV-"}, {id: "wiywllk6gjqsqaubktnv-3"}, {id: "tO4XE-NyFzzd2oOqjGNP-12"}}},
+		{name: "prefix and leading zero", sets: []set{{"v1", 1}, {"v01", 2}, {"v0", 3}, {"v00", 4}},
+			gets: []get{{"v1", 1, true}, {"v01", 2, true}, {"v0", 3, true}, {"v00", 4, true}, {id: "v001"}, {id: "v"}}},
+		{name: "prefix ending in a digit is the whole number", sets: []set{{"a12", 1}, {"a1", 2}, {"a2", 3}},
+			gets: []get{{"a12", 1, true}, {"a1", 2, true}, {"a2", 3, true}, {id: "a"}, {id: "12"}}},
+		{name: "overwrite prefixed", sets: []set{{"e7", 1}, {"e7", 2}, {"e7", math.MinInt32}}, gets: []get{{"e7", math.MinInt32, true}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -145,4 +153,52 @@ func TestIDsDenseStaysDense(t *testing.T) {
 	}
 	_, ok := x.Get(strconv.Itoa(n + 1))
 	assert.False(t, ok)
+}
+
+// draw.io's ids are a prefix and a counter, a prefix per editing session:
+// they are kept in slices, not the map; past maxPrefixes prefixes the map
+// takes the others and every id still reads back.
+func TestIDsPrefixed(t *testing.T) {
+	t.Parallel()
+	const n = 10_000
+	x := NewIDs(n)
+	for i := range n {
+		x.Set("WIyWlLk6GJQsqaUBKTNV-"+strconv.Itoa(i), i)
+		x.Set("e"+strconv.Itoa(i), -1-i)
+	}
+	assert.Empty(t, x.sparse, "prefixed ids in the map")
+	for p := range 2 * maxPrefixes {
+		x.Set("session"+strconv.Itoa(p)+"-1", 1000+p)
+	}
+	assert.Len(t, x.prefixed, maxPrefixes)
+	assert.Len(t, x.sparse, maxPrefixes+2)
+	for i := range n {
+		v, ok := x.Get("WIyWlLk6GJQsqaUBKTNV-" + strconv.Itoa(i))
+		require.True(t, ok)
+		require.Equal(t, i, v)
+		v, ok = x.Get("e" + strconv.Itoa(i))
+		require.True(t, ok)
+		require.Equal(t, -1-i, v)
+	}
+	for p := range 2 * maxPrefixes {
+		v, ok := x.Get("session" + strconv.Itoa(p) + "-1")
+		require.True(t, ok)
+		assert.Equal(t, 1000+p, v)
+	}
+	_, ok := x.Get("e" + strconv.Itoa(n))
+	assert.False(t, ok)
+}
+
+// Random ids (Lucid API's) of which some end in digits: the map is still
+// sized once for them, not grown 17 times.
+func TestIDsRandomIDsSizeTheMap(t *testing.T) {
+	t.Parallel()
+	x := NewIDs(1000)
+	x.Set("mEk3xYb0PQz1", 0) // ends in a digit: a prefix of its own
+	x.Set("0RfjIUAGgJ3a", 1)
+	require.NotNil(t, x.sparse)
+	assert.Nil(t, x.dense, "the numbers' slice kept beside a map sized for all")
+	v, ok := x.Get("mEk3xYb0PQz1")
+	require.True(t, ok)
+	assert.Equal(t, 0, v)
 }

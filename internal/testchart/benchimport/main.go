@@ -67,8 +67,9 @@ type result struct {
 	job
 	size  int64
 	walls []time.Duration
-	rss   int64 // largest peak RSS of any run, in bytes
-	codes []int // distinct exit codes seen
+	cpus  []time.Duration // user + system time of each run
+	rss   int64           // largest peak RSS of any run, in bytes
+	codes []int           // distinct exit codes seen
 }
 
 const (
@@ -187,16 +188,17 @@ func run(runs int, keep, old string) error {
 	var failures []string
 	for i := range runs {
 		for _, r := range results {
-			wall, rss, code, out, err := measure(r.argv)
+			wall, cpu, rss, code, out, err := measure(r.argv)
 			if err != nil {
 				return fmt.Errorf("run %s: %w", r.label, err)
 			}
 			if code != 0 && code != 3 {
 				failures = append(failures, fmt.Sprintf("%s run %d: exit %d\n%s", r.label, i+1, code, out))
 			}
-			fmt.Fprintf(os.Stderr, "%s: run %d/%d: %.3fs, %.1f MB, exit %d\n",
-				r.label, i+1, runs, wall.Seconds(), mb(rss), code)
+			fmt.Fprintf(os.Stderr, "%s: run %d/%d: %.3fs, CPU %.3fs, %.1f MB, exit %d\n",
+				r.label, i+1, runs, wall.Seconds(), cpu.Seconds(), mb(rss), code)
 			r.walls = append(r.walls, wall)
+			r.cpus = append(r.cpus, cpu)
 			r.rss = max(r.rss, rss)
 			if !slices.Contains(r.codes, code) {
 				r.codes = append(r.codes, code)
@@ -248,10 +250,11 @@ func write(path string, gen func(io.Writer) error) (int64, error) {
 	return fi.Size(), nil
 }
 
-// measure runs argv once and returns its wall time, its peak RSS in bytes,
-// its exit code and the tail of its output. err is set only when the child
-// could not be run at all.
-func measure(argv []string) (wall time.Duration, rss int64, code int, out string, err error) {
+// measure runs argv once and returns its wall time, its CPU time (user and
+// system, which a loaded machine stretches far less than the wall time),
+// its peak RSS in bytes, its exit code and the tail of its output. err is
+// set only when the child could not be run at all.
+func measure(argv []string) (wall, cpu time.Duration, rss int64, code int, out string, err error) {
 	var tail tailBuffer
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdin = nil
@@ -261,25 +264,26 @@ func measure(argv []string) (wall time.Duration, rss int64, code int, out string
 	wall = time.Since(start)
 	var exit *exec.ExitError
 	if err != nil && !errors.As(err, &exit) {
-		return 0, 0, 0, "", err
+		return 0, 0, 0, 0, "", err
 	}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		rss = ru.Maxrss * 1024 // KiB on Linux
 	}
-	return wall, rss, cmd.ProcessState.ExitCode(), tail.String(), nil
+	cpu = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	return wall, cpu, rss, cmd.ProcessState.ExitCode(), tail.String(), nil
 }
 
 // report prints the table, the verdict on linear growth, and the ratios.
 func report(w io.Writer, results []*result, withOld bool) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "chart\tnodes\tsize MB\tmedian s\tmin s\tmax RSS MB\tµs/node\texit\t")
+	fmt.Fprintln(tw, "chart\tnodes\tsize MB\tmedian s\tmin s\tCPU s\tmax RSS MB\tµs/node\texit\t")
 	byLabel := map[string]*result{}
 	for _, r := range results {
 		byLabel[r.label] = r
 		med := median(r.walls)
-		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.3f\t%.3f\t%.1f\t%.2f\t%s\t\n",
+		fmt.Fprintf(tw, "%s\t%d\t%.2f\t%.3f\t%.3f\t%.3f\t%.1f\t%.2f\t%s\t\n",
 			r.label, r.nodes, mb(r.size), med.Seconds(), slices.Min(r.walls).Seconds(),
-			mb(r.rss), perNode(r), codes(r.codes))
+			median(r.cpus).Seconds(), mb(r.rss), perNode(r), codes(r.codes))
 	}
 	tw.Flush()
 
@@ -307,12 +311,13 @@ func report(w io.Writer, results []*result, withOld bool) {
 	}
 }
 
-// compare prints the ratio of a's median wall time to b's, and of the
-// minima.
+// compare prints the ratio of a's median wall time to b's, of the minima,
+// and of the median CPU times.
 func compare(w io.Writer, what string, a, b *result) {
 	ma, mb := median(a.walls), median(b.walls)
-	fmt.Fprintf(w, "%s: median %.3f s / %.3f s = %.2fx (minima %.2fx)\n", what, ma.Seconds(), mb.Seconds(),
-		ma.Seconds()/mb.Seconds(), slices.Min(a.walls).Seconds()/slices.Min(b.walls).Seconds())
+	fmt.Fprintf(w, "%s: median %.3f s / %.3f s = %.2fx (minima %.2fx; CPU %.2fx)\n", what, ma.Seconds(), mb.Seconds(),
+		ma.Seconds()/mb.Seconds(), slices.Min(a.walls).Seconds()/slices.Min(b.walls).Seconds(),
+		median(a.cpus).Seconds()/median(b.cpus).Seconds())
 }
 
 // perNode is a result's median wall time per node, in µs.
