@@ -40,7 +40,7 @@ var yamlShapes = map[string]string{
 var yamlHints = map[string]string{
 	// import rules
 	"dangling_line":          "point next: or branches: at the id of a node on the same page",
-	"unlabeled_branch":       "a node with two or more ways out is a decision: list them under branches: with one label each (branches: {\"Yes\": a, \"No\": b})",
+	"unlabeled_branch":       "a node with two or more ways out is a decision: list them under branches: with one label each (branches: {\"Yes\": a, \"No\": b}); or, if they should all run at once, write parallel: [a, b] in place of next:",
 	"duplicate_branch_label": "give each of the node's branches a different label",
 	"duplicate_line":         "delete one of the two",
 	"ambiguous_root":         "mark exactly one node of the page kind: start, or connect or delete the other nodes that no next: or branches: leads to",
