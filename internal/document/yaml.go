@@ -20,7 +20,7 @@ import (
 var (
 	YAMLChartKeys = []string{"title", "context", "vars", "defaults", "nodes", "pages"}
 	YAMLPageKeys  = []string{"id", "title", "nodes"}
-	YAMLNodeKeys  = []string{"id", "kind", "shape", "text", "command", "tags", "metadata", "next", "branches"}
+	YAMLNodeKeys  = []string{"id", "kind", "shape", "text", "command", "tags", "metadata", "next", "branches", "parallel", "join"}
 	// YAMLKinds are the values of a node's kind:, in the order the manual
 	// lists them.
 	YAMLKinds = []string{"start", "end", "process", "decision", "subprocess", "approval", "other"}
@@ -329,8 +329,8 @@ func (y *yamlReader) readNode(m *yaml.Node, page string) {
 	n := types.Node{Page: page, Tags: []string{}, TextAreas: []string{}, Comments: []string{}, Line: m.Line}
 	kind, hasID := "", false
 	var edges []yamlEdge
-	var nextKey, branchesKey, commandKey, textValue *yaml.Node
-	command := ""
+	var nextKey, branchesKey, commandKey, textValue, parallelKey, joinKey *yaml.Node
+	command, join := "", ""
 	y.fields(m, YAMLNodeKeys, "a node", func(key string, k, v *yaml.Node) {
 		switch key {
 		case "id":
@@ -363,8 +363,41 @@ func (y *yamlReader) readNode(m *yaml.Node, page string) {
 		case "branches":
 			branchesKey = k
 			edges = append(edges, y.branches(v)...)
+		case "parallel":
+			// A fork (readme/parallel.md): its ways out all run at once.
+			parallelKey = k
+			edges = append(edges, y.parallel(v)...)
+		case "join":
+			joinKey = k
+			join, _ = y.scalar(v, "join")
 		}
 	})
+	if parallelKey != nil && (nextKey != nil || branchesKey != nil) {
+		other := nextKey
+		if other == nil {
+			other = branchesKey
+		}
+		y.malformed(max(parallelKey.Line, other.Line), "the node has parallel: (line %d) and %s: (line %d); a fork lists every way out under parallel:, a decision under branches:",
+			parallelKey.Line, other.Value, other.Line)
+	}
+	for _, kv := range []struct {
+		key   *yaml.Node
+		name  string
+		value string
+	}{{parallelKey, types.KeyParallel, "true"}, {joinKey, types.KeyJoin, strings.TrimSpace(join)}} {
+		if kv.key == nil {
+			continue
+		}
+		// parallel: and join: are the custom data keys of a fork and its
+		// join, written where they read best, as command: is.
+		if _, both := types.MetadataValue(&n, kv.name); both {
+			y.malformed(kv.key.Line, "the node has %s: and a %s key under metadata:; keep one", kv.name, kv.name)
+		}
+		if n.Metadata == nil {
+			n.Metadata = map[string]string{}
+		}
+		n.Metadata[kv.name] = kv.value
+	}
 	if nextKey != nil && branchesKey != nil {
 		// Every way out of a node with branches: needs a label; next:
 		// beside it would be an unlabeled one.
@@ -394,7 +427,11 @@ func (y *yamlReader) readNode(m *yaml.Node, page string) {
 		return
 	}
 	y.nodeLines[n.ID] = m.Line
-	y.setKind(&n, kind, len(edges))
+	ways := len(edges)
+	if parallelKey != nil {
+		ways = 0 // a fork is a step, not a decision
+	}
+	y.setKind(&n, kind, ways)
 	if n.Text != "" {
 		n.TextAreas = []string{n.Text}
 	}

@@ -75,9 +75,10 @@ func Forks(g *graph.Graph) ForkResult {
 	for k, f := range forks {
 		w.check(f, int32(k+1))
 	}
+	late := w.lateJoins(joinKeys)
 	for _, i := range joinKeys {
 		n := &doc.Nodes[i]
-		if _, ok := res.Joins[i]; !ok {
+		if _, ok := res.Joins[i]; !ok && !late[i] {
 			res.Warnings = append(res.Warnings, nodeDiag(n, "join_without_fork",
 				"remove join: from the node, or draw a fork (a node with parallel: true) whose branches all meet here",
 				"node %s has join: but no fork's branches meet there, so it is an ordinary step", n.Describe()))
@@ -227,6 +228,65 @@ func (w *forkWalk) branches(f int, k int32, join int, fork *types.Fork, firsts, 
 			g.Successors(x, func(to, e int) { visit(b, x, to, e) })
 		}
 	}
+}
+
+// lateJoins reports the forks whose branches meet before the node marked
+// join: after them: the steps from where they meet to it are in every
+// branch, not after the join the author marked. It returns the marked
+// nodes it named. The first marked node on each node's chain of
+// post-dominators is found once for all nodes, so this stays linear.
+func (w *forkWalk) lateJoins(joinKeys []int) map[int]bool {
+	if len(joinKeys) == 0 || len(w.res.Forks) == 0 {
+		return nil
+	}
+	doc := w.g.Doc
+	exit := int32(len(doc.Nodes))
+	const unknown = -2
+	marked := make([]int32, len(doc.Nodes)) // first marked node on the chain from each node, or -1
+	for i := range marked {
+		marked[i] = unknown
+	}
+	for _, i := range joinKeys {
+		marked[i] = int32(i)
+	}
+	first := func(x int32) int32 {
+		var path []int32
+		for x >= 0 && x != exit && marked[x] == unknown {
+			path = append(path, x)
+			marked[x] = -1 // a loop in the chain, if any, ends here
+			x = w.ipdom[x]
+		}
+		found := int32(-1)
+		if x >= 0 && x != exit {
+			found = marked[x]
+		}
+		for _, p := range path {
+			marked[p] = found
+		}
+		return found
+	}
+	late := map[int]bool{}
+	for f := range doc.Nodes {
+		fork := w.res.Forks[f]
+		if fork == nil || fork.Join == "" {
+			continue
+		}
+		j := w.ipdom[f]
+		m := first(j)
+		if m < 0 || m == j {
+			continue
+		}
+		if _, other := w.res.Joins[int(m)]; other {
+			continue // a nested fork's branches meet inside the outer fork's branch
+		}
+		late[int(m)] = true
+		n, jn, mn := &doc.Nodes[f], &doc.Nodes[j], &doc.Nodes[m]
+		w.res.Errors = append(w.res.Errors, types.Diagnostic{Class: "fork_shared_step", ID: n.ID, IDs: []string{n.ID, jn.ID, mn.ID}, Page: n.Page, Line: n.Line,
+			Message: fmt.Sprintf("the branches of fork %s meet at %s before %s, which is marked join:, so the steps from %s on run once, after the branches meet, not in each branch",
+				n.Describe(), jn.Describe(), mn.Describe(), jn.ID),
+			Hint: fmt.Sprintf("if every branch should run %s, draw it in each branch; if it runs once after the branches meet, move join: to %s", jn.ID, jn.ID)})
+	}
+	return late
 }
 
 // pathTo names the way from a branch's first node to node at and on to
