@@ -615,7 +615,7 @@ func (b *builder) checkBranches(node *types.Node, group []int32) {
 		e := &edges[i]
 		if e.Label == "" {
 			b.errorf("unlabeled_branch", []string{node.ID, e.ID}, e.Line,
-				"double-click the line and type the answer that leads this way (for example Yes or No); or, if the lines should all run at once, give the node the custom data parallel: true (readme/parallel.md)",
+				"double-click the line and type the answer that leads this way (for example Yes or No); or, if the lines should all run at once, give the node the custom data parallel: true ('dtree docs parallel')",
 				"%s has %d outgoing lines, so it is a decision, but line %s to %s has no label",
 				node.Describe(), len(group), e.ID, b.describeRef(e.To))
 			continue
