@@ -2,6 +2,7 @@ package lint_test
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
@@ -271,5 +272,89 @@ func TestForksHuge(t *testing.T) {
 		// Quadratic work on 200,000 nodes would take minutes; this is a
 		// bound a shared machine under -race meets.
 		assert.Less(t, took, 10*time.Second)
+	}
+}
+
+// TestPostDominatorsAgainstBruteForce checks the post-dominators of
+// random small graphs against their definition: p is on every way from v
+// to an end, and each other such node is on every way from p.
+func TestPostDominatorsAgainstBruteForce(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(27, 1))
+	for round := range 2000 {
+		n := 2 + rng.IntN(8)
+		doc := &types.Document{Pages: []types.Page{{ID: "p", Root: "n0"}}}
+		for i := range n {
+			doc.Nodes = append(doc.Nodes, types.Node{ID: fmt.Sprint("n", i), Page: "p", Kind: types.KindProcess})
+		}
+		for range rng.IntN(2 * n) {
+			a, b := rng.IntN(n), rng.IntN(n)
+			doc.Edges = append(doc.Edges, types.Edge{ID: fmt.Sprint("e", len(doc.Edges)), Page: "p",
+				From: doc.Nodes[a].ID, To: doc.Nodes[b].ID})
+		}
+		g := graph.New(doc)
+		end := func(i int) bool { return g.OutDegree(i) == 0 }
+		pd := lint.PostDominators(g, end)
+		// reaches says whether an end can be reached from v without
+		// entering node skip (-1: none).
+		reaches := func(v, skip int) bool {
+			seen := make([]bool, n)
+			stack := []int{v}
+			seen[v] = true
+			for len(stack) > 0 {
+				x := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				if end(x) {
+					return true
+				}
+				g.Successors(x, func(to, _ int) {
+					if to != skip && !seen[to] {
+						seen[to] = true
+						stack = append(stack, to)
+					}
+				})
+			}
+			return false
+		}
+		pdoms := func(v int) []int {
+			var out []int
+			for p := range n {
+				if p != v && !reaches(v, p) {
+					out = append(out, p)
+				}
+			}
+			return out
+		}
+		for v := range n {
+			got := int(pd[v])
+			switch {
+			case !reaches(v, -1):
+				require.Equal(t, -1, got, "round %d: %s reaches no end: %+v", round, doc.Nodes[v].ID, doc.Edges)
+			case len(pdoms(v)) == 0:
+				require.Equal(t, n, got, "round %d: %s has only the exit: %+v", round, doc.Nodes[v].ID, doc.Edges)
+			default:
+				set := pdoms(v)
+				require.Contains(t, set, got, "round %d: ipdom of %s: %+v", round, doc.Nodes[v].ID, doc.Edges)
+				for _, q := range set {
+					if q != got {
+						require.False(t, reaches(got, q), "round %d: %s's ipdom %s is not under %s: %+v",
+							round, doc.Nodes[v].ID, doc.Nodes[got].ID, doc.Nodes[q].ID, doc.Edges)
+					}
+				}
+			}
+		}
+		// And the fork checks take any marks without a panic.
+		for i := range doc.Nodes {
+			if rng.IntN(3) == 0 {
+				doc.Nodes[i].Metadata = types.Metadata{"parallel": "true"}
+			}
+			if rng.IntN(4) == 0 {
+				if doc.Nodes[i].Metadata == nil {
+					doc.Nodes[i].Metadata = types.Metadata{}
+				}
+				doc.Nodes[i].Metadata["join"] = "any"
+			}
+		}
+		lint.Forks(graph.New(doc))
 	}
 }
