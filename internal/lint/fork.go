@@ -70,10 +70,16 @@ func Forks(g *graph.Graph) ForkResult {
 	ipdom := PostDominators(g, end)
 	res.Forks = map[int]*types.Fork{}
 	res.Joins = map[int]string{}
-	w := &forkWalk{g: g, end: end, ipdom: ipdom, res: &res,
-		owner: make([]int32, len(doc.Nodes)), stamp: make([]int32, len(doc.Nodes)), via: make([]int32, len(doc.Nodes))}
-	for k, f := range forks {
-		w.check(f, int32(k+1))
+	w := &forkWalk{g: g, end: end, ipdom: ipdom, res: &res, state: make([]uint8, len(doc.Nodes)),
+		budget: 4*(len(doc.Nodes)+len(doc.Edges)) + 10_000,
+		owner:  make([]int32, len(doc.Nodes)), stamp: make([]int32, len(doc.Nodes)), via: make([]int32, len(doc.Nodes))}
+	for _, f := range forks {
+		w.state[f] = forkPending
+	}
+	for _, f := range forks {
+		if w.state[f] == forkPending {
+			w.run(f)
+		}
 	}
 	late := w.lateJoins(joinKeys)
 	for _, i := range joinKeys {
@@ -102,6 +108,31 @@ type forkWalk struct {
 	// owner is the branch that reached each node, valid where stamp is the
 	// current fork's number; via is the node it was reached from.
 	owner, stamp, via []int32
+	// state says of each node whether it is a fork still to check, one
+	// being checked or one checked; checked counts the forks checked.
+	state   []uint8
+	checked int32
+	// budget bounds the steps the findings of forks whose branches never
+	// meet take, all together (neverMeet).
+	budget int
+}
+
+// States of a node in forkWalk.state.
+const (
+	notFork uint8 = iota
+	forkPending
+	forkChecking
+	forkChecked
+)
+
+// run checks fork f. A fork met inside another's branch is checked first,
+// and the outer walk then goes from it straight to its join: each branch is
+// walked once, however deep forks nest.
+func (w *forkWalk) run(f int) {
+	w.state[f] = forkChecking
+	w.checked++
+	w.check(f, w.checked)
+	w.state[f] = forkChecked
 }
 
 // check checks fork f, the k-th.
@@ -185,10 +216,15 @@ func (w *forkWalk) branches(f int, k int32, join int, fork *types.Fork, firsts, 
 			}
 			looped = true
 			path := w.pathTo(from, f)
-			fail("fork_loop", []string{n.ID, doc.Edges[edge].ID, doc.Nodes[from].ID},
+			line, ids := "", []string{n.ID, doc.Nodes[from].ID}
+			if edge >= 0 {
+				line = ", line " + doc.Edges[edge].ID
+				ids = []string{n.ID, doc.Edges[edge].ID, doc.Nodes[from].ID}
+			}
+			fail("fork_loop", ids,
 				"a loop may stay inside one branch, or go back from after the join to before the fork: draw the loop so that it does not leave the branch",
-				"branch %s of fork %s leads back to the fork before the join %s (%s, line %s): a loop that crosses the fork",
-				types.Quote(fork.Branches[b].Name), n.Describe(), j.Describe(), path, doc.Edges[edge].ID)
+				"branch %s of fork %s leads back to the fork before the join %s (%s%s): a loop that crosses the fork",
+				types.Quote(fork.Branches[b].Name), n.Describe(), j.Describe(), path, line)
 			return
 		case w.stamp[to] == k && w.owner[to] == int32(b):
 			return
@@ -198,7 +234,10 @@ func (w *forkWalk) branches(f int, k int32, join int, fork *types.Fork, firsts, 
 			}
 			shared[to] = true
 			other := fork.Branches[w.owner[to]].Name
-			ids := []string{n.ID, doc.Nodes[to].ID, doc.Edges[edge].ID}
+			ids := []string{n.ID, doc.Nodes[to].ID}
+			if edge >= 0 {
+				ids = append(ids, doc.Edges[edge].ID)
+			}
 			fail("fork_shared_step", ids,
 				"each step belongs to one branch: draw the shared step after the join (it then runs once, when the branches have met), or draw it once in each branch",
 				"%s is in two branches of fork %s, %s and %s, before they meet at the join %s",
@@ -223,6 +262,15 @@ func (w *forkWalk) branches(f int, k int32, join int, fork *types.Fork, firsts, 
 			x := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
 			if w.end(x) {
+				continue
+			}
+			if x != f && w.state[x] == forkPending {
+				w.run(x)
+			}
+			if inner := w.res.Forks[x]; x != f && w.state[x] == forkChecked && inner != nil && inner.Join != "" {
+				// A fork nested in the branch: its own branches are
+				// checked; the walk goes on from its join.
+				visit(b, x, int(w.ipdom[x]), -1)
 				continue
 			}
 			g.Successors(x, func(to, e int) { visit(b, x, to, e) })
@@ -315,31 +363,61 @@ func (w *forkWalk) pathTo(at, fork int) string {
 // neverMeet reports a fork whose branches have no common node before the
 // ends: the node most branches meet at, if two do, and each branch that
 // can end without reaching it, with where it ends.
+//
+// Each branch's chain of post-dominators is walked until it meets one
+// walked before, so the chains of one fork cost at most the nodes; all
+// forks together share a budget of steps (forkWalk.budget), past which a
+// finding names the branches without the ends they reach. No chart makes
+// the check more than linear.
 func (w *forkWalk) neverMeet(n *types.Node, fork *types.Fork, firsts []int) {
 	doc := w.g.Doc
 	exit := int32(len(doc.Nodes))
-	count := map[int32]int{}
-	var order []int32
+	inChain := map[int32]bool{}
+	var segments [][]int32 // each branch's chain, up to a node walked before
+	starts := map[int32]int{}
 	for _, s := range firsts {
-		seen := map[int32]bool{}
-		for x := int32(s); x >= 0 && x != exit && !seen[x]; x = w.ipdom[x] {
-			seen[x] = true
-			if count[x] == 0 {
-				order = append(order, x)
+		starts[int32(s)]++
+		var seg []int32
+		for x := int32(s); x >= 0 && x != exit && !inChain[x] && w.spend(); x = w.ipdom[x] {
+			inChain[x] = true
+			seg = append(seg, x)
+		}
+		segments = append(segments, seg)
+	}
+	// How many branches pass each node: a chain's nodes after the ones
+	// that merge into it, so later chains first.
+	total := make(map[int32]int, len(inChain))
+	for k := len(segments) - 1; k >= 0; k-- {
+		for _, x := range segments[k] {
+			total[x] += starts[x]
+			if p := w.ipdom[x]; p >= 0 && p != exit && inChain[p] {
+				total[p] += total[x]
 			}
-			count[x]++
 		}
 	}
 	meet := int32(-1)
-	for _, x := range order {
-		if count[x] >= 2 && (meet < 0 || count[x] > count[meet]) {
-			meet = x
+	for _, seg := range segments {
+		for _, x := range seg {
+			if total[x] >= 2 && (meet < 0 || total[x] > total[meet]) {
+				meet = x
+			}
+		}
+	}
+	// Which nodes have the meeting node on their chain: parents first.
+	reaches := map[int32]bool{}
+	if meet >= 0 {
+		for _, seg := range segments {
+			for k := len(seg) - 1; k >= 0; k-- {
+				x := seg[k]
+				p := w.ipdom[x]
+				reaches[x] = x == meet || (p >= 0 && p != exit && reaches[p])
+			}
 		}
 	}
 	var parts []string
 	ids := []string{n.ID}
 	for b, s := range firsts {
-		if meet >= 0 && w.postDominates(meet, int32(s)) {
+		if meet >= 0 && reaches[int32(s)] {
 			continue
 		}
 		name := types.Quote(fork.Branches[b].Name)
@@ -348,11 +426,18 @@ func (w *forkWalk) neverMeet(n *types.Node, fork *types.Fork, firsts []int) {
 		if meet >= 0 {
 			without = " without reaching " + doc.Nodes[meet].ID
 		}
-		if e := w.endAvoiding(s, int(meet)); e >= 0 {
+		switch e := w.endAvoiding(s, int(meet)); {
+		case e >= 0:
 			ids = append(ids, doc.Nodes[e].ID)
 			parts = append(parts, fmt.Sprintf("branch %s can end at %s%s", name, doc.Nodes[e].Describe(), without))
-		} else {
+		case e == -1:
 			parts = append(parts, fmt.Sprintf("branch %s never reaches an end%s", name, without))
+		default:
+			parts = append(parts, fmt.Sprintf("branch %s can end%s", name, without))
+		}
+		if len(parts) == maxPath {
+			parts = append(parts, fmt.Sprintf("and %d more branches", len(firsts)-b-1))
+			break
 		}
 	}
 	where := "one node"
@@ -364,23 +449,26 @@ func (w *forkWalk) neverMeet(n *types.Node, fork *types.Fork, firsts []int) {
 		Hint:    "draw every branch's last line to one step after the branches (the join), and go on from there to the end"})
 }
 
-// postDominates says whether node p is on every way from s to an end.
-func (w *forkWalk) postDominates(p, s int32) bool {
-	exit := int32(len(w.ipdom))
-	for x, steps := s, 0; x >= 0 && x != exit && steps <= len(w.ipdom); x, steps = w.ipdom[x], steps+1 {
-		if x == p {
-			return true
-		}
+// spend takes one step from the budget of the forks' findings, and says
+// whether there was one.
+func (w *forkWalk) spend() bool {
+	if w.budget <= 0 {
+		return false
 	}
-	return false
+	w.budget--
+	return true
 }
 
 // endAvoiding finds an end reachable from s without passing node avoid
-// (-1: none to avoid), breadth first: the nearest; -1 when there is none.
+// (-1: none to avoid), breadth first: the nearest; -1 when there is none,
+// -2 when the budget ran out first.
 func (w *forkWalk) endAvoiding(s, avoid int) int {
 	seen := map[int]bool{s: true}
 	queue := []int{s}
 	for len(queue) > 0 {
+		if !w.spend() {
+			return -2
+		}
 		x := queue[0]
 		queue = queue[1:]
 		if w.end(x) {
@@ -403,10 +491,13 @@ func (w *forkWalk) endAvoiding(s, avoid int) int {
 // post-dominator of a node whose ways end at different ends. A node with
 // no way to an end (in a loop with no way out) has -1.
 //
-// It is Cooper, Harvey and Kennedy's iterative algorithm ("A Simple, Fast
-// Dominance Algorithm", 2001) run on the reversed graph from the exit, in
-// reverse postorder: near-linear on the charts people draw, and with no
-// recursion, so a chain of 100,000 nodes is no deeper a stack.
+// It is Lengauer and Tarjan's algorithm ("A Fast Algorithm for Finding
+// Dominators in a Flowgraph", 1979), in its simple form with path
+// compression, O(E log N), run on the reversed graph from the exit, with
+// no recursion: a chain of 100,000 nodes is no deeper a stack. (Cooper,
+// Harvey and Kennedy's simpler iterative algorithm walks the dominator
+// tree's depth at each merge, which is quadratic on a long chain whose
+// every step also branches to an end of its own.)
 func PostDominators(g *graph.Graph, end func(i int) bool) []int32 {
 	nodes := len(g.Doc.Nodes)
 	exit := nodes
@@ -441,78 +532,100 @@ func PostDominators(g *graph.Graph, end func(i int) bool) []int32 {
 			fill[to]++
 		})
 	}
-	// Postorder numbers by an iterative depth-first walk from the exit.
-	post := make([]int32, nodes+1)
-	for i := range post {
-		post[i] = -1
-	}
-	var order []int32 // nodes in postorder
+	// Depth-first numbering from the exit over the reversed graph, 1 for
+	// the exit, 0 for a node it does not reach. Everything below works on
+	// these numbers.
+	num := make([]int32, nodes+1)
+	vertex := []int32{-1} // number -> node
+	parent := []int32{0}  // number -> its parent's number
 	type frame struct{ node, next int32 }
-	visited := make([]bool, nodes+1)
 	stack := []frame{{int32(exit), start[exit]}}
-	visited[exit] = true
+	num[exit] = 1
+	vertex, parent = append(vertex, int32(exit)), append(parent, 0)
 	for len(stack) > 0 {
 		top := &stack[len(stack)-1]
-		if top.next < start[top.node+1] {
-			p := pred[top.next]
-			top.next++
-			if !visited[p] {
-				visited[p] = true
-				stack = append(stack, frame{p, start[p]})
-			}
+		if top.next == start[top.node+1] {
+			stack = stack[:len(stack)-1]
 			continue
 		}
-		post[top.node] = int32(len(order))
-		order = append(order, top.node)
-		stack = stack[:len(stack)-1]
+		p := pred[top.next]
+		top.next++
+		if num[p] == 0 {
+			num[p] = int32(len(vertex))
+			vertex = append(vertex, p)
+			parent = append(parent, num[top.node])
+			stack = append(stack, frame{p, start[p]})
+		}
 	}
-	idom := make([]int32, nodes+1)
-	for i := range idom {
-		idom[i] = -1
+	count := int32(len(vertex)) - 1
+	semi := make([]int32, count+1)
+	idom := make([]int32, count+1)
+	ancestor := make([]int32, count+1)
+	label := make([]int32, count+1)
+	bucketHead := make([]int32, count+1) // buckets as linked lists of numbers
+	bucketNext := make([]int32, count+1)
+	for v := int32(1); v <= count; v++ {
+		semi[v], label[v] = v, v
 	}
-	idom[exit] = int32(exit)
-	intersect := func(a, b int32) int32 {
-		for a != b {
-			for post[a] < post[b] {
-				a = idom[a]
+	var path []int32
+	eval := func(v int32) int32 {
+		if ancestor[v] == 0 {
+			return v
+		}
+		path = path[:0]
+		for x := v; ancestor[ancestor[x]] != 0; x = ancestor[x] {
+			path = append(path, x)
+		}
+		for k := len(path) - 1; k >= 0; k-- {
+			x := path[k]
+			a := ancestor[x]
+			if semi[label[a]] < semi[label[x]] {
+				label[x] = label[a]
 			}
-			for post[b] < post[a] {
-				b = idom[b]
+			ancestor[x] = ancestor[a]
+		}
+		return label[v]
+	}
+	for w := count; w >= 2; w-- {
+		node := vertex[w]
+		// The reversed graph's predecessors of the node: its lines' ends,
+		// or the exit for an end.
+		consider := func(v int32) {
+			if v = num[v]; v == 0 {
+				return
+			}
+			if u := eval(v); semi[u] < semi[w] {
+				semi[w] = semi[u]
 			}
 		}
-		return a
-	}
-	for changed := true; changed; {
-		changed = false
-		// Reverse postorder, the exit (last in postorder) left out.
-		for k := len(order) - 2; k >= 0; k-- {
-			b := order[k]
-			var next int32 = -1
-			consider := func(s int32) {
-				if idom[s] < 0 {
-					return
-				}
-				if next < 0 {
-					next = s
-				} else {
-					next = intersect(s, next)
-				}
-			}
-			if isEnd[b] {
-				consider(int32(exit))
+		if isEnd[node] {
+			consider(int32(exit))
+		} else {
+			g.Successors(int(node), func(to, _ int) { consider(int32(to)) })
+		}
+		s := semi[w]
+		bucketNext[w], bucketHead[s] = bucketHead[s], w
+		p := parent[w]
+		ancestor[w] = p
+		for v := bucketHead[p]; v != 0; v = bucketNext[v] {
+			if u := eval(v); semi[u] < semi[v] {
+				idom[v] = u
 			} else {
-				g.Successors(int(b), func(to, _ int) { consider(int32(to)) })
-			}
-			if next >= 0 && idom[b] != next {
-				idom[b] = next
-				changed = true
+				idom[v] = p
 			}
 		}
+		bucketHead[p] = 0
 	}
-	out := idom[:nodes:nodes]
+	for w := int32(2); w <= count; w++ {
+		if idom[w] != semi[w] {
+			idom[w] = idom[idom[w]]
+		}
+	}
+	out := make([]int32, nodes)
 	for i := range out {
-		if post[i] < 0 {
-			out[i] = -1
+		out[i] = -1
+		if v := num[i]; v != 0 {
+			out[i] = vertex[idom[v]]
 		}
 	}
 	return out

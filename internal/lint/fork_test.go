@@ -358,3 +358,126 @@ func TestPostDominatorsAgainstBruteForce(t *testing.T) {
 		lint.Forks(graph.New(doc))
 	}
 }
+
+// TestForksNestedDeepIsLinear: forks nested 20,000 deep, each the second
+// branch of the one before, each join after the next one's: every fork's
+// branches are walked once, not once per fork around them.
+func TestForksNestedDeepIsLinear(t *testing.T) {
+	t.Parallel()
+	const depth = 20_000
+	doc := &types.Document{Pages: []types.Page{{ID: "p", Root: "s"}}}
+	add := func(id string, meta types.Metadata) {
+		doc.Nodes = append(doc.Nodes, types.Node{ID: id, Page: "p", Kind: types.KindProcess, Metadata: meta})
+	}
+	edge := func(from, to string) {
+		doc.Edges = append(doc.Edges, types.Edge{ID: "e" + strconv.Itoa(len(doc.Edges)), Page: "p", From: from, To: to})
+	}
+	doc.Nodes = append(doc.Nodes, types.Node{ID: "s", Page: "p", Kind: types.KindTerminator})
+	edge("s", "f0")
+	for i := range depth {
+		f, x, j := fmt.Sprint("f", i), fmt.Sprint("x", i), fmt.Sprint("j", i)
+		add(f, types.Metadata{"parallel": "true"})
+		add(x, nil)
+		add(j, nil)
+		edge(f, x)
+		edge(x, j)
+		if i < depth-1 {
+			edge(f, fmt.Sprint("f", i+1))
+			edge(fmt.Sprint("j", i+1), j)
+		} else {
+			add("y", nil)
+			edge(f, "y")
+			edge("y", j)
+		}
+	}
+	doc.Nodes = append(doc.Nodes, types.Node{ID: "e", Page: "p", Kind: types.KindTerminator})
+	edge("j0", "e")
+	g := graph.New(doc)
+	began := time.Now()
+	res := lint.Forks(g)
+	took := time.Since(began)
+	require.Empty(t, res.Errors)
+	require.Len(t, res.Forks, depth)
+	for _, k := range []int{0, depth / 2, depth - 1} {
+		fi, _ := g.Index(fmt.Sprint("f", k))
+		assert.Equal(t, fmt.Sprint("j", k), res.Forks[fi].Join)
+	}
+	t.Logf("%d nested forks, %d nodes: %v", depth, len(doc.Nodes), took)
+	assert.Less(t, took, 10*time.Second)
+}
+
+// TestForksWithoutJoinAreBounded: 2,000 forks whose branches never meet,
+// one branch of each running down one chain of 50,000 steps: each is
+// reported, and what the findings cost is bounded by the chart's size,
+// not by the forks times the chain.
+func TestForksWithoutJoinAreBounded(t *testing.T) {
+	t.Parallel()
+	const forks, chain = 2000, 50_000
+	doc := &types.Document{Pages: []types.Page{{ID: "p", Root: "s"}}}
+	add := func(id, kind string, meta types.Metadata) {
+		doc.Nodes = append(doc.Nodes, types.Node{ID: id, Page: "p", Kind: kind, Metadata: meta})
+	}
+	edge := func(from, to string) {
+		doc.Edges = append(doc.Edges, types.Edge{ID: "e" + strconv.Itoa(len(doc.Edges)), Page: "p", From: from, To: to})
+	}
+	for i := range chain {
+		add(fmt.Sprint("c", i), types.KindProcess, nil)
+		if i > 0 {
+			edge(fmt.Sprint("c", i-1), fmt.Sprint("c", i))
+		}
+	}
+	add("end", types.KindTerminator, nil)
+	edge(fmt.Sprint("c", chain-1), "end")
+	for i := range forks {
+		f, a, b := fmt.Sprint("f", i), fmt.Sprint("a", i), fmt.Sprint("b", i)
+		add(f, types.KindProcess, types.Metadata{"parallel": "true"})
+		add(a, types.KindProcess, nil)
+		add(b, types.KindProcess, nil)
+		edge(f, a)
+		edge(f, b)
+		edge(a, "c0")
+	}
+	g := graph.New(doc)
+	began := time.Now()
+	res := lint.Forks(g)
+	took := time.Since(began)
+	require.Len(t, res.Errors, forks)
+	assert.Equal(t, "fork_without_join", res.Errors[0].Class)
+	assert.Contains(t, res.Errors[0].Message, `branch "a0" can end at end; branch "b0" can end at b0`)
+	t.Logf("%d forks without a join, %d nodes: %v", forks, len(doc.Nodes), took)
+	assert.Less(t, took, 10*time.Second)
+}
+
+// TestPostDominatorsDeepTreeIsLinear: a chain of 100,000 steps, each also
+// branching to an end of its own, under a fork: every step's
+// post-dominator is the exit, and finding them does not walk the chain
+// once per step (as an iterative algorithm's merges would).
+func TestPostDominatorsDeepTreeIsLinear(t *testing.T) {
+	t.Parallel()
+	const n = 100_000
+	doc := &types.Document{Pages: []types.Page{{ID: "p", Root: "f"}}}
+	doc.Nodes = append(doc.Nodes, types.Node{ID: "f", Page: "p", Kind: types.KindProcess, Metadata: types.Metadata{"parallel": "true"}})
+	edge := func(from, to string) {
+		doc.Edges = append(doc.Edges, types.Edge{ID: "e" + strconv.Itoa(len(doc.Edges)), Page: "p", From: from, To: to})
+	}
+	edge("f", "c0")
+	edge("f", "x")
+	doc.Nodes = append(doc.Nodes, types.Node{ID: "x", Page: "p", Kind: types.KindProcess})
+	for i := range n {
+		c, e := fmt.Sprint("c", i), fmt.Sprint("e", i)
+		doc.Nodes = append(doc.Nodes, types.Node{ID: c, Page: "p", Kind: types.KindProcess},
+			types.Node{ID: e, Page: "p", Kind: types.KindTerminator})
+		edge(c, e)
+		if i+1 < n {
+			edge(c, fmt.Sprint("c", i+1))
+		}
+	}
+	g := graph.New(doc)
+	began := time.Now()
+	res := lint.Forks(g)
+	took := time.Since(began)
+	require.Len(t, res.Errors, 1)
+	assert.Equal(t, "fork_without_join", res.Errors[0].Class)
+	t.Logf("%d nodes: %v", len(doc.Nodes), took)
+	assert.Less(t, took, 10*time.Second)
+}
