@@ -205,8 +205,7 @@ func (w *forkWalk) branches(f int, k int32, join int, fork *types.Fork, firsts, 
 	shared := map[int]bool{}
 	looped := false
 	var stack []int
-	var visit func(b, from, to, edge int)
-	visit = func(b, from, to, edge int) {
+	visit := func(b, from, to, edge int) {
 		switch {
 		case to == join:
 			return
