@@ -52,6 +52,14 @@ var yamlHints = map[string]string{
 	"decision_one_branch":    "add a branch under branches: for each other answer, or set kind: process",
 	"unreachable_node":       "lead to them with next: or branches: from a node the run reaches, or delete them",
 	"loop_without_exit":      "make a node in the loop a decision, with a branch under branches: that leaves the loop",
+	// forks (readme/parallel.md)
+	"fork_without_join": "make every branch's last next: lead to one node (the join), and go on from there to the end",
+	"fork_shared_step":  "each node belongs to one branch: put the shared node after the join (in the join's next:), or give each branch a node of its own; or move join: to the node where the branches meet",
+	"fork_loop":         "keep a loop inside one branch, or loop back from a node after the join",
+	"parallel_decision": "remove parallel (a decision picks one way, under branches:), or list the ways out under parallel: and drop kind: decision",
+	"fork_one_line":     "list two or more ids under parallel:, or write next: instead",
+	"fork_branch_name":  "give each way out under parallel: its own name ({unit: tests, docs: docs})",
+	"join_without_fork": "remove join: from the node, or make it the node that every branch of a fork leads to",
 }
 
 // Localize gives findings about a chart of the given format the hints of
