@@ -96,6 +96,14 @@ type Node struct {
 	// imported. The pictures and the run read it, never the metadata that
 	// marks it. Not in JSON: inspect shows the role and the command.
 	Step Step `json:"-"`
+	// Fork is set on a fork (custom data parallel: true) when the chart is
+	// loaded (chart.Check): where its branches meet and what they are
+	// (readme/parallel.md); nil on any other node, and then not in JSON.
+	Fork *Fork `json:"fork,omitempty"`
+	// Join is set on the node where a fork's branches meet, when the chart
+	// is loaded: JoinAll or JoinAny (custom data join:); "" on any other
+	// node.
+	Join string `json:"join,omitempty"`
 }
 
 // Edge is one labelled arrow. ID is the source line's id.

@@ -68,10 +68,12 @@ func Check(doc *types.Document, opts Options) *Chart {
 	}
 	// The graph checks need no resolved settings: they run alongside.
 	var lintErrs, lintWarns []types.Diagnostic
+	var forks lint.ForkResult
 	linted := make(chan struct{})
 	go func() {
 		defer close(linted)
 		lintErrs, lintWarns = lint.Check(g)
+		forks = lint.Forks(g)
 	}()
 	// A node with no tags and no metadata has the defaults for its role;
 	// such nodes, most of a large chart, share one Settings.
@@ -99,9 +101,18 @@ func Check(doc *types.Document, opts Options) *Chart {
 	}
 	<-linted
 	// Each node's step kind, once lint, which reads the nodes, is done.
+	// So are its forks and joins (readme/parallel.md).
 	for i := range c.Nodes {
 		doc.Nodes[i].Step = nodeconf.Step(c.Nodes[i])
 	}
+	for i, f := range forks.Forks {
+		doc.Nodes[i].Fork = f
+	}
+	for i, mode := range forks.Joins {
+		doc.Nodes[i].Join = mode
+	}
+	lintErrs = append(lintErrs, forks.Errors...)
+	lintWarns = append(lintWarns, forks.Warnings...)
 	if v, ok := doc.Metadata["context"]; ok {
 		if _, ok := types.ContextMode(v); !ok {
 			c.Errors = append(c.Errors, types.Diagnostic{Class: "bad_metadata", Line: 1,

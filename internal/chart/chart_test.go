@@ -349,6 +349,10 @@ func TestHintsSpeakTheChartsFormat(t *testing.T) {
 		{"decision_one_branch", "nodes:\n  - {id: a, kind: decision, next: b}\n  - {id: b}\n", "kind: process"},
 		{"branching_terminator", "nodes:\n  - {id: s, kind: start, branches: {x: a, y: b}}\n  - {id: a}\n  - {id: b}\n", "kind: decision"},
 		{"loop_without_exit", "nodes:\n  - {id: a, next: b}\n  - {id: b, next: a}\n", "branches:"},
+		{"fork_without_join", "nodes:\n  - {id: f, parallel: [a, b]}\n  - {id: a, kind: end}\n  - {id: b, kind: end}\n", "next:"},
+		{"fork_one_line", "nodes:\n  - {id: f, parallel: [a]}\n  - {id: a}\n", "parallel:"},
+		{"parallel_decision", "nodes:\n  - {id: f, kind: decision, metadata: {parallel: true}, branches: {x: a, y: b}}\n  - {id: a}\n  - {id: b}\n", "parallel:"},
+		{"fork_shared_step", "nodes:\n  - {id: f, parallel: [a, b]}\n  - {id: a, next: m}\n  - {id: b, next: m}\n  - {id: m, next: j}\n  - {id: j, join: all}\n", "join:"},
 	} {
 		t.Run(tc.class, func(t *testing.T) {
 			t.Parallel()

@@ -606,6 +606,9 @@ func (a *App) runTarget(c *chart.Chart, o runOptions, path string) (types.Page, 
 	if err := a.checkPage(c, path, &page, o.quiet, settled...); err != nil {
 		return page, "", err
 	}
+	if err := refuseForks(c, page); err != nil {
+		return page, "", err
+	}
 	if o.start == "" {
 		return page, page.Root, nil
 	}

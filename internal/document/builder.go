@@ -572,8 +572,9 @@ func (b *builder) checkEdges() {
 			kept = append(kept, i)
 		}
 		// A terminator never chooses a branch; lint reports one with
-		// several lines.
-		if len(kept) >= 2 && b.doc.Nodes[n].Kind != types.KindTerminator {
+		// several lines. A fork's lines all run at once: they need no
+		// labels, and lint checks its branches (readme/parallel.md).
+		if len(kept) >= 2 && b.doc.Nodes[n].Kind != types.KindTerminator && !types.IsFork(&b.doc.Nodes[n]) {
 			b.checkBranches(&b.doc.Nodes[n], kept)
 		}
 	}
@@ -614,7 +615,7 @@ func (b *builder) checkBranches(node *types.Node, group []int32) {
 		e := &edges[i]
 		if e.Label == "" {
 			b.errorf("unlabeled_branch", []string{node.ID, e.ID}, e.Line,
-				"double-click the line and type the answer that leads this way (for example Yes or No)",
+				"double-click the line and type the answer that leads this way (for example Yes or No); or, if the lines should all run at once, give the node the custom data parallel: true ('dtree docs parallel')",
 				"%s has %d outgoing lines, so it is a decision, but line %s to %s has no label",
 				node.Describe(), len(group), e.ID, b.describeRef(e.To))
 			continue

@@ -147,6 +147,7 @@ var drawioHints = map[string]string{
 	"ignored_empty_shape": "delete the shape in draw.io if it is a leftover; if it is a step, type its task in it and connect it with edges",
 	"empty_chart":         "draw at least one shape in draw.io (a rectangle with the task as its text), then save",
 	"duplicate_line":      "delete one of the two edges in draw.io",
+	"unlabeled_branch":    "in draw.io, double-click the edge and type the answer that leads this way (for example Yes or No); or, if the edges should all run at once, add the property parallel: true to the node (Edit Data, Ctrl+M)",
 	"not_a_flowchart":     "dtree runs flowcharts: draw the workflow with draw.io's Flowchart shapes (a Terminator to start, rectangles as steps, Decision diamonds with labelled edges)",
 }
 

@@ -105,6 +105,11 @@ func TestSchemaAgreesWithTheImporter(t *testing.T) {
 		{"nodes: [{id: a, next: [b, c]}, {id: b}, {id: c}]\n", false}, // unlabeled_branch: a graph error
 		{"nodes: [{id: a, next: b, branches: {x: c}}, {id: b}, {id: c}]\n", true},
 		{"nodes: [{id: a, branches: {x: b}, next: [c]}, {id: b}, {id: c}]\n", true},
+		{"nodes: [{id: a, parallel: [b, c]}, {id: b}, {id: c}]\n", false},
+		{"nodes: [{id: a, parallel: {x: b, y: c}}, {id: b, join: any}, {id: c}]\n", false},
+		{"nodes: [{id: a, parallel: [b], next: c}, {id: b}, {id: c}]\n", true},
+		{"nodes: [{id: a, parallel: [b], branches: {x: c}}, {id: b}, {id: c}]\n", true},
+		{"nodes: [{id: a, parallel: b}, {id: b}]\n", true},
 		{"nodes: [{id: \"\"}]\n", true},
 		{"nodes: [{id: \"  \"}]\n", true},
 		{"nodes: [{id: }]\n", true},
@@ -149,7 +154,7 @@ func TestSchemaValidatorCatches(t *testing.T) {
 
 // validate checks v against the part of JSON Schema that chart.schema.json
 // uses: $ref, type, enum, properties, additionalProperties, required,
-// items, oneOf, not, minLength and pattern. It returns what does not hold.
+// items, oneOf, allOf, not, minLength and pattern. It returns what does not hold.
 func validate(root, s map[string]any, v any, at string) []string {
 	if ref, ok := s["$ref"].(string); ok {
 		target := root
@@ -174,6 +179,11 @@ func validate(root, s map[string]any, v any, at string) []string {
 		}
 		if n != 1 {
 			out = append(out, fmt.Sprintf("%s: matches %d of oneOf", at, n))
+		}
+	}
+	if all, ok := s["allOf"].([]any); ok {
+		for _, part := range all {
+			out = append(out, validate(root, part.(map[string]any), v, at)...)
 		}
 	}
 	if str, ok := v.(string); ok {

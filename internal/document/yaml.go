@@ -20,7 +20,7 @@ import (
 var (
 	YAMLChartKeys = []string{"title", "context", "vars", "defaults", "nodes", "pages"}
 	YAMLPageKeys  = []string{"id", "title", "nodes"}
-	YAMLNodeKeys  = []string{"id", "kind", "shape", "text", "command", "tags", "metadata", "next", "branches"}
+	YAMLNodeKeys  = []string{"id", "kind", "shape", "text", "command", "tags", "metadata", "next", "branches", "parallel", "join"}
 	// YAMLKinds are the values of a node's kind:, in the order the manual
 	// lists them.
 	YAMLKinds = []string{"start", "end", "process", "decision", "subprocess", "approval", "other"}
@@ -40,7 +40,7 @@ var yamlShapes = map[string]string{
 var yamlHints = map[string]string{
 	// import rules
 	"dangling_line":          "point next: or branches: at the id of a node on the same page",
-	"unlabeled_branch":       "a node with two or more ways out is a decision: list them under branches: with one label each (branches: {\"Yes\": a, \"No\": b})",
+	"unlabeled_branch":       "a node with two or more ways out is a decision: list them under branches: with one label each (branches: {\"Yes\": a, \"No\": b}); or, if they should all run at once, write parallel: [a, b] in place of next:",
 	"duplicate_branch_label": "give each of the node's branches a different label",
 	"duplicate_line":         "delete one of the two",
 	"ambiguous_root":         "mark exactly one node of the page kind: start, or connect or delete the other nodes that no next: or branches: leads to",
@@ -52,6 +52,14 @@ var yamlHints = map[string]string{
 	"decision_one_branch":    "add a branch under branches: for each other answer, or set kind: process",
 	"unreachable_node":       "lead to them with next: or branches: from a node the run reaches, or delete them",
 	"loop_without_exit":      "make a node in the loop a decision, with a branch under branches: that leaves the loop",
+	// forks (readme/parallel.md)
+	"fork_without_join": "make every branch's last next: lead to one node (the join), and go on from there to the end",
+	"fork_shared_step":  "each node belongs to one branch: put the shared node after the join (in the join's next:), or give each branch a node of its own; or move join: to the node where the branches meet",
+	"fork_loop":         "keep a loop inside one branch, or loop back from a node after the join",
+	"parallel_decision": "remove parallel (a decision picks one way, under branches:), or list the ways out under parallel: and drop kind: decision",
+	"fork_one_line":     "list two or more ids under parallel:, or write next: instead",
+	"fork_branch_name":  "give each way out under parallel: its own name ({unit: tests, docs: docs})",
+	"join_without_fork": "remove join: from the node, or make it the node that every branch of a fork leads to",
 }
 
 // Localize gives findings about a chart of the given format the hints of
@@ -329,8 +337,8 @@ func (y *yamlReader) readNode(m *yaml.Node, page string) {
 	n := types.Node{Page: page, Tags: []string{}, TextAreas: []string{}, Comments: []string{}, Line: m.Line}
 	kind, hasID := "", false
 	var edges []yamlEdge
-	var nextKey, branchesKey, commandKey, textValue *yaml.Node
-	command := ""
+	var nextKey, branchesKey, commandKey, textValue, parallelKey, joinKey *yaml.Node
+	command, join := "", ""
 	y.fields(m, YAMLNodeKeys, "a node", func(key string, k, v *yaml.Node) {
 		switch key {
 		case "id":
@@ -363,8 +371,41 @@ func (y *yamlReader) readNode(m *yaml.Node, page string) {
 		case "branches":
 			branchesKey = k
 			edges = append(edges, y.branches(v)...)
+		case "parallel":
+			// A fork (readme/parallel.md): its ways out all run at once.
+			parallelKey = k
+			edges = append(edges, y.parallel(v)...)
+		case "join":
+			joinKey = k
+			join, _ = y.scalar(v, "join")
 		}
 	})
+	if parallelKey != nil && (nextKey != nil || branchesKey != nil) {
+		other := nextKey
+		if other == nil {
+			other = branchesKey
+		}
+		y.malformed(max(parallelKey.Line, other.Line), "the node has parallel: (line %d) and %s: (line %d); a fork lists every way out under parallel:, a decision under branches:",
+			parallelKey.Line, other.Value, other.Line)
+	}
+	for _, kv := range []struct {
+		key   *yaml.Node
+		name  string
+		value string
+	}{{parallelKey, types.KeyParallel, "true"}, {joinKey, types.KeyJoin, strings.TrimSpace(join)}} {
+		if kv.key == nil {
+			continue
+		}
+		// parallel: and join: are the custom data keys of a fork and its
+		// join, written where they read best, as command: is.
+		if _, both := types.MetadataValue(&n, kv.name); both {
+			y.malformed(kv.key.Line, "the node has %s: and a %s key under metadata:; keep one", kv.name, kv.name)
+		}
+		if n.Metadata == nil {
+			n.Metadata = map[string]string{}
+		}
+		n.Metadata[kv.name] = kv.value
+	}
 	if nextKey != nil && branchesKey != nil {
 		// Every way out of a node with branches: needs a label; next:
 		// beside it would be an unlabeled one.
@@ -394,7 +435,11 @@ func (y *yamlReader) readNode(m *yaml.Node, page string) {
 		return
 	}
 	y.nodeLines[n.ID] = m.Line
-	y.setKind(&n, kind, len(edges))
+	ways := len(edges)
+	if parallelKey != nil {
+		ways = 0 // a fork is a step, not a decision
+	}
+	y.setKind(&n, kind, ways)
 	if n.Text != "" {
 		n.TextAreas = []string{n.Text}
 	}

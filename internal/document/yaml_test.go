@@ -27,6 +27,57 @@ type yamlCase struct {
 
 var yamlCases = []yamlCase{
 	{
+		name: "a fork: parallel: in place of next:, and join:",
+		in: `nodes:
+  - {id: s, kind: start, text: Start, next: plan}
+  - {id: plan, text: Plan, parallel: [a, b]}
+  - {id: a, text: A, next: j}
+  - {id: b, text: B, next: j}
+  - {id: j, text: Join, join: Any, next: e}
+  - {id: e, kind: end, text: End}
+`,
+		diags: []string{},
+		nodes: []string{"s terminator Terminator Start", "plan process Process Plan", "a process Process A", "b process Process B",
+			"j process Process Join", "e terminator Terminator End"},
+		edges: []string{"s->plan ", "plan->a ", "plan->b ", "a->j ", "b->j ", "j->e "},
+		check: func(t *testing.T, doc *types.Document) {
+			assert.Equal(t, types.Metadata{"parallel": "true"}, doc.Nodes[1].Metadata)
+			assert.Equal(t, types.Metadata{"join": "Any"}, doc.Nodes[4].Metadata)
+		},
+	},
+	{
+		name: "a fork's branches named; a name equal to the id is no label",
+		in: `nodes:
+  - {id: plan, text: Plan, parallel: {unit: a, b: b}}
+  - {id: a, text: A}
+  - {id: b, text: B}
+`,
+		diags: []string{},
+		edges: []string{"plan->a unit", "plan->b "},
+	},
+	{
+		name:  "the same ways out with next: are unlabeled_branch",
+		in:    "nodes:\n  - {id: plan, text: Plan, next: [a, b]}\n  - {id: a, text: A}\n  - {id: b, text: B}\n",
+		diags: []string{"error unlabeled_branch 2", "error unlabeled_branch 2"},
+	},
+	{
+		name:  "parallel: beside next:",
+		in:    "nodes:\n  - {id: plan, text: Plan, parallel: [a], next: b}\n  - {id: a, text: A}\n  - {id: b, text: B}\n",
+		diags: []string{"error malformed_yaml 2"},
+		msg:   "the node has parallel: (line 2) and next: (line 2)",
+	},
+	{
+		name:  "parallel: beside a parallel key under metadata:",
+		in:    "nodes:\n  - {id: plan, text: Plan, parallel: [a, b], metadata: {Parallel: true}}\n  - {id: a, text: A}\n  - {id: b, text: B}\n",
+		diags: []string{"error malformed_yaml 2"},
+	},
+	{
+		name:  "parallel: that is not a list",
+		in:    "nodes:\n  - {id: plan, text: Plan, parallel: a}\n  - {id: a, text: A}\n",
+		diags: []string{"error malformed_yaml 2"},
+		msg:   "parallel: is a list of the ids",
+	},
+	{
 		name: "linear without terminators",
 		in: `title: Two steps
 nodes:

@@ -233,6 +233,43 @@ func (y *yamlReader) nexts(v *yaml.Node) []yamlEdge {
 	return out
 }
 
+// parallel reads parallel:, the ids a fork's ways out lead to, run at
+// once: a list ([tests, docs]), or a mapping that names each branch
+// ({unit: tests, manual: docs}), as branches: does. A branch a mapping
+// names by its first node's id ({docs: docs}) is an unlabelled line, the
+// name an unlabelled branch has anyway: so a fork with some lines
+// labelled is written and read back as it was.
+func (y *yamlReader) parallel(v *yaml.Node) []yamlEdge {
+	v = yamlread.Resolve(v)
+	if v.Kind == yaml.MappingNode {
+		out := y.branches(v)
+		for i := range out {
+			if out[i].label == out[i].to {
+				out[i].label, out[i].labelled = "", false
+			}
+		}
+		return out
+	}
+	if v.Kind != yaml.SequenceNode {
+		y.malformed(v.Line, "parallel: is a list of the ids of the nodes that run at once ([tests, docs]), not %s", yamlread.Describe(v))
+		return nil
+	}
+	var out []yamlEdge
+	for _, n := range v.Content {
+		n = yamlread.Resolve(n)
+		s, ok := y.scalar(n, "parallel")
+		if !ok {
+			continue
+		}
+		if s = strings.TrimSpace(s); s == "" {
+			y.malformed(n.Line, "parallel: names an empty id; name the id of each node that runs at once")
+			continue
+		}
+		out = append(out, yamlEdge{to: s, line: n.Line})
+	}
+	return out
+}
+
 // branches reads branches:, a mapping of labels to ids, in file order.
 func (y *yamlReader) branches(v *yaml.Node) []yamlEdge {
 	if v.Kind != yaml.MappingNode {

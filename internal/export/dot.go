@@ -81,6 +81,9 @@ func DOT(ctx context.Context, w io.Writer, doc *types.Document, o PictureOptions
 			case p.run:
 				attrs = append(attrs, fmt.Sprintf("color=%q, fontcolor=%q", colorUnvisited, colorUnvisited))
 			}
+			if e.parallel && e.err == "" {
+				attrs = append(attrs, "style=bold") // a fork's lines (readme/parallel.md#pictures)
+			}
 			fmt.Fprintf(bw, "  n%d -> n%d", pg.nodes[e.from].n, pg.nodes[e.to].n)
 			if len(attrs) > 0 {
 				fmt.Fprintf(bw, " [%s]", strings.Join(attrs, ", "))

@@ -90,10 +90,14 @@ func Mermaid(ctx context.Context, w io.Writer, doc *types.Document, o PictureOpt
 	for _, pg := range p.pages {
 		for _, e := range pg.edges {
 			from, to := pg.nodes[e.from].n, pg.nodes[e.to].n
+			arrow := "-->"
+			if e.parallel {
+				arrow = "==>" // a fork's lines, thick (readme/parallel.md#pictures)
+			}
 			if l := e.edgeLabel(); l != "" {
-				fmt.Fprintf(bw, "  n%d -->|\"%s\"| n%d\n", from, mermaidText(l), to)
+				fmt.Fprintf(bw, "  n%d %s|\"%s\"| n%d\n", from, arrow, mermaidText(l), to)
 			} else {
-				fmt.Fprintf(bw, "  n%d --> n%d\n", from, to)
+				fmt.Fprintf(bw, "  n%d %s n%d\n", from, arrow, to)
 			}
 			if e.taken > 0 {
 				taken = append(taken, fmt.Sprint(link))

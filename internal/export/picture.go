@@ -91,10 +91,17 @@ type picNode struct {
 	errs    string // the classes of the errors that name it
 }
 
+// The lines a fork and a join get under their text.
+const (
+	forkMark = "‖ parallel"
+	joinMark = "‖ join: "
+)
+
 type picEdge struct {
 	id       string
 	from, to int // indexes in the page's nodes
 	label    string
+	parallel bool   // a fork's line: it runs at once with the fork's others
 	taken    int    // times the run went along it
 	err      string // the classes of the errors that name it
 }
@@ -134,6 +141,7 @@ func newPicture(ctx context.Context, doc *types.Document, o PictureOptions) (*pi
 		return nil, fmt.Errorf("no page %q in the chart", o.Page)
 	}
 	where := make(map[string][2]int, len(doc.Nodes)) // id -> page, index
+	var forks map[string]bool                        // the ids of the forks
 	count := 0
 	for i := range doc.Nodes {
 		if err := ctx.Err(); err != nil {
@@ -156,6 +164,18 @@ func newPicture(ctx context.Context, doc *types.Document, o PictureOptions) (*pi
 			pn.command, pn.text = true, types.Clip(cmd+"\n"+text, maxTooltip)
 			pn.lines = append([]string{types.Excerpt(cmd, wrapWidth)}, wrap(text, wrapWidth, wrapLines-1)...)
 		}
+		// A fork and its join say so under their text; the fork's lines
+		// are drawn bold (readme/parallel.md#pictures).
+		if types.IsFork(nd) {
+			pn.lines = append(pn.lines, forkMark)
+			if forks == nil {
+				forks = map[string]bool{}
+			}
+			forks[nd.ID] = true
+		}
+		if nd.Join != "" {
+			pn.lines = append(pn.lines, joinMark+nd.Join)
+		}
 		pg.nodes = append(pg.nodes, pn)
 		count++
 	}
@@ -164,7 +184,8 @@ func newPicture(ctx context.Context, doc *types.Document, o PictureOptions) (*pi
 		t, okt := where[e.To]
 		if okf && okt && f[0] == t[0] {
 			pg := &p.pages[f[0]]
-			pg.edges = append(pg.edges, picEdge{id: e.ID, from: f[1], to: t[1], label: mask(e.Label)})
+			pg.edges = append(pg.edges, picEdge{id: e.ID, from: f[1], to: t[1], label: mask(e.Label),
+				parallel: forks[e.From]})
 		}
 	}
 	if o.Trace != nil {

@@ -2,6 +2,7 @@ package export_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"encoding/xml"
 	"io"
@@ -353,4 +354,34 @@ nodes:
 	n0 = n0[:strings.Index(n0, "</g>")]
 	points := strings.SplitN(strings.SplitN(n0, `<polygon points="`, 2)[1], `"`, 2)[0]
 	assert.Len(t, strings.Fields(points), 6, "a hexagon's six corners: %s", n0)
+}
+
+// TestPicturesDrawForks: a fork's lines are drawn bold in every picture
+// format and the fork and its join say so under their text
+// (readme/parallel.md#pictures); the plain lines stay plain.
+func TestPicturesDrawForks(t *testing.T) {
+	t.Parallel()
+	c, err := chart.Load(filepath.Join("..", "..", "testdata", "charts", "fork", "fork.yaml"), nil,
+		chart.Options{Defaults: types.BuiltinDefaults(), Names: anyCLI{}})
+	require.NoError(t, err)
+	require.Empty(t, c.Errors)
+	for _, f := range []struct {
+		format, bold string
+		plain        string
+	}{
+		{"mermaid", "  n1 ==> n2\n", "  n0 --> n1\n"},
+		{"dot", "  n1 -> n2 [style=bold];\n", "  n0 -> n1;\n"},
+		{"svg", `stroke-width="2.5"`, `stroke-width="1.2"`},
+	} {
+		var out strings.Builder
+		require.NoError(t, export.Picture(context.Background(), &out, c.Doc, f.format, export.PictureOptions{}))
+		pic := out.String()
+		assert.Contains(t, pic, f.bold, f.format)
+		assert.Contains(t, pic, f.plain, f.format)
+		if f.format == "svg" {
+			assert.Equal(t, 3, strings.Count(pic, f.bold), "the fork's three lines, and no other")
+		}
+		assert.Contains(t, pic, "parallel", f.format)
+		assert.Contains(t, pic, "join: all", f.format)
+	}
 }

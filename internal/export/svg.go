@@ -223,6 +223,9 @@ func svgEdge(w *bufio.Writer, e picEdge, pts []layout.Point, from, to svgBox, fr
 	case run:
 		color, marker = colorUnvisited, "arrow-dim"
 	}
+	if e.parallel && e.err == "" {
+		width = max(width, 2.5) // a fork's lines, bold (readme/parallel.md#pictures)
+	}
 	fmt.Fprintf(w, "<g class=\"edge\">\n")
 	var lx, ly float64
 	if e.from == e.to {

@@ -95,6 +95,27 @@ func (y *yamlWriter) nodes(doc *types.Document, page, indent string) error {
 			meta = maps.Clone(meta)
 			delete(meta, "command")
 		}
+		// A fork's and a join's keys are written as the YAML reader
+		// prefers them too (readme/parallel.md): parallel: in place of
+		// next:, join: beside the text.
+		fork := types.IsFork(n)
+		for k, v := range meta {
+			switch types.FoldName(k) {
+			case types.KeyParallel:
+				if !fork {
+					continue
+				}
+			case types.KeyJoin:
+				if v = strings.ToLower(strings.TrimSpace(v)); v != types.JoinAll && v != types.JoinAny {
+					continue
+				}
+				y.field(in, "join", v)
+			default:
+				continue
+			}
+			meta = maps.Clone(meta)
+			delete(meta, k)
+		}
 		if len(n.Tags) > 0 {
 			y.w.WriteString(in + "tags: [")
 			for i, t := range n.Tags {
@@ -111,7 +132,9 @@ func (y *yamlWriter) nodes(doc *types.Document, page, indent string) error {
 				y.textField(in+"  ", k, meta[k])
 			}
 		}
-		if err := y.edges(n, in); err != nil {
+		if fork {
+			y.forkEdges(n, in)
+		} else if err := y.edges(n, in); err != nil {
 			return err
 		}
 	}
@@ -159,6 +182,39 @@ func (y *yamlWriter) edges(n *types.Node, in string) error {
 		}
 	}
 	return nil
+}
+
+// forkEdges writes a fork's ways out under parallel:: a list of ids when
+// no line is labelled, else a mapping of branch names (a line's label, or
+// its first node's id, which names an unlabelled branch) to ids.
+func (y *yamlWriter) forkEdges(n *types.Node, in string) {
+	out := y.out[n.ID]
+	labelled := false
+	for _, e := range out {
+		labelled = labelled || e.Label != ""
+		if len(e.ExtraLabels) > 0 {
+			y.lost.add("line labels after the first")
+		}
+	}
+	if !labelled {
+		y.w.WriteString(in + "parallel: [")
+		for i, e := range out {
+			if i > 0 {
+				y.w.WriteString(", ")
+			}
+			y.w.WriteString(yamlScalar(e.To, true))
+		}
+		y.w.WriteString("]\n")
+		return
+	}
+	y.w.WriteString(in + "parallel:\n")
+	for _, e := range out {
+		name := e.Label
+		if name == "" {
+			name = e.To
+		}
+		y.field(in+"  ", name, e.To)
+	}
 }
 
 // field writes "key: value" at the given indentation, a value on one

@@ -95,13 +95,14 @@ func (g *Graph) OutDegree(i int) int { return int(g.start[i+1] - g.start[i]) }
 func (g *Graph) InDegree(i int) int { return int(g.in[i]) }
 
 // Role says how node i runs: a terminator is never sent to an agent; any
-// other node with two or more outgoing edges is a decision; the rest are
-// processes (readme/charts.md#roles-how-a-node-runs).
+// other node with two or more outgoing edges is a decision, unless it is a
+// fork (custom data parallel: true), whose lines all run at once; the rest
+// are processes (readme/charts.md#roles-how-a-node-runs).
 func (g *Graph) Role(i int) string {
 	switch {
 	case g.Doc.Nodes[i].Kind == types.KindTerminator:
 		return types.RoleTerminator
-	case g.OutDegree(i) >= 2:
+	case g.OutDegree(i) >= 2 && !types.IsFork(&g.Doc.Nodes[i]):
 		return types.RoleDecision
 	}
 	return types.RoleProcess
@@ -111,6 +112,14 @@ func (g *Graph) Role(i int) string {
 func (g *Graph) successors(i int, f func(int)) {
 	for _, e := range g.out(i) {
 		f(int(g.to[e]))
+	}
+}
+
+// Successors calls f with the index of each node an edge from i leads to
+// and the index of that edge in Doc.Edges, in chart order.
+func (g *Graph) Successors(i int, f func(to, edge int)) {
+	for _, e := range g.out(i) {
+		f(int(g.to[e]), int(e))
 	}
 }
 

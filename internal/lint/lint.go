@@ -112,7 +112,7 @@ func terminators(g *graph.Graph) (errs, warns []types.Diagnostic) {
 		}
 		start := isStart(g, i, roots)
 		switch {
-		case start && g.OutDegree(i) >= 2:
+		case start && g.OutDegree(i) >= 2 && !types.IsFork(n):
 			errs = append(errs, types.Diagnostic{
 				Class: "branching_terminator", ID: n.ID, IDs: []string{n.ID}, Page: n.Page, Line: n.Line,
 				Message: fmt.Sprintf("start %s has %d outgoing lines, but a Terminator is never asked to choose", n.Describe(), g.OutDegree(i)),

@@ -149,7 +149,11 @@ func (o *outliner) sequence(i int, first, indent string, depth int) {
 			}
 			j, _ := o.c.Graph.Index(e.To)
 			label := e.Label
-			if label == "" {
+			switch fork := o.c.Doc.Nodes[i].Fork; {
+			case fork != nil && k < len(fork.Branches):
+				// A fork's branches run at once (readme/parallel.md).
+				label = "‖ " + fork.Branches[k].Name
+			case label == "":
 				label = "(no label)"
 			}
 			label += o.edgeErr(e)
@@ -223,6 +227,16 @@ func (o *outliner) line(i int) string {
 		facts = append(facts, guardFacts(n)...)
 	case n.Step != types.RoleStep(n.Role): // a kind of its own, with no facts of its own yet
 		facts = append(facts, string(n.Step))
+	}
+	if f := n.Fork; f != nil {
+		join := "branches never meet"
+		if f.Join != "" {
+			join = "joins at " + f.Join
+		}
+		facts = append(facts, fmt.Sprintf("fork of %d, %s", len(f.Branches), join))
+	}
+	if n.Join != "" {
+		facts = append(facts, "join "+n.Join)
 	}
 	line := fmt.Sprintf("%s %s  [%s]", n.ID, text, strings.Join(facts, ", "))
 	if errs := o.errs[n.ID]; errs != "" {
