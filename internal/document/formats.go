@@ -151,27 +151,23 @@ func ByName(name string) (Format, bool) {
 // ByExtension is the format whose extension path ends with, case aside;
 // the longest extension wins.
 func ByExtension(path string) (Format, bool) {
-	low := strings.ToLower(path)
-	var best Format
-	n := 0
-	for _, f := range formats {
-		for _, e := range f.Extensions {
-			if len(e) > n && strings.HasSuffix(low, e) {
-				best, n = f, len(e)
-			}
-		}
-	}
-	return best, n > 0
+	return byLongestSuffix(path, func(f Format) []string { return f.Extensions })
 }
 
 // ByOutput is the format that writes a file named path (its Output
 // extensions), case aside; the longest extension wins.
 func ByOutput(path string) (Format, bool) {
+	return byLongestSuffix(path, func(f Format) []string { return f.Output })
+}
+
+// byLongestSuffix is the format one of whose exts (case aside) path ends
+// with, the longest such extension winning: ".drawio.xml" over ".xml".
+func byLongestSuffix(path string, exts func(Format) []string) (Format, bool) {
 	low := strings.ToLower(path)
 	var best Format
 	n := 0
 	for _, f := range formats {
-		for _, e := range f.Output {
+		for _, e := range exts(f) {
 			if len(e) > n && strings.HasSuffix(low, e) {
 				best, n = f, len(e)
 			}

@@ -31,20 +31,28 @@ func drawioNorm(doc *types.Document) norm {
 			d.Pages[i].Title = "Page-" + strconv.Itoa(i+1)
 		}
 	}
-	d.Nodes = slices.Clone(doc.Nodes)
-	for i := range d.Nodes {
-		if len(d.Nodes[i].Metadata) > 0 {
+	d.Nodes = asKeyedSteps(doc.Nodes)
+	return normalize(&d, true)
+}
+
+// asKeyedSteps is a copy of nodes as draw.io and Mermaid keep them:
+// custom data keys with _ for spaces (both write a key as a name), and a
+// node of kind other (neither has such a shape) a process step.
+func asKeyedSteps(nodes []types.Node) []types.Node {
+	nodes = slices.Clone(nodes)
+	for i := range nodes {
+		if len(nodes[i].Metadata) > 0 {
 			m := types.Metadata{}
-			for k, v := range d.Nodes[i].Metadata {
+			for k, v := range nodes[i].Metadata {
 				m[strings.ReplaceAll(strings.TrimSpace(k), " ", "_")] = v
 			}
-			d.Nodes[i].Metadata = m
+			nodes[i].Metadata = m
 		}
-		if d.Nodes[i].Kind == types.KindOther {
-			d.Nodes[i].Kind, d.Nodes[i].Shape = types.KindProcess, ""
+		if nodes[i].Kind == types.KindOther {
+			nodes[i].Kind, nodes[i].Shape = types.KindProcess, ""
 		}
 	}
-	return normalize(&d, true)
+	return nodes
 }
 
 // toDrawio writes doc as draw.io and reads it back, checking the XML is

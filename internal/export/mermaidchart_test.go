@@ -26,19 +26,7 @@ func mermaidNorm(doc *types.Document) norm {
 	for i := range d.Pages {
 		d.Pages[i].Title = ""
 	}
-	d.Nodes = slices.Clone(doc.Nodes)
-	for i := range d.Nodes {
-		if len(d.Nodes[i].Metadata) > 0 {
-			m := types.Metadata{}
-			for k, v := range d.Nodes[i].Metadata {
-				m[strings.ReplaceAll(strings.TrimSpace(k), " ", "_")] = v
-			}
-			d.Nodes[i].Metadata = m
-		}
-		if d.Nodes[i].Kind == types.KindOther {
-			d.Nodes[i].Kind, d.Nodes[i].Shape = types.KindProcess, ""
-		}
-	}
+	d.Nodes = asKeyedSteps(doc.Nodes)
 	n := normalize(&d, true)
 	for i := range n.Pages {
 		n.Pages[i] = strings.TrimPrefix(n.Pages[i], "Mermaid "+fmt.Sprint(i+1))

@@ -203,7 +203,7 @@ func Resolve(n *types.Node, role string, d types.Defaults, names CLINames) (type
 		}
 	}
 	if v, ok := meta[keyValidate]; ok {
-		if b, ok := parseBool(v); ok {
+		if b, ok := types.ParseBool(v); ok {
 			validate = b // metadata over tags, as everywhere
 		} else {
 			bad("bad_metadata", "set validate to true or false",
@@ -211,7 +211,7 @@ func Resolve(n *types.Node, role string, d types.Defaults, names CLINames) (type
 		}
 	}
 	if v, ok := meta[keyKeepRunning]; ok {
-		if b, ok := parseBool(v); ok {
+		if b, ok := types.ParseBool(v); ok {
 			p.KeepRunning = b
 		} else {
 			bad("bad_metadata", "set keep_running to true or false",
@@ -306,7 +306,7 @@ func command(p *types.ProcessedNode, v string, meta, keys map[string]string, bad
 // retries. approval: false keeps a Manual operation an agent's step.
 func approval(p *types.ProcessedNode, v string, set bool, keys map[string]string, bad func(class, hint, format string, args ...any)) {
 	if set {
-		b, ok := parseBool(v)
+		b, ok := types.ParseBool(v)
 		if !ok {
 			bad("bad_metadata", "set approval to true (a person approves or rejects the step) or false",
 				"%s is %q, not true or false", keys[keyApproval], v)
@@ -396,17 +396,6 @@ func cutCLITag(tag string) (string, bool) {
 		return "", false
 	}
 	return strings.TrimSpace(rest[1:]), true
-}
-
-// parseBool reads the yes/no spellings people put in custom data.
-func parseBool(s string) (value, ok bool) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "true", "yes", "y", "on", "1":
-		return true, true
-	case "false", "no", "n", "off", "0":
-		return false, true
-	}
-	return false, false
 }
 
 func appendNew(list []string, s string) []string {
