@@ -57,5 +57,5 @@ func TestChangesIsBoundedAndLinear(t *testing.T) {
 	got := Changes(a, b)
 	assert.Len(t, got, maxChanges+1)
 	assert.Equal(t, fmt.Sprintf("and %d more", 4*n-maxChanges), got[maxChanges])
-	assert.Less(t, time.Since(start), 5*time.Second)
+	assert.Less(t, time.Since(start), 20*time.Second) // quadratic: hours
 }

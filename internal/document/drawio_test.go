@@ -236,7 +236,7 @@ func TestDrawioHostile(t *testing.T) {
 			if c.msg != "" {
 				assert.Contains(t, doc.Errors[0].Message, c.msg)
 			}
-			assert.Less(t, time.Since(start), 10*time.Second)
+			assert.Less(t, time.Since(start), 30*time.Second) // under -race on a loaded machine: 11 s seen
 		})
 	}
 

@@ -201,7 +201,9 @@ func TestDrawioLinear(t *testing.T) {
 		require.NoError(t, err)
 		return time.Since(start)
 	}
-	small, big := took(10_000), took(100_000)
+	// The best of two, each: one run under -race beside other packages'
+	// tests took 55 times 10,000's (load 13 on 2 cores); quadratic is 100.
+	small, big := min(took(10_000), took(10_000)), min(took(100_000), took(100_000))
 	t.Logf("10,000 nodes: %v; 100,000 nodes: %v", small, big)
 	assert.Less(t, big, 30*small+time.Second, "100,000 nodes take more than 30 times 10,000's")
 	assert.Less(t, big, 20*time.Second)

@@ -152,7 +152,7 @@ func TestRunMarksAreLinear(t *testing.T) {
 	}
 	small, large := took(10_000), took(20_000)
 	t.Logf("10,000 nodes: %v; 20,000 nodes: %v", small, large)
-	assert.Less(t, large, 2*time.Second)
+	assert.Less(t, large, 10*time.Second)
 	assert.Less(t, float64(large)/float64(max(small, time.Millisecond)), 3.5, "twice the steps take more than 3.5 times as long")
 }
 

