@@ -45,6 +45,16 @@ type Options struct {
 	// steps over recently deleted inodes (readme/performance.md#running-a-chart).
 	// The caller removes ".NAME.tmp" when it is done (Remove).
 	Reuse bool
+	// Follow is for a file the user named (-o, --junit, their settings
+	// file): a symbolic link at path is followed, the file it points at
+	// replaced and the link kept; and a path that is there and is not a
+	// regular file (a device, /dev/null or what /dev/stdout points at; a
+	// FIFO) is written in place, as a shell's > writes it: replacing it
+	// would put a regular file in the device's place, for every program
+	// when dtree runs as root. Not for the files dtree names itself in
+	// a run's directory, where a link an agent planted must not lead a
+	// write elsewhere.
+	Follow bool
 }
 
 // TempOf is the temporary file of path's writes with Rewrite, which one
@@ -77,6 +87,14 @@ func replaceWith(path string, perm os.FileMode, o Options, write func(io.Writer)
 	open := o.Open
 	if open == nil {
 		open = func(name string, flag int, perm os.FileMode) (File, error) { return os.OpenFile(name, flag, perm) }
+	}
+	if o.Follow {
+		if p, err := filepath.EvalSymlinks(path); err == nil {
+			path = p // a link that leads nowhere is replaced, as before
+		}
+		if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
+			return writeInPlace(path, perm, open, write, callers)
+		}
 	}
 	dir, base := filepath.Split(path)
 	if dir == "" {
@@ -138,6 +156,32 @@ func replaceWith(path string, perm os.FileMode, o Options, write func(io.Writer)
 	}
 	if err != nil {
 		_ = os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// writeInPlace writes to path as it is, a device or a FIFO, which has no
+// old content to keep and cannot be replaced without harm.
+func writeInPlace(path string, perm os.FileMode, open func(string, int, os.FileMode) (File, error), write func(io.Writer) error, callers bool) error {
+	f, err := open(path, os.O_WRONLY|os.O_TRUNC, perm)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if callers {
+		bw := bufio.NewWriterSize(f, 64<<10)
+		if err = write(bw); err != nil { // the caller's own error, as it is
+			_ = f.Close()
+			return err
+		}
+		err = bw.Flush()
+	} else {
+		err = write(f)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil

@@ -80,7 +80,7 @@ func writeReport(path string, write func(io.Writer) error) error {
 			return err
 		}
 	}
-	return atomicfile.Write(path, 0o644, atomicfile.Options{}, write)
+	return atomicfile.Write(path, 0o644, atomicfile.Options{Follow: true}, write)
 }
 
 // appendFile appends b to the file at path, in one write.

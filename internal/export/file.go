@@ -13,7 +13,7 @@ import (
 // WriteFile replaces path with what write writes, in one step
 // (atomicfile): a failed write leaves the old file as it was.
 func WriteFile(path string, write func(io.Writer) error) error {
-	return atomicfile.Write(path, 0o644, atomicfile.Options{}, write)
+	return atomicfile.Write(path, 0o644, atomicfile.Options{Follow: true}, write)
 }
 
 // pictureFiles are the names WriteRunPicture gives a run's picture.

@@ -190,7 +190,7 @@ func (f *UserFile) Save() error {
 		return fmt.Errorf("write settings file: %w", err)
 	}
 	// Synced: a settings file is written rarely, and must survive a crash.
-	if err := atomicfile.WriteBytes(f.Path, buf.Bytes(), 0o600, atomicfile.Options{Sync: true}); err != nil {
+	if err := atomicfile.WriteBytes(f.Path, buf.Bytes(), 0o600, atomicfile.Options{Sync: true, Follow: true}); err != nil {
 		return fmt.Errorf("write settings file %s: %w", f.Path, errors.Unwrap(err))
 	}
 	return nil
