@@ -84,14 +84,14 @@ func (d *dryRun) Call(_ context.Context, c agent.Call) (agent.Result, error) {
 
 // gate answers an approval gate (run.Approval's Answers): its --answer,
 // else approved, the way a run goes when all is well.
-func (d *dryRun) gate(id string, _ int) (string, bool) {
+func (d *dryRun) gate(id string, _ int) (string, error) {
 	label, why := "approved", fmt.Sprintf("the default; --answer %s=rejected takes the other branch", id)
 	if picks := d.answers[id]; len(picks) > 0 {
 		label, why = picks[min(d.asked[id], len(picks)-1)], "from --answer"
 		d.asked[id]++
 	}
 	fmt.Fprintf(d.w, "  approval: %q (%s)\n", label, why)
-	return label, true
+	return label, nil
 }
 
 // defaultLabel is the branch a dry run takes at a decision given no

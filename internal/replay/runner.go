@@ -3,6 +3,7 @@ package replay
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -169,20 +170,23 @@ func (r *Runner) Unused() []Leftover {
 }
 
 // Gate is the answer to a visit of approval gate id (run.Approval's
-// Answers): the next reply of the node's visit, as a decision's is taken;
-// false when it has none left, and the run stops at the gate as it would
-// without an answer.
-func (r *Runner) Gate(id string, visit int) (string, bool) {
+// Answers): the next reply of the node's visit, as a decision's is taken.
+// With none left it is an error that says what to add: a replay is not
+// resumed, so it cannot wait at the gate.
+func (r *Runner) Gate(id string, visit int) (string, error) {
 	node, reply, err := r.next(id, visit, agent.PurposeRun)
 	if err != nil {
-		return "", false
+		if err.End {
+			return "", err
+		}
+		return "", fmt.Errorf("%s; a gate's reply is [approved] or [rejected] (a replay is not resumed, so it cannot wait at the gate)", err.Msg)
 	}
 	out, errText := Render(reply.Text, node.Decision, false)
 	if errText != "" {
-		return "", false
+		return "", errors.New(errText)
 	}
 	if d, perr := response.ParseDecision(out); perr == nil {
-		return d.Answer, true
+		return d.Answer, nil
 	}
-	return strings.TrimSpace(out), true
+	return strings.TrimSpace(out), nil
 }

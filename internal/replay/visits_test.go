@@ -71,9 +71,11 @@ func TestRepliesPerVisit(t *testing.T) {
 			assert.Equal(t, `replay: node 3 "Node 3" has no replies for visit 2 in answers.yaml; add "visit 2" under "3" (line 6)`,
 				answer(t, r, "3", 2, run))
 			assert.Equal(t, []Leftover{{ID: "3", Text: "Node 3", Line: 6, Left: 1}}, r.Unused())
-			g, ok := r.Gate("3", 1)
-			assert.True(t, ok)
+			g, err := r.Gate("3", 1)
+			assert.NoError(t, err)
 			assert.Equal(t, "No", g)
+			_, err = r.Gate("3", 1)
+			assert.EqualError(t, err, `replay: node 3 "Node 3" has no reply left for visit 1 in answers.yaml: its one reply (line 6) is used; add one for this run call; a gate's reply is [approved] or [rejected] (a replay is not resumed, so it cannot wait at the gate)`)
 		})
 	}
 }

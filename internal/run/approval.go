@@ -70,8 +70,10 @@ type Approval struct {
 	All string
 	// Answers gives the answer to a visit of a gate in a dry run or a
 	// replay, a label of the gate or an answer word (approved, rejected,
-	// yes, no); false when it has none for this visit.
-	Answers func(node string, visit int) (string, bool)
+	// yes, no). Its error, when it has none for this visit, fails the
+	// gate off a terminal: a replay is never resumed, so it cannot wait
+	// for an answer.
+	Answers func(node string, visit int) (string, error)
 	// Ask asks a person at the terminal for a gate's answer (Approve or
 	// Reject) and its reason, when nothing above answers it; nil (not on
 	// a terminal) stops the run there, waiting. Its error is the
@@ -143,7 +145,10 @@ type approvalStep struct{}
 
 func (approvalStep) attempt(ctx context.Context, v *step, _ int, _ []feedback) outcome {
 	w, n := v.w, v.n
-	answer, reason, who := w.gateAnswer(n.ID, v.res.Visit, v.labels)
+	answer, reason, who, aerr := w.gateAnswer(n.ID, v.res.Visit, v.labels)
+	if aerr != nil && w.o.Approval.Ask == nil {
+		return outcome{err: &NodeFailedError{Node: n.ID, Text: firstLine(n.Text), Attempts: 1, Last: aerr.Error()}}
+	}
 	if answer == "" {
 		// The gate asks: at the terminal, or by stopping the run.
 		werr := &WaitingError{Node: n.ID, Text: firstLine(n.Text)}
@@ -226,30 +231,35 @@ func past(answer string) string {
 
 // gateAnswer is the answer to a visit of gate id, "" when there is none:
 // the answer given to resume, once; an answer for every gate; a dry
-// run's or a replay's.
-func (w *walker) gateAnswer(id string, visit int, labels []string) (answer, reason, who string) {
+// run's or a replay's. Its error says why a dry run or a replay has none.
+func (w *walker) gateAnswer(id string, visit int, labels []string) (answer, reason, who string, err error) {
 	a := &w.o.Approval
 	if a.Answer != "" && !w.gateAnswered {
 		w.gateAnswered = true
-		return a.Answer, a.Reason, cmp.Or(a.Who, WhoFlag)
+		return a.Answer, a.Reason, cmp.Or(a.Who, WhoFlag), nil
 	}
 	if a.All != "" {
 		reason := a.Reason // resume --approve-all --reason: every gate's
 		if a.Answer != "" {
 			reason = "" // the reason was the answer's
 		}
-		return a.All, reason, WhoAll
+		return a.All, reason, WhoAll, nil
 	}
 	if a.Answers != nil {
-		if s, ok := a.Answers(id, visit); ok {
-			if _, approve, ok := response.GateAnswer(s, labels); ok && approve {
-				return Approve, "", WhoAnswers
-			} else if ok {
-				return Reject, "", WhoAnswers
-			}
+		s, err := a.Answers(id, visit)
+		if err != nil {
+			return "", "", "", err
 		}
+		_, approve, ok := response.GateAnswer(s, labels)
+		switch {
+		case ok && approve:
+			return Approve, "", WhoAnswers, nil
+		case ok:
+			return Reject, "", WhoAnswers, nil
+		}
+		return "", "", "", fmt.Errorf("its answer %s is neither approved nor rejected (labels: %s)", types.Quote(types.Excerpt(s, 60)), quoteAll(labels))
 	}
-	return "", "", ""
+	return "", "", "", nil
 }
 
 // soFar shows the answer and its reason.

@@ -45,14 +45,14 @@ nodes:
 // the next agent's prompt.
 func TestApprovalGate(t *testing.T) {
 	t.Parallel()
-	replayed := func(answers ...string) func(string, int) (string, bool) {
+	replayed := func(answers ...string) func(string, int) (string, error) {
 		i := 0
-		return func(string, int) (string, bool) {
+		return func(string, int) (string, error) {
 			if i == len(answers) {
-				return "", false
+				return "", errors.New("replay: no reply left")
 			}
 			i++
-			return answers[i-1], true
+			return answers[i-1], nil
 		}
 	}
 	asked := func(answers ...string) func(context.Context, Gate) (string, string, error) {
@@ -78,7 +78,10 @@ func TestApprovalGate(t *testing.T) {
 			"s work gate work gate ship e", "Answer: approved"},
 		{"answers: a label, then a synonym", Approval{Answers: replayed("rejected", "YES")}, StatusSucceeded, types.ExitOK,
 			"s work gate work gate ship e", "Answer: approved"},
-		{"answers run out: it waits", Approval{Answers: replayed("no")}, StatusWaiting, types.ExitWaiting, "s work gate work gate", ""},
+		// A replay is never resumed: waiting would be a dead end.
+		{"answers run out: the gate fails", Approval{Answers: replayed("no")}, StatusFailed, types.ExitFailed, "s work gate work gate", ""},
+		{"an answer neither approved nor rejected: the gate fails", Approval{Answers: replayed("maybe")}, StatusFailed, types.ExitFailed, "s work gate", ""},
+		{"answers run out at a terminal: it asks", Approval{Answers: replayed("no"), Ask: asked(Approve)}, StatusSucceeded, types.ExitOK, "s work gate work gate ship e", ""},
 		{"asked at the terminal: rejected, then approved", Approval{Ask: asked(Reject, Approve)}, StatusSucceeded, types.ExitOK,
 			"s work gate work gate ship e", "Answer: rejected\nReasons:\n- said at the terminal"},
 		{"the terminal closed at the prompt: it waits", Approval{Ask: asked("")}, StatusWaiting, types.ExitWaiting, "s work gate", ""},
@@ -111,11 +114,16 @@ func TestApprovalGate(t *testing.T) {
 			assert.Equal(t, tt.exit, sum.ExitCode)
 			assert.Equal(t, tt.path, strings.Join(sum.Path, " "))
 			var waiting *WaitingError
-			if tt.status == StatusWaiting {
+			var failed *NodeFailedError
+			switch tt.status {
+			case StatusWaiting:
 				require.True(t, errors.As(err, &waiting), "%v", err)
 				assert.Equal(t, "gate", waiting.Node)
 				assert.Contains(t, waiting.Hint(), "--reject --reason TEXT")
-			} else {
+			case StatusFailed:
+				require.True(t, errors.As(err, &failed), "%v", err)
+				assert.Equal(t, "gate", failed.Node)
+			default:
 				require.NoError(t, err)
 			}
 			for _, n := range sum.Nodes { // what the summary and the logs keep of a reason is bounded
