@@ -201,11 +201,11 @@ func (p *progress) NodeStarted(n *types.ProcessedNode, visit int) {
 	if visit > 1 {
 		again = fmt.Sprintf(" (visit %d)", visit)
 	}
-	who := n.CLI
-	if who == "" { // a step no CLI runs (a gate, a person's): its kind
-		who = string(n.Step)
+	what := string(n.Role) + ", " + n.CLI
+	if n.CLI == "" { // a step no CLI runs (a gate, a person's): its kind alone
+		what = string(n.Step)
 	}
-	line := fmt.Sprintf("→ %s %s [%s, %s]%s", n.ID, types.Excerpt(n.Text, 60), n.Role, who, again)
+	line := fmt.Sprintf("→ %s %s [%s]%s", n.ID, types.Excerpt(n.Text, 60), what, again)
 	node := fmt.Sprintf("node %s %s", n.ID, types.Quote(types.Excerpt(n.Text, 60)))
 	p.node.Store(&node)
 	if p.actions {
