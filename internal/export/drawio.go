@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -42,8 +43,10 @@ var xmlName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
 func Drawio(w io.Writer, doc *types.Document) ([]string, error) {
 	lost := losses{format: "draw.io"}
 	// A draw.io chart's title is its file's name (readme/drawio.md): the
-	// file written carries it as its name, not as a loss.
-	if doc.Title != "" && doc.Format != "drawio" {
+	// file written carries it as its name, not as a loss; nor is it lost
+	// when a page has it as its name (a Mermaid chart's front matter
+	// titles both).
+	if doc.Title != "" && doc.Format != "drawio" && !slices.ContainsFunc(doc.Pages, func(p types.Page) bool { return p.Title == doc.Title }) {
 		lost.note("draw.io has no chart title: %q is left out", types.Clip(doc.Title, 60))
 	}
 	starts := lucidStarts(doc, &lost)

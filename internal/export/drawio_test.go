@@ -176,6 +176,15 @@ func TestDrawioDrops(t *testing.T) {
 	dropped, err = export.Drawio(&buf, doc)
 	require.NoError(t, err)
 	assert.NotContains(t, strings.Join(dropped, "\n"), "no chart title")
+
+	// Nor when a page is named with it, as a Mermaid chart's front
+	// matter names both: the page keeps it.
+	doc.Format, doc.Pages[0].Title = "mermaid", "T"
+	buf.Reset()
+	dropped, err = export.Drawio(&buf, doc)
+	require.NoError(t, err)
+	assert.NotContains(t, strings.Join(dropped, "\n"), "no chart title")
+	assert.Contains(t, buf.String(), `<diagram name="T"`)
 }
 
 // TestDrawioLinear converts a chain of 100,000 nodes: the time grows
