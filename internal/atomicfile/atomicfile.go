@@ -131,16 +131,11 @@ func replaceWith(path string, perm os.FileMode, o Options, write func(io.Writer)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if callers {
-		bw := bufio.NewWriterSize(f, 64<<10)
-		if err = write(bw); err != nil { // the caller's own error, as it is
-			_ = f.Close()
-			_ = os.Remove(tmp)
-			return err
-		}
-		err = bw.Flush()
-	} else {
-		err = write(f)
+	own, err := fill(f, write, callers)
+	if own {
+		_ = f.Close()
+		_ = os.Remove(tmp)
+		return err
 	}
 	if s, ok := f.(interface{ Sync() error }); ok && o.Sync && err == nil {
 		err = s.Sync()
@@ -168,15 +163,10 @@ func writeInPlace(path string, perm os.FileMode, open func(string, int, os.FileM
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if callers {
-		bw := bufio.NewWriterSize(f, 64<<10)
-		if err = write(bw); err != nil { // the caller's own error, as it is
-			_ = f.Close()
-			return err
-		}
-		err = bw.Flush()
-	} else {
-		err = write(f)
+	own, err := fill(f, write, callers)
+	if own {
+		_ = f.Close()
+		return err
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -185,4 +175,18 @@ func writeInPlace(path string, perm os.FileMode, open func(string, int, os.FileM
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// fill writes f's content. With callers, write is the caller's, through
+// a buffer, and an error of its own is returned as it is, own true;
+// without, it is WriteBytes' one write, straight to the file.
+func fill(f File, write func(io.Writer) error, callers bool) (own bool, err error) {
+	if !callers {
+		return false, write(f)
+	}
+	bw := bufio.NewWriterSize(f, 64<<10)
+	if err := write(bw); err != nil {
+		return true, err
+	}
+	return false, bw.Flush()
 }

@@ -218,14 +218,20 @@ func (y *yamlReader) applyDefaults(n *types.Node) {
 
 // nexts reads next:, one id or a list of ids: ways out without a label.
 func (y *yamlReader) nexts(v *yaml.Node) []yamlEdge {
+	return y.ids(yamlread.Items(v), "next", "next: is empty; name the id of the node that follows, or leave next: out")
+}
+
+// ids reads the node ids items give under key, each a way out with no
+// label; an empty one is malformed, with the message empty.
+func (y *yamlReader) ids(items []*yaml.Node, key, empty string) []yamlEdge {
 	var out []yamlEdge
-	for _, n := range yamlread.Items(v) {
-		s, ok := y.scalar(n, "next")
+	for _, n := range items {
+		s, ok := y.scalar(n, key)
 		if !ok {
 			continue
 		}
 		if s = strings.TrimSpace(s); s == "" {
-			y.malformed(n.Line, "next: is empty; name the id of the node that follows, or leave next: out")
+			y.malformed(n.Line, "%s", empty)
 			continue
 		}
 		out = append(out, yamlEdge{to: s, line: n.Line})
@@ -254,20 +260,7 @@ func (y *yamlReader) parallel(v *yaml.Node) []yamlEdge {
 		y.malformed(v.Line, "parallel: is a list of the ids of the nodes that run at once ([tests, docs]), not %s", yamlread.Describe(v))
 		return nil
 	}
-	var out []yamlEdge
-	for _, n := range v.Content {
-		n = yamlread.Resolve(n)
-		s, ok := y.scalar(n, "parallel")
-		if !ok {
-			continue
-		}
-		if s = strings.TrimSpace(s); s == "" {
-			y.malformed(n.Line, "parallel: names an empty id; name the id of each node that runs at once")
-			continue
-		}
-		out = append(out, yamlEdge{to: s, line: n.Line})
-	}
-	return out
+	return y.ids(yamlread.Items(v), "parallel", "parallel: names an empty id; name the id of each node that runs at once")
 }
 
 // branches reads branches:, a mapping of labels to ids, in file order.

@@ -57,14 +57,7 @@ func Drawio(w io.Writer, doc *types.Document) ([]string, error) {
 	for _, e := range doc.Edges {
 		used[e.ID] = true
 	}
-	fresh := func(base string) string {
-		id := base
-		for k := 2; used[id]; k++ {
-			id = base + "-" + strconv.Itoa(k)
-		}
-		used[id] = true
-		return id
-	}
+	fresh := freshIDs(used, "-")
 	rootID, layerID := fresh("0"), fresh("1")
 	// emitted are the cell ids written: an edge whose id a node or an
 	// earlier edge has gets a fresh one (the reader refuses an id twice).
@@ -316,4 +309,17 @@ func xmlAttr(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// freshIDs makes ids that none in used has: base itself, else base, sep
+// and 2, 3…; each id it makes is used from then on.
+func freshIDs(used map[string]bool, sep string) func(base string) string {
+	return func(base string) string {
+		id := base
+		for k := 2; used[id]; k++ {
+			id = base + sep + strconv.Itoa(k)
+		}
+		used[id] = true
+		return id
+	}
 }

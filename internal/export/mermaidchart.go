@@ -6,7 +6,6 @@ import (
 	"io"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -171,14 +170,7 @@ func mermaidIDs(doc *types.Document, starts map[string]bool) mermaidIDNames {
 			used[n.ID] = true
 		}
 	}
-	fresh := func(base string) string {
-		id := base
-		for k := 2; used[id]; k++ {
-			id = base + "_" + strconv.Itoa(k)
-		}
-		used[id] = true
-		return id
-	}
+	fresh := freshIDs(used, "_")
 	for _, n := range doc.Nodes {
 		if _, done := names.of[n.ID]; done {
 			continue // an id twice: the chart's error, written once
