@@ -26,15 +26,15 @@ type Reaper struct {
 	grace time.Duration
 	argv0 string // how to start the watcher (WithWatcher); "" starts none
 
-	mu     sync.Mutex
-	kept   map[int]uint64 // pid -> start time of what keep_running steps left
+	mu   sync.Mutex
+	kept map[int]uint64 // pid -> start time of what keep_running steps left
 	// running counts the calls between StepStarted and StepEnded: while
 	// one runs, what another left is not told from its processes, and
 	// the sweep waits (pending) for the last of them to end.
 	running int
 	pending bool
-	forced bool           // a second interrupt: SIGKILL, no grace
-	on     bool           // the subreaper flag is set
+	forced  bool // a second interrupt: SIGKILL, no grace
+	on      bool // the subreaper flag is set
 
 	// The run's watcher (watch.go): its pid and start time, spared by
 	// every sweep, the write end of its pipe, and its process.

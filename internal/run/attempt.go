@@ -464,7 +464,7 @@ func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, 
 		}
 	}
 	w.cur.tree.fresh = false // the call may change the working tree
-	b := w.release() // other branches go on while the call runs
+	b := w.release()         // other branches go on while the call runs
 	r, err := w.o.Runner(ctx, c)
 	w.take(b)
 	if lw != nil {

@@ -26,7 +26,7 @@ type branch struct {
 	// stop is its fork's join, where it ends (-1: none, the run's first).
 	cur, stop int
 	// tree is the working tree its steps work in.
-	tree *tree
+	tree   *tree
 	visits map[string]int // visits so far of each node, by id
 	// path lists the nodes the branch went through, terminators too: for
 	// the run's first branch it is the summary's Path.
