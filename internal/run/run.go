@@ -315,7 +315,7 @@ func (w *walker) node(i int) *types.ProcessedNode { return &w.o.Chart.Nodes[i] }
 // succeeds or they run out.
 func (w *walker) runNode(ctx context.Context, b *branch, n *types.ProcessedNode, visit int) (*NodeResult, error) {
 	start := time.Now()
-	res := &NodeResult{ID: n.ID, Text: n.Text, Role: n.Role, CLI: n.CLI, Visit: visit, Status: StatusFailed,
+	res := &NodeResult{ID: n.ID, Text: n.Text, Role: n.Role, CLI: n.CLI, Visit: visit, Branch: b.id, Status: StatusFailed,
 		Attempts: []Attempt{}}
 	w.o.Progress.NodeStarted(n, visit)
 	w.event(runlog.NodeStart{Node: n.ID, Visit: visit, Role: n.Role, CLI: n.CLI})
