@@ -46,7 +46,10 @@ type EventReader struct {
 	buf  []byte
 	line int
 	time []byte // the time of the last event, parsed by Time
-	raw  []byte // the last event's line
+	// branch is the last event's fork branch, FORK/NAME, "" for the
+	// run's own (Branch).
+	branch string
+	raw    []byte // the last event's line
 	torn bool
 	only map[EventType]bool
 }
@@ -95,6 +98,7 @@ func (r *EventReader) Next() (Event, error) {
 			return nil, &LineError{Line: r.line, Err: err}
 		}
 		r.time = append(r.time[:0], h.Time...)
+		r.branch = h.branchOf(ev)
 		r.raw = line
 		return ev, nil
 	}
@@ -126,6 +130,12 @@ func (r *EventReader) Time() time.Time {
 	t, _ := time.Parse(time.RFC3339Nano, string(r.time))
 	return t
 }
+
+// Branch is the fork branch of the event Next returned last, its id
+// FORK/NAME (readme/parallel.md), "" for an event of the run's own
+// branch. Events of a fork's branches interleave in the log: a reader of
+// a path reads each branch's apart.
+func (r *EventReader) Branch() string { return r.branch }
 
 // Torn says whether the log ended in a line cut short, which Next skipped.
 func (r *EventReader) Torn() bool { return r.torn }
@@ -173,12 +183,27 @@ func (r *EventReader) readLine() (line []byte, last bool, err error) {
 type head struct {
 	Time  []byte
 	Event EventType
+	// Branch is the "branch" Log.EventOn writes after the name, for an
+	// event of a fork's branch (branchOf).
+	Branch string
 }
 
 // jsonHead is a head decoded as JSON.
 type jsonHead struct {
-	Time  string    `json:"time"`
-	Event EventType `json:"event"`
+	Time   string    `json:"time"`
+	Event  EventType `json:"event"`
+	Branch string    `json:"branch"`
+}
+
+// branchOf is the fork branch of ev, the event of head h. The workspace
+// event has a "branch" of its own, a --worktree run's git branch, first
+// among its fields and always with its worktree: a workspace event's
+// "branch" without a worktree is a fork's (its checkpoints turned off).
+func (h head) branchOf(ev Event) string {
+	if ws, ok := ev.(Workspace); ok && ws.Worktree != "" && ws.Branch == h.Branch {
+		return ""
+	}
+	return h.Branch
 }
 
 // readHead reads a line's head. A line as Log.Event writes it starts
@@ -191,12 +216,26 @@ func readHead(line []byte) (head, error) {
 	}
 	var h jsonHead
 	if err := json.Unmarshal(line, &h); err != nil {
-		return head{}, err
+		var te *json.UnmarshalTypeError
+		if !errors.As(err, &te) || te.Field != "branch" {
+			return head{}, err
+		}
+		// A "branch" that is not a string: no fork's; the event's own
+		// decoding says whether the line is one.
+		h.Branch = ""
+		var bare struct {
+			Time  string    `json:"time"`
+			Event EventType `json:"event"`
+		}
+		if err := json.Unmarshal(line, &bare); err != nil {
+			return head{}, err
+		}
+		h.Time, h.Event = bare.Time, bare.Event
 	}
 	if h.Event == "" {
 		return head{}, errors.New(`no "event" name`)
 	}
-	return head{Time: []byte(h.Time), Event: h.Event}, nil
+	return head{Time: []byte(h.Time), Event: h.Event, Branch: h.Branch}, nil
 }
 
 // quickHead reads the head Log.Event writes: the time, then the name, a
@@ -219,7 +258,17 @@ func quickHead(line []byte) (head, bool) {
 			return head{}, false
 		}
 	}
-	return head{Time: t, Event: eventType(name)}, true
+	h := head{Time: t, Event: eventType(name)}
+	if rest, ok = bytes.CutPrefix(rest, []byte(`,"branch":"`)); ok {
+		// A fork branch's id, as EventOn writes it: a string with no
+		// escape is read as it is, any other is left to encoding/json.
+		id, after, ok := bytes.Cut(rest, []byte(`"`))
+		if !ok || bytes.IndexByte(id, '\\') >= 0 || len(after) == 0 || (after[0] != ',' && after[0] != '}') {
+			return head{}, false
+		}
+		h.Branch = string(id)
+	}
+	return h, true
 }
 
 // eventType is name as an EventType, without a copy for the known ones.
