@@ -50,8 +50,8 @@ type EventReader struct {
 	// run's own (Branch).
 	branch string
 	raw    []byte // the last event's line
-	torn bool
-	only map[EventType]bool
+	torn   bool
+	only   map[EventType]bool
 }
 
 // NewEventReader reads events from r.
