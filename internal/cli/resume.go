@@ -279,6 +279,10 @@ func (a *App) resume(ctx context.Context, id string, o resumeOptions, fs *pflag.
 		return &UsageError{Err: fmt.Errorf("resume: run %s got to its end (%s): there is no step to go on at", runID, cmp.Or(carried.Status, "succeeded")),
 			Hint: fmt.Sprintf("to run steps of it again, name the first with --from NODE; its path: %s", pathLine(carried.Path()))}
 	}
+	if err := carried.ForkError(); err != nil {
+		return &UsageError{Err: fmt.Errorf("resume: run %s: %w", runID, err),
+			Hint: fmt.Sprintf("run the whole fork again: dtree resume %s --from %s", runID, carried.Fork.Node)}
+	}
 	if err := carried.Check(c, start); err != nil {
 		return strayPath(runID, path, carried, err, o.force)
 	}
@@ -436,8 +440,23 @@ func resumeLine(runID string, r *run.Carried, c *chart.Chart) string {
 	if r.Len() == 1 {
 		them = "it"
 	}
-	return fmt.Sprintf("dtree: run %s goes on from run %s at %s: %s taken from it, no agent called for %s",
+	line := fmt.Sprintf("dtree: run %s goes on from run %s at %s: %s taken from it, no agent called for %s",
 		runID, r.Start.RunID, at, types.Plural(r.Len(), "finished step"), them)
+	if f := r.Fork; f != nil { // inside the fork: each branch from its own step
+		ways := make([]string, 0, len(f.Branches))
+		for _, b := range f.Branches[:min(len(f.Branches), 10)] {
+			if b.Done {
+				ways = append(ways, fmt.Sprintf("%s taken whole", b.ID))
+			} else {
+				ways = append(ways, fmt.Sprintf("%s at node %s", b.ID, b.At))
+			}
+		}
+		if more := len(f.Branches) - len(ways); more > 0 {
+			ways = append(ways, fmt.Sprintf("%d more", more))
+		}
+		line += "; its branches: " + strings.Join(ways, ", ")
+	}
+	return line
 }
 
 func firstLineOf(s string) string {

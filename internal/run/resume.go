@@ -42,6 +42,10 @@ type Carried struct {
 	// is not an event (torn, or edited): reading stopped at it, so the
 	// steps are those that finished before it. nil when there is none.
 	Damaged *runlog.LineError
+	// Fork is the fork the earlier run stopped inside, its branches part
+	// way (readme/resume.md#forks): nil when it stopped before or after
+	// every fork. At is then the fork's node.
+	Fork *CarriedFork
 	// Unfinished sums the usage of the agent calls of the visits it did
 	// not finish (failed, stopped by its budget, interrupted, killed),
 	// which are not carried: the budget counts them all the same
@@ -58,18 +62,84 @@ type Carried struct {
 	taken int
 	file  string
 	ids   map[string]string
+	// firsts is the first step of each fork branch the run started, by
+	// its id, for Check.
+	firsts map[string]string
+}
+
+// CarriedFork is a fork whose branches the earlier run had started and
+// not joined when it stopped. The resumed run takes each branch that got
+// to the join whole, and has each other go on from its own last finished
+// step, in a worktree made from its own last checkpoint; the join then
+// merges them onto the fork's checkpoint, as in a run that did not stop.
+type CarriedFork struct {
+	Node  string // the fork's node
+	Visit int    // the fork's visit
+	// Base is the fork's checkpoint, where its branches began and the
+	// join merges onto; "" when the run had no checkpoints.
+	Base string
+	// Branches are the fork's branches, in the order they started.
+	Branches []*CarriedBranch
+	// Nested is a fork inside one of the branches, whose branches the
+	// run started: a resume does not go into it (ForkError).
+	Nested string
+	byID   map[string]*CarriedBranch
+}
+
+// CarriedBranch is one branch of a CarriedFork.
+type CarriedBranch struct {
+	ID, Name string
+	First    string   // its first step
+	Path     []string // its finished steps, in order
+	// At is where it goes on: its first step, or where its last finished
+	// step led (the join, when it got there).
+	At string
+	// Checkpoint is its last checkpoint: its branch_end's, else its last
+	// finished step's, else the fork's; "" when it has none (Lost).
+	Checkpoint string
+	// Done: it got to the join (branch_end succeeded); it is taken whole.
+	Done bool
+	// Lost: a step of it finished without a checkpoint (its checkpoints
+	// were turned off): what it changed is not on record.
+	Lost bool
+}
+
+// ForkError is why the run cannot go on inside its fork, nil when it
+// can: a fork nested in a branch, or a branch whose changes are not on
+// record. --from the fork runs the whole fork again.
+func (c *Carried) ForkError() error {
+	f := c.Fork
+	if f == nil {
+		return nil
+	}
+	if f.Nested != "" {
+		return fmt.Errorf("it stopped inside fork %s, in the branches of fork %s nested in one of its branches, and a resume goes on inside one fork, not two", f.Node, f.Nested)
+	}
+	if f.Base == "" {
+		return fmt.Errorf("it stopped inside fork %s, without checkpoints: its branches' work is not on record", f.Node)
+	}
+	for _, b := range f.Branches {
+		if b.Lost || b.Checkpoint == "" {
+			return fmt.Errorf("it stopped inside fork %s, and the checkpoints of its branch %s stopped (its workspace event says why): what the branch changed is not on record", f.Node, b.ID)
+		}
+	}
+	return nil
 }
 
 // stepEnds is what Check and the export match read of a carried step:
 // about 50 bytes, where a step is 1 KB of events.jsonl.
 type stepEnds struct {
 	next, label        string
+	branch             string // CarriedStep.Branch
 	startLine, endLine int
 	dur                time.Duration
 }
 
 // CarriedStep is one finished visit of the earlier run.
 type CarriedStep struct {
+	// Branch is the fork branch the visit was of, FORK/NAME, "" for the
+	// run's own.
+	Branch  string
 	Start   runlog.NodeStart
 	Calls   []runlog.AgentCall
 	Retries []runlog.Retry
@@ -138,17 +208,18 @@ func (c *Carried) scan(r io.Reader, mode int, took func(*CarriedStep) bool) erro
 	rd := runlog.NewEventReader(r)
 	light := mode == scanLight
 	started := false
-	var cur *CarriedStep // the visit being read
-	var curStart time.Time
-	// pending are the usages of the calls of the visit being read, until
-	// it is known whether it finished; unfinished counts them when not.
-	var pending []types.Usage
-	unfinished := func() {
-		for _, u := range pending {
-			c.Unfinished.Add(u, 0)
+	// Each branch's visit being read, apart: the events of a fork's
+	// branches interleave.
+	visits := map[string]*readVisit{}
+	at := func(branch string) *readVisit {
+		v := visits[branch]
+		if v == nil {
+			v = &readVisit{}
+			visits[branch] = v
 		}
-		pending = pending[:0]
+		return v
 	}
+	lastVisit := 0 // the visit of the run's own last finished step
 	for {
 		ev, err := rd.Next()
 		if errors.Is(err, io.EOF) {
@@ -174,38 +245,51 @@ func (c *Carried) scan(r io.Reader, mode int, took func(*CarriedStep) bool) erro
 		if !light {
 			line = append(line, rd.Raw()...)
 		}
+		branch := rd.Branch()
+		v := at(branch)
 		if e, ok := ev.(runlog.AgentCall); ok && e.Purpose != agent.PurposeCommand {
 			u, _ := agent.CheckUsage(e.Usage)
-			pending = append(pending, u)
+			v.pending = append(v.pending, u)
 		}
 		switch e := ev.(type) {
 		case runlog.NodeStart:
-			unfinished() // a visit that had no end
-			cur, curStart = &CarriedStep{Start: e, startLine: rd.Line()}, rd.Time()
-			cur.lines = append(cur.lines, line)
+			v.unfinished(c) // a visit that had no end
+			v.cur, v.start = &CarriedStep{Branch: branch, Start: e, startLine: rd.Line()}, rd.Time()
+			v.cur.lines = append(v.cur.lines, line)
 		case runlog.NodeEnd:
-			if cur == nil || cur.Start.Node != e.Node {
-				cur = nil
+			cur := v.cur
+			v.cur = nil
+			if cur == nil || cur.Start.Node != e.Node || e.Status != StatusSucceeded {
 				continue
 			}
-			if e.Status == StatusSucceeded {
-				pending = pending[:0] // carried with its step
-				cur.End, cur.dur, cur.endLine = e, rd.Time().Sub(curStart), rd.Line()
-				cur.lines = append(cur.lines, line)
-				c.path = append(c.path, e.Node)
-				if mode == scanLight {
-					c.steps = append(c.steps, stepEnds{next: e.Next, label: e.Label, startLine: cur.startLine,
-						endLine: cur.endLine, dur: cur.dur})
-				}
+			v.pending = v.pending[:0] // carried with its step
+			cur.End, cur.dur, cur.endLine = e, rd.Time().Sub(v.start), rd.Line()
+			cur.lines = append(cur.lines, line)
+			c.path = append(c.path, e.Node)
+			if mode == scanLight {
+				c.steps = append(c.steps, stepEnds{next: e.Next, label: e.Label, branch: branch, startLine: cur.startLine,
+					endLine: cur.endLine, dur: cur.dur})
+			}
+			if branch == "" {
 				c.Ended = e.Next == ""
 				c.At = e.Next
-				if !took(cur) {
-					return nil
+				lastVisit = cur.Start.Visit
+			} else if b := c.Fork.branch(branch); b != nil {
+				b.Path = append(b.Path, e.Node)
+				b.At = e.Next
+				if e.Change != nil {
+					b.Checkpoint = e.Change.To
+				} else if c.Fork.Base != "" {
+					b.Lost = true
 				}
 			}
-			cur = nil
+			if !took(cur) {
+				return nil
+			}
 		case runlog.End:
-			c.Ended = true
+			if branch == "" {
+				c.Ended = true
+			}
 		case runlog.RunEnd:
 			c.Status = e.Status
 			if e.Status == StatusSucceeded {
@@ -214,33 +298,101 @@ func (c *Carried) scan(r io.Reader, mode int, took func(*CarriedStep) bool) erro
 		case runlog.RunStart:
 			// a second run in one log: not dtree's
 			return errors.New("its events.jsonl holds two run_start events: not the log of one dtree run")
+		case runlog.BranchStart:
+			c.branchStarted(branch, e, lastVisit)
+		case runlog.BranchEnd:
+			if b := c.Fork.branch(branch); b != nil {
+				b.Done = e.Status == StatusSucceeded
+				if e.Checkpoint != "" {
+					b.Checkpoint = e.Checkpoint
+				}
+			}
+		case runlog.Join:
+			if branch == "" { // the run's own fork joined; a nested one's join is its branch's
+				c.Fork = nil
+			}
 		default:
-			if cur == nil || light {
+			if v.cur == nil || light {
 				continue // the lines copied from the run before it, say, are in their steps
 			}
-			cur.lines = append(cur.lines, line)
+			v.cur.lines = append(v.cur.lines, line)
 			switch e := ev.(type) {
 			case runlog.AgentCall:
-				cur.Calls = append(cur.Calls, e)
+				v.cur.Calls = append(v.cur.Calls, e)
 			case runlog.Retry:
-				cur.Retries = append(cur.Retries, e)
+				v.cur.Retries = append(v.cur.Retries, e)
 			case runlog.ToolCall:
-				cur.Tools = append(cur.Tools, e)
+				v.cur.Tools = append(v.cur.Tools, e)
 			case runlog.ToolCallsLeftOut:
-				cur.ToolsLeftOut += e.LeftOut
+				v.cur.ToolsLeftOut += e.LeftOut
 			}
 		}
 	}
 	if !started {
 		return errors.New("its events.jsonl has no run_start event: the run stopped before it began")
 	}
-	unfinished()
+	for _, v := range visits {
+		v.unfinished(c)
+	}
 	c.Torn = rd.Torn()
 	c.taken = len(c.path)
-	if c.taken == 0 || c.Ended {
+	switch {
+	case c.Fork != nil: // it goes on inside the fork
+		c.At, c.Ended = c.Fork.Node, false
+	case c.taken == 0 || c.Ended:
 		c.At = ""
 	}
 	return nil
+}
+
+// readVisit is the visit of one branch that scan is reading: its step
+// so far, when it started, and the usages of its calls until it is known
+// whether it finished.
+type readVisit struct {
+	cur     *CarriedStep
+	start   time.Time
+	pending []types.Usage
+}
+
+// unfinished counts the usages of the visit's calls as of a visit that
+// did not finish.
+func (v *readVisit) unfinished(c *Carried) {
+	for _, u := range v.pending {
+		c.Unfinished.Add(u, 0)
+	}
+	v.pending = v.pending[:0]
+}
+
+// branchStarted notes a fork's branch that started: of the run's own
+// fork, whose node's last visit was visit, or of a fork nested in one of
+// its branches.
+func (c *Carried) branchStarted(id string, e runlog.BranchStart, visit int) {
+	if c.firsts == nil {
+		c.firsts = map[string]string{}
+	}
+	c.firsts[id] = e.First
+	f := c.Fork
+	if f == nil {
+		f = &CarriedFork{Node: e.Fork, Visit: max(visit, 1), Base: e.Checkpoint, byID: map[string]*CarriedBranch{}}
+		c.Fork = f
+	}
+	if e.Fork != f.Node {
+		if f.Nested == "" {
+			f.Nested = e.Fork
+		}
+		return
+	}
+	b := &CarriedBranch{ID: id, Name: e.Name, First: e.First, At: e.First, Checkpoint: e.Checkpoint}
+	f.Branches = append(f.Branches, b)
+	f.byID[id] = b
+}
+
+// branch is the fork's branch of id; nil when f is, or it has none.
+func (f *CarriedFork) branch(id string) *CarriedBranch {
+	if f == nil {
+		return nil
+	}
+	return f.byID[id]
 }
 
 // From has the resumed run go on at the latest visit of node id on the
@@ -248,8 +400,8 @@ func (c *Carried) scan(r io.Reader, mode int, took func(*CarriedStep) bool) erro
 // be the one the run would go on at anyway.
 func (c *Carried) From(id string) error {
 	for i := c.taken - 1; i >= 0; i-- {
-		if c.path[i] == id {
-			c.taken, c.At, c.Ended = i, id, false
+		if c.path[i] == id && c.branchOf(i) == "" { // a step of a fork's branch is run again with its fork
+			c.taken, c.At, c.Ended, c.Fork = i, id, false, nil
 			if c.Steps != nil {
 				c.Steps = c.Steps[:i]
 			}
@@ -280,6 +432,15 @@ func (e *FromError) Error() string {
 		path = fmt.Sprintf("… %d steps before, then %s", len(e.Path)-maxPathShown, path)
 	}
 	return fmt.Sprintf("--from %s: node %s is not on the run's path (%s)", e.Node, e.Node, path)
+}
+
+// branchOf is the fork branch of the i-th finished step, "" for the
+// run's own.
+func (c *Carried) branchOf(i int) string {
+	if c.file != "" {
+		return c.steps[i].branch
+	}
+	return c.Steps[i].Branch
 }
 
 // Path is the node ids of the carried steps, in order.
@@ -350,7 +511,7 @@ func (c *Carried) Each(fn func(*CarriedStep) bool) error {
 	}
 	for i := range c.taken {
 		e := &c.steps[i]
-		s := CarriedStep{Start: runlog.NodeStart{Node: c.path[i]}, End: runlog.NodeEnd{Node: c.path[i], Next: e.next, Label: e.label},
+		s := CarriedStep{Branch: e.branch, Start: runlog.NodeStart{Node: c.path[i]}, End: runlog.NodeEnd{Node: c.path[i], Next: e.next, Label: e.label},
 			startLine: e.startLine, endLine: e.endLine, dur: e.dur}
 		if !fn(&s) {
 			break

@@ -1,0 +1,134 @@
+package run
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Lines of the events.jsonl of a run stopped inside a fork, as the
+// walker writes them (a run of testdata/script/fork_resume.txtar's chart,
+// cut short): branch a got to the join, b failed at its second step.
+// The branches' events interleave, each line naming its branch.
+const (
+	fkStart  = `{"time":"2026-11-27T08:00:00Z","event":"run_start","run_id":"r1","start":"plan","page":"1","graph_digest":"d"}`
+	fkNSplan = `{"time":"2026-11-27T08:00:01Z","event":"node_start","cli":"sh","node":"plan","role":"process","run_id":"r1","visit":1}`
+	fkNEplan = `{"time":"2026-11-27T08:00:02Z","event":"node_end","change":{"added":1,"files":1,"from":"c0","paths":[],"removed":0,"to":"cF"},"command":"echo plan","next":"review","node":"plan","response":{"exit_code":0,"output":""},"run_id":"r1","status":"succeeded","visit":1}`
+	fkBSa    = `{"time":"2026-11-27T08:00:03Z","event":"branch_start","branch":"plan/a","checkpoint":"cF","first":"a1","fork":"plan","name":"a","run_id":"r1"}`
+	fkBSb    = `{"time":"2026-11-27T08:00:03Z","event":"branch_start","branch":"plan/b","checkpoint":"cF","first":"b1","fork":"plan","name":"b","run_id":"r1"}`
+	fkNSb1   = `{"time":"2026-11-27T08:00:04Z","event":"node_start","branch":"plan/b","cli":"sh","node":"b1","role":"process","run_id":"r1","visit":1}`
+	fkNSa1   = `{"time":"2026-11-27T08:00:04Z","event":"node_start","branch":"plan/a","cli":"sh","node":"a1","role":"process","run_id":"r1","visit":1}`
+	fkNEa1   = `{"time":"2026-11-27T08:00:05Z","event":"node_end","branch":"plan/a","change":{"added":1,"files":1,"from":"cF","paths":[],"removed":0,"to":"cA1"},"command":"echo a1","next":"a2","node":"a1","response":{"exit_code":0,"output":""},"run_id":"r1","status":"succeeded","visit":1}`
+	fkNSa2   = `{"time":"2026-11-27T08:00:06Z","event":"node_start","branch":"plan/a","cli":"sh","node":"a2","role":"process","run_id":"r1","visit":1}`
+	fkNEa2   = `{"time":"2026-11-27T08:00:07Z","event":"node_end","branch":"plan/a","change":{"added":1,"files":1,"from":"cA1","paths":[],"removed":0,"to":"cA2"},"command":"echo a2","next":"review","node":"a2","response":{"exit_code":0,"output":""},"run_id":"r1","status":"succeeded","visit":1}`
+	fkBEa    = `{"time":"2026-11-27T08:00:07Z","event":"branch_end","branch":"plan/a","checkpoint":"cA2","path":["a1","a2"],"run_id":"r1","status":"succeeded"}`
+	fkNEb1   = `{"time":"2026-11-27T08:00:08Z","event":"node_end","branch":"plan/b","change":{"added":1,"files":1,"from":"cF","paths":[],"removed":0,"to":"cB1"},"command":"echo b1","next":"b2","node":"b1","response":{"exit_code":0,"output":""},"run_id":"r1","status":"succeeded","visit":1}`
+	fkNSb2   = `{"time":"2026-11-27T08:00:09Z","event":"node_start","branch":"plan/b","cli":"sh","node":"b2","role":"process","run_id":"r1","visit":1}`
+	fkFailb2 = `{"time":"2026-11-27T08:00:10Z","event":"node_end","branch":"plan/b","change":{"added":0,"files":0,"from":"cB1","paths":[],"removed":0,"to":"cB1"},"error":"exit 1","node":"b2","run_id":"r1","status":"failed","visit":1}`
+	fkBEb    = `{"time":"2026-11-27T08:00:10Z","event":"branch_end","branch":"plan/b","checkpoint":"cB1","error":"node b2 failed","path":["b1","b2"],"run_id":"r1","status":"failed"}`
+	fkEnd    = `{"time":"2026-11-27T08:00:11Z","event":"run_end","status":"failed","run_id":"r1"}`
+	fkJoin   = `{"time":"2026-11-27T08:00:11Z","event":"join","branches":["plan/a","plan/b"],"checkpoint":"cM","fork":"plan","mode":"all","node":"review","run_id":"r1"}`
+	fkNSrev  = `{"time":"2026-11-27T08:00:12Z","event":"node_start","cli":"sh","node":"review","role":"process","run_id":"r1","visit":1}`
+)
+
+// A run stopped inside a fork: the steps before it are the run's path,
+// each branch's finished steps are its own, and the run goes on at the
+// fork, not where the last step of some branch led (before, the
+// interleaved events were read as one path: plan, a1, a2, going on at
+// the join, b1 dropped).
+func TestReadCarriedInsideAFork(t *testing.T) {
+	t.Parallel()
+	lines := []string{fkStart, fkNSplan, fkNEplan, fkBSa, fkBSb, fkNSb1, fkNSa1, fkNEa1, fkNSa2, fkNEa2, fkBEa,
+		fkNEb1, fkNSb2, fkFailb2, fkBEb, fkEnd}
+	for _, read := range []struct {
+		name string
+		read func(string) (*Carried, error)
+	}{
+		{"whole", func(log string) (*Carried, error) { return ReadCarried(strings.NewReader(log)) }},
+		{"from the file", func(log string) (*Carried, error) { return ReadCarriedFile(writeLog(t, log)) }},
+	} {
+		t.Run(read.name, func(t *testing.T) {
+			t.Parallel()
+			c, err := read.read(strings.Join(lines, "\n") + "\n")
+			require.NoError(t, err)
+			assert.Equal(t, "plan", c.At, "it goes on at the fork")
+			assert.False(t, c.Ended)
+			assert.Equal(t, []string{"plan", "a1", "a2", "b1"}, c.Path())
+			require.NotNil(t, c.Fork)
+			assert.Equal(t, "plan", c.Fork.Node)
+			assert.Equal(t, 1, c.Fork.Visit)
+			assert.Equal(t, "cF", c.Fork.Base)
+			require.Len(t, c.Fork.Branches, 2)
+			a, b := c.Fork.Branches[0], c.Fork.Branches[1]
+			assert.Equal(t, CarriedBranch{ID: "plan/a", Name: "a", First: "a1", Path: []string{"a1", "a2"}, At: "review",
+				Checkpoint: "cA2", Done: true}, *a)
+			assert.Equal(t, CarriedBranch{ID: "plan/b", Name: "b", First: "b1", Path: []string{"b1"}, At: "b2",
+				Checkpoint: "cB1"}, *b)
+			require.NoError(t, c.ForkError())
+			var branches []string
+			require.NoError(t, c.Each(func(s *CarriedStep) bool {
+				branches = append(branches, s.Branch+":"+s.Start.Node)
+				return true
+			}))
+			assert.Equal(t, []string{":plan", "plan/a:a1", "plan/a:a2", "plan/b:b1"}, branches)
+
+			// --from a step of a branch is not a point to go on at; the
+			// fork is, and runs it all again.
+			require.Error(t, c.From("a2"))
+			require.NoError(t, c.From("plan"))
+			assert.Nil(t, c.Fork)
+			assert.Equal(t, 0, c.Len())
+		})
+	}
+}
+
+// A run stopped at its join, or after it, goes on as a run without a
+// fork: at the join, the branches' steps carried.
+func TestReadCarriedAfterAJoin(t *testing.T) {
+	t.Parallel()
+	fkBEbOK := strings.Replace(strings.Replace(fkBEb, `"status":"failed"`, `"status":"succeeded"`, 1), `"error":"node b2 failed",`, "", 1)
+	fkNEb2 := strings.Replace(strings.Replace(fkFailb2, `"status":"failed"`, `"status":"succeeded","next":"review"`, 1), `"error":"exit 1",`, "", 1)
+	c, err := ReadCarried(strings.NewReader(strings.Join([]string{fkStart, fkNSplan, fkNEplan, fkBSa, fkBSb, fkNSb1, fkNSa1,
+		fkNEa1, fkNSa2, fkNEa2, fkBEa, fkNEb1, fkNSb2, fkNEb2, fkBEbOK, fkJoin, fkNSrev, fkEnd}, "\n")))
+	require.NoError(t, err)
+	assert.Nil(t, c.Fork)
+	assert.Equal(t, "review", c.At)
+	assert.Equal(t, []string{"plan", "a1", "a2", "b1", "b2"}, c.Path())
+}
+
+// A branch whose checkpoints stopped, or a fork in a branch, is not gone
+// into: ForkError says why.
+func TestCarriedForkError(t *testing.T) {
+	t.Parallel()
+	noChange := strings.Replace(fkNEa1, `"change":{"added":1,"files":1,"from":"cF","paths":[],"removed":0,"to":"cA1"},`, "", 1)
+	nested := `{"time":"2026-11-27T08:00:06Z","event":"branch_start","branch":"a1/x","checkpoint":"cA1","first":"x1","fork":"a1","name":"x","run_id":"r1"}`
+	for _, tc := range []struct {
+		name  string
+		lines []string
+		want  string
+	}{
+		{"checkpoints off in a branch", []string{fkStart, fkNSplan, fkNEplan, fkBSa, fkBSb, fkNSa1, noChange, fkEnd},
+			"the checkpoints of its branch plan/a stopped"},
+		{"a fork in a branch", []string{fkStart, fkNSplan, fkNEplan, fkBSa, fkBSb, fkNSa1, fkNEa1, nested, fkEnd},
+			"fork a1 nested in one of its branches"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c, err := ReadCarried(strings.NewReader(strings.Join(tc.lines, "\n")))
+			require.NoError(t, err)
+			assert.ErrorContains(t, c.ForkError(), tc.want)
+		})
+	}
+}
+
+// writeLog writes log to an events.jsonl of a test's own.
+func writeLog(t *testing.T, log string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(log), 0o644))
+	return path
+}
