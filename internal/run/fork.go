@@ -102,9 +102,6 @@ func (w *walker) fork(ctx context.Context, p *branch, n *types.ProcessedNode, vi
 		base = t.ws.Last.Commit // the fork's visit ended with a checkpoint
 	}
 	w.forked = true
-	bctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-
 	children := make([]*branch, 0, len(f.Branches))
 	defer func() {
 		for _, c := range children {
@@ -118,6 +115,19 @@ func (w *walker) fork(ctx context.Context, p *branch, n *types.ProcessedNode, vi
 		}
 		children = append(children, c)
 	}
+	return w.runBranches(ctx, p, n, join, base, children)
+}
+
+// runBranches walks the branches of fork n side by side, each from its
+// node, waits for them at the join, merges their changes onto base into
+// p's tree and returns the join's index, where p goes on.
+func (w *walker) runBranches(ctx context.Context, p *branch, n *types.ProcessedNode, join int, base string, children []*branch) (int, error) {
+	isolated := base != ""
+	if w.o.Hold != nil {
+		defer w.o.Hold()()
+	}
+	bctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	done := make(chan forkResult)
 	for i, c := range children {
 		go func() {

@@ -2,6 +2,7 @@ package run
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -456,7 +457,7 @@ const carryFlushSteps = 256
 // the steps counted for --max-steps and answers.yaml; and branch b's
 // path, visit counts and run so far, b at the node to go on at. ok is
 // false when the run is to start at its start.
-func (w *walker) carry(b *branch) (ok bool, err error) {
+func (w *walker) carry(ctx context.Context, b *branch) (ok bool, err error) {
 	r := w.o.Resume
 	g := w.o.Chart.Graph
 	w.sum.Resumed = &Resumed{From: r.Start.RunID, Steps: r.taken}
@@ -476,9 +477,16 @@ func (w *walker) carry(b *branch) (ok bool, err error) {
 		b.pass(w.o.Start) // skipped to its successor
 	}
 	n := 0
+	var forkErr error
 	take := func(s *CarriedStep) bool {
 		if n == r.taken {
 			return false
+		}
+		on := b // the branch the step is of
+		if s.Branch != "" && r.Fork.branch(s.Branch) != nil {
+			if on, forkErr = w.partBranch(ctx, b, s.Branch); forkErr != nil {
+				return false
+			}
 		}
 		if w.o.Log != nil {
 			for _, l := range s.lines {
@@ -488,13 +496,16 @@ func (w *walker) carry(b *branch) (ok bool, err error) {
 				_ = w.o.Log.Flush() // its error is the log's Err, which the walk stops at
 			}
 		}
-		w.carryStep(b, s)
+		w.carryStep(on, s)
 		w.sum.Resumed.DurationMS += s.dur.Milliseconds()
 		n++
 		return true
 	}
 	if err := r.each(scanFull, take); err != nil {
 		return false, err
+	}
+	if forkErr != nil {
+		return false, forkErr
 	}
 	w.steps += n
 	w.queueShort()
@@ -604,8 +615,11 @@ func (w *walker) carryStep(b *branch, s *CarriedStep) {
 		}
 	}
 	res.carryTools(s.Tools, s.ToolsLeftOut)
+	res.Branch = s.Branch
 	w.sum.add(res)
-	b.pass(id)
+	if s.Branch == "" || b.id != "" { // a joined fork's branches' steps are not the run's own path
+		b.pass(id)
+	}
 	b.visits[id] = max(b.visits[id], s.Start.Visit)
 
 	p := pastStep{ID: id, Text: n.Text, Role: s.Start.Role, Status: StatusSucceeded, Response: res.Response,

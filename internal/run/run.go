@@ -91,6 +91,11 @@ type Options struct {
 	// Approval answers the run's approval gates; without an answer a
 	// gate stops the run (StatusWaiting, exit 5).
 	Approval Approval
+	// Hold, when set, is called when a fork's branches start, and what it
+	// returns when they have all ended: the command's reaper ends no
+	// process meanwhile, since what one branch's step left cannot be told
+	// from another branch's git taking a checkpoint.
+	Hold func() (release func())
 }
 
 // Progress hears about the run as it goes; the command prints it.
@@ -160,6 +165,9 @@ type walker struct {
 	root    *tree           // the run's working tree and its checkpoints
 	// gateAnswered: Approval.Answer was given to a gate.
 	gateAnswered bool
+	// parts are the branches of the fork a resumed run goes on inside,
+	// by their id in the run resumed (resume.go).
+	parts map[string]*branch
 }
 
 // Walk runs the chart and returns its summary. The error is a
@@ -227,8 +235,13 @@ func (w *walker) walk(ctx context.Context) error {
 	resumed := false
 	if w.o.Resume != nil {
 		var err error
-		if resumed, err = w.carry(b); err != nil {
+		if resumed, err = w.carry(ctx, b); err != nil {
 			return err
+		}
+		if resumed && w.o.Resume.Fork != nil { // it stopped inside a fork (resume.go)
+			if b.cur, err = w.goOnInFork(ctx, b); err != nil {
+				return err
+			}
 		}
 	}
 	if !resumed {
