@@ -451,7 +451,7 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 		Log: log, Progress: p, Backoff: wait, Settings: settingsForLog(s), Model: o.model, Context: o.context, Vars: o.vars, MaxCost: o.budgetUSD, MaxTokens: o.budgetTok,
 		Resume: j.resume, Answers: o.answers,
 		ReplayCommand: j.replay(filepath.Join(log.Dir, "answers.yaml")),
-		Hold: func() func() { a.Procs.StepStarted(); return func() { a.Procs.StepEnded(false) } },
+		Hold:          func() func() { a.Procs.StepStarted(); return func() { a.Procs.StepEnded(false) } },
 		Picture:       runPicture(s.WriteLogGraph, log.Dir, c.Doc, log.Redactor().String),
 		Workspace:     repo, WorkspaceOff: off, Worktree: inWorktree, Rollback: s.Rollback,
 		Approval: gates,
