@@ -95,7 +95,11 @@ func (c *Carried) Check(ch *chart.Chart, start string) error {
 	err := c.Each(func(s *CarriedStep) bool {
 		cs := chains[s.Branch]
 		if cs == nil {
-			cs = &chain{want: c.firsts[s.Branch]}
+			first, ok := c.firsts[s.Branch]
+			if !ok { // a log a resume wrote carries its steps, not its branch_start
+				first = s.Start.Node
+			}
+			cs = &chain{want: first}
 			chains[s.Branch] = cs
 		}
 		bad = checkStep(g, forkJoin(ch, s.Start.Node), s, cs.k, cs.want, cs.prev)
