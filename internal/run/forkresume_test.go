@@ -1,13 +1,22 @@
 package run
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/dtree-dev/dtree/internal/agent"
+	"github.com/dtree-dev/dtree/internal/replay"
+	"github.com/dtree-dev/dtree/internal/runlog"
+	"github.com/dtree-dev/dtree/internal/workspace"
 )
 
 // Lines of the events.jsonl of a run stopped inside a fork, as the
@@ -131,4 +140,84 @@ func writeLog(t *testing.T, log string) string {
 	path := filepath.Join(t.TempDir(), "events.jsonl")
 	require.NoError(t, os.WriteFile(path, []byte(log), 0o644))
 	return path
+}
+
+// A fork run's answers.yaml replays its path whatever order its branches
+// call in: the replies are the node's and visit's, not the calls' order.
+// The run records with the tests branch calling first (the other branches
+// wait), and replays with it calling last.
+func TestReplayOfAForkIsOrderFree(t *testing.T) {
+	t.Parallel()
+	dir := gitDir(t)
+	csv, err := os.ReadFile(filepath.Join("..", "..", "testdata", "charts", "fork", "fork.csv"))
+	require.NoError(t, err)
+	c, reg := fakeChart(t, bytes.NewReader(csv))
+	repo, err := workspace.Open(context.Background(), dir)
+	require.NoError(t, err)
+	tests := map[string]bool{"5": true, "6": true} // the tests branch: 5, and 6 that loops back to it
+	// late has the calls of the nodes it names wait, so that the others'
+	// come first.
+	late := func(runner Runner, wait func(node string) bool) Runner {
+		return func(ctx context.Context, call agent.Call) (agent.Result, error) {
+			if wait(call.Request.Node) {
+				time.Sleep(100 * time.Millisecond)
+			}
+			return runner(ctx, call)
+		}
+	}
+	walkFork := func(runner Runner, answers string) (*Summary, *runlog.Log) {
+		log, err := runlog.Open(runlog.Options{Dir: filepath.Join(dir, ".dtree", "runs")})
+		require.NoError(t, err)
+		t.Cleanup(func() { log.Close() })
+		sum, err := Walk(context.Background(), Options{Chart: c, Page: c.Doc.Pages[0], Start: c.Doc.Pages[0].Root, NoValidate: true,
+			Registry: reg, Runner: runner, Backoff: func(int) time.Duration { return 0 }, Log: log, Workdir: dir,
+			Workspace: repo, Answers: answers})
+		require.NoError(t, err)
+		return sum, log
+	}
+	var order []string
+	var mu sync.Mutex
+	agentRunner := func(_ context.Context, call agent.Call) (agent.Result, error) {
+		mu.Lock()
+		order = append(order, call.Request.Node)
+		mu.Unlock()
+		if call.Request.Node == "6" { // No on its first visit, Yes on its second
+			if call.Request.Visit == 1 {
+				return agent.Result{Answer: `{"answer": "No"}`}, nil
+			}
+			return agent.Result{Answer: `{"answer": "Yes"}`}, nil
+		}
+		return agent.Result{Answer: done}, nil
+	}
+	recorded, log := walkFork(late(agentRunner, func(n string) bool { return !tests[n] && n != "4" && n != "9" }), "")
+	require.Equal(t, "5", order[1], "the tests branch called first")
+
+	ans, err := replay.Load(filepath.Join(log.Dir, "answers.yaml"))
+	require.NoError(t, err)
+	nodes, err := ans.Resolve(func(key string) []string { return c.FindNode(c.Doc.Pages[0].ID, key) },
+		func(id string) (string, string) {
+			i, _ := c.Graph.Index(id)
+			return c.Doc.Nodes[i].Text, c.Nodes[i].Role
+		}, func(string) string { return "" })
+	require.NoError(t, err)
+	rp := replay.NewRunner(&replay.Plan{Answers: ans.Path, Nodes: nodes, Recorded: ans.Recorded})
+	order = nil
+	replayed, _ := walkFork(late(func(ctx context.Context, call agent.Call) (agent.Result, error) {
+		mu.Lock()
+		order = append(order, call.Request.Node)
+		mu.Unlock()
+		return rp.Call(ctx, call)
+	}, func(n string) bool { return tests[n] }), ans.Path)
+	require.NotEqual(t, "5", order[1], "the tests branch called last")
+
+	assert.Equal(t, recorded.Path, replayed.Path)
+	paths := func(s *Summary) map[string][]string {
+		m := map[string][]string{}
+		for _, b := range s.Branches {
+			m[b.ID] = b.Path
+		}
+		return m
+	}
+	assert.Equal(t, map[string][]string{"4/tests": {"5", "6", "5", "6"}, "4/docs": {"7"}, "4/lint": {"8"}}, paths(recorded))
+	assert.Equal(t, paths(recorded), paths(replayed))
 }
