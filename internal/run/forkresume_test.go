@@ -3,6 +3,7 @@ package run
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -220,4 +221,99 @@ func TestReplayOfAForkIsOrderFree(t *testing.T) {
 	}
 	assert.Equal(t, map[string][]string{"4/tests": {"5", "6", "5", "6"}, "4/docs": {"7"}, "4/lint": {"8"}}, paths(recorded))
 	assert.Equal(t, paths(recorded), paths(replayed))
+}
+
+// A run whose lint branch fails is resumed: the branches go on from where
+// each stopped (however far the others got before they were stopped),
+// no visit that finished calls its agent again, and the tree after the
+// join has every branch's work.
+func TestResumeInsideAFork(t *testing.T) {
+	t.Parallel()
+	dir := gitDir(t)
+	csv, err := os.ReadFile(filepath.Join("..", "..", "testdata", "charts", "fork", "fork.csv"))
+	require.NoError(t, err)
+	c, reg := fakeChart(t, bytes.NewReader(csv))
+	repo, err := workspace.Open(context.Background(), dir)
+	require.NoError(t, err)
+	type visit struct {
+		node string
+		n    int
+	}
+	var mu sync.Mutex
+	lintFails := true
+	runner := func(calls *[]visit) Runner {
+		return func(_ context.Context, call agent.Call) (agent.Result, error) {
+			node := call.Request.Node
+			mu.Lock()
+			*calls = append(*calls, visit{node, call.Request.Visit})
+			fail := node == "8" && lintFails
+			mu.Unlock()
+			if node == "6" {
+				if call.Request.Visit == 1 {
+					return agent.Result{Answer: `{"answer": "No"}`}, nil
+				}
+				return agent.Result{Answer: `{"answer": "Yes"}`}, nil
+			}
+			if fail {
+				return agent.Result{Answer: `{"completed": false, "reason": "lint is red"}`}, nil
+			}
+			// Each step leaves a file in its tree: the branch's worktree.
+			name := fmt.Sprintf("step-%s-%d.txt", node, call.Request.Visit)
+			if err := os.WriteFile(filepath.Join(call.Dir, name), []byte(node+"\n"), 0o644); err != nil {
+				return agent.Result{}, err
+			}
+			return agent.Result{Answer: done}, nil
+		}
+	}
+	walkFork := func(calls *[]visit, resume *Carried) (*Summary, *runlog.Log, error) {
+		log, err := runlog.Open(runlog.Options{Dir: filepath.Join(dir, ".dtree", "runs")})
+		require.NoError(t, err)
+		t.Cleanup(func() { log.Close() })
+		sum, err := Walk(context.Background(), Options{Chart: c, Page: c.Doc.Pages[0], Start: c.Doc.Pages[0].Root, NoValidate: true,
+			Registry: reg, Runner: runner(calls), Backoff: func(int) time.Duration { return 0 }, Log: log, Workdir: dir,
+			Workspace: repo, Resume: resume})
+		return sum, log, err
+	}
+	var first, second []visit
+	sum, log, err := walkFork(&first, nil)
+	var failed *NodeFailedError
+	require.ErrorAs(t, err, &failed)
+	require.Equal(t, "8", failed.Node)
+	require.Equal(t, []string{"3", "4"}, sum.Path)
+
+	carried, err := ReadCarriedFile(filepath.Join(log.Dir, "events.jsonl"))
+	require.NoError(t, err)
+	require.NotNil(t, carried.Fork)
+	require.NoError(t, carried.ForkError())
+	require.NoError(t, carried.Check(c, c.Doc.Pages[0].Root))
+	finished := map[visit]bool{}
+	evs, err := runlog.ReadEvents(log.Dir)
+	require.NoError(t, err)
+	for _, ev := range evs {
+		if e, ok := ev.(runlog.NodeEnd); ok && e.Status == StatusSucceeded {
+			finished[visit{e.Node, e.Visit}] = true
+		}
+	}
+
+	mu.Lock()
+	lintFails = false
+	mu.Unlock()
+	sum, _, err = walkFork(&second, carried)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"3", "4", "9", "10"}, sum.Path)
+	for _, v := range second {
+		assert.False(t, finished[v], "node %s visit %d finished in the first run and was called again", v.node, v.n)
+	}
+	paths := map[string][]string{}
+	for _, b := range sum.Branches {
+		paths[b.ID] = b.Path
+	}
+	assert.Equal(t, map[string][]string{"4/tests": {"5", "6", "5", "6"}, "4/docs": {"7"}, "4/lint": {"8"}}, paths)
+	// The join merged every branch's steps into the run's tree.
+	for _, name := range []string{"step-4-1.txt", "step-5-1.txt", "step-5-2.txt", "step-7-1.txt", "step-8-1.txt", "step-9-1.txt"} {
+		assert.FileExists(t, filepath.Join(dir, name))
+	}
+	wts, err := repo.Worktrees(context.Background())
+	require.NoError(t, err)
+	assert.Len(t, wts, 0, "the branches' worktrees are removed")
 }
