@@ -88,7 +88,7 @@ func TestReadCarriedInsideAFork(t *testing.T) {
 
 			// --from a step of a branch is not a point to go on at; the
 			// fork is, and runs it all again.
-			require.Error(t, c.From("a2"))
+			require.EqualError(t, c.From("a2"), "--from a2: node a2 is a step of the fork branch plan/a, which runs again with its fork: name the fork's node")
 			require.NoError(t, c.From("plan"))
 			assert.Nil(t, c.Fork)
 			assert.Equal(t, 0, c.Len())

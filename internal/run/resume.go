@@ -412,6 +412,11 @@ func (c *Carried) From(id string) error {
 	if c.At == id && !c.Ended {
 		return nil
 	}
+	for i := c.taken - 1; i >= 0; i-- {
+		if c.path[i] == id {
+			return &FromError{Node: id, Branch: c.branchOf(i)}
+		}
+	}
 	return &FromError{Node: id, Path: c.Path()}
 }
 
@@ -419,12 +424,18 @@ func (c *Carried) From(id string) error {
 type FromError struct {
 	Node string
 	Path []string
+	// Branch is the fork branch whose step Node is: it runs again with
+	// its fork, not on its own.
+	Branch string
 }
 
 // maxPathShown bounds the path a FromError names: the newest steps.
 const maxPathShown = 50
 
 func (e *FromError) Error() string {
+	if e.Branch != "" {
+		return fmt.Sprintf("--from %s: node %s is a step of the fork branch %s, which runs again with its fork: name the fork's node", e.Node, e.Node, e.Branch)
+	}
 	if len(e.Path) == 0 {
 		return fmt.Sprintf("--from %s: the run finished no step to go back to", e.Node)
 	}
