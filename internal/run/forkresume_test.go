@@ -317,3 +317,19 @@ func TestResumeInsideAFork(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, wts, 0, "the branches' worktrees are removed")
 }
+
+// A chart exported again, its ids new: the fork and its branches' steps
+// are renamed too, the branches keep their ids (their lines' "branch").
+func TestRenumberInsideAFork(t *testing.T) {
+	t.Parallel()
+	c, err := ReadCarried(strings.NewReader(strings.Join([]string{fkStart, fkNSplan, fkNEplan, fkBSa, fkBSb, fkNSb1, fkNSa1,
+		fkNEa1, fkNSb2, fkEnd}, "\n")))
+	require.NoError(t, err)
+	c.Renumber(map[string]string{"plan": "P", "a1": "A1", "a2": "A2", "b1": "B1", "b2": "B2"})
+	assert.Equal(t, "P", c.Fork.Node)
+	assert.Equal(t, "P", c.At)
+	a, b := c.Fork.Branches[0], c.Fork.Branches[1]
+	assert.Equal(t, CarriedBranch{ID: "plan/a", Name: "a", First: "A1", Path: []string{"A1"}, At: "A2", Checkpoint: "cA1"}, *a)
+	assert.Equal(t, CarriedBranch{ID: "plan/b", Name: "b", First: "B1", At: "B1", Checkpoint: "cF"}, *b)
+	assert.Equal(t, map[string]string{"plan/a": "A1", "plan/b": "B1"}, c.firsts)
+}

@@ -32,6 +32,20 @@ func (c *Carried) Renumber(ids map[string]string) {
 	for i := range c.Steps {
 		c.Steps[i].renumber(ids)
 	}
+	for id, first := range c.firsts {
+		re(&first)
+		c.firsts[id] = first
+	}
+	if f := c.Fork; f != nil { // its branches keep their ids, FORK/NAME, as their lines do
+		re(&f.Node)
+		for _, b := range f.Branches {
+			re(&b.First)
+			re(&b.At)
+			for i := range b.Path {
+				re(&b.Path[i])
+			}
+		}
+	}
 	c.ids = ids // for the steps read again from the file (Each)
 }
 

@@ -14,11 +14,14 @@ func TestRenumber(t *testing.T) {
 	tests := []struct {
 		name, line string
 		want       Event
+		branch     string
 	}{
 		{name: "node_end: node and next", line: `{"time":"2026-11-25T00:00:03Z","event":"node_end","label":"","next":"5","node":"4","output":"ok","response":null,"run_id":"r1","status":"succeeded","usage":{},"validation":null,"visit":2}`,
 			want: NodeEnd{Node: "12", Next: "13", Output: "ok", RunID: "r1", Status: "succeeded", Visit: 2, Response: []byte("null")}},
 		{name: "decision", line: `{"time":"2026-11-25T00:00:03Z","event":"decision","answer":"yes","label":"Yes","next":"4","node":"5","run_id":"r1"}`,
 			want: Decision{Node: "13", Next: "12", Answer: "yes", Label: "Yes", RunID: "r1"}},
+		{name: "a fork branch's event stays its", line: `{"time":"2026-11-25T00:00:03Z","event":"node_start","branch":"4/b","cli":"fake","node":"5","role":"process","run_id":"r1","visit":1}`,
+			want: NodeStart{Node: "13", CLI: "fake", Role: "process", RunID: "r1", Visit: 1}, branch: "4/b"},
 		{name: "an id not renamed stays", line: `{"time":"2026-11-25T00:00:03Z","event":"node_start","cli":"fake","node":"9","role":"process","run_id":"r1","visit":1}`,
 			want: NodeStart{Node: "9", CLI: "fake", Role: "process", RunID: "r1", Visit: 1}},
 	}
@@ -31,6 +34,7 @@ func TestRenumber(t *testing.T) {
 			ev, err := rd.Next()
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, ev)
+			assert.Equal(t, tt.branch, rd.Branch())
 		})
 	}
 	other := []byte(`{"time":"t","event":"from_the_future","node":"4"}`)
