@@ -63,9 +63,6 @@ type Carried struct {
 	taken int
 	file  string
 	ids   map[string]string
-	// firsts is the first step of each fork branch the run started, by
-	// its id, for Check.
-	firsts map[string]string
 }
 
 // CarriedFork is a fork whose branches the earlier run had started and
@@ -309,7 +306,10 @@ func (c *Carried) scan(r io.Reader, mode int, took func(*CarriedStep) bool) erro
 				}
 			}
 		case runlog.Join:
-			if branch == "" { // the run's own fork joined; a nested one's join is its branch's
+			if branch == "" && c.Fork != nil { // the run's own fork joined; a nested one's join is its branch's
+				for id := range c.Fork.byID {
+					delete(visits, id) // ended: what it holds stays bounded by the open fork's branches
+				}
 				c.Fork = nil
 			}
 		default:
@@ -368,10 +368,6 @@ func (v *readVisit) unfinished(c *Carried) {
 // fork, whose node's last visit was visit, or of a fork nested in one of
 // its branches.
 func (c *Carried) branchStarted(id string, e runlog.BranchStart, visit int) {
-	if c.firsts == nil {
-		c.firsts = map[string]string{}
-	}
-	c.firsts[id] = e.First
 	f := c.Fork
 	if f == nil {
 		f = &CarriedFork{Node: e.Fork, Visit: max(visit, 1), Base: e.Checkpoint, byID: map[string]*CarriedBranch{}}

@@ -32,10 +32,6 @@ func (c *Carried) Renumber(ids map[string]string) {
 	for i := range c.Steps {
 		c.Steps[i].renumber(ids)
 	}
-	for id, first := range c.firsts {
-		re(&first)
-		c.firsts[id] = first
-	}
 	if f := c.Fork; f != nil { // its branches keep their ids, FORK/NAME, as their lines do
 		re(&f.Node)
 		for _, b := range f.Branches {
@@ -106,14 +102,23 @@ func (c *Carried) Check(ch *chart.Chart, start string) error {
 		want, prev string
 	}
 	chains := map[string]*chain{"": {want: want}}
+	firsts := map[string]bool{} // where the lines of the chart's forks lead
+	for i := range ch.Nodes {
+		if f := ch.Nodes[i].Fork; f != nil {
+			for _, b := range f.Branches {
+				firsts[b.First] = true
+			}
+		}
+	}
 	err := c.Each(func(s *CarriedStep) bool {
 		cs := chains[s.Branch]
 		if cs == nil {
-			first, ok := c.firsts[s.Branch]
-			if !ok { // a log a resume wrote carries its steps, not its branch_start
-				first = s.Start.Node
+			if id := s.Start.Node; !firsts[id] {
+				bad = &PathError{Line: s.startLine, Node: id,
+					Why: fmt.Sprintf("the first step of the fork branch %s is node %s, where no line of a fork leads", s.Branch, id)}
+				return false
 			}
-			cs = &chain{want: first}
+			cs = &chain{want: s.Start.Node}
 			chains[s.Branch] = cs
 		}
 		bad = checkStep(g, forkJoin(ch, s.Start.Node), s, cs.k, cs.want, cs.prev)
