@@ -332,3 +332,51 @@ func TestRenumberInsideAFork(t *testing.T) {
 	assert.Equal(t, CarriedBranch{ID: "plan/a", Name: "a", First: "A1", Path: []string{"A1"}, At: "A2", Checkpoint: "cA1"}, *a)
 	assert.Equal(t, CarriedBranch{ID: "plan/b", Name: "b", First: "B1", At: "B1", Checkpoint: "cF"}, *b)
 }
+
+// A run that went through a fork 20,000 times, in a loop, then stopped
+// inside it: the log is read once, in time linear in it, and only the
+// open fork's branches are kept.
+func TestReadCarriedManyForks(t *testing.T) {
+	t.Parallel()
+	const forks = 20000
+	var b strings.Builder
+	b.WriteString(fkStart + "\n")
+	line := func(branch, rest string) {
+		b.WriteString(`{"time":"2026-11-27T08:00:00Z","event":`)
+		if branch != "" {
+			rest = strings.Replace(rest, `",`, `","branch":"`+branch+`",`, 1)
+		}
+		b.WriteString(rest + "\n")
+	}
+	for v := 1; v <= forks+1; v++ {
+		line("", fmt.Sprintf(`"node_start","node":"plan","visit":%d}`, v))
+		line("", fmt.Sprintf(`"node_end","change":{"to":"c%d"},"next":"review","node":"plan","status":"succeeded","visit":%d}`, v, v))
+		for _, name := range []string{"a", "b"} {
+			id := fmt.Sprintf("plan#%d/%s", v, name)
+			line(id, fmt.Sprintf(`"branch_start","checkpoint":"c%d","first":"%s1","fork":"plan","name":"%s"}`, v, name, name))
+			line(id, fmt.Sprintf(`"node_start","node":"%s1","visit":%d}`, name, v))
+			if v <= forks || name == "a" {
+				line(id, fmt.Sprintf(`"node_end","change":{"to":"c%d%s"},"next":"review","node":"%s1","status":"succeeded","visit":%d}`, v, name, name, v))
+				line(id, fmt.Sprintf(`"branch_end","checkpoint":"c%d%s","status":"succeeded"}`, v, name))
+			}
+		}
+		if v <= forks {
+			line("", `"join","fork":"plan","node":"review"}`)
+			line("", fmt.Sprintf(`"node_start","node":"review","visit":%d}`, v))
+			line("", fmt.Sprintf(`"node_end","next":"plan","node":"review","status":"succeeded","visit":%d}`, v))
+		}
+	}
+	path := writeLog(t, b.String())
+	start := time.Now()
+	c, err := ReadCarriedFile(path)
+	took := time.Since(start)
+	require.NoError(t, err)
+	assert.Equal(t, 4*forks+2, c.Len())
+	require.NotNil(t, c.Fork)
+	assert.Equal(t, forks+1, c.Fork.Visit)
+	require.Len(t, c.Fork.Branches, 2)
+	assert.True(t, c.Fork.Branches[0].Done)
+	assert.Equal(t, "b1", c.Fork.Branches[1].At)
+	assert.Less(t, took, 10*time.Second, "%d MB read in %s", b.Len()>>20, took)
+	t.Logf("%d MB, %d lines read in %s", b.Len()>>20, strings.Count(b.String(), "\n"), took)
+}
