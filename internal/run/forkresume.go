@@ -14,6 +14,11 @@ import (
 // its own last finished step; a branch that got to the join goes on from
 // there, so it is taken whole. The join then merges them all onto the
 // fork's checkpoint, as in a run that did not stop.
+//
+// Each worktree is made from the fork's checkpoint, as a live branch's,
+// then moved to the branch's own last checkpoint (a checkpoint of its
+// own): the new run's branch_start has the fork's, the join's base for
+// a resume of this run in turn.
 
 // partBranch is the branch of the fork the run goes on inside that was
 // branch id in the run resumed: the fork's branches are made when the
@@ -57,11 +62,10 @@ func (w *walker) partBranches(ctx context.Context, p *branch) error {
 	}
 	for _, fb := range n.Fork.Branches {
 		cb := byName[fb.Name]
-		base := f.Base
-		if cb != nil {
-			base = cb.Checkpoint
-		}
-		c, err := w.startBranch(ctx, p, n, f.Visit, fb, join, base)
+		// Made from the fork's checkpoint, as in a live fork (branch_start
+		// says so, and a resume of this run reads the join's base there),
+		// then moved to the branch's own last checkpoint.
+		c, err := w.startBranch(ctx, p, n, f.Visit, fb, join, f.Base)
 		if err != nil {
 			w.dropParts()
 			return err
@@ -71,6 +75,14 @@ func (w *walker) partBranches(ctx context.Context, p *branch) error {
 			continue
 		}
 		w.parts[cb.ID] = c
+		if cb.Checkpoint != f.Base {
+			msg := "branch " + cb.ID + " as run " + w.o.Resume.Start.RunID + " left it"
+			if _, err := c.tree.ws.Restore(context.WithoutCancel(ctx), cb.Checkpoint, msg); err != nil {
+				w.dropParts()
+				return fmt.Errorf("fork %s: branch %s: %w", n.ID, c.id, err)
+			}
+			c.tree.fresh = true
+		}
 		at, ok := g.Index(cb.At)
 		switch {
 		case cb.Done:
