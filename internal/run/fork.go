@@ -366,7 +366,11 @@ func conflictList(cs []workspace.Conflict) string {
 	const shown = 10
 	parts := make([]string, 0, min(len(cs), shown))
 	for _, c := range cs[:min(len(cs), shown)] {
-		parts = append(parts, fmt.Sprintf("%s (%s)", types.Quote(types.Clip(c.Path, maxName)), strings.Join(c.Branches, ", ")))
+		part := types.Quote(types.Clip(c.Path, maxName))
+		if len(c.Branches) > 0 { // a resumed join's have none: its log names the files only
+			part += " (" + strings.Join(c.Branches, ", ") + ")"
+		}
+		parts = append(parts, part)
 	}
 	s := strings.Join(parts, ", ")
 	if more := len(cs) - len(parts); more > 0 {

@@ -380,3 +380,71 @@ func TestReadCarriedManyForks(t *testing.T) {
 	assert.Less(t, took, 10*time.Second, "%d MB read in %s", b.Len()>>20, took)
 	t.Logf("%d MB, %d lines read in %s", b.Len()>>20, strings.Count(b.String(), "\n"), took)
 }
+
+// A run that failed at a join whose branches' merge conflicted, the join
+// a process step whose agent did not resolve them, goes on at the join;
+// its agent is asked again, the conflicted files named in its prompt.
+func TestResumeAtAJoinThatConflicted(t *testing.T) {
+	t.Parallel()
+	dir := gitDir(t)
+	csv, err := os.ReadFile(filepath.Join("..", "..", "testdata", "charts", "fork", "fork.csv"))
+	require.NoError(t, err)
+	c, reg := fakeChart(t, bytes.NewReader(csv))
+	repo, err := workspace.Open(context.Background(), dir)
+	require.NoError(t, err)
+	var mu sync.Mutex
+	var joinPrompts []string
+	resolve := false
+	runner := func(_ context.Context, call agent.Call) (agent.Result, error) {
+		switch node := call.Request.Node; node {
+		case "6":
+			return agent.Result{Answer: `{"answer": "Yes"}`}, nil
+		case "5", "7", "8": // each branch writes its own same.txt
+			if err := os.WriteFile(filepath.Join(call.Dir, "same.txt"), []byte(node+"\n"), 0o644); err != nil {
+				return agent.Result{}, err
+			}
+		case "9":
+			mu.Lock()
+			defer mu.Unlock()
+			joinPrompts = append(joinPrompts, call.Prompt)
+			if !resolve {
+				return agent.Result{Answer: `{"completed": false, "reason": "cannot tell which to keep"}`}, nil
+			}
+			if err := os.WriteFile(filepath.Join(call.Dir, "same.txt"), []byte("all\n"), 0o644); err != nil {
+				return agent.Result{}, err
+			}
+		}
+		return agent.Result{Answer: done}, nil
+	}
+	walkFork := func(resume *Carried) (*runlog.Log, error) {
+		log, err := runlog.Open(runlog.Options{Dir: filepath.Join(dir, ".dtree", "runs")})
+		require.NoError(t, err)
+		t.Cleanup(func() { log.Close() })
+		_, err = Walk(context.Background(), Options{Chart: c, Page: c.Doc.Pages[0], Start: c.Doc.Pages[0].Root, NoValidate: true,
+			Registry: reg, Runner: runner, Backoff: func(int) time.Duration { return 0 }, Log: log, Workdir: dir,
+			Workspace: repo, Resume: resume})
+		return log, err
+	}
+	log, err := walkFork(nil)
+	var failed *NodeFailedError
+	require.ErrorAs(t, err, &failed)
+	require.Equal(t, "9", failed.Node)
+	require.NotEmpty(t, joinPrompts)
+	assert.Contains(t, joinPrompts[0], `"same.txt"`)
+
+	carried, err := ReadCarriedFile(filepath.Join(log.Dir, "events.jsonl"))
+	require.NoError(t, err)
+	assert.Nil(t, carried.Fork)
+	assert.Equal(t, "9", carried.At)
+	assert.Contains(t, carried.Conflicts, "same.txt") // once per branch that changed it, with the stand-in merge
+	mu.Lock()
+	joinPrompts, resolve = nil, true
+	mu.Unlock()
+	_, err = walkFork(carried)
+	require.NoError(t, err)
+	require.Len(t, joinPrompts, 1)
+	assert.Contains(t, joinPrompts[0], `"same.txt"`, "the join's agent is told of the conflict again")
+	got, err := os.ReadFile(filepath.Join(dir, "same.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, "all\n", string(got))
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/dtree-dev/dtree/internal/agent"
 	"github.com/dtree-dev/dtree/internal/runlog"
+	"github.com/dtree-dev/dtree/internal/workspace"
 	"github.com/dtree-dev/dtree/types"
 )
 
@@ -43,6 +44,10 @@ type Carried struct {
 	// is not an event (torn, or edited): reading stopped at it, so the
 	// steps are those that finished before it. nil when there is none.
 	Damaged *runlog.LineError
+	// Conflicts are the files the merge of the join At left conflicted,
+	// when the run stopped at that join (its step failed): the join's
+	// agent is asked to resolve them again, as they are in the tree now.
+	Conflicts []string
 	// Fork is the fork the earlier run stopped inside, its branches part
 	// way (readme/resume.md#forks): nil when it stopped before or after
 	// every fork. At is then the fork's node.
@@ -218,6 +223,7 @@ func (c *Carried) scan(r io.Reader, mode int, took func(*CarriedStep) bool) erro
 		return v
 	}
 	lastVisit := 0 // the visit of the run's own last finished step
+	joined := ""   // the join whose merge the run's own last event was, for Conflicts
 	for {
 		ev, err := rd.Next()
 		if errors.Is(err, io.EOF) {
@@ -272,6 +278,7 @@ func (c *Carried) scan(r io.Reader, mode int, took func(*CarriedStep) bool) erro
 				c.Ended = e.Next == ""
 				c.At = e.Next
 				lastVisit = cur.Start.Visit
+				c.Conflicts, joined = nil, "" // a join's are for its visit only
 			} else if b := c.Fork.branch(branch); b != nil {
 				b.Path = append(b.Path, e.Node)
 				b.At = e.Next
@@ -311,6 +318,7 @@ func (c *Carried) scan(r io.Reader, mode int, took func(*CarriedStep) bool) erro
 					delete(visits, id) // ended: what it holds stays bounded by the open fork's branches
 				}
 				c.Fork = nil
+				c.Conflicts, joined = e.Conflicts, e.Node
 			}
 		default:
 			if v.cur == nil || light {
@@ -342,6 +350,9 @@ func (c *Carried) scan(r io.Reader, mode int, took func(*CarriedStep) bool) erro
 		c.At, c.Ended = c.Fork.Node, false
 	case c.taken == 0 || c.Ended:
 		c.At = ""
+	}
+	if c.At != joined {
+		c.Conflicts = nil
 	}
 	return nil
 }
@@ -398,7 +409,7 @@ func (f *CarriedFork) branch(id string) *CarriedBranch {
 func (c *Carried) From(id string) error {
 	for i := c.taken - 1; i >= 0; i-- {
 		if c.path[i] == id && c.branchOf(i) == "" { // a step of a fork's branch is run again with its fork
-			c.taken, c.At, c.Ended, c.Fork = i, id, false, nil
+			c.taken, c.At, c.Ended, c.Fork, c.Conflicts = i, id, false, nil, nil
 			if c.Steps != nil {
 				c.Steps = c.Steps[:i]
 			}
@@ -480,6 +491,9 @@ func (w *walker) carry(ctx context.Context, b *branch) (ok bool, err error) {
 		return false, fmt.Errorf("node %s, where the run goes on, is not in the chart", r.At)
 	}
 	b.cur = cur
+	for _, p := range r.Conflicts { // the join it goes on at: its agent resolves them
+		b.conflicts = append(b.conflicts, workspace.Conflict{Path: p})
+	}
 	if i, ok := g.Index(w.o.Start); ok && w.node(i).Role == types.RoleTerminator {
 		b.pass(w.o.Start) // skipped to its successor
 	}
