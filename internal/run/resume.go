@@ -68,6 +68,13 @@ type Carried struct {
 	taken int
 	file  string
 	ids   map[string]string
+	// joined are the branches of the forks the run joined, in order.
+	joined []joinedBranch
+	// tail are the lines of the fork joined after the last finished
+	// step (the run stopped at its join), carried after it; cutLead are
+	// those of the fork joined before the step From goes on at, carried
+	// after the steps taken.
+	tail, cutLead [][]byte
 }
 
 // CarriedFork is a fork whose branches the earlier run had started and
@@ -87,6 +94,8 @@ type CarriedFork struct {
 	// run started: a resume does not go into it (ForkError).
 	Nested string
 	byID   map[string]*CarriedBranch
+	// endLines are its branch_end lines, carried at the join.
+	endLines [][]byte
 }
 
 // CarriedBranch is one branch of a CarriedFork.
@@ -105,6 +114,19 @@ type CarriedBranch struct {
 	// Lost: a step of it finished without a checkpoint (its checkpoints
 	// were turned off): what it changed is not on record.
 	Lost bool
+	// end is its branch_end, when it has one; startLine its branch_start's
+	// line, carried with its first step (sent) or at the join.
+	end       *runlog.BranchEnd
+	startLine []byte
+	sent      bool
+}
+
+// joinedBranch is a branch of a fork the run joined, as the summary
+// lists it, and how many steps the run had finished at the join: the
+// resumed run lists it when it takes them all.
+type joinedBranch struct {
+	res   BranchResult
+	steps int
 }
 
 // ForkError is why the run cannot go on inside its fork, nil when it
@@ -153,6 +175,9 @@ type CarriedStep struct {
 	ToolsLeftOut int
 	End          runlog.NodeEnd
 	lines        [][]byte
+	// lead is how many of lines come before its node_start: its branch's
+	// branch_start, or the events of the fork joined before it.
+	lead int
 	dur          time.Duration
 	// startLine and endLine are the lines of its node_start and node_end
 	// in the events.jsonl read, for errors that name them.
@@ -224,6 +249,10 @@ func (c *Carried) scan(r io.Reader, mode int, took func(*CarriedStep) bool) erro
 	}
 	lastVisit := 0 // the visit of the run's own last finished step
 	joined := ""   // the join whose merge the run's own last event was, for Conflicts
+	// forkLines are the lines of a fork the run joined (its branch_start
+	// lines not carried yet, its branch_end lines and its join), carried
+	// with the run's next step, the join's.
+	var forkLines [][]byte
 	for {
 		ev, err := rd.Next()
 		if errors.Is(err, io.EOF) {
@@ -269,6 +298,13 @@ func (c *Carried) scan(r io.Reader, mode int, took func(*CarriedStep) bool) erro
 			v.pending = v.pending[:0] // carried with its step
 			cur.End, cur.dur, cur.endLine = e, rd.Time().Sub(v.start), rd.Line()
 			cur.lines = append(cur.lines, line)
+			if !light {
+				if b := c.Fork.branch(branch); b != nil && !b.sent { // its branch_start goes first
+					cur.lines, cur.lead, b.sent = append([][]byte{b.startLine}, cur.lines...), 1, true
+				} else if branch == "" && len(forkLines) > 0 {
+					cur.lines, cur.lead, forkLines = append(forkLines, cur.lines...), len(forkLines), nil
+				}
+			}
 			c.path = append(c.path, e.Node)
 			if mode == scanLight {
 				c.steps = append(c.steps, stepEnds{next: e.Next, label: e.Label, branch: branch, startLine: cur.startLine,
@@ -305,9 +341,15 @@ func (c *Carried) scan(r io.Reader, mode int, took func(*CarriedStep) bool) erro
 			return errors.New("its events.jsonl holds two run_start events: not the log of one dtree run")
 		case runlog.BranchStart:
 			c.branchStarted(branch, e, lastVisit)
+			if b := c.Fork.branch(branch); b != nil {
+				b.startLine = line
+			}
 		case runlog.BranchEnd:
 			if b := c.Fork.branch(branch); b != nil {
-				b.Done = e.Status == StatusSucceeded
+				b.Done, b.end = e.Status == StatusSucceeded, &e
+				if !light {
+					c.Fork.endLines = append(c.Fork.endLines, line)
+				}
 				if e.Checkpoint != "" {
 					b.Checkpoint = e.Checkpoint
 				}
@@ -316,6 +358,21 @@ func (c *Carried) scan(r io.Reader, mode int, took func(*CarriedStep) bool) erro
 			if branch == "" && c.Fork != nil { // the run's own fork joined; a nested one's join is its branch's
 				for id := range c.Fork.byID {
 					delete(visits, id) // ended: what it holds stays bounded by the open fork's branches
+				}
+				for _, b := range c.Fork.Branches {
+					if !light && !b.sent {
+						forkLines = append(forkLines, b.startLine)
+					}
+				}
+				if !light {
+					forkLines = append(append(forkLines, c.Fork.endLines...), line)
+				}
+				for _, b := range c.Fork.Branches {
+					r := BranchResult{ID: b.ID, Fork: c.Fork.Node, Name: b.Name, Status: StatusInterrupted, Path: b.Path}
+					if b.end != nil {
+						r.Status, r.Error, r.Path = b.end.Status, b.end.Error, b.end.Path
+					}
+					c.joined = append(c.joined, joinedBranch{res: r, steps: len(c.path)})
 				}
 				c.Fork = nil
 				c.Conflicts, joined = e.Conflicts, e.Node
@@ -345,6 +402,7 @@ func (c *Carried) scan(r io.Reader, mode int, took func(*CarriedStep) bool) erro
 	}
 	c.Torn = rd.Torn()
 	c.taken = len(c.path)
+	c.tail = forkLines
 	switch {
 	case c.Fork != nil: // it goes on inside the fork
 		c.At, c.Ended = c.Fork.Node, false
@@ -411,6 +469,7 @@ func (c *Carried) From(id string) error {
 		if c.path[i] == id && c.branchOf(i) == "" { // a step of a fork's branch is run again with its fork
 			c.taken, c.At, c.Ended, c.Fork, c.Conflicts = i, id, false, nil, nil
 			if c.Steps != nil {
+				c.cutLead = c.Steps[i].lines[:c.Steps[i].lead]
 				c.Steps = c.Steps[:i]
 			}
 			return nil
@@ -510,7 +569,11 @@ func (w *walker) carry(ctx context.Context, b *branch) (ok bool, err error) {
 			}
 		}
 		if w.o.Log != nil {
-			for _, l := range s.lines {
+			lines := s.lines
+			if on != b { // the fork it goes on inside: this run starts its branches anew
+				lines = lines[min(s.lead, len(lines)):]
+			}
+			for _, l := range lines {
 				w.o.Log.Carry(l)
 			}
 			if n%carryFlushSteps == carryFlushSteps-1 {
@@ -527,6 +590,20 @@ func (w *walker) carry(ctx context.Context, b *branch) (ok bool, err error) {
 	}
 	if forkErr != nil {
 		return false, forkErr
+	}
+	if w.o.Log != nil { // the fork joined after the last step it took
+		joined := r.tail
+		if n < len(r.path) {
+			joined = r.cutLead
+		}
+		for _, l := range joined {
+			w.o.Log.Carry(l)
+		}
+	}
+	for _, j := range r.joined { // the forks it joined: their branches, as the run listed them
+		if j.steps <= r.taken {
+			w.sum.Branches = append(w.sum.Branches, j.res)
+		}
 	}
 	w.steps += n
 	w.queueShort()
@@ -571,6 +648,9 @@ func (c *Carried) each(mode int, fn func(*CarriedStep) bool) error {
 	again := &Carried{}
 	err = again.scan(bufio.NewReaderSize(f, 1<<20), mode, func(s *CarriedStep) bool {
 		if n == c.taken {
+			if mode == scanFull && s.Branch == "" { // the step From goes on at: the fork joined before it
+				c.cutLead = s.lines[:s.lead]
+			}
 			return false
 		}
 		n++
@@ -582,6 +662,9 @@ func (c *Carried) each(mode int, fn func(*CarriedStep) bool) error {
 	})
 	if err == nil && n < c.taken && !stopped {
 		err = fmt.Errorf("its events.jsonl changed while it was read: %d finished steps, then %d", c.taken, n)
+	}
+	if mode == scanFull {
+		c.tail = again.tail
 	}
 	if err != nil {
 		return fmt.Errorf("read the run to resume: %w", err)

@@ -2,6 +2,7 @@ package run
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/dtree-dev/dtree/internal/chart"
@@ -31,6 +32,14 @@ func (c *Carried) Renumber(ids map[string]string) {
 	}
 	for i := range c.Steps {
 		c.Steps[i].renumber(ids)
+	}
+	for i := range c.joined {
+		r := &c.joined[i].res
+		re(&r.Fork)
+		r.Path = slices.Clone(r.Path)
+		for j := range r.Path {
+			re(&r.Path[j])
+		}
 	}
 	if f := c.Fork; f != nil { // its branches keep their ids, FORK/NAME, as their lines do
 		re(&f.Node)
