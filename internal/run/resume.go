@@ -178,7 +178,7 @@ type CarriedStep struct {
 	// lead is how many of lines come before its node_start: its branch's
 	// branch_start, or the events of the fork joined before it.
 	lead int
-	dur          time.Duration
+	dur  time.Duration
 	// startLine and endLine are the lines of its node_start and node_end
 	// in the events.jsonl read, for errors that name them.
 	startLine, endLine int
