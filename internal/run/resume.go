@@ -647,6 +647,9 @@ func (c *Carried) each(mode int, fn func(*CarriedStep) bool) error {
 	n, stopped := 0, false
 	again := &Carried{}
 	err = again.scan(bufio.NewReaderSize(f, 1<<20), mode, func(s *CarriedStep) bool {
+		if c.ids != nil {
+			s.renumber(c.ids)
+		}
 		if n == c.taken {
 			if mode == scanFull && s.Branch == "" { // the step From goes on at: the fork joined before it
 				c.cutLead = s.lines[:s.lead]
@@ -654,9 +657,6 @@ func (c *Carried) each(mode int, fn func(*CarriedStep) bool) error {
 			return false
 		}
 		n++
-		if c.ids != nil {
-			s.renumber(c.ids)
-		}
 		stopped = !fn(s)
 		return !stopped
 	})
@@ -665,6 +665,11 @@ func (c *Carried) each(mode int, fn func(*CarriedStep) bool) error {
 	}
 	if mode == scanFull {
 		c.tail = again.tail
+		for i := range c.tail {
+			if c.ids != nil {
+				c.tail[i] = runlog.Renumber(c.tail[i], c.ids)
+			}
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("read the run to resume: %w", err)

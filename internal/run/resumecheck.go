@@ -33,6 +33,9 @@ func (c *Carried) Renumber(ids map[string]string) {
 	for i := range c.Steps {
 		c.Steps[i].renumber(ids)
 	}
+	for i, l := range c.tail {
+		c.tail[i] = runlog.Renumber(l, ids)
+	}
 	for i := range c.joined {
 		r := &c.joined[i].res
 		re(&r.Fork)

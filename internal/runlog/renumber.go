@@ -1,6 +1,9 @@
 package runlog
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"slices"
+)
 
 // Renumber returns an event's line with the node ids in it renamed by ids
 // (old id → new id), for a resumed run whose chart was exported again
@@ -54,6 +57,20 @@ func Renumber(line []byte, ids map[string]string) []byte {
 		ev = e
 	case ApprovalAsked:
 		re(&e.Node)
+		ev = e
+	case BranchStart: // its branch's id, FORK/NAME, stays: the lines of its steps name it
+		re(&e.Fork)
+		re(&e.First)
+		ev = e
+	case BranchEnd:
+		e.Path = slices.Clone(e.Path)
+		for i := range e.Path {
+			re(&e.Path[i])
+		}
+		ev = e
+	case Join:
+		re(&e.Node)
+		re(&e.Fork)
 		ev = e
 	case ApprovalGiven:
 		re(&e.Node)

@@ -22,6 +22,12 @@ func TestRenumber(t *testing.T) {
 			want: Decision{Node: "13", Next: "12", Answer: "yes", Label: "Yes", RunID: "r1"}},
 		{name: "a fork branch's event stays its", line: `{"time":"2026-11-25T00:00:03Z","event":"node_start","branch":"4/b","cli":"fake","node":"5","role":"process","run_id":"r1","visit":1}`,
 			want: NodeStart{Node: "13", CLI: "fake", Role: "process", RunID: "r1", Visit: 1}, branch: "4/b"},
+		{name: "branch_start: its fork and first step", line: `{"time":"2026-11-25T00:00:03Z","event":"branch_start","branch":"4/b","checkpoint":"c","first":"5","fork":"4","name":"b","run_id":"r1"}`,
+			want: BranchStart{Fork: "12", First: "13", Name: "b", Checkpoint: "c", RunID: "r1"}, branch: "4/b"},
+		{name: "branch_end: its path", line: `{"time":"2026-11-25T00:00:03Z","event":"branch_end","branch":"4/b","path":["5","9"],"run_id":"r1","status":"succeeded"}`,
+			want: BranchEnd{Path: []string{"13", "9"}, RunID: "r1", Status: "succeeded"}, branch: "4/b"},
+		{name: "join: its node and fork", line: `{"time":"2026-11-25T00:00:03Z","event":"join","branches":["4/b"],"fork":"4","mode":"all","node":"5","run_id":"r1"}`,
+			want: Join{Node: "13", Fork: "12", Mode: "all", Branches: []string{"4/b"}, RunID: "r1"}},
 		{name: "an id not renamed stays", line: `{"time":"2026-11-25T00:00:03Z","event":"node_start","cli":"fake","node":"9","role":"process","run_id":"r1","visit":1}`,
 			want: NodeStart{Node: "9", CLI: "fake", Role: "process", RunID: "r1", Visit: 1}},
 	}
