@@ -461,3 +461,43 @@ func TestResumeAtAJoinThatConflicted(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "all\n", string(got))
 }
+
+// Logs edited or cut anywhere in a fork's events read without a panic:
+// what cannot be told is no branch, and a fork that cannot be gone into
+// is refused.
+func TestReadCarriedOddForkLogs(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		lines    []string
+		wantPath []string
+		wantAt   string
+		fork     bool
+	}{
+		{"branch_end and join without a branch_start", []string{fkStart, fkNSplan, fkNEplan, fkBEa, fkJoin, fkEnd},
+			[]string{"plan"}, "review", false},
+		{"a step of a branch that never started", []string{fkStart, fkNSplan, fkNEplan, fkNSa1, fkNEa1, fkEnd},
+			[]string{"plan", "a1"}, "review", false},
+		{"killed after the branches started", []string{fkStart, fkNSplan, fkNEplan, fkBSa, fkBSb}, []string{"plan"}, "plan", true},
+		{"a branch_start alone", []string{fkStart, fkBSa}, []string{}, "plan", true},
+		{"a join of a branch", []string{fkStart, fkNSplan, fkNEplan, fkBSa, strings.Replace(fkJoin, `"event":"join",`, `"event":"join","branch":"plan/a",`, 1)},
+			[]string{"plan"}, "plan", true},
+		{"two joins", []string{fkStart, fkNSplan, fkNEplan, fkBSa, fkJoin, fkJoin, fkNSrev}, []string{"plan"}, "review", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			for _, read := range []func(string) (*Carried, error){
+				func(log string) (*Carried, error) { return ReadCarried(strings.NewReader(log)) },
+				func(log string) (*Carried, error) { return ReadCarriedFile(writeLog(t, log)) },
+			} {
+				c, err := read(strings.Join(tc.lines, "\n"))
+				require.NoError(t, err)
+				assert.Equal(t, tc.wantPath, c.Path())
+				assert.Equal(t, tc.wantAt, c.At)
+				assert.Equal(t, tc.fork, c.Fork != nil)
+				require.NoError(t, c.Each(func(*CarriedStep) bool { return true }))
+				_ = c.ForkError()
+			}
+		})
+	}
+}
