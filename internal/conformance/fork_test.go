@@ -1,0 +1,310 @@
+package conformance
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/dtree-dev/dtree/internal/mockllm"
+)
+
+// forkCLIs are the CLIs TestConformanceFork runs: codex, whose one shell
+// tool (exec_command {cmd}) runs in the directory dtree starts it in, the
+// branch's own worktree, so that a relative path edits the branch's copy
+// of the tree and nothing else. A CLI whose file tools take absolute paths
+// (claude's Write) would need the branch's worktree in the mock's rule.
+// One CLI only: each case is three runs of a node CLI on a shared 2-core
+// machine, and what is under test is dtree's walker, not the CLI.
+var forkCLIs = []string{"codex"}
+
+// forkMeetWait bounds how long the mock holds one branch's first model
+// call for the other's: room for two cold starts of the CLI on a loaded
+// machine. A walker that ran the branches one after the other makes the
+// first wait this long and then fails the check that they met.
+const forkMeetWait = 90 * time.Second
+
+// forkChart is a YAML chart (readme/parallel.md) whose command step plan
+// forks into the branches alpha (write_a) and beta (write_b), each one
+// agent step, which meet at the command step show, running join. Drawn
+// as a chain (chain true), the same steps run one after the other.
+func forkChart(join string, chain bool) string {
+	out, a, b := "    parallel: {alpha: write_a, beta: write_b}\n", "    next: show\n", "    next: show\n"
+	joinKey := "    join: all\n"
+	if chain {
+		out, a, joinKey = "    next: write_a\n", "    next: write_b\n", ""
+	}
+	return `title: Two files side by side
+nodes:
+  - id: start
+    kind: start
+    text: Start
+    next: plan
+  - id: plan
+    text: List the files to write.
+    command: echo a.txt b.txt
+` + out + `  - id: write_a
+    tags: NoValidation
+    text: Write a.txt (conformance fork alpha).
+` + a + `  - id: write_b
+    tags: NoValidation
+    text: Write b.txt (conformance fork beta).
+` + b + `  - id: show
+    text: Show what the branches wrote.
+    command: ` + join + `
+` + joinKey + `    next: done
+  - id: done
+    kind: end
+    text: Done
+`
+}
+
+// forkRules script the two branches' agents: each one's first call asks
+// for one shell command, cmdA for alpha and cmdB for beta; the call after
+// it answers that the task is done. With meet, each first call is held
+// until the other's has arrived too (mockllm's meet).
+func forkRules(c cliCase, cmdA, cmdB string, meet bool) []mockllm.Rule {
+	first := func(branch, cmd string) mockllm.Rule {
+		r := mockllm.Rule{Turn: 1, Match: "(conformance fork " + branch + ")", Tools: []mockllm.ToolCall{shellCall(c.name, cmd)}, Times: 1}
+		if meet {
+			r.Meet, r.MeetWait = "branches", forkMeetWait
+		}
+		return r
+	}
+	return c.rules(
+		first("alpha", cmdA),
+		first("beta", cmdB),
+		mockllm.Rule{Turn: 2, Reply: processReply("wrote the file")},
+	)
+}
+
+// skipWhileForksAreRefused skips the test when dtree run refuses a chart
+// with a fork (internal/cli/fork.go, refuseForks): this version's walker
+// does not run branches yet.
+func skipWhileForksAreRefused(t *testing.T, r result) {
+	t.Helper()
+	if r.exit == 2 && strings.Contains(r.stderr, "does not run parallel branches yet") {
+		t.Skip("dtree run refuses forks (internal/cli/fork.go refuseForks): this test runs once the walker runs branches side by side (SPEC §17)")
+	}
+}
+
+// rawEvent is the part of an events.jsonl line the fork checks read, as
+// written: the event, its branch, its node; line is the line itself.
+type rawEvent struct {
+	Event  string `json:"event"`
+	Branch string `json:"branch"`
+	Node   string `json:"node"`
+	line   string
+}
+
+// rawEvents reads the latest run's events.jsonl line by line.
+func rawEvents(t *testing.T, logs string) []rawEvent {
+	t.Helper()
+	f, err := os.Open(filepath.Join(logs, "latest", "events.jsonl"))
+	require.NoError(t, err)
+	defer f.Close()
+	var out []rawEvent
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 16<<20)
+	for sc.Scan() {
+		var ev rawEvent
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &ev), "events.jsonl line %q", sc.Text())
+		ev.line = sc.Text()
+		out = append(out, ev)
+	}
+	require.NoError(t, sc.Err())
+	return out
+}
+
+// worktrees are the git worktrees of the repository at dir, `git
+// worktree list --porcelain`'s paths; and what is left in its
+// .dtree/worktrees (readme/workspace.md#isolation).
+func worktrees(t *testing.T, dir string) (listed, left []string) {
+	t.Helper()
+	for _, line := range strings.Split(gitIn(t, dir, "worktree", "list", "--porcelain"), "\n") {
+		if p, ok := strings.CutPrefix(line, "worktree "); ok {
+			listed = append(listed, p)
+		}
+	}
+	ents, _ := os.ReadDir(filepath.Join(dir, ".dtree", "worktrees"))
+	for _, e := range ents {
+		left = append(left, e.Name())
+	}
+	return listed, left
+}
+
+// TestConformanceFork (readme/parallel.md): a real CLI runs the two
+// branches of a fork side by side, each in its own worktree, each writing
+// a file of its own through its shell tool; the join merges both into the
+// working tree and its command step reads them. Then the same steps drawn
+// as a chain, for the wall time (logged); and two branches that change
+// the same line, whose join fails naming the file and both branches.
+func TestConformanceFork(t *testing.T) {
+	if dtreeBin == "" {
+		t.Skipf("%s is not set: `make conformance` installs the real CLIs and runs these tests", cliDirEnv)
+	}
+	only := os.Getenv("DTREE_CONFORMANCE_ONLY")
+	for _, c := range cases() {
+		if !slices.Contains(forkCLIs, c.name) {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			if only != "" && !slices.Contains(strings.Split(only, ","), c.name) {
+				t.Skipf("not in DTREE_CONFORMANCE_ONLY=%s", only)
+			}
+			var forkTime time.Duration
+			t.Run("merge", func(t *testing.T) { forkTime = forkMerge(t, c) })
+			t.Run("chain", func(t *testing.T) { forkChain(t, c, forkTime) })
+			t.Run("conflict", func(t *testing.T) { forkConflict(t, c) })
+		})
+	}
+}
+
+const (
+	alphaWrote = "written by branch alpha\n"
+	betaWrote  = "written by branch beta\n"
+)
+
+// forkMerge runs the fork; it returns the run's wall time.
+func forkMerge(t *testing.T, c cliCase) time.Duration {
+	e := newEnv(t, c)
+	gitWork(t, e)
+	head := gitIn(t, e.work, "rev-parse", "HEAD")
+	e.mock.SetRules(forkRules(c, "printf 'written by branch alpha\\n' > a.txt", "printf 'written by branch beta\\n' > b.txt", true))
+	chart := filepath.Join(e.home, "fork.yaml")
+	require.NoError(t, os.WriteFile(chart, []byte(forkChart("cat a.txt b.txt", false)), 0o644))
+	r := e.run(chart)
+	skipWhileForksAreRefused(t, r)
+	reqs := answered(e.mock.Requests())
+	firsts := map[string]mockllm.Request{}
+	for _, q := range reqs {
+		t.Logf("mock: %s turn=%d rule=%d met=%v arrived=%s answered=%s asked=%v results=%.200q",
+			q.API, q.Turn, q.Rule, q.Met, q.Arrived.Format("15:04:05.000"), q.Answered.Format("15:04:05.000"), q.Tools, q.Results)
+		switch q.Rule - len(c.extraRules) {
+		case 0:
+			firsts["alpha"] = q
+		case 1:
+			firsts["beta"] = q
+		}
+	}
+	events := rawEvents(t, e.logs)
+	listed, left := worktrees(t, e.work)
+
+	a := assert.New(t)
+	a.Equal(0, r.exit, "exit status")
+	a.Equal("succeeded", r.summary.Status)
+	a.Equal(alphaWrote, readFile(e.work, "a.txt"), "alpha's file was merged into the working tree")
+	a.Equal(betaWrote, readFile(e.work, "b.txt"), "beta's file was merged into the working tree")
+	a.Equal(head, gitIn(t, e.work, "rev-parse", "HEAD"), "HEAD did not move")
+
+	// Side by side: each branch's first model call was held by the mock
+	// until the other's arrived, so neither was answered before both were
+	// waiting.
+	alpha, okA := firsts["alpha"]
+	beta, okB := firsts["beta"]
+	if a.True(okA && okB, "both branches' first calls reached the model") {
+		a.True(alpha.Met && beta.Met, "both first calls were waiting at once (each held up to %s for the other)", forkMeetWait)
+		last := alpha.Arrived
+		if beta.Arrived.After(last) {
+			last = beta.Arrived
+		}
+		first := alpha.Answered
+		if beta.Answered.Before(first) {
+			first = beta.Answered
+		}
+		a.False(last.After(first), "both arrived (last at %s) before either was answered (first at %s)",
+			last.Format("15:04:05.000"), first.Format("15:04:05.000"))
+	}
+
+	// events.jsonl: each branch's step started under its branch id, which
+	// comes right after the event's name; the join ran once, outside.
+	starts := map[string]string{}
+	var shows int
+	for _, ev := range events {
+		if ev.Event != "node_start" {
+			continue
+		}
+		if ev.Branch != "" {
+			starts[ev.Node] = ev.Branch
+			a.Contains(ev.line, fmt.Sprintf(`"event":"node_start","branch":%q`, ev.Branch), "the branch id follows the event's name")
+		}
+		if ev.Node == "show" {
+			shows++
+			a.Empty(ev.Branch, "the join runs after the branches, in none of them")
+		}
+	}
+	a.Equal(map[string]string{"write_a": "plan/alpha", "write_b": "plan/beta"}, starts, "node_start events with their branch ids")
+	a.Equal(1, shows, "the join ran once")
+
+	// --json: a branches list.
+	if a.Len(r.summary.Branches, 2, "--json lists the branches") {
+		for i, want := range []branchSummary{
+			{ID: "plan/alpha", Fork: "plan", Name: "alpha", Path: []string{"write_a"}, Status: "succeeded"},
+			{ID: "plan/beta", Fork: "plan", Name: "beta", Path: []string{"write_b"}, Status: "succeeded"},
+		} {
+			a.Equal(want, r.summary.Branches[i])
+		}
+	}
+
+	// Nothing left: the branches' worktrees are gone (the harness checks
+	// that no process of the CLI is left).
+	a.Equal([]string{e.work}, listed, "git worktree list: the repository's own only")
+	a.Empty(left, ".dtree/worktrees is empty")
+	return r.elapsed
+}
+
+// forkChain runs the same steps one after the other, without holding the
+// mock's replies, and logs both wall times (the fork's when it ran).
+func forkChain(t *testing.T, c cliCase, forkTime time.Duration) {
+	e := newEnv(t, c)
+	gitWork(t, e)
+	e.mock.SetRules(forkRules(c, "printf 'written by branch alpha\\n' > a.txt", "printf 'written by branch beta\\n' > b.txt", false))
+	chart := filepath.Join(e.home, "chain.yaml")
+	require.NoError(t, os.WriteFile(chart, []byte(forkChart("cat a.txt b.txt", true)), 0o644))
+	r := e.run(chart)
+	a := assert.New(t)
+	a.Equal(0, r.exit, "exit status")
+	a.Equal(alphaWrote, readFile(e.work, "a.txt"))
+	a.Equal(betaWrote, readFile(e.work, "b.txt"))
+	if forkTime == 0 {
+		t.Logf("wall time with %s: chain %s; the fork did not run", c.name, r.elapsed.Round(time.Millisecond))
+		return
+	}
+	t.Logf("wall time with %s: fork %s, chain %s (fork/chain %.2f)", c.name, forkTime.Round(time.Millisecond), r.elapsed.Round(time.Millisecond),
+		float64(forkTime)/float64(r.elapsed))
+}
+
+// forkConflict: both branches replace the one line of shared.txt; the
+// join, a command step, cannot merge them: the run fails there, naming
+// the file and both branches, and the join's command does not run.
+func forkConflict(t *testing.T, c cliCase) {
+	e := newEnv(t, c)
+	gitWork(t, e)
+	e.write("shared.txt", "the first line\n")
+	gitIn(t, e.work, "add", "shared.txt")
+	gitIn(t, e.work, "commit", "-q", "-m", "shared")
+	e.mock.SetRules(forkRules(c, "printf 'alpha was here\\n' > shared.txt", "printf 'beta was here\\n' > shared.txt", true))
+	chart := filepath.Join(e.home, "fork.yaml")
+	require.NoError(t, os.WriteFile(chart, []byte(forkChart("cat shared.txt > joined.txt", false)), 0o644))
+	r := e.run(chart)
+	skipWhileForksAreRefused(t, r)
+	for _, q := range answered(e.mock.Requests()) {
+		t.Logf("mock: %s turn=%d rule=%d met=%v asked=%v", q.API, q.Turn, q.Rule, q.Met, q.Tools)
+	}
+	a := assert.New(t)
+	a.Equal(1, r.exit, "exit status")
+	a.Equal("failed", r.summary.Status)
+	for _, want := range []string{"shared.txt", "alpha", "beta"} {
+		a.Contains(r.stderr, want, "the join's error names the conflicted file and both branches")
+		a.Contains(r.summary.Error, want, "--json's error")
+	}
+	a.NoFileExists(filepath.Join(e.work, "joined.txt"), "the join's command did not run")
+}
