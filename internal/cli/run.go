@@ -420,6 +420,7 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 		if answers != nil && c.Request.Purpose != agent.PurposeCommand {
 			call = answers.Call
 		}
+		a.Procs.StepStarted()
 		r, err := call(ctx, c)
 		a.Procs.StepEnded(c.KeepRunning)
 		return r, err
@@ -604,9 +605,6 @@ func (a *App) runTarget(c *chart.Chart, o runOptions, path string) (types.Page, 
 		settled = []string{"ambiguous_root", "no_root"}
 	}
 	if err := a.checkPage(c, path, &page, o.quiet, settled...); err != nil {
-		return page, "", err
-	}
-	if err := refuseForks(c, page); err != nil {
 		return page, "", err
 	}
 	if o.start == "" {

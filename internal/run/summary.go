@@ -31,6 +31,10 @@ type Summary struct {
 	ExitCode      int      `json:"exit_code"`
 	Error         string   `json:"error,omitempty"`
 	Path          []string `json:"path"`
+	// Branches are the fork branches the run started
+	// (readme/parallel.md), each with its own path, in the order they
+	// ended; omitted for a run without a fork.
+	Branches []BranchResult `json:"branches,omitempty"`
 	// Nodes are the newest KeptSteps node executions; NodesLeftOut
 	// counts the earlier ones, which are in events.jsonl only.
 	Nodes        []NodeResult     `json:"nodes"`
@@ -93,6 +97,17 @@ const ShortSteps = DefaultMaxSteps
 // Steps is how many node executions the run has finished, those left out
 // of Nodes included.
 func (s *Summary) Steps() int { return s.NodesLeftOut + len(s.Nodes) }
+
+// BranchResult is a fork branch of the run: its id (FORK/NAME), its
+// fork and name, how it ended and the nodes it went through.
+type BranchResult struct {
+	ID     string   `json:"id"`
+	Fork   string   `json:"fork"`
+	Name   string   `json:"name"`
+	Status string   `json:"status"`
+	Error  string   `json:"error,omitempty"`
+	Path   []string `json:"path"`
+}
 
 // WorktreeResult is a --worktree run's result: Changed is false when
 // the run changed no file, Commit then the one the branch started at.
