@@ -22,7 +22,13 @@ type Proc struct {
 // Reaper ends the processes a run's steps leave behind. The zero value is
 // not usable; New makes one. A nil *Reaper does nothing.
 type Reaper struct {
-	self  int
+	self int
+	// group is dtree's process group, where its own git commands run
+	// (each waited for by os/exec): the sweep after a call ends what runs
+	// in other groups, the steps' (agent.Run starts each in its own),
+	// and leaves dtree's alone, which a fork's other branches run
+	// meanwhile (readme/parallel.md). EndAll and Force end all.
+	group int
 	grace time.Duration
 	argv0 string // how to start the watcher (WithWatcher); "" starts none
 
@@ -51,7 +57,7 @@ func New(grace time.Duration) *Reaper {
 	if grace <= 0 {
 		grace = DefaultGrace
 	}
-	return &Reaper{self: pidSelf(), grace: grace, kept: map[int]uint64{}}
+	return &Reaper{self: pidSelf(), group: groupSelf(), grace: grace, kept: map[int]uint64{}}
 }
 
 // WithWatcher makes Watch start a watcher: this program again, run as
@@ -127,7 +133,7 @@ func (r *Reaper) StepEnded(keep bool) {
 	r.pending = busy && (r.pending || !keep)
 	r.mu.Unlock()
 	if keep {
-		left := reapZombies(r.self, r.spared(nil))
+		left := reapZombies(r.self, r.spared(nil), r.group)
 		r.mu.Lock()
 		for _, p := range left {
 			r.kept[p.Pid] = p.Start
@@ -240,8 +246,9 @@ func (r *Reaper) Running() []Proc {
 func (r *Reaper) end(all bool) {
 	r.mu.Lock()
 	var kept map[int]uint64
+	own := 0
 	if !all {
-		kept = r.kept
+		kept, own = r.kept, r.group
 	} else {
 		r.kept = map[int]uint64{}
 	}
@@ -254,7 +261,7 @@ func (r *Reaper) end(all bool) {
 		if !r.anyChild() {
 			return
 		}
-		left := reapZombies(r.self, kept)
+		left := reapZombies(r.self, kept, own)
 		if len(left) == 0 {
 			return
 		}
