@@ -299,11 +299,17 @@ func forkConflict(t *testing.T, c cliCase) {
 	for _, q := range answered(e.mock.Requests()) {
 		t.Logf("mock: %s turn=%d rule=%d met=%v asked=%v", q.API, q.Turn, q.Rule, q.Met, q.Tools)
 	}
+	var errLine string // what dtree says of the failure, not the progress
+	for _, line := range strings.Split(r.stderr, "\n") {
+		if strings.HasPrefix(line, "dtree: error: ") {
+			errLine = line
+		}
+	}
 	a := assert.New(t)
 	a.Equal(1, r.exit, "exit status")
 	a.Equal("failed", r.summary.Status)
-	for _, want := range []string{"shared.txt", "alpha", "beta"} {
-		a.Contains(r.stderr, want, "the join's error names the conflicted file and both branches")
+	for _, want := range []string{"join show", "shared.txt", "plan/alpha", "plan/beta"} {
+		a.Contains(errLine, want, "the error names the join, the conflicted file and both branches")
 		a.Contains(r.summary.Error, want, "--json's error")
 	}
 	a.NoFileExists(filepath.Join(e.work, "joined.txt"), "the join's command did not run")
