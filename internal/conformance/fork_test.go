@@ -125,9 +125,10 @@ func rawEvents(t *testing.T, logs string) []rawEvent {
 }
 
 // worktrees are the git worktrees of the repository at dir, `git
-// worktree list --porcelain`'s paths; and what is left in its
-// .dtree/worktrees (readme/workspace.md#isolation).
-func worktrees(t *testing.T, dir string) (listed, left []string) {
+// worktree list --porcelain`'s paths; what is left in its
+// .dtree/worktrees but the .gitignore dtree writes there
+// (readme/workspace.md#isolation); and its refs under refs/dtree/.
+func worktrees(t *testing.T, dir string) (listed, left, refs []string) {
 	t.Helper()
 	for _, line := range strings.Split(gitIn(t, dir, "worktree", "list", "--porcelain"), "\n") {
 		if p, ok := strings.CutPrefix(line, "worktree "); ok {
@@ -136,9 +137,12 @@ func worktrees(t *testing.T, dir string) (listed, left []string) {
 	}
 	ents, _ := os.ReadDir(filepath.Join(dir, ".dtree", "worktrees"))
 	for _, e := range ents {
-		left = append(left, e.Name())
+		if e.Name() != ".gitignore" {
+			left = append(left, e.Name())
+		}
 	}
-	return listed, left
+	refs = strings.Fields(gitIn(t, dir, "for-each-ref", "--format=%(refname)", "refs/dtree/"))
+	return listed, left, refs
 }
 
 // TestConformanceFork (readme/parallel.md): a real CLI runs the two
@@ -196,7 +200,7 @@ func forkMerge(t *testing.T, c cliCase) time.Duration {
 		}
 	}
 	events := rawEvents(t, e.logs)
-	listed, left := worktrees(t, e.work)
+	listed, left, refs := worktrees(t, e.work)
 
 	a := assert.New(t)
 	a.Equal(0, r.exit, "exit status")
@@ -244,20 +248,23 @@ func forkMerge(t *testing.T, c cliCase) time.Duration {
 	a.Equal(map[string]string{"write_a": "plan/alpha", "write_b": "plan/beta"}, starts, "node_start events with their branch ids")
 	a.Equal(1, shows, "the join ran once")
 
-	// --json: a branches list.
-	if a.Len(r.summary.Branches, 2, "--json lists the branches") {
-		for i, want := range []branchSummary{
-			{ID: "plan/alpha", Fork: "plan", Name: "alpha", Path: []string{"write_a"}, Status: "succeeded"},
-			{ID: "plan/beta", Fork: "plan", Name: "beta", Path: []string{"write_b"}, Status: "succeeded"},
-		} {
-			a.Equal(want, r.summary.Branches[i])
-		}
-	}
+	// --json: a branches list, in the order they ended.
+	a.ElementsMatch([]branchSummary{
+		{ID: "plan/alpha", Fork: "plan", Name: "alpha", Path: []string{"write_a"}, Status: "succeeded"},
+		{ID: "plan/beta", Fork: "plan", Name: "beta", Path: []string{"write_b"}, Status: "succeeded"},
+	}, r.summary.Branches, "--json's branches")
 
-	// Nothing left: the branches' worktrees are gone (the harness checks
-	// that no process of the CLI is left).
+	// Nothing left: the branches' worktrees are gone, their checkpoints
+	// stay on their refs (readme/parallel.md#isolation-and-merge); the
+	// harness checks that no process of the CLI is left.
 	a.Equal([]string{e.work}, listed, "git worktree list: the repository's own only")
-	a.Empty(left, ".dtree/worktrees is empty")
+	expect(t, c, "fork worktrees removed", func(a *assert.Assertions) {
+		a.Empty(left, ".dtree/worktrees holds its .gitignore only")
+	})
+	t.Logf("refs: %v", refs)
+	for _, name := range []string{"alpha", "beta"} {
+		a.True(slices.ContainsFunc(refs, func(r string) bool { return strings.HasSuffix(r, name) }), "a ref of branch %s's checkpoints", name)
+	}
 	return r.elapsed
 }
 
@@ -308,9 +315,15 @@ func forkConflict(t *testing.T, c cliCase) {
 	a := assert.New(t)
 	a.Equal(1, r.exit, "exit status")
 	a.Equal("failed", r.summary.Status)
-	for _, want := range []string{"join show", "shared.txt", "plan/alpha", "plan/beta"} {
-		a.Contains(errLine, want, "the error names the join, the conflicted file and both branches")
+	for _, want := range []string{"join show", "shared.txt"} {
+		a.Contains(errLine, want, "the error names the join and the conflicted file")
 		a.Contains(r.summary.Error, want, "--json's error")
 	}
+	expect(t, c, "fork conflict names both branches", func(a *assert.Assertions) {
+		for _, want := range []string{"plan/alpha", "plan/beta"} {
+			a.Contains(errLine, want, "the error names both branches that changed the file")
+			a.Contains(r.summary.Error, want, "--json's error")
+		}
+	})
 	a.NoFileExists(filepath.Join(e.work, "joined.txt"), "the join's command did not run")
 }
