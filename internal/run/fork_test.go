@@ -327,7 +327,10 @@ func TestForkOutsideGitIsAnError(t *testing.T) {
 	calls := 0
 	sum, err := Walk(context.Background(), Options{Chart: c, Page: c.Doc.Pages[0], Start: c.Doc.Pages[0].Root, NoValidate: true,
 		Registry: reg, Log: log, Workdir: t.TempDir(), Backoff: func(int) time.Duration { return 0 },
-		Runner: func(context.Context, agent.Call) (agent.Result, error) { calls++; return agent.Result{Answer: done}, nil }})
+		Runner: func(context.Context, agent.Call) (agent.Result, error) {
+			calls++
+			return agent.Result{Answer: done}, nil
+		}})
 	require.ErrorIs(t, err, ErrForkNeedsGit)
 	assert.Contains(t, err.Error(), "node plan: ")
 	assert.Contains(t, err.Error(), "not in a git repository")
