@@ -329,7 +329,17 @@ func (w *walker) merge(ctx context.Context, p *branch, fork, j *types.ProcessedN
 		tips = append(tips, workspace.Tip{Name: c.id, Commit: c.tree.ws.Last.Commit})
 		names = append(names, c.id)
 	}
+	// The run's tree may have changed while the branches ran (a person
+	// at work in the checkout): it is merged first, as it is, so the
+	// merge undoes nothing of it.
 	t := p.tree
+	t.fresh = false
+	if _, err := t.snap(ctx, "the working tree at the join "+j.ID); err != nil {
+		return fmt.Errorf("join %s: %w", j.ID, err)
+	}
+	if now := t.ws.Last.Commit; now != base {
+		tips = append([]workspace.Tip{{Name: "the working tree", Commit: now}}, tips...)
+	}
 	m, err := t.ws.Repo.MergeBranches(ctx, base, tips)
 	if err != nil {
 		return fmt.Errorf("join %s: merging the branches: %w", j.ID, err)

@@ -91,6 +91,14 @@ type Options struct {
 	// Approval answers the run's approval gates; without an answer a
 	// gate stops the run (StatusWaiting, exit 5).
 	Approval Approval
+	// CallStarted and CallEnded, when set, are called before and after
+	// each agent call or command (CallEnded with the call's KeepRunning),
+	// while no other branch runs a git command or starts a call: the
+	// command ends what the call left running then (procs.Reaper), and
+	// neither dtree's own git commands nor a call just starting are among
+	// it.
+	CallStarted func()
+	CallEnded   func(keep bool)
 }
 
 // Progress hears about the run as it goes; the command prints it.
