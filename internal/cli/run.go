@@ -420,10 +420,7 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 		if answers != nil && c.Request.Purpose != agent.PurposeCommand {
 			call = answers.Call
 		}
-		a.Procs.StepStarted()
-		r, err := call(ctx, c)
-		a.Procs.StepEnded(c.KeepRunning)
-		return r, err
+		return call(ctx, c) // the walker calls StepStarted and StepEnded (CallStarted, CallEnded)
 	}
 
 	stderr := a.Err
@@ -453,7 +450,7 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 		ReplayCommand: j.replay(filepath.Join(log.Dir, "answers.yaml")),
 		Picture:       runPicture(s.WriteLogGraph, log.Dir, c.Doc, log.Redactor().String),
 		Workspace:     repo, WorkspaceOff: off, Worktree: inWorktree, Rollback: s.Rollback,
-		Approval: gates,
+		Approval: gates, CallStarted: a.Procs.StepStarted, CallEnded: a.Procs.StepEnded,
 	})
 	if answers != nil && sum.Status == run.StatusSucceeded {
 		warnUnused(stderr, answers)

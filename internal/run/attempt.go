@@ -464,9 +464,15 @@ func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, 
 		}
 	}
 	w.cur.tree.fresh = false // the call may change the working tree
-	b := w.release()         // other branches go on while the call runs
+	if w.o.CallStarted != nil {
+		w.o.CallStarted()
+	}
+	b := w.release() // other branches go on while the call runs
 	r, err := w.o.Runner(ctx, c)
 	w.take(b)
+	if w.o.CallEnded != nil {
+		w.o.CallEnded(c.KeepRunning)
+	}
 	if lw != nil {
 		_ = lw.Close() // its error is logFailed's
 	}

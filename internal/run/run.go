@@ -91,6 +91,14 @@ type Options struct {
 	// Approval answers the run's approval gates; without an answer a
 	// gate stops the run (StatusWaiting, exit 5).
 	Approval Approval
+	// CallStarted and CallEnded, when set, are called before and after
+	// each agent call or command (CallEnded with the call's KeepRunning),
+	// while no other branch runs a git command or starts a call: the
+	// command ends what the call left running then (procs.Reaper), and
+	// neither dtree's own git commands nor a call just starting are among
+	// it.
+	CallStarted func()
+	CallEnded   func(keep bool)
 }
 
 // Progress hears about the run as it goes; the command prints it.
@@ -315,7 +323,7 @@ func (w *walker) node(i int) *types.ProcessedNode { return &w.o.Chart.Nodes[i] }
 // succeeds or they run out.
 func (w *walker) runNode(ctx context.Context, b *branch, n *types.ProcessedNode, visit int) (*NodeResult, error) {
 	start := time.Now()
-	res := &NodeResult{ID: n.ID, Text: n.Text, Role: n.Role, CLI: n.CLI, Visit: visit, Status: StatusFailed,
+	res := &NodeResult{ID: n.ID, Text: n.Text, Role: n.Role, CLI: n.CLI, Visit: visit, Branch: b.id, Status: StatusFailed,
 		Attempts: []Attempt{}}
 	w.o.Progress.NodeStarted(n, visit)
 	w.event(runlog.NodeStart{Node: n.ID, Visit: visit, Role: n.Role, CLI: n.CLI})

@@ -142,11 +142,14 @@ type Logs struct {
 
 // NodeResult is one visit of a node.
 type NodeResult struct {
-	ID         string                    `json:"id"`
-	Text       string                    `json:"text"`
-	Role       string                    `json:"role"`
-	CLI        string                    `json:"cli"`
-	Visit      int                       `json:"visit"`
+	ID    string `json:"id"`
+	Text  string `json:"text"`
+	Role  string `json:"role"`
+	CLI   string `json:"cli"`
+	Visit int    `json:"visit"`
+	// Branch is the fork branch the visit ran on (FORK/NAME,
+	// readme/parallel.md), "" on the run's own.
+	Branch     string                    `json:"branch,omitempty"`
 	Status     string                    `json:"status"`
 	Retries    int                       `json:"retries"`
 	Attempts   []Attempt                 `json:"attempts"`

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -25,7 +26,14 @@ type Merge struct {
 }
 
 func (r *Repo) AddBranchTree(ctx context.Context, runID, name, from string) (*Worktree, error) {
-	dir := filepath.Join(r.Root, filepath.FromSlash(WorktreesDir), runID+".b", name)
+	parent := filepath.Join(r.Root, filepath.FromSlash(WorktreesDir))
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(parent, ".gitignore"), []byte(worktreeGitignore), 0o644); err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(parent, runID+".b", name)
 	if err := r.git(ctx, "", nil, nil, nil, "worktree", "add", "--quiet", "--detach", dir, from); err != nil {
 		return nil, fmt.Errorf("worktree: %w", err)
 	}
