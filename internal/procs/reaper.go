@@ -22,13 +22,7 @@ type Proc struct {
 // Reaper ends the processes a run's steps leave behind. The zero value is
 // not usable; New makes one. A nil *Reaper does nothing.
 type Reaper struct {
-	self int
-	// group is dtree's process group, where its own git commands run
-	// (each waited for by os/exec): the sweep after a call ends what runs
-	// in other groups, the steps' (agent.Run starts each in its own),
-	// and leaves dtree's alone, which a fork's other branches run
-	// meanwhile (readme/parallel.md). EndAll and Force end all.
-	group int
+	self  int
 	grace time.Duration
 	argv0 string // how to start the watcher (WithWatcher); "" starts none
 
@@ -57,7 +51,7 @@ func New(grace time.Duration) *Reaper {
 	if grace <= 0 {
 		grace = DefaultGrace
 	}
-	return &Reaper{self: pidSelf(), group: groupSelf(), grace: grace, kept: map[int]uint64{}}
+	return &Reaper{self: pidSelf(), grace: grace, kept: map[int]uint64{}}
 }
 
 // WithWatcher makes Watch start a watcher: this program again, run as
@@ -133,7 +127,7 @@ func (r *Reaper) StepEnded(keep bool) {
 	r.pending = busy && (r.pending || !keep)
 	r.mu.Unlock()
 	if keep {
-		left := reapZombies(r.self, r.spared(nil), r.group)
+		left := reapZombies(r.self, r.spared(nil))
 		r.mu.Lock()
 		for _, p := range left {
 			r.kept[p.Pid] = p.Start
@@ -246,9 +240,8 @@ func (r *Reaper) Running() []Proc {
 func (r *Reaper) end(all bool) {
 	r.mu.Lock()
 	var kept map[int]uint64
-	own := 0
 	if !all {
-		kept, own = r.kept, r.group
+		kept = r.kept
 	} else {
 		r.kept = map[int]uint64{}
 	}
@@ -261,7 +254,7 @@ func (r *Reaper) end(all bool) {
 		if !r.anyChild() {
 			return
 		}
-		left := reapZombies(r.self, kept, own)
+		left := reapZombies(r.self, kept)
 		if len(left) == 0 {
 			return
 		}

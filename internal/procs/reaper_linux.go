@@ -11,8 +11,6 @@ import (
 
 func pidSelf() int { return os.Getpid() }
 
-func groupSelf() int { return unix.Getpgrp() }
-
 func setSubreaper() error {
 	return unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
 }
@@ -31,7 +29,6 @@ func hasChildren() bool {
 // stat is what /proc/PID/stat says of a process.
 type stat struct {
 	Proc
-	group  int // its process group
 	zombie bool
 }
 
@@ -48,15 +45,13 @@ func readStat(pid string) (stat, bool) {
 		return stat{}, false
 	}
 	f := strings.Fields(s[close+1:])
-	// f[0] is field 3 (state), f[1] field 4 (ppid), f[2] field 5 (pgrp),
-	// f[19] field 22 (starttime).
+	// f[0] is field 3 (state), f[1] field 4 (ppid), f[19] field 22 (starttime).
 	if len(f) < 20 {
 		return stat{}, false
 	}
 	var st stat
 	st.Pid, _ = strconv.Atoi(pid)
 	st.PPid, _ = strconv.Atoi(f[1])
-	st.group, _ = strconv.Atoi(f[2])
 	st.Start, _ = strconv.ParseUint(f[19], 10, 64)
 	st.Name = s[open+1 : close]
 	st.zombie = f[0] == "Z" || f[0] == "X"
@@ -84,12 +79,11 @@ func all() []stat {
 // descendants lists root's live descendants, not descending into a kept
 // process (pid and start time in kept): what it started is kept with it.
 func descendants(root int, kept map[int]uint64) []Proc {
-	return below(all(), root, kept, 0)
+	return below(all(), root, kept)
 }
 
-// below is descendants of a snapshot of /proc; those of process group
-// own, when not 0, are kept as kept ones are.
-func below(list []stat, root int, kept map[int]uint64, own int) []Proc {
+// below is descendants of a snapshot of /proc.
+func below(list []stat, root int, kept map[int]uint64) []Proc {
 	children := map[int][]stat{}
 	for _, st := range list {
 		children[st.PPid] = append(children[st.PPid], st)
@@ -101,9 +95,6 @@ func below(list []stat, root int, kept map[int]uint64, own int) []Proc {
 		queue = queue[1:]
 		for _, c := range children[pid] {
 			if start, ok := kept[c.Pid]; ok && start == c.Start {
-				continue
-			}
-			if own != 0 && c.group == own {
 				continue
 			}
 			if c.Pid == root {
@@ -146,19 +137,16 @@ func argv0(pid int, comm string) string {
 // reapZombies waits for each of root's children that has exited, and
 // returns root's live descendants as descendants would (one read of /proc
 // for both). Only zombies are waited for, each by its pid: a live child
-// (the agent that os/exec is waiting for) is never touched. Processes of
-// group own (not 0) are left alone, zombies too: dtree's own git
-// commands, which run in its group, each waited for by os/exec, while the
-// steps' processes run in groups of their own (agent.Run).
-func reapZombies(root int, kept map[int]uint64, own int) []Proc {
+// (the agent that os/exec is waiting for) is never touched.
+func reapZombies(root int, kept map[int]uint64) []Proc {
 	list := all()
 	for _, st := range list {
-		if st.PPid == root && st.zombie && (own == 0 || st.group != own) {
+		if st.PPid == root && st.zombie {
 			var ws unix.WaitStatus
 			_, _ = unix.Wait4(st.Pid, &ws, unix.WNOHANG, nil)
 		}
 	}
-	return below(list, root, kept, own)
+	return below(list, root, kept)
 }
 
 func kill(pid int, hard bool) {

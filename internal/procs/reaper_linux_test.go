@@ -5,7 +5,6 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -19,20 +18,13 @@ func alive(pid int) bool {
 	return ok && !st.zombie
 }
 
-// asStep makes cmd start as agent.Run starts a step: in a process group
-// of its own.
-func asStep(cmd *exec.Cmd) *exec.Cmd {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	return cmd
-}
-
 // orphan starts a shell that starts `sleep 300` in a session of its own
 // and exits, as an agent whose tool detaches; it returns the sleep's pid,
 // which the subreaper (this test process) has inherited.
 func orphan(t *testing.T) int {
 	t.Helper()
 	dir := t.TempDir()
-	cmd := asStep(exec.Command("sh", "-c", `setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $! > "$1/pid"`, "sh", dir))
+	cmd := exec.Command("sh", "-c", `setsid sleep 300 </dev/null >/dev/null 2>&1 & echo $! > "$1/pid"`, "sh", dir)
 	require.NoError(t, cmd.Run())
 	b, err := os.ReadFile(dir + "/pid")
 	require.NoError(t, err)
@@ -42,7 +34,7 @@ func orphan(t *testing.T) int {
 		st, ok := readStat(strconv.Itoa(pid))
 		return ok && st.PPid == os.Getpid()
 	}, 5*time.Second, 10*time.Millisecond, "the orphan is reparented to the subreaper")
-	t.Cleanup(func() { kill(pid, true); reapZombies(os.Getpid(), nil, 0) })
+	t.Cleanup(func() { kill(pid, true); reapZombies(os.Getpid(), nil) })
 	return pid
 }
 
@@ -91,7 +83,7 @@ func TestReaper(t *testing.T) {
 
 	t.Run("SIGKILL after the grace period for one that ignores SIGTERM", func(t *testing.T) {
 		dir := t.TempDir()
-		cmd := asStep(exec.Command("sh", "-c", `setsid sh -c 'trap "" TERM; echo ready > "$1/ready"; while :; do sleep 1; done' sh "$1" </dev/null >/dev/null 2>&1 &`, "sh", dir))
+		cmd := exec.Command("sh", "-c", `setsid sh -c 'trap "" TERM; echo ready > "$1/ready"; while :; do sleep 1; done' sh "$1" </dev/null >/dev/null 2>&1 &`, "sh", dir)
 		require.NoError(t, cmd.Run())
 		require.Eventually(t, func() bool { _, err := os.Stat(dir + "/ready"); return err == nil }, 5*time.Second, 10*time.Millisecond)
 		require.NotEmpty(t, r.Running())
@@ -103,7 +95,6 @@ func TestReaper(t *testing.T) {
 
 	t.Run("the watcher is spared by every sweep, and is no child to sweep for", func(t *testing.T) {
 		w := exec.Command("sleep", "300")
-		w.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // as startWatcher: not in dtree's group
 		require.NoError(t, w.Start())
 		t.Cleanup(func() { _ = w.Process.Kill(); _ = w.Wait() })
 		st, ok := readStat(strconv.Itoa(w.Process.Pid))
@@ -121,32 +112,6 @@ func TestReaper(t *testing.T) {
 		r.Force()
 		r.EndAll()
 		assert.True(t, alive(w.Process.Pid), "the watcher runs on until dtree writes its byte or dies")
-	})
-
-	// A fork's branches run side by side (readme/parallel.md): one
-	// branch's call ends while another runs git for its checkpoint, in
-	// dtree's own process group, waited for by os/exec. The sweep ends
-	// the step's orphan, and neither kills that git nor reaps it once it
-	// has exited: its Wait gets its own exit status.
-	t.Run("dtree's own commands, in its process group, are left to their Wait", func(t *testing.T) {
-		running := exec.Command("sh", "-c", "sleep 1; exit 3")
-		require.NoError(t, running.Start())
-		exited := exec.Command("sh", "-c", "exit 4")
-		require.NoError(t, exited.Start())
-		require.Eventually(t, func() bool {
-			st, ok := readStat(strconv.Itoa(exited.Process.Pid))
-			return ok && st.zombie
-		}, 5*time.Second, 10*time.Millisecond, "exited, not yet waited for")
-		pid := orphan(t)
-		r.StepEnded(false)
-		assert.False(t, alive(pid), "the step's orphan is ended")
-		var ee *exec.ExitError
-		if err := exited.Wait(); assert.ErrorAs(t, err, &ee, "not reaped by the sweep") {
-			assert.Equal(t, 4, ee.ExitCode())
-		}
-		if err := running.Wait(); assert.ErrorAs(t, err, &ee, "not killed by the sweep") {
-			assert.Equal(t, 3, ee.ExitCode())
-		}
 	})
 
 	t.Run("Force kills at once", func(t *testing.T) {

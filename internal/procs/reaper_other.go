@@ -13,13 +13,11 @@ import (
 
 func pidSelf() int { return 0 }
 
-func groupSelf() int { return 0 }
-
 func setSubreaper() error { return errors.ErrUnsupported }
 
 func descendants(int, map[int]uint64) []Proc { return nil }
 
-func reapZombies(int, map[int]uint64, int) []Proc { return nil }
+func reapZombies(int, map[int]uint64) []Proc { return nil }
 
 func kill(int, bool) {}
 

@@ -39,7 +39,7 @@ func marked(t *testing.T, entry string) []int {
 		for _, p := range pids {
 			kill(p, true)
 		}
-		reapZombies(os.Getpid(), nil, 0)
+		reapZombies(os.Getpid(), nil)
 	})
 	return pids
 }
