@@ -67,13 +67,21 @@ nodes:
 `
 }
 
+// forkModelDelay is how long the mock takes over each reply, as a model
+// does: the time a fork's branches spend at once and a chain one after
+// the other, which the wall times compare. Without it the calls are as
+// fast as the CLI's own start, and two CLIs starting at once on a loaded
+// 2-core machine take about as long as one after the other.
+const forkModelDelay = time.Second
+
 // forkRules script the two branches' agents: each one's first call asks
 // for one shell command, cmdA for alpha and cmdB for beta; the call after
-// it answers that the task is done. With meet, each first call is held
-// until the other's has arrived too (mockllm's meet).
+// it answers that the task is done; each reply after forkModelDelay.
+// With meet, each first call is held until the other's has arrived too
+// (mockllm's meet).
 func forkRules(c cliCase, cmdA, cmdB string, meet bool) []mockllm.Rule {
 	first := func(branch, cmd string) mockllm.Rule {
-		r := mockllm.Rule{Turn: 1, Match: "(conformance fork " + branch + ")", Tools: []mockllm.ToolCall{shellCall(c.name, cmd)}, Times: 1}
+		r := mockllm.Rule{Turn: 1, Match: "(conformance fork " + branch + ")", Tools: []mockllm.ToolCall{shellCall(c.name, cmd)}, Times: 1, Delay: forkModelDelay}
 		if meet {
 			r.Meet, r.MeetWait = "branches", forkMeetWait
 		}
@@ -82,7 +90,7 @@ func forkRules(c cliCase, cmdA, cmdB string, meet bool) []mockllm.Rule {
 	return c.rules(
 		first("alpha", cmdA),
 		first("beta", cmdB),
-		mockllm.Rule{Turn: 2, Reply: processReply("wrote the file")},
+		mockllm.Rule{Turn: 2, Reply: processReply("wrote the file"), Delay: forkModelDelay},
 	)
 }
 
@@ -99,9 +107,10 @@ func skipWhileForksAreRefused(t *testing.T, r result) {
 // rawEvent is the part of an events.jsonl line the fork checks read, as
 // written: the event, its branch, its node; line is the line itself.
 type rawEvent struct {
-	Event  string `json:"event"`
-	Branch string `json:"branch"`
-	Node   string `json:"node"`
+	Time   time.Time `json:"time"`
+	Event  string    `json:"event"`
+	Branch string    `json:"branch"`
+	Node   string    `json:"node"`
 	line   string
 }
 
@@ -122,6 +131,20 @@ func rawEvents(t *testing.T, logs string) []rawEvent {
 	}
 	require.NoError(t, sc.Err())
 	return out
+}
+
+// timeline logs the run's events with their time since the first: where
+// a fork's wall time goes.
+func timeline(t *testing.T, events []rawEvent) {
+	t.Helper()
+	if len(events) == 0 {
+		return
+	}
+	var b strings.Builder
+	for _, ev := range events {
+		fmt.Fprintf(&b, "\n%6dms %s %s %s", ev.Time.Sub(events[0].Time).Milliseconds(), ev.Event, ev.Branch, ev.Node)
+	}
+	t.Logf("events:%s", b.String())
 }
 
 // worktrees are the git worktrees of the repository at dir, `git
@@ -200,6 +223,7 @@ func forkMerge(t *testing.T, c cliCase) time.Duration {
 		}
 	}
 	events := rawEvents(t, e.logs)
+	timeline(t, events)
 	listed, left, refs := worktrees(t, e.work)
 
 	a := assert.New(t)
@@ -277,6 +301,7 @@ func forkChain(t *testing.T, c cliCase, forkTime time.Duration) {
 	chart := filepath.Join(e.home, "chain.yaml")
 	require.NoError(t, os.WriteFile(chart, []byte(forkChart("cat a.txt b.txt", true)), 0o644))
 	r := e.run(chart)
+	timeline(t, rawEvents(t, e.logs))
 	a := assert.New(t)
 	a.Equal(0, r.exit, "exit status")
 	a.Equal(alphaWrote, readFile(e.work, "a.txt"))

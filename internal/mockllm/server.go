@@ -89,6 +89,9 @@ type Rule struct {
 	Meet      string        `yaml:"meet" json:"meet"`
 	MeetCount int           `yaml:"meet_count" json:"meet_count"`
 	MeetWait  time.Duration `yaml:"meet_wait" json:"meet_wait"`
+	// Delay waits this long before answering (after a Meet): a real
+	// model's time to answer, which calls side by side spend at once.
+	Delay time.Duration `yaml:"delay" json:"delay"`
 }
 
 // Request is what the server saw of one request and what it answered.
@@ -356,6 +359,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if i >= 0 && rule.Meet != "" {
 		rec.Met = s.meet(r.Context(), rule)
 	}
+	if rule.Delay > 0 {
+		s.wait(r.Context(), rule.Delay)
+	}
 	if !rule.Hang {
 		rec.Answered = time.Now()
 	}
@@ -384,6 +390,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		s.record(rec)
 		p.reply(w, c, a)
+	}
+}
+
+// wait waits d, or until the client goes away or the server closes.
+func (s *Server) wait(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	case <-s.done:
 	}
 }
 

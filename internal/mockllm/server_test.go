@@ -421,10 +421,10 @@ func TestReadScript(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	path := dir + "/s.yaml"
-	require.NoError(t, writeFile(path, "rules:\n  - match: hi\n    reply: there\n    usage: {input: 5, output: 2, cached: 1}\n    times: 2\n  - status: 429\n    message: slow\n  - meet: fork\n    meet_count: 3\n    meet_wait: 90s\n"))
+	require.NoError(t, writeFile(path, "rules:\n  - match: hi\n    reply: there\n    usage: {input: 5, output: 2, cached: 1}\n    times: 2\n  - status: 429\n    message: slow\n  - meet: fork\n    meet_count: 3\n    meet_wait: 90s\n    delay: 2s\n"))
 	rules, err := ReadScript(path)
 	require.NoError(t, err)
-	assert.Equal(t, []Rule{{Match: "hi", Reply: "there", Usage: Usage{5, 2, 1}, Times: 2}, {Status: 429, Message: "slow"}, {Meet: "fork", MeetCount: 3, MeetWait: 90 * time.Second}}, rules)
+	assert.Equal(t, []Rule{{Match: "hi", Reply: "there", Usage: Usage{5, 2, 1}, Times: 2}, {Status: 429, Message: "slow"}, {Meet: "fork", MeetCount: 3, MeetWait: 90 * time.Second, Delay: 2 * time.Second}}, rules)
 	require.NoError(t, writeFile(path, "rules:\n  - mach: hi\n"))
 	_, err = ReadScript(path)
 	assert.ErrorContains(t, err, "mach")
@@ -482,4 +482,18 @@ func TestMeetHoldsAnswersUntilAllArrived(t *testing.T) {
 	assert.Equal(t, "A", ask("alone"), "answered after MeetWait")
 	assert.GreaterOrEqual(t, time.Since(began), 300*time.Millisecond)
 	assert.False(t, s.Requests()[2].Met, "a meeting not complete is not met")
+}
+
+// A Delay holds the answer that long, as a model takes its time.
+func TestDelay(t *testing.T) {
+	t.Parallel()
+	s := start(t, Rule{Reply: "late", Delay: 300 * time.Millisecond})
+	began := time.Now()
+	resp := post(t, s.URL+"/v1/messages", `{"model":"m","messages":[{"role":"user","content":"hi"}]}`)
+	var m map[string]any
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&m))
+	assert.Equal(t, "late", dig(m, "content", 0, "text"))
+	assert.GreaterOrEqual(t, time.Since(began), 300*time.Millisecond)
+	q := s.Requests()[0]
+	assert.GreaterOrEqual(t, q.Answered.Sub(q.Arrived), 300*time.Millisecond, "answered after the delay")
 }
