@@ -34,11 +34,16 @@ const forkMeetWait = 90 * time.Second
 
 // forkChart is a YAML chart (readme/parallel.md) whose command step plan
 // forks into the branches alpha (write_a) and beta (write_b), each one
-// agent step, which meet at the command step show, running join. Drawn
-// as a chain (chain true), the same steps run one after the other.
+// agent step, which meet at show: a command step running join, or, when
+// join is "", a step the agent runs. Drawn as a chain (chain true), the
+// same steps run one after the other.
 func forkChart(join string, chain bool) string {
 	out, a, b := "    parallel: {alpha: write_a, beta: write_b}\n", "    next: show\n", "    next: show\n"
 	joinKey := "    join: all\n"
+	show := "    text: Show what the branches wrote.\n    command: " + join + "\n"
+	if join == "" {
+		show = "    tags: NoValidation\n    text: Show what the branches wrote (conformance join).\n"
+	}
 	if chain {
 		out, a, joinKey = "    next: write_a\n", "    next: write_b\n", ""
 	}
@@ -58,9 +63,7 @@ nodes:
     tags: NoValidation
     text: Write b.txt (conformance fork beta).
 ` + b + `  - id: show
-    text: Show what the branches wrote.
-    command: ` + join + `
-` + joinKey + `    next: done
+` + show + joinKey + `    next: done
   - id: done
     kind: end
     text: Done
@@ -191,6 +194,7 @@ func TestConformanceFork(t *testing.T) {
 			t.Run("merge", func(t *testing.T) { forkTime = forkMerge(t, c) })
 			t.Run("chain", func(t *testing.T) { forkChain(t, c, forkTime) })
 			t.Run("conflict", func(t *testing.T) { forkConflict(t, c) })
+			t.Run("resolve", func(t *testing.T) { forkResolve(t, c) })
 		})
 	}
 }
@@ -314,15 +318,65 @@ func forkChain(t *testing.T, c cliCase, forkTime time.Duration) {
 		float64(forkTime)/float64(r.elapsed))
 }
 
+// conflictRepo makes the sandbox a git repository with shared.txt, one
+// line, committed.
+func conflictRepo(t *testing.T, e *env) {
+	t.Helper()
+	gitWork(t, e)
+	e.write("shared.txt", "the first line\n")
+	gitIn(t, e.work, "add", "shared.txt")
+	gitIn(t, e.work, "commit", "-q", "-m", "shared")
+}
+
+// forkResolve: both branches replace the one line of shared.txt, and the
+// join is a step the agent runs: its prompt names the conflicted file and
+// the branches, its shell finds both sides between conflict markers in
+// the run's working tree, and what it writes there is the result.
+func forkResolve(t *testing.T, c cliCase) {
+	e := newEnv(t, c)
+	conflictRepo(t, e)
+	rules := forkRules(c, "printf 'alpha was here\\n' > shared.txt", "printf 'beta was here\\n' > shared.txt", true)
+	n := len(c.extraRules)
+	join := []mockllm.Rule{
+		{Turn: 1, Match: "Merge conflicts:", Tools: []mockllm.ToolCall{shellCall(c.name, "cat shared.txt")}, Times: 1},
+		{Turn: 2, Result: "<<<<<<<", Tools: []mockllm.ToolCall{shellCall(c.name, "printf 'alpha and beta were here\\n' > shared.txt")}, Times: 1},
+		{Turn: 3, Reply: processReply("resolved the conflict")},
+	}
+	rules = append(rules[:n:n], append(join, rules[n:]...)...)
+	e.mock.SetRules(rules)
+	chart := filepath.Join(e.home, "fork.yaml")
+	require.NoError(t, os.WriteFile(chart, []byte(forkChart("", false)), 0o644))
+	r := e.run(chart)
+	skipWhileForksAreRefused(t, r)
+	var asked, saw string // the join's prompt, and what its cat printed
+	for _, q := range answered(e.mock.Requests()) {
+		t.Logf("mock: %s turn=%d rule=%d met=%v asked=%v results=%.300q", q.API, q.Turn, q.Rule, q.Met, q.Tools, q.Results)
+		switch q.Rule - n {
+		case 0:
+			asked = q.Prompt
+		case 1:
+			saw = strings.Join(q.Results, "\n")
+		}
+	}
+	a := assert.New(t)
+	a.Equal(0, r.exit, "exit status")
+	a.Equal("succeeded", r.summary.Status)
+	a.Equal("alpha and beta were here\n", readFile(e.work, "shared.txt"), "the join's agent resolved the conflict in the working tree")
+	a.Contains(asked, `"shared.txt"`, "the join's prompt names the conflicted file")
+	expect(t, c, "fork conflict names both branches", func(a *assert.Assertions) {
+		a.Contains(asked, `"shared.txt" (plan/alpha, plan/beta)`, "the join's prompt names both branches that changed it")
+	})
+	for _, want := range []string{"<<<<<<<", "alpha was here", "beta was here", ">>>>>>>"} {
+		a.Contains(saw, want, "the join's shell found both sides between conflict markers")
+	}
+}
+
 // forkConflict: both branches replace the one line of shared.txt; the
 // join, a command step, cannot merge them: the run fails there, naming
 // the file and both branches, and the join's command does not run.
 func forkConflict(t *testing.T, c cliCase) {
 	e := newEnv(t, c)
-	gitWork(t, e)
-	e.write("shared.txt", "the first line\n")
-	gitIn(t, e.work, "add", "shared.txt")
-	gitIn(t, e.work, "commit", "-q", "-m", "shared")
+	conflictRepo(t, e)
 	e.mock.SetRules(forkRules(c, "printf 'alpha was here\\n' > shared.txt", "printf 'beta was here\\n' > shared.txt", true))
 	chart := filepath.Join(e.home, "fork.yaml")
 	require.NoError(t, os.WriteFile(chart, []byte(forkChart("cat shared.txt > joined.txt", false)), 0o644))
