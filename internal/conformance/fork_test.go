@@ -114,7 +114,11 @@ type rawEvent struct {
 	Event  string    `json:"event"`
 	Branch string    `json:"branch"`
 	Node   string    `json:"node"`
-	line   string
+	// Branches and Conflicts are a join event's: the branches merged, in
+	// order, and the conflicted files.
+	Branches  []string `json:"branches"`
+	Conflicts []string `json:"conflicts"`
+	line      string
 }
 
 // rawEvents reads the latest run's events.jsonl line by line.
@@ -134,6 +138,16 @@ func rawEvents(t *testing.T, logs string) []rawEvent {
 	}
 	require.NoError(t, sc.Err())
 	return out
+}
+
+// joinEvent is the run's join event, nil when it has none.
+func joinEvent(events []rawEvent) *rawEvent {
+	for i := range events {
+		if events[i].Event == "join" {
+			return &events[i]
+		}
+	}
+	return nil
 }
 
 // timeline logs the run's events with their time since the first: where
@@ -275,6 +289,10 @@ func forkMerge(t *testing.T, c cliCase) time.Duration {
 	}
 	a.Equal(map[string]string{"write_a": "plan/alpha", "write_b": "plan/beta"}, starts, "node_start events with their branch ids")
 	a.Equal(1, shows, "the join ran once")
+	if join := joinEvent(events); a.NotNil(join, "a join event") {
+		a.Equal([]string{"plan/alpha", "plan/beta"}, join.Branches, "merged in the fork's order")
+		a.Empty(join.Conflicts)
+	}
 
 	// --json: a branches list, in the order they ended.
 	a.ElementsMatch([]branchSummary{
@@ -405,4 +423,7 @@ func forkConflict(t *testing.T, c cliCase) {
 		}
 	})
 	a.NoFileExists(filepath.Join(e.work, "joined.txt"), "the join's command did not run")
+	if join := joinEvent(rawEvents(t, e.logs)); a.NotNil(join, "a join event") {
+		a.Equal([]string{"shared.txt"}, join.Conflicts, "the join event's conflicted files")
+	}
 }
