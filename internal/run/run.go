@@ -90,6 +90,10 @@ type Options struct {
 	// Approval answers the run's approval gates; without an answer a
 	// gate stops the run (StatusWaiting, exit 5).
 	Approval Approval
+	// Parallel is --parallel: how many agent calls and command steps run
+	// at once across the run's branches (readme/parallel.md#limits); below
+	// 1 is types.DefaultParallel.
+	Parallel int
 }
 
 // Progress hears about the run as it goes; the command prints it.
