@@ -133,6 +133,11 @@ func (l *limiter) take(ctx context.Context) error {
 func (l *limiter) give() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.pass()
+}
+
+// pass is give with l.mu held.
+func (l *limiter) pass() {
 	if e := l.waiters.Front(); e != nil {
 		close(l.waiters.Remove(e).(*slotWaiter).ready) // the slot passes on: used stays
 		return

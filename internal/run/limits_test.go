@@ -307,6 +307,26 @@ func TestLimiterCancelRacingRelease(t *testing.T) {
 	}
 }
 
+// The same race, made to happen: the call's context ends, and the slot
+// is handed to it before it can leave the line. It passes the slot on.
+func TestLimiterSlotHandedToACancelledCall(t *testing.T) {
+	l := newLimiter(1, nil)
+	for range 20 {
+		_, err := l.acquire(context.Background(), "claude")
+		require.NoError(t, err)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := acquireAsync(ctx, l, "claude")
+		require.Eventually(t, func() bool { return queued(l) == 1 }, 5*time.Second, time.Millisecond)
+		l.mu.Lock()
+		cancel()
+		time.Sleep(5 * time.Millisecond) // the call wakes on its context, and waits for the lock
+		l.pass()                         // the holder's release, just then
+		l.mu.Unlock()
+		require.ErrorIs(t, <-done, context.Canceled)
+		require.Zero(t, inUse(l), "the slot handed to the cancelled call was lost")
+	}
+}
+
 // Calls that wait for a slot get one in the order they came.
 func TestLimiterFirstComeFirstServed(t *testing.T) {
 	l := newLimiter(1, nil)
