@@ -353,6 +353,41 @@ func TestLimiterFirstComeFirstServed(t *testing.T) {
 	assert.Equal(t, []int{0, 1, 2, 3, 4}, order)
 }
 
+// Thousands of calls waiting at once (a fork of as many branches) are
+// served in time linear in their number: the line is a list, each wait
+// and hand-over O(1).
+func TestLimiterManyWaiters(t *testing.T) {
+	const callers = 5000 // under the race detector's 8,128 live goroutines
+	l := newLimiter(4, nil)
+	var holds []func()
+	for range 4 {
+		hold, err := l.acquire(context.Background(), "claude")
+		require.NoError(t, err)
+		holds = append(holds, hold)
+	}
+	var wg sync.WaitGroup
+	var served atomic.Int32
+	for range callers {
+		wg.Go(func() {
+			r, err := l.acquire(context.Background(), "claude")
+			if assert.NoError(t, err) {
+				served.Add(1)
+				r()
+			}
+		})
+	}
+	require.Eventually(t, func() bool { return queued(l) == callers }, 10*time.Second, time.Millisecond)
+	start := time.Now()
+	for _, hold := range holds {
+		hold()
+	}
+	wg.Wait()
+	assert.Equal(t, int32(callers), served.Load())
+	assert.Less(t, time.Since(start), 10*time.Second)
+	assert.Zero(t, inUse(l))
+	assert.Zero(t, queued(l))
+}
+
 // The backoffs on record are those still to come: a CLI whose backoff has
 // passed leaves the map at its next call.
 func TestLimiterForgetsPassedBackoffs(t *testing.T) {
