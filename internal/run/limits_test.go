@@ -418,6 +418,12 @@ func TestIsRateLimit(t *testing.T) {
 		{"codex 429", ae("exited with status 1: stream error: exceeded retry limit, last status: 429 Too Many Requests", ""), true},
 		{"gemini exit 173", ae("exited with status 173 (rate limited (HTTP 429)): Resource has been exhausted (e.g. check quota).", ""), true},
 		{"copilot rate limit", ae("exited with status 1", "Error: You have exceeded your rate limit. Please wait."), true},
+		// The reasons agent.Run gives for the envelopes of real CLIs
+		// (internal/agent's TestEnvelopeFixtures).
+		{"opencode fixture", ae("reported an error: Rate limit exceeded: retry after 60s", ""), true},
+		{"copilot fixture", ae("reported an error: You have exceeded your rate limit", "Error: rate limit exceeded (429)"), true},
+		{"gemini stream fixture", ae("exited with status 173 (rate limited (HTTP 429)): mock 429: scripted failure for dtree", ""), true},
+		{"gemini 500 fixture", ae("exited with status 244 (server error (HTTP 500)): mock 500: scripted failure for dtree", ""), false},
 		{"openai rate_limit_exceeded", ae(`exited with status 1: {"code":"rate_limit_exceeded"}`, ""), true},
 		{"google RESOURCE_EXHAUSTED", ae("exited with status 1", `"status": "RESOURCE_EXHAUSTED"`), true},
 		{"wrapped", fmt.Errorf("attempt 2: %w", ae("exited with status 1: HTTP 429", "")), true},
