@@ -231,17 +231,20 @@ func isRateLimit(err error) bool {
 	return hasStatus(said, rateLimitWords[0])
 }
 
-// hasStatus reports whether s holds the number code standing alone, not
-// inside a longer one ("14290 tokens").
+// hasStatus reports whether s holds the number code standing alone: not
+// inside a longer one ("14290 tokens"), nor a line number in a stack
+// trace ("cli.js:429:17").
 func hasStatus(s, code string) bool {
-	digit := func(j int) bool { return j >= 0 && j < len(s) && s[j] >= '0' && s[j] <= '9' }
+	at := func(j int, set string) bool { return j >= 0 && j < len(s) && strings.IndexByte(set, s[j]) >= 0 }
+	const digits = "0123456789"
 	for from := 0; ; {
 		i := strings.Index(s[from:], code)
 		if i < 0 {
 			return false
 		}
 		i += from
-		if !digit(i-1) && !digit(i+len(code)) {
+		j := i + len(code)
+		if !at(i-1, digits) && !at(j, digits) && !(at(i-1, ":") && at(j, ":")) {
 			return true
 		}
 		from = i + 1

@@ -432,6 +432,8 @@ func TestIsRateLimit(t *testing.T) {
 		{"stopped by a budget", &agent.AgentError{Name: "claude", Reason: "stopped", Stop: errors.New("budget"), StderrTail: "rate limit"}, false},
 		{"server error", ae("exited with status 1: API error 500: Internal server error", ""), false},
 		{"overloaded", ae("exited with status 1: API error 529: Overloaded", ""), false},
+		{"a line of a stack trace", ae("exited with status 1", "    at run (/usr/lib/node_modules/cli.js:429:17)"), false},
+		{"429 in JSON", ae(`exited with status 1: {"error":{"code":429}}`, ""), true},
 		{"429 inside a number", ae("exited with status 1: the prompt has 14290 tokens, over 4290", ""), false},
 		{"429 after a number in another", ae("exited with status 2: 1429 and then 429", ""), true},
 		{"not found", &agent.NotFoundError{Name: "claude", Binary: "claude"}, false},
