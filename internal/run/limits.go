@@ -203,6 +203,15 @@ func (l *limiter) wait(cli string) time.Duration {
 	return max(r.Sub(l.now()), 0)
 }
 
+// limitCLI is the CLI whose backoff a call waits out, acquire's cli: ""
+// for a command step, whose shell is no CLI that rate-limits.
+func limitCLI(def agent.Definition, purpose string) string {
+	if purpose == agent.PurposeCommand {
+		return ""
+	}
+	return def.Name
+}
+
 // rateLimitWords are how the CLIs and model APIs say a call was refused
 // for its rate (readme/clis.md#quota): HTTP 429 (gemini's exit status 173
 // reads "rate limited (HTTP 429)"), Anthropic's rate_limit_error, OpenAI's

@@ -405,6 +405,14 @@ func TestLimiterForgetsPassedBackoffs(t *testing.T) {
 	assert.Empty(t, l.resume)
 }
 
+func TestLimitCLI(t *testing.T) {
+	claude := agent.Definition{Name: "claude"}
+	for _, purpose := range []string{agent.PurposeRun, agent.PurposeValidate} {
+		assert.Equal(t, "claude", limitCLI(claude, purpose), purpose)
+	}
+	assert.Empty(t, limitCLI(agent.Definition{Name: "sh"}, agent.PurposeCommand), "a command step waits for a slot only")
+}
+
 func TestIsRateLimit(t *testing.T) {
 	ae := func(reason, stderr string) *agent.AgentError {
 		return &agent.AgentError{Name: "claude", ExitCode: 1, Reason: reason, StderrTail: stderr}
