@@ -77,7 +77,9 @@ func forkRun(t *testing.T, src string, runner Runner, o Options) (*Summary, stri
 	t.Cleanup(func() { log.Close() })
 	o.Chart, o.Page, o.Start, o.NoValidate = c, c.Doc.Pages[0], c.Doc.Pages[0].Root, true
 	o.Registry, o.Runner, o.Log, o.Workdir, o.Workspace = reg, runner, log, dir, repo
-	o.Backoff = func(int) time.Duration { return 0 }
+	if o.Backoff == nil {
+		o.Backoff = func(int) time.Duration { return 0 }
+	}
 	ctx := context.Background()
 	if o.MaxSteps == 0 {
 		o.MaxSteps = DefaultMaxSteps

@@ -172,6 +172,7 @@ type walker struct {
 	root    *tree           // the run's working tree and its checkpoints
 	// gateAnswered: Approval.Answer was given to a gate.
 	gateAnswered bool
+	limits       *limiter // --parallel and the CLIs' shared backoffs (limits.go)
 }
 
 // Walk runs the chart and returns its summary. The error is a
@@ -188,7 +189,7 @@ func Walk(ctx context.Context, o Options) (*Summary, error) {
 	if o.Progress == nil {
 		o.Progress = nopProgress{}
 	}
-	w := &walker{o: o, started: time.Now(), root: &tree{dir: o.Workdir}}
+	w := &walker{o: o, started: time.Now(), root: &tree{dir: o.Workdir}, limits: newLimiter(o.Parallel, time.Now)}
 	w.sum = newSummary(o)
 	w.cur = newBranch(0, &w.sum.Path, w.root)
 	w.mu.Lock() // the run's first branch walks with it; fork.go's branches take turns
