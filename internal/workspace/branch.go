@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -290,7 +291,7 @@ func (r *Repo) MergeBranches(ctx context.Context, base string, tips []Tip) (Merg
 	}
 	m.Clean = len(m.Conflicts) == 0
 	if !m.Clean {
-		if err := r.nameBranches(ctx, base, tips, &m, at); err != nil {
+		if err := r.nameBranches(ctx, base, tips, &m); err != nil {
 			return Merge{}, fmt.Errorf("merge the branches: %w", err)
 		}
 	}
@@ -361,51 +362,90 @@ func (r *Repo) mergeTree(ctx context.Context, drivers []string, ours, theirs str
 	return tree, conflicted, nil
 }
 
-// nameBranches fills each conflict's Branches: the tips whose change from
-// base touched its path (a rename's both names). A path no branch touched
-// as such (one merge-tree made, as PATH~COMMIT for a file where a
-// directory goes) names the branches whose change touched the path it
-// came from; failing that, it is left with none.
-func (r *Repo) nameBranches(ctx context.Context, base string, tips []Tip, m *Merge, at map[string]int) error {
-	for _, tip := range tips {
-		if tip.Commit == base {
-			continue
-		}
-		name := tip.Name
-		err := r.stream(ctx, func(rd io.Reader) error {
-			return eachPath(rd, func(p string) {
-				i, ok := at[p]
-				if !ok {
-					return
-				}
-				c := &m.Conflicts[i]
-				if n := len(c.Branches); n == 0 || c.Branches[n-1] != name {
-					c.Branches = append(c.Branches, name)
-				}
-			})
-		}, "diff-tree", "-r", "-z", "-M", "--name-status", "--no-ext-diff", "--no-textconv", base, tip.Commit)
-		if err != nil {
-			return fmt.Errorf("what branch %q changed: %w", types.Excerpt(name, 60), err)
+// nameBranches fills each conflict's Branches, in the merge's order: the
+// tips whose change from base touched its path, where a rename counts
+// for both names; a branch that changed a file another renamed to the
+// path counts too, and for a path merge-tree made up (PATH~COMMIT, a file
+// moved aside where a directory goes), the branches that touched PATH or
+// a path below it.
+// One diff-tree per branch, streamed (two when renames count): the
+// memory is the conflicts'.
+func (r *Repo) nameBranches(ctx context.Context, base string, tips []Tip, m *Merge) error {
+	want := map[string][]int{} // a path → the conflicts it counts for
+	dirs := map[string][]int{} // a directory → the conflicts all below it count for
+	for i, c := range m.Conflicts {
+		want[c.Path] = append(want[c.Path], i)
+		if j := strings.LastIndexByte(c.Path, '~'); j > 0 && isCommitID(c.Path[j+1:]) {
+			want[c.Path[:j]] = append(want[c.Path[:j]], i)
+			dirs[c.Path[:j]] = append(dirs[c.Path[:j]], i)
 		}
 	}
-	// Paths merge-tree made up: PATH~LABEL.
-	for i := range m.Conflicts {
-		c := &m.Conflicts[i]
-		if len(c.Branches) > 0 {
-			continue
-		}
-		if j := strings.LastIndexByte(c.Path, '~'); j > 0 {
-			if k, ok := at[c.Path[:j]]; ok {
-				c.Branches = append([]string(nil), m.Conflicts[k].Branches...)
+	hits := make([][]int, len(m.Conflicts)) // conflict → tips, by index
+	add := func(is []int, k int) {
+		for _, i := range is {
+			if n := len(hits[i]); n == 0 || hits[i][n-1] != k {
+				hits[i] = append(hits[i], k)
 			}
+		}
+	}
+	hit := func(paths map[string][]int, k int, p string) {
+		add(paths[p], k)
+		if len(dirs) > 0 {
+			for j := strings.IndexByte(p, '/'); j > 0; j = nextSlash(p, j) {
+				add(dirs[p[:j]], k)
+			}
+		}
+	}
+	renamed := map[string][]int{} // a path another branch renamed to a conflict's
+	scan := func(paths map[string][]int, renames bool) error {
+		for k, tip := range tips {
+			if tip.Commit == base {
+				continue
+			}
+			err := r.stream(ctx, func(rd io.Reader) error {
+				return eachChange(rd, func(from, to string) {
+					hit(paths, k, to)
+					if from != "" {
+						hit(paths, k, from)
+						if is := want[to]; renames && len(is) > 0 {
+							renamed[from] = append(renamed[from], is...)
+						}
+					}
+				})
+			}, "diff-tree", "-r", "-z", "-M", "--name-status", "--no-ext-diff", "--no-textconv", base, tip.Commit)
+			if err != nil {
+				return fmt.Errorf("what branch %q changed: %w", types.Excerpt(tip.Name, 60), err)
+			}
+		}
+		return nil
+	}
+	if err := scan(want, true); err != nil {
+		return err
+	}
+	if len(renamed) > 0 {
+		if err := scan(renamed, false); err != nil {
+			return err
+		}
+	}
+	for i, ks := range hits {
+		slices.Sort(ks)
+		for _, k := range slices.Compact(ks) {
+			m.Conflicts[i].Branches = append(m.Conflicts[i].Branches, tips[k].Name)
 		}
 	}
 	return nil
 }
 
-// eachPath reads `git diff-tree -z --name-status` (a status, then one
-// path, or two for a rename or copy) and calls f with each path.
-func eachPath(rd io.Reader, f func(string)) error {
+// isCommitID is a full commit id: what MergeBranches gives merge-tree as
+// labels.
+func isCommitID(s string) bool {
+	return (len(s) == 40 || len(s) == 64) && strings.Trim(s, "0123456789abcdef") == ""
+}
+
+// eachChange reads `git diff-tree -z --name-status` (a status, then one
+// path, or two for a rename or copy) and calls f with each change: from
+// is the source of a rename or copy, "" otherwise.
+func eachChange(rd io.Reader, f func(from, to string)) error {
 	br := bufio.NewReaderSize(rd, 64<<10)
 	next := func() (string, error) {
 		s, err := br.ReadString(0)
@@ -416,16 +456,16 @@ func eachPath(rd io.Reader, f func(string)) error {
 		if err != nil {
 			return nil
 		}
-		n := 1
+		from := ""
 		if status != "" && (status[0] == 'R' || status[0] == 'C') {
-			n = 2
-		}
-		for ; n > 0; n-- {
-			p, err := next()
-			if err != nil {
-				return fmt.Errorf("diff-tree: a record without its path")
+			if from, err = next(); err != nil {
+				return fmt.Errorf("diff-tree: a rename without its paths")
 			}
-			f(p)
 		}
+		to, err := next()
+		if err != nil {
+			return fmt.Errorf("diff-tree: a record without its path")
+		}
+		f(from, to)
 	}
 }

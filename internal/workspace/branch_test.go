@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -140,6 +141,9 @@ func lines(n int, change map[int]string) string {
 	return b.String()
 }
 
+// commitLabel is a commit id merge-tree puts in a path it moves aside.
+var commitLabel = regexp.MustCompile(`~[0-9a-f]{40}$`)
+
 func TestMergeBranches(t *testing.T) {
 	t.Parallel()
 	ten := lines(10, nil)
@@ -262,6 +266,42 @@ func TestMergeBranches(t *testing.T) {
 			markers:   []string{"f.txt"},
 		},
 		{
+			name: "a file where the other adds a directory",
+			branches: []branch{
+				{"file", map[string]*string{"x": s("file\n")}},
+				{"dir", map[string]*string{"x/y": s("dir\n")}},
+			},
+			conflicts: []Conflict{{"x~COMMIT", []string{"file", "dir"}}},
+			files:     map[string]string{"x/y": "dir\n"},
+		},
+		{
+			name: "renamed by one, changed by the other",
+			branches: []branch{
+				{"move", map[string]*string{"f.txt": nil, "h.txt": s(ten)}},
+				{"edit", map[string]*string{"f.txt": s(lines(10, map[int]string{3: "three"}))}},
+			},
+			files: map[string]string{"h.txt": lines(10, map[int]string{3: "three"})},
+		},
+		{
+			name: "renamed two ways",
+			branches: []branch{
+				{"h", map[string]*string{"f.txt": nil, "h.txt": s(ten)}},
+				{"k", map[string]*string{"f.txt": nil, "k.txt": s(ten)}},
+			},
+			conflicts: []Conflict{{"f.txt", []string{"h", "k"}}, {"h.txt", []string{"h", "k"}}, {"k.txt", []string{"h", "k"}}},
+		},
+		{
+			// The conflict is at the new name; the branch that changed
+			// the old one is named too.
+			name: "renamed and changed by one, changed by the other",
+			branches: []branch{
+				{"move", map[string]*string{"f.txt": nil, "h.txt": s(lines(10, map[int]string{1: "moved"}))}},
+				{"edit", map[string]*string{"f.txt": s(lines(10, map[int]string{1: "edited"}))}},
+			},
+			conflicts: []Conflict{{"h.txt", []string{"move", "edit"}}},
+			markers:   []string{"h.txt"},
+		},
+		{
 			name: "conflicts in two steps",
 			branches: []branch{
 				{"a", map[string]*string{"f.txt": s(lines(10, map[int]string{1: "A"})), "g.txt": s("A\n")}},
@@ -291,6 +331,9 @@ func TestMergeBranches(t *testing.T) {
 			m, err := repo.MergeBranches(ctx, base, tips)
 			require.NoError(t, err)
 			assert.Equal(t, len(tt.conflicts) == 0, m.Clean)
+			for i := range m.Conflicts {
+				m.Conflicts[i].Path = commitLabel.ReplaceAllString(m.Conflicts[i].Path, "~COMMIT")
+			}
 			assert.Equal(t, tt.conflicts, m.Conflicts)
 			for name, want := range tt.files {
 				assert.Equal(t, want, show(t, dir, m.Commit, name), name)
