@@ -679,3 +679,42 @@ func gitCmd(dir string, args ...string) *exec.Cmd {
 	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir)
 	return cmd
 }
+
+// Thousands of conflicted paths: every one listed with its branches, in
+// time linear in them.
+func TestMergeManyConflicts(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("writes 9,000 files")
+	}
+	ctx := context.Background()
+	const n = 3000
+	files := map[string]string{}
+	for i := 0; i < n; i++ {
+		files[fmt.Sprintf("d%d/f%d.txt", i%50, i)] = "base\n"
+	}
+	dir := gitRepo(t, files)
+	base := strings.TrimSpace(mustGit(t, dir, "rev-parse", "HEAD"))
+	branch := func(text string) string {
+		mustGit(t, dir, "checkout", "-q", "--detach", base)
+		for name := range files {
+			write(t, dir, name, text)
+		}
+		mustGit(t, dir, "commit", "-q", "-a", "-m", text)
+		return strings.TrimSpace(mustGit(t, dir, "rev-parse", "HEAD"))
+	}
+	a, b := branch("a\n"), branch("b\n")
+	mustGit(t, dir, "checkout", "-q", "-f", "main")
+	repo, err := Open(ctx, dir)
+	require.NoError(t, err)
+	start := time.Now()
+	m, err := repo.MergeBranches(ctx, base, []Tip{{"a", a}, {"b", b}, {"none", base}})
+	took := time.Since(start)
+	require.NoError(t, err)
+	t.Logf("%d conflicted paths in %v", n, took)
+	require.Len(t, m.Conflicts, n)
+	for _, c := range m.Conflicts {
+		require.Equal(t, []string{"a", "b"}, c.Branches, c.Path)
+	}
+	assert.Less(t, took, 20*time.Second)
+}
