@@ -246,6 +246,7 @@ func (r *Repo) MergeBranches(ctx context.Context, base string, tips []Tip) (Merg
 	if err != nil {
 		return Merge{}, fmt.Errorf("merge the branches: the fork's checkpoint: %w", err)
 	}
+	tips = slices.Clone(tips) // their commits resolved, not the caller's
 	for i := range tips {
 		c, err := r.commitOf(ctx, tips[i].Commit)
 		if err != nil {

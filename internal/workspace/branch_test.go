@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -186,6 +187,16 @@ func TestMergeBranches(t *testing.T) {
 			markers:   []string{"f.txt"},
 		},
 		{
+			// Labels are any text: a NUL, 10 KB.
+			name: "odd names",
+			branches: []branch{
+				{"../x\x00y", map[string]*string{"f.txt": s(lines(10, map[int]string{5: "one"}))}},
+				{strings.Repeat("é", 5<<10), map[string]*string{"f.txt": s(lines(10, map[int]string{5: "two"}))}},
+			},
+			conflicts: []Conflict{{"f.txt", []string{"../x\x00y", strings.Repeat("é", 5<<10)}}},
+			markers:   []string{"f.txt"},
+		},
+		{
 			name: "deleted by one, changed by the other",
 			branches: []branch{
 				{"clean up", map[string]*string{"f.txt": nil}},
@@ -320,7 +331,7 @@ func TestMergeBranches(t *testing.T) {
 			base := strings.TrimSpace(mustGit(t, dir, "rev-parse", "HEAD"))
 			var tips []Tip
 			for _, b := range tt.branches {
-				commit := base
+				commit := "main" // a name for base: resolved
 				if b.files != nil {
 					commit = gitCommit(t, dir, base, b.files)
 				}
@@ -328,8 +339,10 @@ func TestMergeBranches(t *testing.T) {
 			}
 			repo, err := Open(ctx, dir)
 			require.NoError(t, err)
+			given := slices.Clone(tips)
 			m, err := repo.MergeBranches(ctx, base, tips)
 			require.NoError(t, err)
+			assert.Equal(t, given, tips, "the caller's tips are as they were")
 			assert.Equal(t, len(tt.conflicts) == 0, m.Clean)
 			for i := range m.Conflicts {
 				m.Conflicts[i].Path = commitLabel.ReplaceAllString(m.Conflicts[i].Path, "~COMMIT")
