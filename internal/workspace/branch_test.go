@@ -422,20 +422,25 @@ func TestMergeBranchesErrors(t *testing.T) {
 func TestMergeBranchesNoRepositoryDriver(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	dir := gitRepo(t, map[string]string{"f.txt": lines(10, nil), "g.txt": lines(10, nil), ".gitattributes": "f.txt merge=evil\n"})
+	dir := gitRepo(t, map[string]string{"f.txt": lines(10, nil), "g.txt": lines(10, nil), "h.txt": lines(10, nil), ".gitattributes": "f.txt merge=evil\n"})
 	base := strings.TrimSpace(mustGit(t, dir, "rev-parse", "HEAD"))
 	mark := filepath.Join(t.TempDir(), "driver-ran")
 	driver := "touch '" + mark + "'; exit 1"
 	mustGit(t, dir, "config", "merge.evil.driver", driver)
 	mustGit(t, dir, "config", "merge.the.worst.driver", driver) // a dotted name
-	mustGit(t, dir, "config", "merge.default", "the.worst")     // for files no attribute names
-	require.NoError(t, os.WriteFile(filepath.Join(dir, ".git", "info", "attributes"), []byte("h.txt merge=the.worst\n"), 0o644))
-	a := gitCommit(t, dir, base, map[string]*string{"f.txt": s(lines(10, map[int]string{1: "a"})), "g.txt": s(lines(10, map[int]string{2: "a"}))})
-	b := gitCommit(t, dir, base, map[string]*string{"f.txt": s(lines(10, map[int]string{9: "b"})), "g.txt": s(lines(10, map[int]string{2: "b"}))})
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ".git", "info", "attributes"), []byte("g.txt merge=the.worst\n"), 0o644))
+	// For files no attribute names (h.txt), from an included file.
+	include := filepath.Join(t.TempDir(), "included")
+	require.NoError(t, os.WriteFile(include, []byte("[merge]\n\tdefault = odd name=x\n[merge \"odd name=x\"]\n\tdriver = \""+driver+"\"\n"), 0o644))
+	mustGit(t, dir, "config", "include.path", include)
+	changes := func(who string, line int) map[string]*string {
+		return map[string]*string{"f.txt": s(lines(10, map[int]string{line: who})), "g.txt": s(lines(10, map[int]string{2: who})), "h.txt": s(lines(10, map[int]string{line: who}))}
+	}
+	a, b := gitCommit(t, dir, base, changes("a", 1)), gitCommit(t, dir, base, changes("b", 9))
 
 	// Git itself runs the driver: the test can see it.
 	out, err := gitCmd(dir, "merge-tree", "--write-tree", "--no-messages", "--name-only", a, b).CombinedOutput()
-	require.Contains(t, string(out), "f.txt", "the driver said conflict: %v", err)
+	require.Equal(t, "f.txt\ng.txt\nh.txt\n", strings.SplitN(string(out), "\n", 2)[1], "the drivers said conflict: %v", err)
 	require.FileExists(t, mark)
 	require.NoError(t, os.Remove(mark))
 
@@ -444,9 +449,10 @@ func TestMergeBranchesNoRepositoryDriver(t *testing.T) {
 	m, err := repo.MergeBranches(ctx, base, []Tip{{"a", a}, {"b", b}})
 	require.NoError(t, err)
 	assert.NoFileExists(t, mark, "the repository's merge driver ran")
-	// f.txt merged as git merges: both changes; g.txt conflicts, with
-	// markers labelled by commit.
+	// f.txt and h.txt merged as git merges: both changes; g.txt
+	// conflicts, with markers labelled by commit.
 	assert.Equal(t, lines(10, map[int]string{1: "a", 9: "b"}), show(t, dir, m.Commit, "f.txt"))
+	assert.Equal(t, lines(10, map[int]string{1: "a", 9: "b"}), show(t, dir, m.Commit, "h.txt"))
 	assert.Equal(t, []Conflict{{"g.txt", []string{"a", "b"}}}, m.Conflicts)
 	g := show(t, dir, m.Commit, "g.txt")
 	assert.Contains(t, g, "<<<<<<< "+a+"\n")
