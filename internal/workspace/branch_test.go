@@ -737,3 +737,28 @@ func TestMergeManyConflicts(t *testing.T) {
 	}
 	assert.Less(t, took, 20*time.Second)
 }
+
+// Pruning a run removes its branches' checkpoints too, and no other run's.
+func TestPruneBranchRefs(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := gitRepo(t, map[string]string{"a.txt": "a\n"})
+	head := strings.TrimSpace(mustGit(t, dir, "rev-parse", "HEAD"))
+	keep := []string{"r10", "r1x.docs", "r1-2", "other"}
+	gone := []string{"r1", BranchRunID("r1", "docs"), BranchRunID("r1", "Unit tests")}
+	for _, id := range append(keep, gone...) {
+		mustGit(t, dir, "update-ref", Ref(id), head)
+	}
+	repo, err := Open(ctx, dir)
+	require.NoError(t, err)
+	require.NoError(t, repo.Prune(ctx, "r1"))
+	ids, err := repo.Runs(ctx)
+	require.NoError(t, err)
+	assert.ElementsMatch(t, keep, ids)
+	// An id with what a pattern reads: no ref but its own (none).
+	require.NoError(t, repo.Prune(ctx, "r*"))
+	ids, err = repo.Runs(ctx)
+	require.NoError(t, err)
+	assert.ElementsMatch(t, keep, ids)
+	require.NoError(t, repo.Prune(ctx, "nothing"))
+}
