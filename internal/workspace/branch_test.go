@@ -762,3 +762,44 @@ func TestPruneBranchRefs(t *testing.T) {
 	assert.ElementsMatch(t, keep, ids)
 	require.NoError(t, repo.Prune(ctx, "nothing"))
 }
+
+// A --worktree run forks too: its branches' worktrees are made from its
+// own worktree, inside it, and merge there.
+func TestBranchTreeOfAWorktreeRun(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := gitRepo(t, map[string]string{"f.txt": lines(10, nil)})
+	repo, err := Open(ctx, dir)
+	require.NoError(t, err)
+	runWT, err := repo.AddWorktree(ctx, "r1", false)
+	require.NoError(t, err)
+	run, err := runWT.Repo.Begin(ctx, "r1", "")
+	require.NoError(t, err)
+	defer run.Close()
+	var tips []Tip
+	for i, label := range []string{"a", "b"} {
+		wt, err := runWT.Repo.AddBranchTree(ctx, "r1", label, run.Last.Commit)
+		require.NoError(t, err)
+		assert.Equal(t, filepath.Join(runWT.Dir, ".dtree", "worktrees", "r1.b", label), wt.Dir)
+		br, err := wt.Repo.Begin(ctx, BranchRunID("r1", label), run.Last.Commit)
+		require.NoError(t, err)
+		write(t, wt.Dir, "f.txt", lines(10, map[int]string{1 + 8*i: label}))
+		_, err = br.Checkpoint(ctx, "step")
+		require.NoError(t, err)
+		br.Close()
+		tips = append(tips, Tip{label, br.Last.Commit})
+		require.NoError(t, runWT.Repo.RemoveBranchTree(ctx, wt))
+	}
+	m, err := runWT.Repo.MergeBranches(ctx, run.Last.Commit, tips)
+	require.NoError(t, err)
+	require.True(t, m.Clean)
+	_, err = run.Restore(ctx, m.Commit, "join")
+	require.NoError(t, err)
+	assert.Equal(t, lines(10, map[int]string{1: "a", 9: "b"}), read(t, runWT.Dir, "f.txt"))
+	// The run's result has the merge, and nothing of the branches' trees.
+	_, changed, err := runWT.Commit(ctx, "result")
+	require.NoError(t, err)
+	assert.True(t, changed)
+	assert.Equal(t, "f.txt\n", mustGit(t, dir, "ls-tree", "-r", "--name-only", "dtree/r1"))
+	assert.Equal(t, lines(10, nil), read(t, dir, "f.txt"), "the user's checkout is untouched")
+}
