@@ -215,6 +215,12 @@ type Merge struct {
 	Commit    string
 	Conflicts []Conflict
 	Clean     bool
+	// Labels are what the commits that label conflict markers hold
+	// ("<<<<<<< COMMIT", ">>>>>>> COMMIT", and PATH~COMMIT): the names of
+	// the branches whose changes each has (one for a branch's tip, those
+	// merged so far for the result a later branch merged onto). nil when
+	// Clean.
+	Labels map[string][]string
 }
 
 // MergeBranches merges the tips onto base (the fork's checkpoint), in
@@ -265,18 +271,29 @@ func (r *Repo) MergeBranches(ctx context.Context, base string, tips []Tip) (Merg
 	}
 	m := Merge{Commit: base}
 	at := map[string]int{} // path → its index in m.Conflicts
+	var merged []string    // the names of the branches in m.Commit
 	for _, tip := range tips {
 		if tip.Commit == base {
 			continue
 		}
 		if m.Commit == base { // the first change: taken as it is
 			m.Commit = tip.Commit
+			merged = append(merged, tip.Name)
 			continue
 		}
 		tree, paths, err := r.mergeTree(ctx, drivers, m.Commit, tip.Commit)
 		if err != nil {
 			return Merge{}, fmt.Errorf("merge the branches: branch %q: %w", types.Excerpt(tip.Name, 60), err)
 		}
+		if len(paths) > 0 {
+			if m.Labels == nil {
+				m.Labels = map[string][]string{}
+			}
+			// Views of one list that only grows: no copy per step.
+			m.Labels[m.Commit] = merged[:len(merged):len(merged)]
+			m.Labels[tip.Commit] = []string{tip.Name}
+		}
+		merged = append(merged, tip.Name)
 		for _, p := range paths {
 			if _, ok := at[p]; !ok {
 				at[p] = len(m.Conflicts)

@@ -344,6 +344,7 @@ func TestMergeBranches(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, given, tips, "the caller's tips are as they were")
 			assert.Equal(t, len(tt.conflicts) == 0, m.Clean)
+			assert.Equal(t, m.Clean, m.Labels == nil)
 			for i := range m.Conflicts {
 				m.Conflicts[i].Path = commitLabel.ReplaceAllString(m.Conflicts[i].Path, "~COMMIT")
 			}
@@ -387,10 +388,16 @@ func TestMergeBranchesNestedMarkers(t *testing.T) {
 	}
 	assert.Equal(t, 2, strings.Count(text, "<<<<<<< "), text)
 	// The inner conflict is A against B, the outer the result so far
-	// against C.
+	// against C; Labels says which branches each label holds.
 	assert.Contains(t, text, "<<<<<<< "+tips[0].Commit+"\n")
 	assert.Contains(t, text, ">>>>>>> "+tips[1].Commit+"\n")
 	assert.Contains(t, text, ">>>>>>> "+tips[2].Commit+"\n")
+	require.Len(t, m.Labels, 4)
+	assert.Equal(t, []string{"A"}, m.Labels[tips[0].Commit])
+	assert.Equal(t, []string{"B"}, m.Labels[tips[1].Commit])
+	assert.Equal(t, []string{"C"}, m.Labels[tips[2].Commit])
+	outer := strings.TrimPrefix(strings.SplitN(text, "\n", 2)[0], "<<<<<<< ")
+	assert.Equal(t, []string{"A", "B"}, m.Labels[outer], text)
 }
 
 func TestMergeBranchesErrors(t *testing.T) {
