@@ -162,11 +162,19 @@ func (r *Repo) RemoveBranchTree(ctx context.Context, wt *Worktree) error {
 	if wt == nil {
 		return nil
 	}
-	runDir := filepath.Dir(wt.Dir)
-	if filepath.Dir(runDir) != filepath.Join(r.Root, filepath.FromSlash(WorktreesDir)) || !strings.HasSuffix(runDir, ".b") {
+	dir := filepath.Clean(wt.Dir)
+	runDir := filepath.Dir(dir)
+	if !filepath.IsAbs(dir) || filepath.Dir(runDir) != filepath.Join(r.Root, filepath.FromSlash(WorktreesDir)) || !strings.HasSuffix(runDir, ".b") {
 		return fmt.Errorf("remove worktree %s: it is not the worktree of a branch (under %s/RUN-ID.b)", wt.Dir, WorktreesDir)
 	}
-	if err := r.removeBranchDir(ctx, wt.Dir); err != nil {
+	// The run's directory as a link (something in a branch made it one):
+	// what is below it is not dtree's.
+	if st, err := os.Lstat(runDir); errors.Is(err, os.ErrNotExist) {
+		return r.git(ctx, "", nil, nil, nil, "worktree", "prune")
+	} else if err != nil || !st.IsDir() {
+		return fmt.Errorf("remove worktree %s: %s is not a directory of dtree's (a link?): remove it by hand", wt.Dir, runDir)
+	}
+	if err := r.removeBranchDir(ctx, dir); err != nil {
 		return fmt.Errorf("remove worktree %s: %w", wt.Dir, err)
 	}
 	os.Remove(runDir) // when it is the run's last
@@ -206,11 +214,12 @@ type Conflict struct {
 	Branches []string
 }
 
-// Merge is the branches merged: Commit is a commit of the merged tree
-// (when two branches or more changed something, a merge commit: its first
+// Merge is the branches merged. Commit is a commit of the merged tree:
+// when two branches or more changed something, a merge commit (its first
 // parent the merge of the branches before the last, the second the last
-// tip; base when none did); Conflicts are the paths any step left conflicted, in the
-// order they came; Clean is true when there are none.
+// tip); the tip of the one that did when one did; base when none did.
+// Conflicts are the paths any step left conflicted, in the order they
+// came; Clean is true when there are none.
 type Merge struct {
 	Commit    string
 	Conflicts []Conflict
@@ -235,7 +244,7 @@ type Merge struct {
 // A conflict does not stop it: merge-tree still writes a tree, with
 // conflict markers in a text file (labelled with the two commits merged:
 // "<<<<<<< RESULT" and ">>>>>>> TIP", RESULT the first branch's tip at
-// the second step, a merge commit after), the
+// the second step, a merge commit after: Merge.Labels names them), the
 // result's side kept for a binary file, and for a file one side deleted
 // and the other changed, the changed one. The next branches merge onto
 // that tree: one that changed the same lines again conflicts again (its

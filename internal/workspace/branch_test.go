@@ -681,9 +681,25 @@ func TestBranchTreeEdges(t *testing.T) {
 	assert.NotContains(t, mustGit(t, dir, "worktree", "list", "--porcelain"), "docs")
 
 	// Not a branch tree: refused, nothing removed.
-	err = repo.RemoveBranchTree(ctx, &Worktree{Dir: dir})
-	require.ErrorContains(t, err, "not the worktree of a branch")
+	keep, err := repo.AddBranchTree(ctx, runID, "keep", base)
+	require.NoError(t, err)
+	for _, d := range []string{dir, filepath.Join(keep.Dir, ".."), filepath.Join(keep.Dir, "..", ".."), keep.Dir + "/../..", "r1.b/keep", filepath.Join(dir, ".dtree", "worktrees", "x", "keep")} {
+		err = repo.RemoveBranchTree(ctx, &Worktree{Dir: d})
+		require.ErrorContains(t, err, "not the worktree of a branch", d)
+	}
 	assert.FileExists(t, filepath.Join(dir, "f.txt"))
+	assert.FileExists(t, filepath.Join(keep.Dir, "f.txt"))
+	// The run's directory made a link to elsewhere: nothing there removed.
+	elsewhere := t.TempDir()
+	write(t, elsewhere, "keep/mine.txt", "mine\n")
+	runDir := filepath.Dir(keep.Dir)
+	require.NoError(t, os.Rename(runDir, runDir+"-moved"))
+	require.NoError(t, os.Symlink(elsewhere, runDir))
+	require.ErrorContains(t, repo.RemoveBranchTree(ctx, keep), "a link?")
+	assert.FileExists(t, filepath.Join(elsewhere, "keep", "mine.txt"))
+	require.NoError(t, os.Remove(runDir))
+	require.NoError(t, os.Rename(runDir+"-moved", runDir))
+	require.NoError(t, repo.RemoveBranchTree(ctx, keep))
 
 	// A bad start, a bad run id.
 	_, err = repo.AddBranchTree(ctx, runID, "docs", "nope")
@@ -692,7 +708,7 @@ func TestBranchTreeEdges(t *testing.T) {
 	require.ErrorContains(t, err, `"../x" is not a run id`)
 
 	// The run's directory as a link elsewhere: no worktree there.
-	elsewhere := t.TempDir()
+	elsewhere = t.TempDir()
 	require.NoError(t, os.Symlink(elsewhere, filepath.Join(dir, ".dtree", "worktrees", "r2.b")))
 	_, err = repo.AddBranchTree(ctx, "r2", "docs", base)
 	require.ErrorContains(t, err, "is a link")
