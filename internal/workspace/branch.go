@@ -23,7 +23,21 @@ import (
 // checkpoint, under WorktreesDir/RUN-ID.b/NAME; at the join, MergeBranches
 // merges the branches' last checkpoints onto the fork's, one after the
 // other in a stated order, into one commit that (*Run).Restore puts in the
-// run's working tree.
+// run's working tree. Per fork, with run the run's *Run and fork its
+// checkpoint there (run.Last.Commit when the fork's step is done):
+//
+//	wt, err := repo.AddBranchTree(ctx, runID, label, fork)      // each branch
+//	br, err := wt.Repo.Begin(ctx, BranchRunID(runID, label), fork)
+//	…                                                           // its steps: br.Checkpoint
+//	br.Close()
+//	m, err := repo.MergeBranches(ctx, fork, []Tip{{label, br.Last.Commit}, …})
+//	_, err = run.Restore(ctx, m.Commit, "join")                 // m.Clean, or the markers
+//	err = repo.RemoveBranchTree(ctx, wt)                        // each branch
+//
+// The run's working tree must not change between the fork and the join:
+// Restore moves it from its newest checkpoint to the merge, and what was
+// changed there since the fork would be undone (it stays in the
+// checkpoint Restore takes first).
 
 // maxBranchDir bounds the readable part of a branch's directory name.
 const maxBranchDir = 40
