@@ -220,12 +220,12 @@ func (w *walker) startBranch(ctx context.Context, p *branch, n *types.ProcessedN
 		return c, nil
 	}
 	repo := p.tree.ws.Repo
-	wt, err := repo.AddBranchTree(context.WithoutCancel(ctx), w.o.Log.RunID, dirName(id), base)
+	wt, err := repo.AddBranchTree(context.WithoutCancel(ctx), w.o.Log.RunID, id, base)
 	if err != nil {
 		return nil, fmt.Errorf("fork %s: branch %s: %w", n.ID, types.Quote(fb.Name), err)
 	}
 	c.tree = &tree{wt: wt, dir: filepath.Join(wt.Dir, p.tree.workdirPrefix())}
-	ws, err := wt.Repo.Begin(context.WithoutCancel(ctx), w.o.Log.RunID+"."+dirName(id), base)
+	ws, err := wt.Repo.Begin(context.WithoutCancel(ctx), workspace.BranchRunID(w.o.Log.RunID, id), base)
 	if err != nil {
 		w.dropTree(c)
 		return nil, fmt.Errorf("fork %s: branch %s: %w", n.ID, types.Quote(fb.Name), err)
@@ -248,24 +248,6 @@ func (w *walker) branchStarted(c *branch, n *types.ProcessedNode, fb types.ForkB
 	if bp, ok := w.o.Progress.(BranchProgress); ok {
 		bp.BranchStarted(c.id, n.ID, fb.Name)
 	}
-}
-
-// dirName is branch id as a directory and ref name: the characters git
-// and file systems take, the rest as '-', bounded.
-func dirName(id string) string {
-	var b strings.Builder
-	for _, r := range id {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('-')
-		}
-		if b.Len() >= 60 {
-			break
-		}
-	}
-	return b.String()
 }
 
 // endBranch records how branch c ended, with its last checkpoint:

@@ -77,7 +77,9 @@ func forkRun(t *testing.T, src string, runner Runner, o Options) (*Summary, stri
 	t.Cleanup(func() { log.Close() })
 	o.Chart, o.Page, o.Start, o.NoValidate = c, c.Doc.Pages[0], c.Doc.Pages[0].Root, true
 	o.Registry, o.Runner, o.Log, o.Workdir, o.Workspace = reg, runner, log, dir, repo
-	o.Backoff = func(int) time.Duration { return 0 }
+	if o.Backoff == nil {
+		o.Backoff = func(int) time.Duration { return 0 }
+	}
 	ctx := context.Background()
 	if o.MaxSteps == 0 {
 		o.MaxSteps = DefaultMaxSteps
@@ -172,6 +174,25 @@ func TestForkRunsBranchesSideBySideAndMerges(t *testing.T) {
 		want := map[string]string{"a": "plan/a", "b": "plan/b", "b2": "plan/b"}[r.ID]
 		assert.Equal(t, want, r.Branch, r.ID)
 	}
+}
+
+// Branch names that differ only in what a directory name cannot hold get
+// worktrees and checkpoint refs of their own.
+func TestForkBranchNamesApart(t *testing.T) {
+	wr := newWriter()
+	src := strings.Replace(forkYAML("all"), "parallel: [a, b]", `parallel: {"a b": a, "a-b": b}`, 1)
+	sum, dir, _, err := forkRun(t, src, wr.run, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, StatusSucceeded, sum.Status)
+	for _, f := range []string{"a.txt", "b.txt", "b2.txt"} {
+		assert.FileExists(t, filepath.Join(dir, f))
+	}
+	assert.NotEqual(t, wr.dirs["a"], wr.dirs["b"])
+	repo, err := workspace.Open(context.Background(), dir)
+	require.NoError(t, err)
+	ids, err := repo.Runs(context.Background())
+	require.NoError(t, err)
+	assert.Len(t, ids, 3, "the run's checkpoints and each branch's: %v", ids)
 }
 
 func TestForkBranchEventsCarryTheBranch(t *testing.T) {
@@ -280,7 +301,7 @@ nodes:
 	var jc *JoinConflictError
 	require.ErrorAs(t, err, &jc)
 	assert.Equal(t, "review", jc.Node)
-	assert.Contains(t, jc.Conflicts, `"README" (plan/b)`)
+	assert.Contains(t, jc.Conflicts, `"README" (plan/a, plan/b)`)
 	assert.Equal(t, StatusFailed, sum.Status)
 	assert.Equal(t, types.ExitFailed, sum.ExitCode)
 	b, rerr := os.ReadFile(filepath.Join(dir, "README"))
@@ -313,7 +334,7 @@ func TestForkConflictIsResolvedByAProcessJoin(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, StatusSucceeded, sum.Status)
 	assert.Contains(t, joinPrompt, "Merge conflicts:")
-	assert.Contains(t, joinPrompt, `"README" (plan/b)`)
+	assert.Contains(t, joinPrompt, `"README" (plan/a, plan/b)`)
 	b, rerr := os.ReadFile(filepath.Join(dir, "README"))
 	require.NoError(t, rerr)
 	assert.Equal(t, "from a and b\n", string(b))

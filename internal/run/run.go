@@ -99,6 +99,10 @@ type Options struct {
 	// it.
 	CallStarted func()
 	CallEnded   func(keep bool)
+	// Parallel is --parallel: how many agent calls and command steps run
+	// at once across the run's branches (readme/parallel.md#limits); below
+	// 1 is types.DefaultParallel.
+	Parallel int
 }
 
 // Progress hears about the run as it goes; the command prints it.
@@ -168,6 +172,7 @@ type walker struct {
 	root    *tree           // the run's working tree and its checkpoints
 	// gateAnswered: Approval.Answer was given to a gate.
 	gateAnswered bool
+	limits       *limiter // --parallel and the CLIs' shared backoffs (limits.go)
 }
 
 // Walk runs the chart and returns its summary. The error is a
@@ -184,7 +189,7 @@ func Walk(ctx context.Context, o Options) (*Summary, error) {
 	if o.Progress == nil {
 		o.Progress = nopProgress{}
 	}
-	w := &walker{o: o, started: time.Now(), root: &tree{dir: o.Workdir}}
+	w := &walker{o: o, started: time.Now(), root: &tree{dir: o.Workdir}, limits: newLimiter(o.Parallel, time.Now)}
 	w.sum = newSummary(o)
 	w.cur = newBranch(0, &w.sum.Path, w.root)
 	w.mu.Lock() // the run's first branch walks with it; fork.go's branches take turns
