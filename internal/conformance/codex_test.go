@@ -53,13 +53,6 @@ plugins = false
 		},
 		noise: []string{"Reading additional input from stdin..."},
 		more:  codexChecks,
-		// Not codex's: main's stand-in for the fork branch API
-		// (internal/workspace/branchtree_tmp.go), which the forkmerge
-		// branch replaces; TestConformanceFork passes with it.
-		knownFailures: map[string]string{
-			"fork worktrees removed":            "the stand-in RemoveBranchTree leaves the empty .dtree/worktrees/RUN-ID.b behind",
-			"fork conflict names both branches": "the stand-in MergeBranches names only the branch merged last, not every branch that changed the file",
-		},
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/dtree-dev/dtree/internal/mockllm"
+	"github.com/dtree-dev/dtree/internal/workspace"
 )
 
 // forkCLIs are the CLIs TestConformanceFork runs: codex, whose one shell
@@ -118,7 +119,9 @@ type rawEvent struct {
 	// order, and the conflicted files.
 	Branches  []string `json:"branches"`
 	Conflicts []string `json:"conflicts"`
-	line      string
+	// Worktree is a branch_start's: where the branch worked.
+	Worktree string `json:"worktree"`
+	line     string
 }
 
 // rawEvents reads the latest run's events.jsonl line by line.
@@ -304,12 +307,21 @@ func forkMerge(t *testing.T, c cliCase) time.Duration {
 	// stay on their refs (readme/parallel.md#isolation-and-merge); the
 	// harness checks that no process of the CLI is left.
 	a.Equal([]string{e.work}, listed, "git worktree list: the repository's own only")
-	expect(t, c, "fork worktrees removed", func(a *assert.Assertions) {
-		a.Empty(left, ".dtree/worktrees holds its .gitignore only")
-	})
-	t.Logf("refs: %v", refs)
-	for _, name := range []string{"alpha", "beta"} {
-		a.True(slices.ContainsFunc(refs, func(r string) bool { return strings.HasSuffix(r, name) }), "a ref of branch %s's checkpoints", name)
+	a.Empty(left, ".dtree/worktrees holds its .gitignore only")
+	var trees []string
+	for _, ev := range events {
+		if ev.Event == "branch_start" {
+			trees = append(trees, ev.Worktree)
+			a.NoDirExists(ev.Worktree, "branch %s's worktree is removed", ev.Branch)
+		}
+	}
+	if ws := r.workspaceEvent(); a.NotNil(ws, "the workspace event") {
+		runID := strings.TrimPrefix(ws.Ref, workspace.RefPrefix)
+		repo := &workspace.Repo{Root: e.work}
+		a.ElementsMatch([]string{repo.BranchTreeDir(runID, "plan/alpha"), repo.BranchTreeDir(runID, "plan/beta")}, trees,
+			"each branch worked in .dtree/worktrees/RUN-ID.b/NAME")
+		a.ElementsMatch([]string{ws.Ref, workspace.Ref(workspace.BranchRunID(runID, "plan/alpha")), workspace.Ref(workspace.BranchRunID(runID, "plan/beta"))}, refs,
+			"the run's checkpoints and each branch's stay on their refs")
 	}
 	return r.elapsed
 }
@@ -380,10 +392,7 @@ func forkResolve(t *testing.T, c cliCase) {
 	a.Equal(0, r.exit, "exit status")
 	a.Equal("succeeded", r.summary.Status)
 	a.Equal("alpha and beta were here\n", readFile(e.work, "shared.txt"), "the join's agent resolved the conflict in the working tree")
-	a.Contains(asked, `"shared.txt"`, "the join's prompt names the conflicted file")
-	expect(t, c, "fork conflict names both branches", func(a *assert.Assertions) {
-		a.Contains(asked, `"shared.txt" (plan/alpha, plan/beta)`, "the join's prompt names both branches that changed it")
-	})
+	a.Contains(asked, `"shared.txt" (plan/alpha, plan/beta)`, "the join's prompt names the conflicted file and both branches that changed it")
 	for _, want := range []string{"<<<<<<<", "alpha was here", "beta was here", ">>>>>>>"} {
 		a.Contains(saw, want, "the join's shell found both sides between conflict markers")
 	}
@@ -412,16 +421,10 @@ func forkConflict(t *testing.T, c cliCase) {
 	a := assert.New(t)
 	a.Equal(1, r.exit, "exit status")
 	a.Equal("failed", r.summary.Status)
-	for _, want := range []string{"join show", "shared.txt"} {
-		a.Contains(errLine, want, "the error names the join and the conflicted file")
-		a.Contains(r.summary.Error, want, "--json's error")
-	}
-	expect(t, c, "fork conflict names both branches", func(a *assert.Assertions) {
-		for _, want := range []string{"plan/alpha", "plan/beta"} {
-			a.Contains(errLine, want, "the error names both branches that changed the file")
-			a.Contains(r.summary.Error, want, "--json's error")
-		}
-	})
+	a.Contains(errLine, `join show "Show what the branches wrote."`, "the error names the join")
+	want := `"shared.txt" (plan/alpha, plan/beta)`
+	a.Contains(errLine, want, "the error names both branches that changed the file")
+	a.Contains(r.summary.Error, want, "--json's error")
 	a.NoFileExists(filepath.Join(e.work, "joined.txt"), "the join's command did not run")
 	if join := joinEvent(rawEvents(t, e.logs)); a.NotNil(join, "a join event") {
 		a.Equal([]string{"shared.txt"}, join.Conflicts, "the join event's conflicted files")
