@@ -425,7 +425,7 @@ func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, 
 		}
 		prompt = prompts.WithBudget(w.budgetLine(), prompt) // past 80 % of a budget, what is left
 		if b := w.cur; purpose == agent.PurposeRun && len(b.conflicts) > 0 && b.cur == w.index(n.ID) {
-			prompt = prompts.WithBudget(prompts.ConflictsLine(conflictList(b.conflicts)), prompt) // a join's merge conflicts
+			prompt = prompts.WithBudget(prompts.ConflictsLine(conflictList(b.conflicts), markerLabels(b.conflictLabels)), prompt) // a join's merge conflicts
 		}
 		// An earlier step's output in the run so far may hold a NUL,
 		// which no argv can carry (readme/context.md#variables).

@@ -338,7 +338,7 @@ func (w *walker) merge(ctx context.Context, p *branch, fork, j *types.ProcessedN
 	if m.Clean {
 		return nil
 	}
-	p.conflicts = m.Conflicts
+	p.conflicts, p.conflictLabels = m.Conflicts, m.Labels
 	if _, ok := kindOf(j).(processStep); ok {
 		return nil // its agent resolves them (conflictNote)
 	}
@@ -370,6 +370,25 @@ func conflictList(cs []workspace.Conflict) string {
 		s += fmt.Sprintf(" and %d more", more)
 	}
 	return s
+}
+
+// markerLabels says which branches each commit naming a side of the
+// conflict markers holds, bounded: "" for none.
+func markerLabels(labels map[string][]string) string {
+	const shown = 10
+	commits := slices.Sorted(maps.Keys(labels))
+	parts := make([]string, 0, min(len(commits), shown))
+	for _, c := range commits[:min(len(commits), shown)] {
+		parts = append(parts, fmt.Sprintf("%s holds %s", c, strings.Join(labels[c], " and ")))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	s := "In the markers, each side is named by a commit: " + strings.Join(parts, "; ")
+	if more := len(commits) - len(parts); more > 0 {
+		s += fmt.Sprintf("; and %d more", more)
+	}
+	return s + "."
 }
 
 // takeIn gives p what branch c did: its visits, and its finished steps

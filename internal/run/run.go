@@ -296,7 +296,7 @@ func (w *walker) walkBranch(ctx context.Context, b *branch) error {
 		}
 		b.pass(n.ID)
 		res, err := w.runNode(ctx, b, n, b.visits[n.ID])
-		b.conflicts = nil // a join's, for its visit only
+		b.conflicts, b.conflictLabels = nil, nil // a join's, for its visit only
 		w.sum.add(res)
 		w.o.Progress.NodeFinished(res)
 		w.queueShort()
