@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -395,6 +396,14 @@ func forkResolve(t *testing.T, c cliCase) {
 	a.Contains(asked, `"shared.txt" (plan/alpha, plan/beta)`, "the join's prompt names the conflicted file and both branches that changed it")
 	for _, want := range []string{"<<<<<<<", "alpha was here", "beta was here", ">>>>>>>"} {
 		a.Contains(saw, want, "the join's shell found both sides between conflict markers")
+	}
+	// Each marker names its side by a commit, which the prompt says is
+	// whose: alpha's side first (merged first, in the fork's order).
+	for _, side := range []struct{ marker, branch string }{{"<<<<<<< ", "plan/alpha"}, {">>>>>>> ", "plan/beta"}} {
+		m := regexp.MustCompile(regexp.QuoteMeta(side.marker) + `(\S+)`).FindStringSubmatch(saw)
+		if a.NotNil(m, "a %q line", side.marker) {
+			a.Regexp(regexp.QuoteMeta(m[1])+` holds [^;]*`+regexp.QuoteMeta(side.branch), asked, "the prompt says the side %s is %s's", m[1], side.branch)
+		}
 	}
 }
 
