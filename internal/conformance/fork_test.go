@@ -211,6 +211,7 @@ func TestConformanceFork(t *testing.T) {
 			var forkTime time.Duration
 			t.Run("merge", func(t *testing.T) { forkTime = forkMerge(t, c) })
 			t.Run("chain", func(t *testing.T) { forkChain(t, c, forkTime) })
+			t.Run("parallel_1", func(t *testing.T) { forkOneAtATime(t, c) })
 			t.Run("conflict", func(t *testing.T) { forkConflict(t, c) })
 			t.Run("resolve", func(t *testing.T) { forkResolve(t, c) })
 		})
@@ -325,6 +326,46 @@ func forkMerge(t *testing.T, c cliCase) time.Duration {
 			"the run's checkpoints and each branch's stay on their refs")
 	}
 	return r.elapsed
+}
+
+// forkOneAtATime runs the fork with --parallel 1 (readme/parallel.md#
+// limits): the branches still merge, but one CLI runs at a time, so the
+// first branch's call waits out the mock's meet, for a call of the other
+// branch that only starts once it has ended. The check the merge case
+// makes of its calls overlapping is thereby seen to fail when they do
+// not.
+func forkOneAtATime(t *testing.T, c cliCase) {
+	e := newEnv(t, c)
+	gitWork(t, e)
+	rules := forkRules(c, "printf 'written by branch alpha\\n' > a.txt", "printf 'written by branch beta\\n' > b.txt", true)
+	n := len(c.extraRules)
+	for i := range rules[n:] {
+		rules[n+i].Delay = 0
+		if rules[n+i].Meet != "" {
+			rules[n+i].MeetWait = 3 * time.Second
+		}
+	}
+	e.mock.SetRules(rules)
+	chart := filepath.Join(e.home, "fork.yaml")
+	require.NoError(t, os.WriteFile(chart, []byte(forkChart("cat a.txt b.txt", false)), 0o644))
+	r := e.run("--parallel", "1", chart)
+	skipWhileForksAreRefused(t, r)
+	var firsts []mockllm.Request
+	for _, q := range answered(e.mock.Requests()) {
+		t.Logf("mock: %s turn=%d rule=%d met=%v arrived=%s answered=%s", q.API, q.Turn, q.Rule, q.Met,
+			q.Arrived.Format("15:04:05.000"), q.Answered.Format("15:04:05.000"))
+		if q.Rule == n || q.Rule == n+1 {
+			firsts = append(firsts, q)
+		}
+	}
+	a := assert.New(t)
+	a.Equal(0, r.exit, "exit status")
+	a.Equal(alphaWrote, readFile(e.work, "a.txt"))
+	a.Equal(betaWrote, readFile(e.work, "b.txt"))
+	if a.Len(firsts, 2, "both branches' first calls") {
+		a.False(firsts[0].Met, "the first call met no other: it was alone")
+		a.True(firsts[1].Arrived.After(firsts[0].Answered), "the second branch's call came after the first's was answered")
+	}
 }
 
 // forkChain runs the same steps one after the other, without holding the
