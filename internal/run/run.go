@@ -594,7 +594,7 @@ func (w *walker) outcome(err error) {
 	switch {
 	case err == nil:
 		w.sum.Status, w.sum.ExitCode = StatusSucceeded, types.ExitOK
-	case errors.As(err, &failed), errors.As(err, new(*JoinConflictError)):
+	case errors.As(err, &failed), errors.As(err, new(*JoinConflictError)), errors.As(err, new(*ForkError)):
 		w.sum.Status, w.sum.ExitCode = StatusFailed, types.ExitFailed
 	case errors.As(err, &limit):
 		w.sum.Status, w.sum.ExitCode = StatusLimit, types.ExitLimit
