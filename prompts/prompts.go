@@ -28,10 +28,11 @@ var (
 
 // ConflictsLine is the paragraph that asks a fork's join to resolve the
 // conflicts the merge of its branches left (readme/parallel.md): files
-// names each conflicted file and the branches that changed it. It leads
-// the prompt, as the budget line does (WithBudget).
-func ConflictsLine(files string) string {
-	return strings.ReplaceAll(strings.TrimSpace(conflictsLine), "{{files}}", files)
+// names each conflicted file and the branches that changed it, labels
+// what the commits naming the markers' sides hold. It leads the prompt,
+// as the budget line does (WithBudget).
+func ConflictsLine(files, labels string) string {
+	return strings.TrimSpace(strings.NewReplacer("{{files}}", files, "{{labels}}", labels).Replace(strings.TrimSpace(conflictsLine)))
 }
 
 // BudgetNearFraction is how much of a budget a run has spent when the

@@ -279,7 +279,7 @@ func (a *App) resume(ctx context.Context, id string, o resumeOptions, fs *pflag.
 		return &UsageError{Err: fmt.Errorf("resume: run %s got to its end (%s): there is no step to go on at", runID, cmp.Or(carried.Status, "succeeded")),
 			Hint: fmt.Sprintf("to run steps of it again, name the first with --from NODE; its path: %s", pathLine(carried.Path()))}
 	}
-	if err := carried.ForkError(); err != nil {
+	if err := carried.ForkRefused(); err != nil {
 		return &UsageError{Err: fmt.Errorf("resume: run %s: %w", runID, err),
 			Hint: fmt.Sprintf("run the whole fork again: dtree resume %s --from %s", runID, carried.Fork.Node)}
 	}

@@ -43,6 +43,9 @@ type branch struct {
 	// conflicts are the files the branches of the fork just joined
 	// changed both ways: the join's agent is asked to resolve them.
 	conflicts []workspace.Conflict
+	// conflictLabels are what the commits that name the markers' sides
+	// hold (workspace.Merge.Labels).
+	conflictLabels map[string][]string
 }
 
 // newBranch is a branch with no visit yet, at node cur, listing its

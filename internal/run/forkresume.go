@@ -41,7 +41,7 @@ func (w *walker) partBranch(ctx context.Context, p *branch, id string) (*branch,
 // else from the fork's checkpoint.
 func (w *walker) partBranches(ctx context.Context, p *branch) error {
 	f := w.o.Resume.Fork
-	if err := w.o.Resume.ForkError(); err != nil { // dtree resume refuses it first
+	if err := w.o.Resume.ForkRefused(); err != nil { // dtree resume refuses it first
 		return err
 	}
 	g := w.o.Chart.Graph

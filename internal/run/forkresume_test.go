@@ -81,7 +81,7 @@ func TestReadCarriedInsideAFork(t *testing.T) {
 				Checkpoint: "cA2", Done: true}, a)
 			assert.Equal(t, CarriedBranch{ID: "plan/b", Name: "b", First: "b1", Path: []string{"b1"}, At: "b2",
 				Checkpoint: "cB1"}, b)
-			require.NoError(t, c.ForkError())
+			require.NoError(t, c.ForkRefused())
 			var branches []string
 			require.NoError(t, c.Each(func(s *CarriedStep) bool {
 				branches = append(branches, s.Branch+":"+s.Start.Node)
@@ -119,8 +119,8 @@ func TestReadCarriedAfterAJoin(t *testing.T) {
 }
 
 // A branch whose checkpoints stopped, or a fork in a branch, is not gone
-// into: ForkError says why.
-func TestCarriedForkError(t *testing.T) {
+// into: ForkRefused says why.
+func TestCarriedForkRefused(t *testing.T) {
 	t.Parallel()
 	noChange := strings.Replace(fkNEa1, `"change":{"added":1,"files":1,"from":"cF","paths":[],"removed":0,"to":"cA1"},`, "", 1)
 	nested := `{"time":"2026-11-27T08:00:06Z","event":"branch_start","branch":"a1/x","checkpoint":"cA1","first":"x1","fork":"a1","name":"x","run_id":"r1"}`
@@ -138,7 +138,7 @@ func TestCarriedForkError(t *testing.T) {
 			t.Parallel()
 			c, err := ReadCarried(strings.NewReader(strings.Join(tc.lines, "\n")))
 			require.NoError(t, err)
-			assert.ErrorContains(t, c.ForkError(), tc.want)
+			assert.ErrorContains(t, c.ForkRefused(), tc.want)
 		})
 	}
 }
@@ -292,7 +292,7 @@ func TestResumeInsideAFork(t *testing.T) {
 	carried, err := ReadCarriedFile(filepath.Join(log.Dir, "events.jsonl"))
 	require.NoError(t, err)
 	require.NotNil(t, carried.Fork)
-	require.NoError(t, carried.ForkError())
+	require.NoError(t, carried.ForkRefused())
 	require.NoError(t, carried.Check(c, c.Doc.Pages[0].Root))
 	finished := map[visit]bool{}
 	evs, err := runlog.ReadEvents(log.Dir)
@@ -496,7 +496,7 @@ func TestReadCarriedOddForkLogs(t *testing.T) {
 				assert.Equal(t, tc.wantAt, c.At)
 				assert.Equal(t, tc.fork, c.Fork != nil)
 				require.NoError(t, c.Each(func(*CarriedStep) bool { return true }))
-				_ = c.ForkError()
+				_ = c.ForkRefused()
 			}
 		})
 	}

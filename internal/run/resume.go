@@ -91,7 +91,7 @@ type CarriedFork struct {
 	// Branches are the fork's branches, in the order they started.
 	Branches []*CarriedBranch
 	// Nested is a fork inside one of the branches, whose branches the
-	// run started: a resume does not go into it (ForkError).
+	// run started: a resume does not go into it (ForkRefused).
 	Nested string
 	byID   map[string]*CarriedBranch
 	// endLines are its branch_end lines, carried at the join.
@@ -129,10 +129,10 @@ type joinedBranch struct {
 	steps int
 }
 
-// ForkError is why the run cannot go on inside its fork, nil when it
+// ForkRefused is why the run cannot go on inside its fork, nil when it
 // can: a fork nested in a branch, or a branch whose changes are not on
 // record. --from the fork runs the whole fork again.
-func (c *Carried) ForkError() error {
+func (c *Carried) ForkRefused() error {
 	f := c.Fork
 	if f == nil {
 		return nil

@@ -91,11 +91,18 @@ type Options struct {
 	// Approval answers the run's approval gates; without an answer a
 	// gate stops the run (StatusWaiting, exit 5).
 	Approval Approval
-	// Hold, when set, is called when a fork's branches start, and what it
-	// returns when they have all ended: the command's reaper ends no
-	// process meanwhile, since what one branch's step left cannot be told
-	// from another branch's git taking a checkpoint.
-	Hold func() (release func())
+	// CallStarted and CallEnded, when set, are called before and after
+	// each agent call or command (CallEnded with the call's KeepRunning),
+	// while no other branch runs a git command or starts a call: the
+	// command ends what the call left running then (procs.Reaper), and
+	// neither dtree's own git commands nor a call just starting are among
+	// it.
+	CallStarted func()
+	CallEnded   func(keep bool)
+	// Parallel is --parallel: how many agent calls and command steps run
+	// at once across the run's branches (readme/parallel.md#limits); below
+	// 1 is types.DefaultParallel.
+	Parallel int
 }
 
 // Progress hears about the run as it goes; the command prints it.
@@ -165,8 +172,9 @@ type walker struct {
 	root    *tree           // the run's working tree and its checkpoints
 	// gateAnswered: Approval.Answer was given to a gate.
 	gateAnswered bool
+	limits       *limiter // --parallel and the CLIs' shared backoffs (limits.go)
 	// parts are the branches of the fork a resumed run goes on inside,
-	// by their id in the run resumed (resume.go).
+	// by their id in the run resumed (forkresume.go).
 	parts map[string]*branch
 }
 
@@ -184,7 +192,7 @@ func Walk(ctx context.Context, o Options) (*Summary, error) {
 	if o.Progress == nil {
 		o.Progress = nopProgress{}
 	}
-	w := &walker{o: o, started: time.Now(), root: &tree{dir: o.Workdir}}
+	w := &walker{o: o, started: time.Now(), root: &tree{dir: o.Workdir}, limits: newLimiter(o.Parallel, time.Now)}
 	w.sum = newSummary(o)
 	w.cur = newBranch(0, &w.sum.Path, w.root)
 	w.mu.Lock() // the run's first branch walks with it; fork.go's branches take turns
@@ -296,7 +304,7 @@ func (w *walker) walkBranch(ctx context.Context, b *branch) error {
 		}
 		b.pass(n.ID)
 		res, err := w.runNode(ctx, b, n, b.visits[n.ID])
-		b.conflicts = nil // a join's, for its visit only
+		b.conflicts, b.conflictLabels = nil, nil // a join's, for its visit only
 		w.sum.add(res)
 		w.o.Progress.NodeFinished(res)
 		w.queueShort()
@@ -594,7 +602,7 @@ func (w *walker) outcome(err error) {
 	switch {
 	case err == nil:
 		w.sum.Status, w.sum.ExitCode = StatusSucceeded, types.ExitOK
-	case errors.As(err, &failed), errors.As(err, new(*JoinConflictError)):
+	case errors.As(err, &failed), errors.As(err, new(*JoinConflictError)), errors.As(err, new(*ForkError)):
 		w.sum.Status, w.sum.ExitCode = StatusFailed, types.ExitFailed
 	case errors.As(err, &limit):
 		w.sum.Status, w.sum.ExitCode = StatusLimit, types.ExitLimit

@@ -58,7 +58,13 @@ func (w *walker) beginWorkspace(ctx context.Context) {
 	if abs, err := filepath.Abs(logs); err == nil {
 		logs = abs
 	}
-	ws, err := repo.Begin(ctx, w.o.Log.RunID, "", logs)
+	parent := ""
+	if r := w.o.Resume; r != nil && r.Fork != nil && r.Fork.Base != "" {
+		// It goes on inside a fork: its tree's checkpoints go on from the
+		// fork's, as the join's merge wants of the tree it merges into.
+		parent = r.Fork.Base
+	}
+	ws, err := repo.Begin(ctx, w.o.Log.RunID, parent, logs)
 	if err != nil {
 		w.workspaceFailed(w.root, err, wt)
 		return
