@@ -22,18 +22,39 @@ func TestTraceFrom(t *testing.T) {
 				Error:   `node 8 "Add the missing entries to CHANGELOG.md." failed after 2 attempts: the agent call failed: fake exited with status 3`,
 				Visits:  map[string]int{"3": 1, "4": 2, "5": 2, "6": 1, "7": 1, "8": 1},
 				Retries: map[string]int{"6": 1, "8": 1}, Stopped: "8", StoppedHow: "failed",
-				Steps: []export.Step{{"3", "4", ""}, {"4", "5", ""}, {"5", "6", "No"}, {"6", "4", ""}, {"4", "5", ""}, {"5", "7", "Yes"}, {"7", "8", "No"}}},
+				Steps: []export.Step{{"3", "4", "", ""}, {"4", "5", "", ""}, {"5", "6", "No", ""}, {"6", "4", "", ""}, {"4", "5", "", ""}, {"5", "7", "Yes", ""}, {"7", "8", "No", ""}}},
 		},
 		{
 			name: "start to end", events: emptyRun,
 			want: export.Trace{RunID: "r1", Status: "succeeded", Page: "1", Start: "s", GraphDigest: "9f2c", Visits: map[string]int{"s": 1, "e": 1},
-				Retries: map[string]int{}, Steps: []export.Step{{"s", "e", ""}}},
+				Retries: map[string]int{}, Steps: []export.Step{{"s", "e", "", ""}}},
 		},
 		{
 			name: "limit", events: limitRun,
 			want: export.Trace{RunID: "r2", Status: "limit_reached", Error: "node a reached its visit limit", Page: "1", Start: "a",
 				Visits: map[string]int{"a": 2, "b": 2}, Retries: map[string]int{}, Stopped: "a", StoppedHow: "limit_reached",
-				Steps: []export.Step{{"a", "b", ""}, {"b", "a", "No"}, {"a", "b", ""}, {"b", "a", "No"}}},
+				Steps: []export.Step{{"a", "b", "", ""}, {"b", "a", "No", ""}, {"a", "b", "", ""}, {"b", "a", "No", ""}}},
+		},
+		{
+			// The fork's move is into each branch, not to its join;
+			// each step names its branch, in the order logged.
+			name: "fork", events: forkRun,
+			want: export.Trace{RunID: "r4", Status: "succeeded", Page: "1", Start: "start", Source: "chart.yaml",
+				Visits:  map[string]int{"start": 1, "plan": 1, "a": 1, "b": 1, "c": 1, "review": 1, "done": 1},
+				Retries: map[string]int{},
+				Steps: []export.Step{{From: "start", To: "plan"}, {From: "plan", To: "a", Branch: "plan/a"}, {From: "plan", To: "b", Branch: "plan/b"},
+					{From: "b", To: "review", Branch: "plan/b"}, {From: "a", To: "c", Branch: "plan/a"}, {From: "c", To: "review", Branch: "plan/a"},
+					{From: "review", To: "done"}},
+				Branches: []export.TraceBranch{{ID: "plan/a", Fork: "plan", Name: "a", Status: "succeeded"}, {ID: "plan/b", Fork: "plan", Name: "b", Status: "succeeded"}}},
+		},
+		{
+			// The run stopped at the branch that failed, not at the one
+			// its failure interrupted.
+			name: "fork failed", events: forkFailedRun,
+			want: export.Trace{RunID: "r5", Status: "failed", Error: "node b failed", Page: "1", Start: "start",
+				Visits: map[string]int{"start": 1, "plan": 1, "a": 1, "b": 1}, Retries: map[string]int{}, Stopped: "b", StoppedHow: "failed",
+				Steps:    []export.Step{{From: "start", To: "plan"}, {From: "plan", To: "a", Branch: "plan/a"}, {From: "plan", To: "b", Branch: "plan/b"}},
+				Branches: []export.TraceBranch{{ID: "plan/a", Fork: "plan", Name: "a", Status: "interrupted"}, {ID: "plan/b", Fork: "plan", Name: "b", Status: "failed"}}},
 		},
 		{
 			name: "interrupted and cut short", events: interruptedRun,
