@@ -41,9 +41,6 @@ type Trace struct {
 	// ran, each move with its branch. A fork's move into each branch is
 	// a step from the fork to the branch's first node, on that branch.
 	Steps []Step
-	// Branches are the fork branches the run started, in the order
-	// they started.
-	Branches []TraceBranch
 }
 
 // Step is one move along an edge; Branch is the fork branch it was
@@ -51,12 +48,6 @@ type Trace struct {
 type Step struct {
 	From, To, Label string
 	Branch          string
-}
-
-// TraceBranch is a fork branch of a run: its id, fork and name, and how
-// it ended ("running" when the log has no branch_end for it).
-type TraceBranch struct {
-	ID, Fork, Name, Status string
 }
 
 // ReadTrace reads the trace of the run whose log directory is dir.
@@ -77,15 +68,14 @@ func ReadTrace(dir string) (*Trace, error) {
 func TraceFrom(r io.Reader) (*Trace, error) {
 	t := &Trace{Status: "running", Visits: map[string]int{}, Retries: map[string]int{}}
 	rd := runlog.NewEventReader(r).Only(runlog.EventRunStart, runlog.EventNodeStart, runlog.EventRetry,
-		runlog.EventNodeEnd, runlog.EventEnd, runlog.EventRunEnd, runlog.EventBranchStart, runlog.EventBranchEnd)
+		runlog.EventNodeEnd, runlog.EventEnd, runlog.EventRunEnd, runlog.EventBranchStart)
 	started, entered := false, map[string]bool{}
 	last := -1 // the last step a node took, for a limit
 	// A fork's node_end names its join as next: the move the branches
 	// make. ended holds each node's newest such step, which the fork's
 	// first branch_start turns into its move into that branch; into
-	// holds the steps so turned, and branch the index of each branch in
-	// Branches.
-	ended, into, branch := map[string]int{}, map[int]bool{}, map[string]int{}
+	// holds the steps so turned.
+	ended, into := map[string]int{}, map[int]bool{}
 	for {
 		ev, err := rd.NextEvent()
 		if errors.Is(err, io.EOF) {
@@ -132,12 +122,6 @@ func TraceFrom(r io.Reader) (*Trace, error) {
 			} else {
 				t.Steps = append(t.Steps, s)
 				into[len(t.Steps)-1] = true
-			}
-			branch[s.Branch] = len(t.Branches)
-			t.Branches = append(t.Branches, TraceBranch{ID: s.Branch, Fork: e.Fork, Name: e.Name, Status: "running"})
-		case runlog.BranchEnd:
-			if i, ok := branch[rd.Branch()]; ok {
-				t.Branches[i].Status = e.Status
 			}
 		case runlog.End:
 			if !entered[e.Node] && t.Visits[e.Node] == 0 {

@@ -44,8 +44,7 @@ func TestTraceFrom(t *testing.T) {
 				Retries: map[string]int{},
 				Steps: []export.Step{{From: "start", To: "plan"}, {From: "plan", To: "a", Branch: "plan/a"}, {From: "plan", To: "b", Branch: "plan/b"},
 					{From: "b", To: "review", Branch: "plan/b"}, {From: "a", To: "c", Branch: "plan/a"}, {From: "c", To: "review", Branch: "plan/a"},
-					{From: "review", To: "done"}},
-				Branches: []export.TraceBranch{{ID: "plan/a", Fork: "plan", Name: "a", Status: "succeeded"}, {ID: "plan/b", Fork: "plan", Name: "b", Status: "succeeded"}}},
+					{From: "review", To: "done"}}},
 		},
 		{
 			// The run stopped at the branch that failed, not at the one
@@ -53,8 +52,7 @@ func TestTraceFrom(t *testing.T) {
 			name: "fork failed", events: forkFailedRun,
 			want: export.Trace{RunID: "r5", Status: "failed", Error: "node b failed", Page: "1", Start: "start",
 				Visits: map[string]int{"start": 1, "plan": 1, "a": 1, "b": 1}, Retries: map[string]int{}, Stopped: "b", StoppedHow: "failed",
-				Steps:    []export.Step{{From: "start", To: "plan"}, {From: "plan", To: "a", Branch: "plan/a"}, {From: "plan", To: "b", Branch: "plan/b"}},
-				Branches: []export.TraceBranch{{ID: "plan/a", Fork: "plan", Name: "a", Status: "interrupted"}, {ID: "plan/b", Fork: "plan", Name: "b", Status: "failed"}}},
+				Steps: []export.Step{{From: "start", To: "plan"}, {From: "plan", To: "a", Branch: "plan/a"}, {From: "plan", To: "b", Branch: "plan/b"}}},
 		},
 		{
 			name: "interrupted and cut short", events: interruptedRun,
