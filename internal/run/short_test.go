@@ -31,9 +31,9 @@ func TestShortJSONBranches(t *testing.T) {
 	assert.NotContains(t, b["nodes"].([]any)[0], "branch")
 
 	s.add(&NodeResult{ID: "tests", Text: "Write the tests", Visit: 1, Branch: "plan/tests", Status: StatusSucceeded})
-	s.Branches = append(s.Branches, BranchResult{ID: "plan/tests", Fork: "plan", Name: "tests", Status: StatusSucceeded, Path: []string{"tests", "pass"}})
+	s.Branches = append(s.Branches, BranchResult{ID: "plan/tests", Fork: "plan", Name: "tests", Join: "review", Status: StatusSucceeded, Path: []string{"tests", "pass"}})
 	s.add(&NodeResult{ID: "docs", Text: "Update the docs", Visit: 1, Branch: "plan/docs", Status: StatusFailed})
-	s.Branches = append(s.Branches, BranchResult{ID: "plan/docs", Fork: "plan", Name: "docs", Status: StatusFailed, Error: "node docs failed", Path: []string{"docs"}})
+	s.Branches = append(s.Branches, BranchResult{ID: "plan/docs", Fork: "plan", Name: "docs", Join: "review", Status: StatusFailed, Error: "node docs failed", Path: []string{"docs"}})
 	s.add(&NodeResult{ID: "review", Text: "Review", Visit: 1, Status: StatusSucceeded})
 	doc := shortDoc(t, s)
 	var got []string
@@ -43,8 +43,8 @@ func TestShortJSONBranches(t *testing.T) {
 	}
 	assert.Equal(t, []string{"plan@<nil>", "tests@plan/tests", "docs@plan/docs", "review@<nil>"}, got)
 	assert.Equal(t, []any{
-		map[string]any{"id": "plan/tests", "fork": "plan", "name": "tests", "status": "succeeded", "path": []any{"tests", "pass"}},
-		map[string]any{"id": "plan/docs", "fork": "plan", "name": "docs", "status": "failed", "error": "node docs failed", "path": []any{"docs"}},
+		map[string]any{"id": "plan/tests", "fork": "plan", "name": "tests", "join": "review", "status": "succeeded", "path": []any{"tests", "pass"}},
+		map[string]any{"id": "plan/docs", "fork": "plan", "name": "docs", "join": "review", "status": "failed", "error": "node docs failed", "path": []any{"docs"}},
 	}, doc["branches"])
 	assert.NotContains(t, doc, "branches_left_out")
 }

@@ -106,11 +106,13 @@ const ShortSteps = DefaultMaxSteps
 func (s *Summary) Steps() int { return s.NodesLeftOut + len(s.Nodes) }
 
 // BranchResult is a fork branch of the run: its id (FORK/NAME), its
-// fork and name, how it ended and the nodes it went through.
+// fork and name, the join where it meets the others, how it ended and
+// the nodes it went through (the join not included).
 type BranchResult struct {
 	ID     string   `json:"id"`
 	Fork   string   `json:"fork"`
 	Name   string   `json:"name"`
+	Join   string   `json:"join"`
 	Status string   `json:"status"`
 	Error  string   `json:"error,omitempty"`
 	Path   []string `json:"path"`
@@ -375,6 +377,7 @@ type shortBranch struct {
 	ID          string   `json:"id"`
 	Fork        string   `json:"fork"`
 	Name        string   `json:"name"`
+	Join        string   `json:"join"`
 	Status      string   `json:"status"`
 	Error       string   `json:"error,omitempty"`
 	Path        []string `json:"path"`
@@ -387,7 +390,7 @@ type shortBranch struct {
 func (s *Summary) encodeBranches() {
 	for ; s.shortBranchesDone < len(s.Branches); s.shortBranchesDone++ {
 		r := &s.Branches[s.shortBranchesDone]
-		sb := shortBranch{ID: r.ID, Fork: r.Fork, Name: r.Name, Status: r.Status, Error: r.Error, Path: r.Path}
+		sb := shortBranch{ID: r.ID, Fork: r.Fork, Name: r.Name, Join: r.Join, Status: r.Status, Error: r.Error, Path: r.Path}
 		if sb.Path == nil {
 			sb.Path = []string{}
 		}
