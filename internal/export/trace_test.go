@@ -1,8 +1,11 @@
 package export_test
 
 import (
+	"fmt"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -75,4 +78,41 @@ func TestTraceFromRejectsOtherFiles(t *testing.T) {
 		_, err := export.TraceFrom(strings.NewReader(in))
 		assert.ErrorContains(t, err, "not the events.jsonl of a dtree run")
 	}
+}
+
+// A fork of many branches (readme/parallel.md) is read in linear time:
+// each branch_start is one step, whatever the branches before it.
+func TestTraceOfAWideForkIsLinear(t *testing.T) {
+	log := func(n int) string {
+		var b strings.Builder
+		b.WriteString(`{"time":"2026-11-27T08:00:00Z","event":"run_start","run_id":"r","page":"1","start":"start"}` + "\n")
+		b.WriteString(`{"time":"2026-11-27T08:00:00Z","event":"node_start","node":"plan","visit":1}` + "\n")
+		b.WriteString(`{"time":"2026-11-27T08:00:00Z","event":"node_end","next":"join","node":"plan","status":"succeeded","visit":1}` + "\n")
+		for i := range n {
+			fmt.Fprintf(&b, `{"time":"2026-11-27T08:00:00Z","event":"branch_start","branch":"plan/b%d","first":"b%d","fork":"plan","name":"b%d"}`+"\n", i, i, i)
+		}
+		for i := range n {
+			fmt.Fprintf(&b, `{"time":"2026-11-27T08:00:00Z","event":"node_start","branch":"plan/b%d","node":"b%d","visit":1}`+"\n", i, i)
+			fmt.Fprintf(&b, `{"time":"2026-11-27T08:00:00Z","event":"node_end","branch":"plan/b%d","next":"join","node":"b%d","status":"succeeded","visit":1}`+"\n", i, i)
+		}
+		return b.String()
+	}
+	took := func(n int) time.Duration {
+		in := log(n)
+		best := time.Duration(1 << 62)
+		for range 2 {
+			runtime.GC()
+			start := time.Now()
+			tr, err := export.TraceFrom(strings.NewReader(in))
+			best = min(best, time.Since(start))
+			require.NoError(t, err)
+			require.Equal(t, 1+2*n, len(tr.Steps), "start to the fork, then a step into each branch and one out of it")
+			require.Equal(t, export.Step{From: "plan", To: "b0", Branch: "plan/b0"}, tr.Steps[1], "the fork's own step is the first branch's")
+		}
+		return best
+	}
+	small, large := took(5_000), took(20_000)
+	t.Logf("5,000 branches: %v; 20,000 branches: %v", small, large)
+	assert.Less(t, large, 10*time.Second)
+	assert.Less(t, float64(large)/float64(max(small, time.Millisecond)), 12.0, "four times the branches take more than 12 times as long")
 }
