@@ -186,11 +186,11 @@ func (a *App) matrixFork(c *chart.Chart, page types.Page, sel string) (int, erro
 		matches := c.FindNode(page.ID, sel)
 		switch len(matches) {
 		case 0:
-			return 0, &UsageError{Err: fmt.Errorf("--fork %q: no node on page %s has that id or text%s", sel, page.ID, c.NearNode(page.ID, sel)),
+			return 0, &UsageError{Err: fmt.Errorf("%s: --fork %q: no node on page %s has that id or text%s", c.Doc.Source, sel, page.ID, c.NearNode(page.ID, sel)),
 				Hint: "'dtree inspect CHART' lists the nodes with their ids, a fork marked 'fork of N'"}
 		case 1:
 		default:
-			return 0, &UsageError{Err: fmt.Errorf("--fork %q: nodes %s all have that text", sel, strings.Join(matches, ", ")),
+			return 0, &UsageError{Err: fmt.Errorf("%s: --fork %q: nodes %s all have that text", c.Doc.Source, sel, strings.Join(matches, ", ")),
 				Hint: "pass the id of the fork"}
 		}
 		fork, _ = g.Index(matches[0])
