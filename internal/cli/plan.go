@@ -46,9 +46,8 @@ comes back to, and a fork of more than 256 branches (GitHub's limit) are
 errors, exit 2; a chart with errors exits 3.
 
 Docs: dtree docs ci, dtree docs parallel`,
-		Example: `  dtree plan --matrix chart.yaml
-  echo "matrix=$(dtree plan --matrix chart.yaml)" >> "$GITHUB_OUTPUT"
-  dtree plan --matrix --fork release --page Main chart.csv`,
+		Example: `  dtree plan --matrix chart.yaml                            # a job output, for fromJSON
+  dtree plan --matrix --fork release --page Main chart.csv  # another fork`,
 		Args: oneChart,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !o.matrix {
