@@ -22,7 +22,17 @@ var (
 	validationInstruction string
 	//go:embed budget.txt
 	budgetLine string
+	//go:embed conflicts.txt
+	conflictsLine string
 )
+
+// ConflictsLine is the paragraph that asks a fork's join to resolve the
+// conflicts the merge of its branches left (readme/parallel.md): files
+// names each conflicted file and the branches that changed it. It leads
+// the prompt, as the budget line does (WithBudget).
+func ConflictsLine(files string) string {
+	return strings.ReplaceAll(strings.TrimSpace(conflictsLine), "{{files}}", files)
+}
 
 // BudgetNearFraction is how much of a budget a run has spent when the
 // prompts of its later calls start to say what is left

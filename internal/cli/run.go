@@ -420,9 +420,7 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 		if answers != nil && c.Request.Purpose != agent.PurposeCommand {
 			call = answers.Call
 		}
-		r, err := call(ctx, c)
-		a.Procs.StepEnded(c.KeepRunning)
-		return r, err
+		return call(ctx, c) // the walker calls StepStarted and StepEnded (CallStarted, CallEnded)
 	}
 
 	stderr := a.Err
@@ -452,7 +450,7 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 		ReplayCommand: j.replay(filepath.Join(log.Dir, "answers.yaml")),
 		Picture:       runPicture(s.WriteLogGraph, log.Dir, c.Doc, log.Redactor().String),
 		Workspace:     repo, WorkspaceOff: off, Worktree: inWorktree, Rollback: s.Rollback,
-		Approval: gates,
+		Approval: gates, CallStarted: a.Procs.StepStarted, CallEnded: a.Procs.StepEnded,
 	})
 	if answers != nil && sum.Status == run.StatusSucceeded {
 		warnUnused(stderr, answers)
@@ -604,9 +602,6 @@ func (a *App) runTarget(c *chart.Chart, o runOptions, path string) (types.Page, 
 		settled = []string{"ambiguous_root", "no_root"}
 	}
 	if err := a.checkPage(c, path, &page, o.quiet, settled...); err != nil {
-		return page, "", err
-	}
-	if err := refuseForks(c, page); err != nil {
 		return page, "", err
 	}
 	if o.start == "" {

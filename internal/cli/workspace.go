@@ -19,9 +19,12 @@ import (
 // are off in a git repository (the setting, a git that failed), "" for a
 // run outside git.
 func needsGit(c *chart.Chart, page types.Page, s *settings.Settings, off string) error {
-	var paths, rollback []string
+	var paths, rollback, forks []string
 	for i := range c.Nodes {
 		n := &c.Nodes[i]
+		if n.Page == page.ID && n.Fork != nil {
+			forks = append(forks, n.ID)
+		}
 		if n.Page != page.ID || n.Role == types.RoleTerminator {
 			continue
 		}
@@ -41,15 +44,31 @@ func needsGit(c *chart.Chart, page types.Page, s *settings.Settings, off string)
 	} else if s.Rollback == types.RollbackAttempt {
 		what = append(what, fmt.Sprintf("rollback attempt (%s)", "the rollback setting, from "+s.Sources[settings.KeyRollback].String()))
 	}
+	if len(forks) > 0 {
+		// Each branch works in a git worktree made from the fork's
+		// checkpoint (readme/parallel.md#isolation-and-merge).
+		what = append(what, fmt.Sprintf("the fork%s of %s %s (parallel branches)", plural(len(forks)), nodeWord(len(forks)), strings.Join(forks, ", ")))
+	}
 	if len(what) == 0 {
 		return nil
 	}
+	remove := "remove paths and rollback from the chart and the settings ('dtree docs workspace')"
+	if len(forks) > 0 {
+		remove = "draw the branches one after another ('dtree docs parallel')"
+	}
 	if off != "" {
 		return &UsageError{Err: fmt.Errorf("%s %s checkpoints, and they are off: %s", strings.Join(what, " and "), needs(len(what)), off),
-			Hint: "let dtree take checkpoints (checkpoints: true, without --no-checkpoints), or remove paths and rollback from the chart and the settings ('dtree docs workspace')"}
+			Hint: "let dtree take checkpoints (checkpoints: true, without --no-checkpoints), or " + remove}
 	}
 	return &UsageError{Err: fmt.Errorf("%s %s a git repository, and the workdir is in none", strings.Join(what, " and "), needs(len(what))),
-		Hint: "run the chart in a git repository (git init, and commit what is there), or remove paths and rollback from the chart and the settings ('dtree docs workspace')"}
+		Hint: "run the chart in a git repository (git init, and commit what is there), or " + remove}
+}
+
+func plural(n int) string {
+	if n > 1 {
+		return "s"
+	}
+	return ""
 }
 
 func needs(n int) string {

@@ -26,10 +26,15 @@ type Reaper struct {
 	grace time.Duration
 	argv0 string // how to start the watcher (WithWatcher); "" starts none
 
-	mu     sync.Mutex
-	kept   map[int]uint64 // pid -> start time of what keep_running steps left
-	forced bool           // a second interrupt: SIGKILL, no grace
-	on     bool           // the subreaper flag is set
+	mu   sync.Mutex
+	kept map[int]uint64 // pid -> start time of what keep_running steps left
+	// running counts the calls between StepStarted and StepEnded: while
+	// one runs, what another left is not told from its processes, and
+	// the sweep waits (pending) for the last of them to end.
+	running int
+	pending bool
+	forced  bool // a second interrupt: SIGKILL, no grace
+	on      bool // the subreaper flag is set
 
 	// The run's watcher (watch.go): its pid and start time, spared by
 	// every sweep, the write end of its pipe, and its process.
@@ -95,13 +100,32 @@ func (r *Reaper) Subreap() error {
 	return nil
 }
 
+// StepStarted is called before an agent call or a command starts.
+func (r *Reaper) StepStarted() {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	r.running++
+	r.mu.Unlock()
+}
+
 // StepEnded is called when an agent call has ended and been waited for.
 // With keep, what the step left running is kept until EndAll; otherwise
 // every descendant of dtree that no keep_running step left is ended.
+// While other calls run (a fork's branches, readme/parallel.md), their
+// processes cannot be told from what this one left: the sweep is made
+// when the last of them ends.
 func (r *Reaper) StepEnded(keep bool) {
 	if r == nil {
 		return
 	}
+	r.mu.Lock()
+	r.running = max(r.running-1, 0)
+	busy := r.running > 0
+	sweep := !busy && (r.pending || !keep)
+	r.pending = busy && (r.pending || !keep)
+	r.mu.Unlock()
 	if keep {
 		left := reapZombies(r.self, r.spared(nil))
 		r.mu.Lock()
@@ -109,9 +133,10 @@ func (r *Reaper) StepEnded(keep bool) {
 			r.kept[p.Pid] = p.Start
 		}
 		r.mu.Unlock()
-		return
 	}
-	r.end(false)
+	if sweep {
+		r.end(false)
+	}
 }
 
 // EndAll ends every descendant of dtree, kept ones included: the run is

@@ -210,13 +210,13 @@ func (w *walker) gate(ctx context.Context, b *branch, n *types.ProcessedNode) Ga
 		}
 		g.SoFar = append(g.SoFar, line)
 	}
-	if w.ws != nil {
-		from := cmp.Or(w.gateMark, w.wsFirst)
-		g.SinceGate = w.gateMark != ""
-		if c, err := w.ws.Repo.Changes(context.WithoutCancel(ctx), from, w.ws.Last.Commit); err == nil {
+	if t := b.tree; t.ws != nil {
+		from := cmp.Or(t.gateMark, t.first)
+		g.SinceGate = t.gateMark != ""
+		if c, err := t.ws.Repo.Changes(context.WithoutCancel(ctx), from, t.ws.Last.Commit); err == nil {
 			g.Change = &c
 		}
-		w.gateMark = w.ws.Last.Commit
+		t.gateMark = t.ws.Last.Commit
 	}
 	return g
 }

@@ -377,7 +377,7 @@ func (validator) judge(ctx context.Context, v *step, attempt int, output string)
 			if err := w.flush(); err != nil {
 				return types.ValidationResponse{}, err
 			}
-			if err := sleep(ctx, w.o.Backoff(call)); err != nil {
+			if err := w.pause(ctx, w.o.Backoff(call)); err != nil {
 				return types.ValidationResponse{}, err
 			}
 		}
@@ -409,6 +409,9 @@ func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, 
 			return agent.Result{}, err // no call made, none logged
 		}
 		prompt = prompts.WithBudget(w.budgetLine(), prompt) // past 80 % of a budget, what is left
+		if b := w.cur; purpose == agent.PurposeRun && len(b.conflicts) > 0 && b.cur == w.index(n.ID) {
+			prompt = prompts.WithBudget(prompts.ConflictsLine(conflictList(b.conflicts)), prompt) // a join's merge conflicts
+		}
 		// An earlier step's output in the run so far may hold a NUL,
 		// which no argv can carry (readme/context.md#variables).
 		if k := strings.Count(prompt, "\x00"); k > 0 {
@@ -426,7 +429,7 @@ func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, 
 	if n.Model != "" && def.Name == n.CLI {
 		model = n.Model
 	}
-	c := agent.Call{Def: def, Prompt: prompt, Model: model, Dir: w.o.Workdir, Env: w.o.Env,
+	c := agent.Call{Def: def, Prompt: prompt, Model: model, Dir: w.cur.tree.dir, Env: w.o.Env,
 		Request: agent.Request{RunID: runID, Node: n.ID, Purpose: purpose, Attempt: attempt, Visit: res.Visit}, Timeout: n.Timeout, KeepRunning: n.KeepRunning}
 	var s *seen
 	if purpose != agent.PurposeCommand {
@@ -460,8 +463,16 @@ func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, 
 			c.MaxCost -= *t.CostUSD
 		}
 	}
-	w.wsFresh = false // the call may change the working tree
+	w.cur.tree.fresh = false // the call may change the working tree
+	if w.o.CallStarted != nil {
+		w.o.CallStarted()
+	}
+	b := w.release() // other branches go on while the call runs
 	r, err := w.o.Runner(ctx, c)
+	w.take(b)
+	if w.o.CallEnded != nil {
+		w.o.CallEnded(c.KeepRunning)
+	}
 	if lw != nil {
 		_ = lw.Close() // its error is logFailed's
 	}

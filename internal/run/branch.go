@@ -1,6 +1,9 @@
 package run
 
-import "github.com/dtree-dev/dtree/prompts"
+import (
+	"github.com/dtree-dev/dtree/internal/workspace"
+	"github.com/dtree-dev/dtree/prompts"
+)
 
 // A branch is one path of a run through the chart: the node it is at,
 // how often it has visited each node, the nodes it went through, and its
@@ -11,13 +14,19 @@ import "github.com/dtree-dev/dtree/prompts"
 // without a fork is walked as one branch, the run's first, whose path is
 // the run's (Summary.Path).
 //
-// A fork (SPEC §17, issue 27) will add to it the branch's id, its parent
-// and the fork node it started at, and a join node it waits at; each
-// branch started at a fork begins with its parent's visits and history,
-// as a step after the fork sees the steps before it.
+// A fork (fork.go) starts a branch per line, each in a worktree of its
+// own, beginning with its parent's visits and history (a step after the
+// fork sees the steps before it), and ending at the join, where the
+// parent takes their visits and history and goes on.
 type branch struct {
-	// cur is the node the branch is at, an index in the chart's graph.
-	cur    int
+	// id is a fork's branch's FORK/NAME (fork.go), "" for the run's
+	// first branch; name is NAME, fork the fork's node.
+	id, name, fork string
+	// cur is the node the branch is at, an index in the chart's graph;
+	// stop is its fork's join, where it ends (-1: none, the run's first).
+	cur, stop int
+	// tree is the working tree its steps work in.
+	tree   *tree
 	visits map[string]int // visits so far of each node, by id
 	// path lists the nodes the branch went through, terminators too: for
 	// the run's first branch it is the summary's Path.
@@ -28,12 +37,18 @@ type branch struct {
 	historyLeftOut int
 	last           map[string]pastStep
 	soFar          prompts.Entries // the run so far's entries, each rendered once
+	// forkAt is how many steps a fork's branch had when it started:
+	// those after are its own, which its parent takes in at the join.
+	forkAt int
+	// conflicts are the files the branches of the fork just joined
+	// changed both ways: the join's agent is asked to resolve them.
+	conflicts []workspace.Conflict
 }
 
 // newBranch is a branch with no visit yet, at node cur, listing its
-// path in path.
-func newBranch(cur int, path *[]string) *branch {
-	return &branch{cur: cur, visits: map[string]int{}, path: path}
+// path in path, working in tree t.
+func newBranch(cur int, path *[]string, t *tree) *branch {
+	return &branch{cur: cur, stop: -1, visits: map[string]int{}, path: path, tree: t}
 }
 
 // pass adds node id to the branch's path.

@@ -34,6 +34,7 @@ const maxScopeList = 20
 // guard is one visit's watch over the working tree.
 type guard struct {
 	w        *walker
+	t        *tree // the tree the visit works in: its branch's
 	n        *types.ProcessedNode
 	scope    *pathglob.Set // nil: the step may change any file
 	rollback bool
@@ -49,8 +50,8 @@ type guard struct {
 var ErrNeedsGit = errors.New("needs a git repository")
 
 // newGuard sets up the guard of a visit of n.
-func (w *walker) newGuard(ctx context.Context, n *types.ProcessedNode) (*guard, error) {
-	g := &guard{w: w, n: n, rollback: w.rollback(n)}
+func (w *walker) newGuard(ctx context.Context, t *tree, n *types.ProcessedNode) (*guard, error) {
+	g := &guard{w: w, t: t, n: n, rollback: w.rollback(n)}
 	if len(n.Paths) > 0 {
 		set, errs := pathglob.Parse(strings.Join(n.Paths, "\n"))
 		if len(errs) > 0 { // nodeconf refused the chart first
@@ -58,7 +59,7 @@ func (w *walker) newGuard(ctx context.Context, n *types.ProcessedNode) (*guard, 
 		}
 		g.scope = set
 	}
-	if w.ws == nil {
+	if t.ws == nil {
 		if g.scope != nil || g.rollback {
 			what := "paths"
 			if g.scope == nil {
@@ -72,19 +73,19 @@ func (w *walker) newGuard(ctx context.Context, n *types.ProcessedNode) (*guard, 
 		}
 		return g, nil
 	}
-	if _, err := w.snap(context.WithoutCancel(ctx), "before node "+n.ID); err != nil {
+	if _, err := t.snap(context.WithoutCancel(ctx), "before node "+n.ID); err != nil {
 		if g.scope != nil || g.rollback {
 			return g, fmt.Errorf("node %s: checkpoint before the step: %w", n.ID, err)
 		}
 		// Nothing asked of the guard but what it does for any step: the
 		// run goes on without it, as without checkpoints.
-		w.workspaceFailed(err, runlog.Workspace{})
+		w.workspaceFailed(t, err, runlog.Workspace{})
 		return g, nil
 	}
-	g.visit = w.ws.Last.Commit
+	g.visit = t.ws.Last.Commit
 	g.start = g.visit
 	if g.scope != nil {
-		g.prefix = w.workdirPrefix()
+		g.prefix = t.workdirPrefix()
 	}
 	return g, nil
 }
@@ -101,8 +102,8 @@ func (w *walker) rollback(n *types.ProcessedNode) bool {
 
 // workdirPrefix is the workdir relative to the repository's root, with a
 // slash, "" when it is the root: paths are anchored to the workdir.
-func (w *walker) workdirPrefix() string {
-	root, dir := w.ws.Repo.Root, w.o.Workdir
+func (t *tree) workdirPrefix() string {
+	root, dir := t.ws.Repo.Root, t.dir
 	if r, err := filepath.EvalSymlinks(root); err == nil {
 		root = r
 	}
@@ -124,7 +125,7 @@ func (g *guard) inScope(p string) bool {
 }
 
 // on reports whether checkpoints are on for the visit.
-func (g *guard) on() bool { return g != nil && g.visit != "" && g.w.ws != nil }
+func (g *guard) on() bool { return g != nil && g.visit != "" && g.t.ws != nil }
 
 // begin starts attempt a: its checkpoint is the one the last attempt's
 // end left, or the visit's.
@@ -160,8 +161,8 @@ func (g *guard) checkScope(ctx context.Context, a int) (string, error) {
 	}
 	g.checked = true
 	msg := "scope of node " + g.n.ID + " attempt " + strconv.Itoa(a)
-	u, err := g.w.ws.RestorePaths(context.WithoutCancel(ctx), g.start, func(p string) bool { return !g.inScope(p) }, msg)
-	g.w.wsFresh = err == nil
+	u, err := g.t.ws.RestorePaths(context.WithoutCancel(ctx), g.start, func(p string) bool { return !g.inScope(p) }, msg)
+	g.t.fresh = err == nil
 	if err != nil {
 		return "", fmt.Errorf("node %s: undoing the change outside its paths: %w", g.n.ID, err)
 	}
@@ -190,11 +191,11 @@ func (g *guard) mark(ctx context.Context, what string) string {
 	if !g.on() {
 		return ""
 	}
-	if _, err := g.w.snap(context.WithoutCancel(ctx), "before "+what); err != nil {
-		g.w.workspaceFailed(err, runlog.Workspace{})
+	if _, err := g.t.snap(context.WithoutCancel(ctx), "before "+what); err != nil {
+		g.w.workspaceFailed(g.t, err, runlog.Workspace{})
 		return ""
 	}
-	return g.w.ws.Last.Commit
+	return g.t.ws.Last.Commit
 }
 
 // keep puts the tree back as the checkpoint mark says after a call that
@@ -206,14 +207,14 @@ func (g *guard) keep(ctx context.Context, mark string, a int, by string) error {
 	ctx = context.WithoutCancel(ctx)
 	c, err := g.since(ctx, mark, "after the "+by+" of node "+g.n.ID)
 	if err != nil {
-		g.w.workspaceFailed(err, runlog.Workspace{}) // what it changed cannot be told
+		g.w.workspaceFailed(g.t, err, runlog.Workspace{}) // what it changed cannot be told
 		return nil
 	}
 	if c.Empty() {
 		return nil
 	}
-	_, err = g.w.ws.Restore(ctx, mark, "undo the "+by+" of node "+g.n.ID+" attempt "+strconv.Itoa(a))
-	g.w.wsFresh = err == nil
+	_, err = g.t.ws.Restore(ctx, mark, "undo the "+by+" of node "+g.n.ID+" attempt "+strconv.Itoa(a))
+	g.t.fresh = err == nil
 	if err != nil {
 		return fmt.Errorf("node %s: undoing what its %s changed: %w", g.n.ID, by, err)
 	}
@@ -225,14 +226,14 @@ func (g *guard) keep(ctx context.Context, mark string, a int, by string) error {
 // since checkpoints the tree and returns what changed since the
 // checkpoint from.
 func (g *guard) since(ctx context.Context, from, msg string) (types.Change, error) {
-	c, err := g.w.snap(ctx, msg)
+	c, err := g.t.snap(ctx, msg)
 	if err != nil {
 		return c, fmt.Errorf("node %s: checkpoint %s: %w", g.n.ID, msg, err)
 	}
 	if c.From == from {
 		return c, nil
 	}
-	return g.w.ws.Repo.Changes(ctx, from, g.w.ws.Last.Commit)
+	return g.t.ws.Repo.Changes(ctx, from, g.t.ws.Last.Commit)
 }
 
 // retry ends failed attempt a before its retry: it records the attempt's
@@ -248,13 +249,13 @@ func (g *guard) retry(ctx context.Context, a int) (*types.Change, error) {
 		if g.rollback {
 			return nil, err // asked for, and cannot be done
 		}
-		g.w.workspaceFailed(err, runlog.Workspace{})
+		g.w.workspaceFailed(g.t, err, runlog.Workspace{})
 		return nil, nil
 	}
 	if g.rollback {
 		if !c.Empty() {
-			_, err := g.w.ws.Restore(ctx, g.start, "rollback of node "+g.n.ID+" attempt "+strconv.Itoa(a))
-			g.w.wsFresh = err == nil
+			_, err := g.t.ws.Restore(ctx, g.start, "rollback of node "+g.n.ID+" attempt "+strconv.Itoa(a))
+			g.t.fresh = err == nil
 			if err != nil {
 				return &c, fmt.Errorf("node %s: rollback of attempt %d: %w", g.n.ID, a, err)
 			}
@@ -262,7 +263,7 @@ func (g *guard) retry(ctx context.Context, a int) (*types.Change, error) {
 		}
 		g.w.event(runlog.Rollback{Node: g.n.ID, Attempt: a, Checkpoint: g.start, Change: &c})
 	}
-	g.start = g.w.ws.Last.Commit
+	g.start = g.t.ws.Last.Commit
 	return &c, nil
 }
 

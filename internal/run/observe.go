@@ -11,7 +11,12 @@ import (
 // a time, while the walker waits for the call; an error stops the call.
 // s is what the run sees of the call (seen.go).
 func (w *walker) observe(n *types.ProcessedNode, attempt int, cli, purpose string, s *seen) func(agent.Activity) error {
+	b := w.cur
 	return func(a agent.Activity) error {
+		// From the call's reader, while the branch waits for the call:
+		// what it changes is shared with the other branches.
+		w.take(b)
+		defer w.mu.Unlock()
 		// Seen: the run's events, the live line, the step's record.
 		s.activity(a)
 

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dtree-dev/dtree/internal/agent"
@@ -90,6 +91,14 @@ type Options struct {
 	// Approval answers the run's approval gates; without an answer a
 	// gate stops the run (StatusWaiting, exit 5).
 	Approval Approval
+	// CallStarted and CallEnded, when set, are called before and after
+	// each agent call or command (CallEnded with the call's KeepRunning),
+	// while no other branch runs a git command or starts a call: the
+	// command ends what the call left running then (procs.Reaper), and
+	// neither dtree's own git commands nor a call just starting are among
+	// it.
+	CallStarted func()
+	CallEnded   func(keep bool)
 }
 
 // Progress hears about the run as it goes; the command prints it.
@@ -143,17 +152,20 @@ type walker struct {
 	o       Options
 	sum     *Summary
 	started time.Time
+	// mu is held by the branch whose goroutine changes what the branches
+	// share (everything below, the summary, the logs' order, the
+	// progress); a branch lets go of it only while it waits: on an agent
+	// call or a command (call), a backoff (pause), or its fork's branches.
+	// cur is the branch holding it: the events it writes are cur's.
+	mu  sync.Mutex
+	cur *branch
+	// forked: the run has started a fork's branches; events and progress
+	// name their branch from then on.
+	forked bool
 	// steps counts the node executions of every branch, for --max-steps.
 	steps   int
 	replies replay.Recorder // for answers.yaml
-	ws      *workspace.Run  // the run's checkpoints; nil when off
-	// wsFresh: ws.Last is the tree as it is: no agent or command has
-	// run since it was taken, so another checkpoint would find nothing
-	// (snap); false after a checkpoint that failed.
-	wsFresh bool
-	wsFirst string // the checkpoint before the run
-	// gateMark is the checkpoint the last gate asked at, on a terminal.
-	gateMark string
+	root    *tree           // the run's working tree and its checkpoints
 	// gateAnswered: Approval.Answer was given to a gate.
 	gateAnswered bool
 }
@@ -172,8 +184,11 @@ func Walk(ctx context.Context, o Options) (*Summary, error) {
 	if o.Progress == nil {
 		o.Progress = nopProgress{}
 	}
-	w := &walker{o: o, started: time.Now()}
+	w := &walker{o: o, started: time.Now(), root: &tree{dir: o.Workdir}}
 	w.sum = newSummary(o)
+	w.cur = newBranch(0, &w.sum.Path, w.root)
+	w.mu.Lock() // the run's first branch walks with it; fork.go's branches take turns
+	defer w.mu.Unlock()
 	w.event(runlog.RunStart{
 		Chart: o.Chart.Doc.Title, Source: o.Chart.Doc.Source, Page: o.Page.ID,
 		GraphDigest: o.Chart.Digest(o.Page.ID),
@@ -216,7 +231,7 @@ func (o *Options) resumeAt() string {
 // it resumes stopped.
 func (w *walker) walk(ctx context.Context) error {
 	g := w.o.Chart.Graph
-	b := newBranch(0, &w.sum.Path)
+	b := w.cur
 	resumed := false
 	if w.o.Resume != nil {
 		var err error
@@ -230,9 +245,17 @@ func (w *walker) walk(ctx context.Context) error {
 			return fmt.Errorf("start node %q is not in the chart", w.o.Start)
 		}
 		// A start terminator is skipped to its successor; it never reaches
-		// an agent.
+		// an agent. A start marked parallel starts its fork's branches.
 		if n := w.node(b.cur); n.Role == types.RoleTerminator {
 			b.pass(n.ID)
+			if n.Fork != nil {
+				next, err := w.fork(ctx, b, n, 1)
+				if err != nil {
+					return err
+				}
+				b.cur = next
+				return w.walkBranch(ctx, b)
+			}
 			out := g.Out(b.cur)
 			if len(out) == 0 {
 				return nil
@@ -243,10 +266,13 @@ func (w *walker) walk(ctx context.Context) error {
 	return w.walkBranch(ctx, b)
 }
 
-// walkBranch walks branch b from its node until it reaches an end or
-// stops.
+// walkBranch walks branch b from its node until it reaches an end, its
+// fork's join, or stops.
 func (w *walker) walkBranch(ctx context.Context, b *branch) error {
 	for {
+		if b.cur == b.stop { // a fork's branch at its join
+			return nil
+		}
 		n := w.node(b.cur)
 		if n.Role == types.RoleTerminator { // an end
 			b.pass(n.ID)
@@ -265,6 +291,7 @@ func (w *walker) walkBranch(ctx context.Context, b *branch) error {
 		}
 		b.pass(n.ID)
 		res, err := w.runNode(ctx, b, n, b.visits[n.ID])
+		b.conflicts = nil // a join's, for its visit only
 		w.sum.add(res)
 		w.o.Progress.NodeFinished(res)
 		w.queueShort()
@@ -273,6 +300,14 @@ func (w *walker) walkBranch(ctx context.Context, b *branch) error {
 		}
 		if err := w.logFailed(); err != nil {
 			return err
+		}
+		if n.Fork != nil { // its lines are branches, all taken
+			next, err := w.fork(ctx, b, n, b.visits[n.ID])
+			if err != nil {
+				return err
+			}
+			b.cur = next
+			continue
 		}
 		if res.Next == "" {
 			w.event(runlog.End{Node: n.ID})
@@ -288,12 +323,12 @@ func (w *walker) node(i int) *types.ProcessedNode { return &w.o.Chart.Nodes[i] }
 // succeeds or they run out.
 func (w *walker) runNode(ctx context.Context, b *branch, n *types.ProcessedNode, visit int) (*NodeResult, error) {
 	start := time.Now()
-	res := &NodeResult{ID: n.ID, Text: n.Text, Role: n.Role, CLI: n.CLI, Visit: visit, Status: StatusFailed,
+	res := &NodeResult{ID: n.ID, Text: n.Text, Role: n.Role, CLI: n.CLI, Visit: visit, Branch: b.id, Status: StatusFailed,
 		Attempts: []Attempt{}}
 	w.o.Progress.NodeStarted(n, visit)
 	w.event(runlog.NodeStart{Node: n.ID, Visit: visit, Role: n.Role, CLI: n.CLI})
 	defer func() { res.DurationMS = time.Since(start).Milliseconds() }()
-	g, gerr := w.newGuard(ctx, n)
+	g, gerr := w.newGuard(ctx, b.tree, n)
 	var v *step
 
 	out := w.o.Chart.Graph.Out(w.index(n.ID))
@@ -330,7 +365,7 @@ func (w *walker) runNode(ctx context.Context, b *branch, n *types.ProcessedNode,
 		}
 		ev.Status, ev.Error, ev.Usage = res.Status, reason, res.Usage
 		res.Error = reason
-		res.Change = w.checkpoint(ctx, n, visit, g.visit)
+		res.Change = w.checkpoint(ctx, b.tree, n, visit, g.visit)
 		ev.Change = res.Change
 		w.event(ev)
 		return res, err
@@ -356,10 +391,13 @@ func (w *walker) runNode(ctx context.Context, b *branch, n *types.ProcessedNode,
 			return stop(err)
 		}
 		if outcome.reason == "" {
+			if n.Fork != nil { // every line is taken; the run goes on at the join
+				outcome.next, outcome.label = n.Fork.Join, ""
+			}
 			res.Status = StatusSucceeded
 			res.Next, res.Label = outcome.next, outcome.label
 			res.Output = types.TailBytes(v.output, maxOutput)
-			res.Change = w.checkpoint(ctx, n, visit, g.visit)
+			res.Change = w.checkpoint(ctx, b.tree, n, visit, g.visit)
 			ev := runlog.NodeEnd{Change: res.Change, Node: n.ID, Visit: visit, Status: res.Status, Response: encodeResponse(res.Response),
 				Validation: res.Validation, Next: res.Next, Label: res.Label, Usage: res.Usage,
 				Output: types.TailBytes(v.output, maxOutput)}
@@ -396,7 +434,7 @@ func (w *walker) runNode(ctx context.Context, b *branch, n *types.ProcessedNode,
 			if outcome.fellBack {
 				continue // another CLI next: nothing to spare
 			}
-			if err := sleep(ctx, w.o.Backoff(attempt)); err != nil {
+			if err := w.pause(ctx, w.o.Backoff(attempt)); err != nil {
 				return res, err
 			}
 		}
@@ -408,7 +446,7 @@ func (w *walker) runNode(ctx context.Context, b *branch, n *types.ProcessedNode,
 	res.Error, res.Output = last, types.TailBytes(v.output, maxOutput)
 	// The last attempt's change stays, rollback or not: the node failed,
 	// and it is what the user looks at (readme/workspace.md#rollback).
-	res.Change = w.checkpoint(ctx, n, visit, g.visit)
+	res.Change = w.checkpoint(ctx, b.tree, n, visit, g.visit)
 	w.event(runlog.NodeEnd{Change: res.Change, Node: n.ID, Visit: visit, Status: res.Status, Error: last, Usage: res.Usage})
 	return res, &NodeFailedError{Node: n.ID, Text: firstLine(n.Text), Attempts: attempts, Last: last}
 }
@@ -441,7 +479,7 @@ func (w *walker) event(ev runlog.Event) {
 	if w.o.Log == nil {
 		return
 	}
-	if err := w.o.Log.Event(ev); err != nil && w.sum.LogError == "" {
+	if err := w.o.Log.EventOn(w.cur.id, ev); err != nil && w.sum.LogError == "" {
 		w.sum.LogError = err.Error()
 	}
 }
@@ -551,7 +589,7 @@ func (w *walker) outcome(err error) {
 	switch {
 	case err == nil:
 		w.sum.Status, w.sum.ExitCode = StatusSucceeded, types.ExitOK
-	case errors.As(err, &failed):
+	case errors.As(err, &failed), errors.As(err, new(*JoinConflictError)):
 		w.sum.Status, w.sum.ExitCode = StatusFailed, types.ExitFailed
 	case errors.As(err, &limit):
 		w.sum.Status, w.sum.ExitCode = StatusLimit, types.ExitLimit

@@ -31,6 +31,10 @@ type Summary struct {
 	ExitCode      int      `json:"exit_code"`
 	Error         string   `json:"error,omitempty"`
 	Path          []string `json:"path"`
+	// Branches are the fork branches the run started
+	// (readme/parallel.md), each with its own path, in the order they
+	// ended; omitted for a run without a fork.
+	Branches []BranchResult `json:"branches,omitempty"`
 	// Nodes are the newest KeptSteps node executions; NodesLeftOut
 	// counts the earlier ones, which are in events.jsonl only.
 	Nodes        []NodeResult     `json:"nodes"`
@@ -94,6 +98,17 @@ const ShortSteps = DefaultMaxSteps
 // of Nodes included.
 func (s *Summary) Steps() int { return s.NodesLeftOut + len(s.Nodes) }
 
+// BranchResult is a fork branch of the run: its id (FORK/NAME), its
+// fork and name, how it ended and the nodes it went through.
+type BranchResult struct {
+	ID     string   `json:"id"`
+	Fork   string   `json:"fork"`
+	Name   string   `json:"name"`
+	Status string   `json:"status"`
+	Error  string   `json:"error,omitempty"`
+	Path   []string `json:"path"`
+}
+
 // WorktreeResult is a --worktree run's result: Changed is false when
 // the run changed no file, Commit then the one the branch started at.
 type WorktreeResult struct {
@@ -127,11 +142,14 @@ type Logs struct {
 
 // NodeResult is one visit of a node.
 type NodeResult struct {
-	ID         string                    `json:"id"`
-	Text       string                    `json:"text"`
-	Role       string                    `json:"role"`
-	CLI        string                    `json:"cli"`
-	Visit      int                       `json:"visit"`
+	ID    string `json:"id"`
+	Text  string `json:"text"`
+	Role  string `json:"role"`
+	CLI   string `json:"cli"`
+	Visit int    `json:"visit"`
+	// Branch is the fork branch the visit ran on (FORK/NAME,
+	// readme/parallel.md), "" on the run's own.
+	Branch     string                    `json:"branch,omitempty"`
 	Status     string                    `json:"status"`
 	Retries    int                       `json:"retries"`
 	Attempts   []Attempt                 `json:"attempts"`

@@ -74,7 +74,7 @@ func (s *step) value(r vars.Ref) (string, bool) {
 				v = w.o.Log.RunID
 			}
 		case "workdir":
-			v = w.o.Workdir
+			v = s.b.tree.dir
 		default:
 			ok = false
 		}

@@ -317,6 +317,12 @@ func decodeEvent(t EventType, line []byte) (Event, error) {
 		return decode[ApprovalAsked](line)
 	case EventApprovalGiven:
 		return decode[ApprovalGiven](line)
+	case EventBranchStart:
+		return decode[BranchStart](line)
+	case EventBranchEnd:
+		return decode[BranchEnd](line)
+	case EventJoin:
+		return decode[Join](line)
 	}
 	return Unknown{Name: t, Line: bytes.Clone(line)}, nil
 }

@@ -34,6 +34,9 @@ const (
 	EventTreeRestored     EventType = "tree_restored"
 	EventApprovalAsked    EventType = "approval_asked"
 	EventApprovalGiven    EventType = "approval_given"
+	EventBranchStart      EventType = "branch_start"
+	EventBranchEnd        EventType = "branch_end"
+	EventJoin             EventType = "join"
 )
 
 // Event is one line of events.jsonl: one of the structs of this file. Each
@@ -360,6 +363,46 @@ type ApprovalGiven struct {
 	Who    string `json:"who"`
 }
 
+// BranchStart is a branch of a fork started (readme/parallel.md): its
+// events carry its id, FORK/NAME, as "branch" after "event".
+type BranchStart struct {
+	// Checkpoint is the fork's checkpoint, which the branch's worktree
+	// starts from.
+	Checkpoint string `json:"checkpoint,omitempty"`
+	First      string `json:"first"` // the branch's first step
+	Fork       string `json:"fork"`  // the fork's node
+	Name       string `json:"name"`
+	RunID      string `json:"run_id"`
+	// Worktree is the git worktree the branch's steps work in.
+	Worktree string `json:"worktree,omitempty"`
+}
+
+// BranchEnd is a branch of a fork ended: at the join (succeeded), or
+// failed or stopped on the way (interrupted when another branch stopped
+// it).
+type BranchEnd struct {
+	// Checkpoint is the branch's last checkpoint: what it changed, from
+	// the fork's, is what the join merges.
+	Checkpoint string   `json:"checkpoint,omitempty"`
+	Error      string   `json:"error,omitempty"`
+	Path       []string `json:"path"`
+	RunID      string   `json:"run_id"`
+	Status     string   `json:"status"`
+}
+
+// Join is the branches of a fork met at their join: the branches merged,
+// in order, the merge's checkpoint, and the files whose changes
+// conflicted.
+type Join struct {
+	Branches   []string `json:"branches"`
+	Checkpoint string   `json:"checkpoint,omitempty"`
+	Conflicts  []string `json:"conflicts,omitempty"`
+	Fork       string   `json:"fork"`
+	Mode       string   `json:"mode"` // all or any
+	Node       string   `json:"node"`
+	RunID      string   `json:"run_id"`
+}
+
 // Unknown is an event this version of dtree does not know, from a newer
 // one: its name and its whole line. It is read, never written.
 type Unknown struct {
@@ -388,6 +431,9 @@ func (ToolCall) Type() EventType         { return EventToolCall }
 func (ToolCallsLeftOut) Type() EventType { return EventToolCallsLeftOut }
 func (ApprovalAsked) Type() EventType    { return EventApprovalAsked }
 func (ApprovalGiven) Type() EventType    { return EventApprovalGiven }
+func (BranchStart) Type() EventType      { return EventBranchStart }
+func (BranchEnd) Type() EventType        { return EventBranchEnd }
+func (Join) Type() EventType             { return EventJoin }
 func (u Unknown) Type() EventType        { return u.Name }
 
 func (e RunStart) withRunID(id string) Event         { e.RunID = id; return e }
@@ -411,6 +457,9 @@ func (e ToolCallsLeftOut) withRunID(id string) Event { e.RunID = id; return e }
 func (e Workspace) withRunID(id string) Event        { e.RunID = id; return e }
 func (e ApprovalAsked) withRunID(id string) Event    { e.RunID = id; return e }
 func (e ApprovalGiven) withRunID(id string) Event    { e.RunID = id; return e }
+func (e BranchStart) withRunID(id string) Event      { e.RunID = id; return e }
+func (e BranchEnd) withRunID(id string) Event        { e.RunID = id; return e }
+func (e Join) withRunID(id string) Event             { e.RunID = id; return e }
 func (u Unknown) withRunID(string) Event             { return u }
 
 // MarshalJSON writes the fields node_end has for its status: on success

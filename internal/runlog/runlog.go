@@ -236,7 +236,12 @@ func (l *Log) Redactor() *Redactor { return l.redact }
 // and the few events between two agent calls cost one write, not one each.
 // Secrets are masked in the fields' string values; the time and the
 // event's name are dtree's own.
-func (l *Log) Event(ev Event) error {
+func (l *Log) Event(ev Event) error { return l.EventOn("", ev) }
+
+// EventOn is Event for an event of a fork's branch (readme/parallel.md):
+// its id follows the event's name as "branch", masked as every value is;
+// "" is the run's own branch, whose events have none.
+func (l *Log) EventOn(branch string, ev Event) error {
 	if u, ok := ev.(Unknown); ok {
 		return fmt.Errorf("write %s event: not an event of this dtree", u.Name)
 	}
@@ -256,6 +261,10 @@ func (l *Log) Event(ev Event) error {
 	b := append(l.unwritten, `{"time":"`...)
 	b = now.AppendFormat(b, time.RFC3339Nano)
 	b = append(append(append(b, `","event":"`...), ev.Type()...), '"')
+	if branch != "" {
+		id, _ := json.Marshal(branch) // a string always encodes
+		b = append(append(b, `,"branch":`...), l.redact.JSON(id)...)
+	}
 	if len(rest) > 2 {
 		b = append(append(b, ','), rest[1:]...)
 	} else {

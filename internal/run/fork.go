@@ -1,0 +1,403 @@
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dtree-dev/dtree/internal/runlog"
+	"github.com/dtree-dev/dtree/internal/workspace"
+	"github.com/dtree-dev/dtree/prompts"
+	"github.com/dtree-dev/dtree/types"
+)
+
+// Forks (readme/parallel.md): a fork's lines are branches that run side
+// by side, each in a goroutine and a git worktree of its own made from
+// the fork's checkpoint, until they reach the fork's join. The branches
+// take turns at what they share (walker.mu): a branch lets go of it only
+// while it waits on an agent call, a command or a backoff, so everything
+// else a step does is as in a run of one branch.
+
+// take makes the walker b's: it waits for the branch holding it to let
+// go.
+func (w *walker) take(b *branch) {
+	w.mu.Lock()
+	w.cur = b
+	if w.forked {
+		if bp, ok := w.o.Progress.(BranchProgress); ok {
+			bp.OnBranch(b.id)
+		}
+	}
+}
+
+// release lets go of the walker while the branch holding it waits, and
+// returns the branch, for take after.
+func (w *walker) release() *branch {
+	b := w.cur
+	w.mu.Unlock()
+	return b
+}
+
+// pause waits d, or until ctx ends, with the walker let go.
+func (w *walker) pause(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	b := w.release()
+	defer w.take(b)
+	return sleep(ctx, d)
+}
+
+// BranchProgress is a Progress told of a run's branches: when a fork
+// starts and ends them, and, once a run has more than one, which branch
+// the calls that follow OnBranch are of (until the next OnBranch).
+type BranchProgress interface {
+	BranchStarted(id, fork, name string)
+	BranchEnded(id, status string)
+	OnBranch(id string)
+}
+
+// ErrForkNeedsGit is a fork in a run without checkpoints: its branches
+// work in worktrees made from the fork's checkpoint.
+var ErrForkNeedsGit = errors.New("a fork's branches run in git worktrees made from the fork's checkpoint")
+
+// errJoinedFirst stops the other branches of a join: any once one
+// arrived.
+var errJoinedFirst = errors.New("another branch reached the join first")
+
+// forkResult is how one branch of a fork ended; stopped: by another
+// branch, or by the run's end (its error is what followed from that).
+type forkResult struct {
+	i       int
+	err     error
+	stopped bool
+}
+
+// fork starts a branch for each line of fork node n (its visit-th) on
+// branch p, waits for them at the join, merges their changes into p's
+// tree and returns the join's index, where p goes on.
+func (w *walker) fork(ctx context.Context, p *branch, n *types.ProcessedNode, visit int) (int, error) {
+	f := n.Fork
+	join, ok := w.o.Chart.Graph.Index(f.Join)
+	if !ok { // lint's fork_without_join refuses such a chart first
+		return 0, fmt.Errorf("node %s is a fork whose branches never meet", n.ID)
+	}
+	t := p.tree
+	// A run that writes nothing (a dry run) walks the branches in the
+	// one tree; any other needs the checkpoints.
+	isolated := t.ws != nil
+	if !isolated && w.o.Log != nil {
+		why := "the run is not in a git repository"
+		if w.o.Workspace != nil {
+			why = "the run's checkpoints are off (its workspace event says why)"
+		}
+		return 0, fmt.Errorf("node %s: %w, and %s", n.ID, ErrForkNeedsGit, why)
+	}
+	base := ""
+	if isolated {
+		base = t.ws.Last.Commit // the fork's visit ended with a checkpoint
+	}
+	w.forked = true
+	bctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+
+	children := make([]*branch, 0, len(f.Branches))
+	defer func() {
+		for _, c := range children {
+			w.dropTree(c)
+		}
+	}()
+	for _, fb := range f.Branches {
+		c, err := w.startBranch(ctx, p, n, visit, fb, join, base)
+		if err != nil {
+			return 0, err
+		}
+		children = append(children, c)
+	}
+	done := make(chan forkResult)
+	for i, c := range children {
+		go func() {
+			w.take(c)
+			err := w.walkBranch(bctx, c)
+			var stopped error // what stopped it, when it did not end by itself
+			if err != nil && bctx.Err() != nil {
+				stopped = context.Cause(bctx)
+			}
+			w.endBranch(c, err, stopped)
+			w.mu.Unlock()
+			done <- forkResult{i, err, stopped != nil}
+		}()
+	}
+	mode := joinMode(w.node(join))
+	errs := make([]error, len(children))
+	first, winner := -1, -1
+	w.release()
+	for range children {
+		r := <-done
+		errs[r.i] = r.err
+		switch {
+		case r.err == nil:
+			if mode == types.JoinAny && winner < 0 {
+				winner = r.i
+				cancel(errJoinedFirst)
+			}
+		case r.stopped || first >= 0:
+			// What stopping it led to, or after the failure that stops
+			// them all.
+		case mode == types.JoinAny && isNodeFailure(r.err):
+			// Another branch may still get there.
+		default:
+			first = r.i
+			cancel(r.err) // the others stop
+		}
+	}
+	w.take(p)
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	merged := children
+	switch {
+	case first >= 0:
+		return 0, errs[first]
+	case mode == types.JoinAny && winner < 0: // every branch failed: the fork's first
+		for _, err := range errs {
+			if err != nil {
+				return 0, err
+			}
+		}
+	case mode == types.JoinAny:
+		merged = children[winner : winner+1]
+	}
+	if isolated {
+		if err := w.merge(ctx, p, n, w.node(join), mode, base, merged); err != nil {
+			return 0, err
+		}
+	}
+	for _, c := range merged {
+		p.takeIn(c)
+	}
+	return join, nil
+}
+
+// isNodeFailure is a branch's step that failed its attempts: under join
+// any the other branches go on.
+func isNodeFailure(err error) bool {
+	var failed *NodeFailedError
+	return errors.As(err, &failed)
+}
+
+// joinMode is the join's custom data join, all when unset.
+func joinMode(n *types.ProcessedNode) string {
+	if v, ok := types.MetadataValue(n.Node, types.KeyJoin); ok && strings.EqualFold(strings.TrimSpace(v), types.JoinAny) {
+		return types.JoinAny
+	}
+	return types.JoinAll
+}
+
+// startBranch makes the branch of fork n that line fb starts: its
+// worktree from the fork's checkpoint base, its checkpoints, and its copy
+// of p's visits and history.
+func (w *walker) startBranch(ctx context.Context, p *branch, n *types.ProcessedNode, visit int, fb types.ForkBranch, join int, base string) (*branch, error) {
+	first, _ := w.o.Chart.Graph.Index(fb.First)
+	id := n.ID + "/" + fb.Name
+	if visit > 1 {
+		id = n.ID + "#" + strconv.Itoa(visit) + "/" + fb.Name
+	}
+	path := []string{}
+	c := &branch{id: id, name: fb.Name, fork: n.ID, cur: first, stop: join, path: &path,
+		visits: maps.Clone(p.visits), history: slices.Clone(p.history), historyLeftOut: p.historyLeftOut,
+		last: maps.Clone(p.last)}
+	c.forkAt = c.steps()
+	if base == "" { // a dry run's: the one tree
+		c.tree = p.tree
+		w.branchStarted(c, n, fb, "")
+		return c, nil
+	}
+	repo := p.tree.ws.Repo
+	wt, err := repo.AddBranchTree(context.WithoutCancel(ctx), w.o.Log.RunID, dirName(id), base)
+	if err != nil {
+		return nil, fmt.Errorf("fork %s: branch %s: %w", n.ID, types.Quote(fb.Name), err)
+	}
+	c.tree = &tree{wt: wt, dir: filepath.Join(wt.Dir, p.tree.workdirPrefix())}
+	ws, err := wt.Repo.Begin(context.WithoutCancel(ctx), w.o.Log.RunID+"."+dirName(id), base)
+	if err != nil {
+		w.dropTree(c)
+		return nil, fmt.Errorf("fork %s: branch %s: %w", n.ID, types.Quote(fb.Name), err)
+	}
+	c.tree.ws, c.tree.fresh, c.tree.first = ws, true, ws.Last.Commit
+	w.branchStarted(c, n, fb, base)
+	return c, nil
+}
+
+// branchStarted says that branch c of fork n started.
+func (w *walker) branchStarted(c *branch, n *types.ProcessedNode, fb types.ForkBranch, base string) {
+	ev := runlog.BranchStart{Fork: n.ID, Name: fb.Name, First: fb.First, Checkpoint: base}
+	if c.tree.wt != nil {
+		ev.Worktree = c.tree.wt.Dir
+	}
+	prev := w.cur
+	w.cur = c
+	w.event(ev)
+	w.cur = prev
+	if bp, ok := w.o.Progress.(BranchProgress); ok {
+		bp.BranchStarted(c.id, n.ID, fb.Name)
+	}
+}
+
+// dirName is branch id as a directory and ref name: the characters git
+// and file systems take, the rest as '-', bounded.
+func dirName(id string) string {
+	var b strings.Builder
+	for _, r := range id {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('-')
+		}
+		if b.Len() >= 60 {
+			break
+		}
+	}
+	return b.String()
+}
+
+// endBranch records how branch c ended, with its last checkpoint:
+// stopped is what stopped it (another branch's failure, the join any's
+// first, an interrupt), nil when it ended by itself.
+func (w *walker) endBranch(c *branch, err, stopped error) {
+	status := StatusSucceeded
+	msg := ""
+	switch {
+	case err == nil:
+	case errors.Is(stopped, context.Canceled):
+		status, msg = StatusInterrupted, "interrupted"
+	case stopped != nil:
+		status, msg = StatusInterrupted, "stopped: "+firstLine(stopped.Error())
+	default:
+		status, msg = StatusFailed, err.Error()
+		var budget *BudgetError
+		if errors.As(err, &budget) {
+			status = StatusBudget
+		}
+	}
+	ev := runlog.BranchEnd{Status: status, Error: msg, Path: *c.path}
+	if c.tree.ws != nil {
+		ev.Checkpoint = c.tree.ws.Last.Commit
+	}
+	w.event(ev)
+	w.sum.Branches = append(w.sum.Branches, BranchResult{ID: c.id, Fork: c.fork, Name: c.name, Status: status,
+		Error: msg, Path: *c.path})
+	if bp, ok := w.o.Progress.(BranchProgress); ok {
+		bp.BranchEnded(c.id, status)
+	}
+}
+
+// dropTree removes branch c's worktree; its checkpoints stay on its ref.
+func (w *walker) dropTree(c *branch) {
+	t := c.tree
+	if t == nil || t.wt == nil {
+		return
+	}
+	if t.ws != nil {
+		t.ws.Close()
+	}
+	_ = w.o.Workspace.RemoveBranchTree(context.Background(), t.wt) // best effort: `git worktree prune` after
+	t.wt = nil
+}
+
+// merge brings the changes of branches into p's tree at join node j, in
+// their order: a conflict fails the join, unless it is a step an agent
+// runs, which is then asked to resolve it (readme/parallel.md).
+func (w *walker) merge(ctx context.Context, p *branch, fork, j *types.ProcessedNode, mode, base string, branches []*branch) error {
+	ctx = context.WithoutCancel(ctx)
+	tips := make([]workspace.Tip, 0, len(branches))
+	names := make([]string, 0, len(branches))
+	for _, c := range branches {
+		if c.tree.ws == nil {
+			return fmt.Errorf("join %s: branch %s: its checkpoints are off, so its changes cannot be merged", j.ID, c.id)
+		}
+		if _, err := c.tree.snap(ctx, "branch "+c.id+" at the join"); err != nil {
+			return fmt.Errorf("join %s: branch %s: %w", j.ID, c.id, err)
+		}
+		tips = append(tips, workspace.Tip{Name: c.id, Commit: c.tree.ws.Last.Commit})
+		names = append(names, c.id)
+	}
+	// The run's tree may have changed while the branches ran (a person
+	// at work in the checkout): it is merged first, as it is, so the
+	// merge undoes nothing of it.
+	t := p.tree
+	t.fresh = false
+	if _, err := t.snap(ctx, "the working tree at the join "+j.ID); err != nil {
+		return fmt.Errorf("join %s: %w", j.ID, err)
+	}
+	if now := t.ws.Last.Commit; now != base {
+		tips = append([]workspace.Tip{{Name: "the working tree", Commit: now}}, tips...)
+	}
+	m, err := t.ws.Repo.MergeBranches(ctx, base, tips)
+	if err != nil {
+		return fmt.Errorf("join %s: merging the branches: %w", j.ID, err)
+	}
+	if _, err := t.ws.Restore(ctx, m.Commit, "merge of the branches of fork "+fork.ID+" at "+j.ID); err != nil {
+		return fmt.Errorf("join %s: merging the branches into the working tree: %w", j.ID, err)
+	}
+	t.fresh = true
+	ev := runlog.Join{Node: j.ID, Fork: fork.ID, Mode: mode, Branches: names, Checkpoint: t.ws.Last.Commit}
+	for _, c := range m.Conflicts {
+		ev.Conflicts = append(ev.Conflicts, c.Path)
+	}
+	w.event(ev)
+	if m.Clean {
+		return nil
+	}
+	p.conflicts = m.Conflicts
+	if _, ok := kindOf(j).(processStep); ok {
+		return nil // its agent resolves them (conflictNote)
+	}
+	return &JoinConflictError{Node: j.ID, Text: firstLine(j.Text), Conflicts: conflictList(m.Conflicts)}
+}
+
+// JoinConflictError is a join whose branches changed files both ways,
+// which its kind of step cannot resolve (exit 1).
+type JoinConflictError struct {
+	Node, Text string
+	Conflicts  string // the files and the branches that changed each
+}
+
+func (e *JoinConflictError) Error() string {
+	return fmt.Sprintf("join %s %s: the branches' changes conflict in %s; the working tree has both sides between conflict markers, and each branch's own change is in its checkpoints (dtree diff). A join that is a process step has its agent resolve them",
+		e.Node, types.Quote(types.Excerpt(e.Text, errorTextRunes)), e.Conflicts)
+}
+
+// conflictList names conflicted files and the branches that changed
+// them, bounded.
+func conflictList(cs []workspace.Conflict) string {
+	const shown = 10
+	parts := make([]string, 0, min(len(cs), shown))
+	for _, c := range cs[:min(len(cs), shown)] {
+		parts = append(parts, fmt.Sprintf("%s (%s)", types.Quote(types.Clip(c.Path, maxName)), strings.Join(c.Branches, ", ")))
+	}
+	s := strings.Join(parts, ", ")
+	if more := len(cs) - len(parts); more > 0 {
+		s += fmt.Sprintf(" and %d more", more)
+	}
+	return s
+}
+
+// takeIn gives p what branch c did: its visits, and its finished steps
+// for the run so far and {{node.ID.field}}.
+func (p *branch) takeIn(c *branch) {
+	for id, v := range c.visits {
+		p.visits[id] = max(p.visits[id], v)
+	}
+	for i := max(c.forkAt, c.historyLeftOut); i < c.steps(); i++ {
+		p.addHistory(c.past(i))
+	}
+	p.soFar = prompts.Entries{} // its steps' numbers moved
+}
