@@ -311,3 +311,32 @@ func outerForks(c *chart.Chart, page types.Page) []inBranch {
 	}
 	return where
 }
+
+// checkBranch refuses a --branch that is not FORK/NAME of a branch of a
+// fork a matrix could run (matrixFork): nothing runs then.
+func (a *App) checkBranch(c *chart.Chart, page types.Page, id string) error {
+	if id == "" {
+		return nil
+	}
+	var all []string
+	for i := range c.Doc.Nodes {
+		n := &c.Doc.Nodes[i]
+		if n.Page != page.ID || n.Fork == nil {
+			continue
+		}
+		for _, b := range n.Fork.Branches {
+			if n.ID+"/"+b.Name == id {
+				_, err := a.matrixFork(c, page, n.ID)
+				return err
+			}
+			if len(all) < 10 {
+				all = append(all, n.ID+"/"+b.Name)
+			}
+		}
+	}
+	if len(all) == 0 {
+		return a.noFork(c, page)
+	}
+	return &UsageError{Err: fmt.Errorf("%s: --branch %q: no fork on page %s has that branch", c.Doc.Source, id, page.ID),
+		Hint: fmt.Sprintf("a branch is FORK/NAME, as 'dtree plan --matrix' prints it: %s", visible(strings.Join(all, ", ")))}
+}
