@@ -66,15 +66,17 @@ func (w wfFile) jobs(t *testing.T) ([]string, map[string]wfJob) {
 
 // wfRunner plays one job at a time.
 type wfRunner struct {
-	t      *testing.T
-	work   string // GITHUB_WORKSPACE: the checkout
-	temp   string // RUNNER_TEMP
-	bin    string // the directory of the dtree under test
-	env    map[string]string
-	needs  map[string]map[string]string // job → its outputs
-	matrix map[string]any               // the entry this job runs, nil outside a matrix
-	steps  map[string]map[string]string // step id → its outputs, in this job
-	path   []string                     // added by GITHUB_PATH, in this job
+	t         *testing.T
+	origin    string // the repository actions/checkout clones
+	artifacts string // where upload-artifact keeps them, a directory each
+	work      string // GITHUB_WORKSPACE: the job's checkout
+	temp      string // RUNNER_TEMP: the job's own
+	bin       string // the directory of the dtree under test
+	env       map[string]string
+	needs     map[string]map[string]string // job → its outputs
+	matrix    map[string]any               // the entry this job runs, nil outside a matrix
+	steps     map[string]map[string]string // step id → its outputs, in this job
+	path      []string                     // added by GITHUB_PATH, in this job
 }
 
 var wfExpression = regexp.MustCompile(`\$\{\{\s*(.*?)\s*\}\}`)
@@ -130,19 +132,27 @@ func (r *wfRunner) when(cond string, failed bool) bool {
 	return false
 }
 
-// runJob plays job's steps; it returns the exit status of the first that
-// fails (0 when none does), all they printed, and the job's outputs.
-// actions/checkout and setup-go have been done (the workspace is the
-// checkout, go is on PATH); "Install dtree" puts the dtree under test on
-// the PATH as its script's last line does, and "Install the agent CLI"
-// is the only other step that needs the network. Other uses: steps are
-// not played here.
+// runJob plays job's steps on a fresh runner: it returns the exit status
+// of the first that fails (0 when none does), all they printed, and the
+// job's outputs. actions/checkout clones the origin into the workspace,
+// setup-go is done (go is on PATH), upload-artifact copies its path into
+// the run's artifacts and download-artifact copies those its pattern
+// matches into its path, a directory each, as v4 does; "Install dtree"
+// puts the dtree under test on the PATH as its script's last line does,
+// and "Install the agent CLI" is skipped: the chart's steps are commands.
 func (r *wfRunner) runJob(job wfJob) (int, string, map[string]string) {
 	r.steps, r.path = map[string]map[string]string{}, nil
+	r.work, r.temp = r.t.TempDir(), r.t.TempDir()
+	r.env["RUNNER_TEMP"], r.env["GITHUB_WORKSPACE"] = r.temp, r.work
+	r.env["GITHUB_STEP_SUMMARY"] = filepath.Join(r.temp, "summary.md")
 	var out bytes.Buffer
 	code := 0
 	for i, s := range job.Steps {
-		if s.Run == "" || !r.when(s.If, code != 0) {
+		if !r.when(s.If, code != 0) {
+			continue
+		}
+		if s.Uses != "" {
+			r.uses(s)
 			continue
 		}
 		switch s.Name {
@@ -199,6 +209,45 @@ func (r *wfRunner) runJob(job wfJob) (int, string, map[string]string) {
 	return code, out.String(), outs
 }
 
+// uses plays the actions the workflow uses.
+func (r *wfRunner) uses(s wfStep) {
+	action, _, _ := strings.Cut(s.Uses, "@")
+	with := map[string]string{}
+	for k, v := range s.With {
+		with[k] = r.eval(v)
+	}
+	switch action {
+	case "actions/checkout":
+		mustRun(r.t, "", "git", "clone", "-q", r.origin, r.work)
+	case "actions/setup-go":
+	case "actions/upload-artifact":
+		require.NotEmpty(r.t, with["name"])
+		dst := filepath.Join(r.artifacts, with["name"])
+		_, err := os.Stat(dst)
+		require.True(r.t, os.IsNotExist(err), "artifact %s uploaded twice: its name must be unique in the workflow run", with["name"])
+		require.NoError(r.t, os.CopyFS(dst, os.DirFS(with["path"])))
+	case "actions/download-artifact":
+		entries, err := os.ReadDir(r.artifacts)
+		require.NoError(r.t, err)
+		for _, e := range entries {
+			if ok, _ := filepath.Match(with["pattern"], e.Name()); ok {
+				require.NoError(r.t, os.CopyFS(filepath.Join(with["path"], e.Name()), os.DirFS(filepath.Join(r.artifacts, e.Name()))))
+			}
+		}
+	default:
+		r.t.Fatalf("the workflow uses an action the runner does not play: %s", s.Uses)
+	}
+}
+
+// mustRun runs a command that must succeed.
+func mustRun(t *testing.T, dir string, name string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s %v: %s", name, args, out)
+}
+
 // readOutputs reads a GITHUB_OUTPUT file's NAME=VALUE lines (the
 // heredoc form, NAME<<EOF, is not used by this workflow's steps).
 func readOutputs(t *testing.T, file string) map[string]string {
@@ -244,10 +293,10 @@ func buildDtree(t *testing.T) string {
 	return bin
 }
 
-// newWfRunner is a runner whose checkout holds chart at the path the
-// workflow's CHART names, and whose dtree is the one in bin.
+// newWfRunner is a runner whose origin repository holds chart at the path
+// the workflow's CHART names, and whose dtree is the one in bin.
 func newWfRunner(t *testing.T, w wfFile, bin string, chart []byte) *wfRunner {
-	r := &wfRunner{t: t, work: t.TempDir(), temp: t.TempDir(), bin: bin, env: map[string]string{},
+	r := &wfRunner{t: t, origin: t.TempDir(), artifacts: t.TempDir(), bin: bin, env: map[string]string{},
 		needs: map[string]map[string]string{}}
 	for _, v := range os.Environ() {
 		name, value, _ := strings.Cut(v, "=")
@@ -259,14 +308,35 @@ func newWfRunner(t *testing.T, w wfFile, bin string, chart []byte) *wfRunner {
 	for k, v := range w.Env {
 		r.env[k] = v
 	}
-	r.env["GITHUB_ACTIONS"], r.env["RUNNER_TEMP"], r.env["GITHUB_WORKSPACE"] = "true", r.temp, r.work
-	r.env["GITHUB_STEP_SUMMARY"], r.env["LANG"] = filepath.Join(r.temp, "summary.md"), "C.UTF-8"
-	// The checkout: the chart the workflow names, at its path.
-	dst := filepath.Join(r.work, r.env["CHART"])
+	r.env["GITHUB_ACTIONS"], r.env["LANG"], r.env["GIT_CONFIG_NOSYSTEM"] = "true", "C.UTF-8", "1"
+	for _, k := range []string{"GIT_AUTHOR_NAME", "GIT_COMMITTER_NAME"} {
+		r.env[k] = "runner"
+	}
+	for _, k := range []string{"GIT_AUTHOR_EMAIL", "GIT_COMMITTER_EMAIL"} {
+		r.env[k] = "runner@example.com"
+	}
+	// The repository the jobs check out: the chart, at its path.
+	dst := filepath.Join(r.origin, r.env["CHART"])
 	require.NoError(t, os.MkdirAll(filepath.Dir(dst), 0o755))
 	require.NoError(t, os.WriteFile(dst, chart, 0o644))
+	mustRun(t, r.origin, "git", "init", "-q")
+	mustRun(t, r.origin, "git", "add", "-A")
+	mustRun(t, r.origin, "git", "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "the chart")
 	return r
 }
+
+// shipChart is a fork of three branches whose steps are commands, so the
+// workflow plays with no agent: each writes its file, and the join's step
+// reads them all.
+const shipChart = `title: Ship
+nodes:
+  - {id: plan, text: Plan., command: echo plan > plan.txt, parallel: [tests, docs, lint]}
+  - {id: tests, text: Tests., command: echo tests > tests.txt, next: review}
+  - {id: docs, text: Docs., command: echo docs > docs.txt, next: review}
+  - {id: lint, text: Lint., command: echo lint > lint.txt, next: review}
+  - {id: review, text: Review., command: cat plan.txt tests.txt docs.txt lint.txt > review.out, next: done}
+  - {id: done, kind: end, text: Done}
+`
 
 func readWorkflow(t *testing.T, file string) wfFile {
 	var w wfFile
@@ -294,41 +364,52 @@ func TestForkMatrixWorkflow(t *testing.T) {
 	}
 	bin := buildDtree(t)
 
-	t.Run("plan, branch", func(t *testing.T) {
-		chart := []byte(readFile(t, repoRoot(t), "testdata", "charts", "fork", "fork.yaml"))
-		r := newWfRunner(t, w, bin, chart)
+	t.Run("plan, branch, join", func(t *testing.T) {
+		r := newWfRunner(t, w, bin, []byte(shipChart))
 		code, out, outputs := r.runJob(jobs["plan"])
 		require.Equal(t, 0, code, out)
 		r.needs["plan"] = outputs
 
+		// A job per matrix entry, each on its own runner, in any order:
+		// backwards here.
 		entries := r.expand(jobs["branch"].Strategy.Matrix)
-		var got, artifacts []string
-		for _, e := range entries {
+		var got []string
+		for k := len(entries) - 1; k >= 0; k-- {
+			e := entries[k]
 			r.matrix = e
-			got = append(got, r.eval(jobs["branch"].Name))
+			got = append([]string{r.eval(jobs["branch"].Name)}, got...)
 			for _, s := range jobs["branch"].Steps {
 				assert.NotContains(t, s.Run, "${{", "step %q: an expression in a script is script text", s.Name)
-				for _, v := range s.With {
-					r.eval(v)
-				}
 				if s.Name == "Run the branch" {
 					assert.Equal(t, e["id"], r.eval(s.Env["BRANCH"]))
-					assert.Contains(t, s.Run, `--branch "$BRANCH"`)
-				}
-				if strings.HasPrefix(s.Uses, "actions/upload-artifact@") {
-					artifacts = append(artifacts, r.eval(s.With["name"]))
 				}
 			}
+			code, out, _ := r.runJob(jobs["branch"])
+			require.Equal(t, 0, code, "branch %v: %s", e["id"], out)
+			assert.NoFileExists(t, filepath.Join(r.work, "review.out"), "a branch ends before the join")
 		}
 		assert.Equal(t, []string{"branch tests", "branch docs", "branch lint"}, got, "a job per branch, in the fork's order")
+		var artifacts []string
+		entries2, err := os.ReadDir(r.artifacts)
+		require.NoError(t, err)
+		for _, e := range entries2 {
+			artifacts = append(artifacts, e.Name())
+		}
 		assert.Equal(t, []string{"dtree-branch-1-tests", "dtree-branch-2-docs", "dtree-branch-3-lint"}, artifacts)
+
 		r.matrix = nil
 		for _, s := range jobs["join"].Steps {
 			assert.NotContains(t, s.Run, "${{", "step %q", s.Name)
-			if strings.HasPrefix(s.Uses, "actions/download-artifact@") {
-				assert.Equal(t, "dtree-branch-*", s.With["pattern"], "join gathers every branch's artifact")
-			}
 		}
+		code, out, _ = r.runJob(jobs["join"])
+		require.Equal(t, 0, code, out)
+		assert.Contains(t, out, "dtree: joined 3 branches of fork plan")
+		b, err := os.ReadFile(filepath.Join(r.work, "review.out"))
+		require.NoError(t, err)
+		assert.Equal(t, "plan\ntests\ndocs\nlint\n", string(b), "the join's step sees the trunk's and every branch's change")
+		assert.NotEmpty(t, r.steps["join"]["run-dir"], "the joined run's directory, for its upload")
+		_, err = os.Stat(filepath.Join(r.artifacts, "dtree-join", "events.jsonl"))
+		assert.NoError(t, err, "the joined run uploaded")
 	})
 
 	t.Run("no fork", func(t *testing.T) {
