@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"cmp"
 	"context"
 	"errors"
@@ -207,6 +208,45 @@ func (a *App) join(ctx context.Context, dirs []string, o joinOptions, fs *pflag.
 			Hint: "run each with 'dtree run " + path + " --branch ID' and give all their run directories"}
 	}
 
+	// The joined run goes on from the join as dtree resume would, taking
+	// the steps before the fork from the first branch's run: their events
+	// up to its branch_start.
+	trunk, err := trunkEvents(ordered[0].dir)
+	if err != nil {
+		return &UsageError{Err: fmt.Errorf("join: %s: %w", ordered[0].dir, err)}
+	}
+	defer os.Remove(trunk)
+	carried, err := run.ReadCarriedFile(trunk)
+	if err != nil {
+		return &UsageError{Err: fmt.Errorf("join: %s: %w", ordered[0].dir, err)}
+	}
+	if carried.At != fork.Fork.Join {
+		return &UsageError{Err: fmt.Errorf("join: %s: its steps before the fork do not lead to the join %s", ordered[0].dir, fork.Fork.Join),
+			Hint: "run the branch again with this dtree"}
+	}
+	o.start = rs.Start
+	if !fs.Changed("max-steps") && rs.MaxSteps > 0 {
+		o.maxSteps = rs.MaxSteps
+	}
+	if !fs.Changed("no-validate") {
+		o.noValidate = rs.NoValidate
+	}
+	if !fs.Changed("model") {
+		o.model = rs.Model
+	}
+	if !fs.Changed("context") {
+		o.context = rs.Context
+	}
+	page, start, err := a.runTarget(c, o.runOptions, path)
+	if err != nil {
+		return err
+	}
+	if err := carried.Check(c, start); err != nil {
+		return strayPath(rs.RunID, path, carried, err, false)
+	}
+	if o.vars, err = runVars(c.Doc, vars); err != nil {
+		return err
+	}
 	// The trunk once (the first branch's), then each branch's change.
 	patches := []string{filepath.Join(ordered[0].dir, run.TrunkPatch)}
 	for _, b := range ordered {
@@ -235,16 +275,50 @@ func (a *App) join(ctx context.Context, dirs []string, o joinOptions, fs *pflag.
 		fmt.Fprintf(a.Err, "dtree: joined %s of fork %s: the steps before it from %s, then each branch's change; going on at %s\n",
 			fmt.Sprintf("%d %s", len(ordered), types.Choose(len(ordered), "branch", "branches")), first.fork, ordered[0].dir, fork.Fork.Join)
 	}
-	o.start = fork.Fork.Join
-	page, start, err := a.runTarget(c, o.runOptions, path)
-	if err != nil {
-		return err
-	}
-	if o.vars, err = runVars(c.Doc, vars); err != nil {
-		return err
-	}
-	return a.walkChart(ctx, walkJob{o: o.runOptions, s: s, reg: reg, c: c, page: page, start: start,
+	return a.walkChart(ctx, walkJob{o: o.runOptions, s: s, reg: reg, c: c, page: page, start: start, resume: carried,
 		replay: func(file string) string {
-			return replayCommand(path, append(givenFlags(fs, "format", "config", "trust", "retries", "max-steps", "no-validate"), "--start", start), file)
+			return replayCommand(path, givenFlags(fs, "format", "config", "trust", "retries", "max-steps", "no-validate"), file)
 		}})
+}
+
+// trunkEvents writes the events of the run in dir before its branch
+// started, the steps before the fork, to a file of its own for
+// run.ReadCarriedFile, and returns its path.
+func trunkEvents(dir string) (string, error) {
+	f, err := runlog.OpenLog(filepath.Join(dir, "events.jsonl"))
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	out, err := os.CreateTemp("", "dtree-join-*.jsonl")
+	if err != nil {
+		return "", err
+	}
+	w := bufio.NewWriter(out)
+	rd := runlog.NewEventReader(f)
+	for {
+		ev, err := rd.NextEvent()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			out.Close()
+			os.Remove(out.Name())
+			return "", err
+		}
+		if ev.Type() == runlog.EventBranchStart {
+			break
+		}
+		w.Write(rd.Raw())
+		w.WriteByte('\n')
+	}
+	err = w.Flush()
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(out.Name())
+		return "", err
+	}
+	return out.Name(), nil
 }
