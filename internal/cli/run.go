@@ -846,7 +846,7 @@ func (a *App) dryRun(ctx context.Context, c *chart.Chart, page types.Page, start
 		Chart: c, Page: page, Start: start, Registry: reg, Runner: d.Call,
 		Workdir: workdir, Env: os.Environ(), MaxSteps: o.maxSteps, NoValidate: o.noValidate,
 		Progress: d, Backoff: func(int) time.Duration { return 0 }, Model: o.model, Context: o.context, Vars: o.vars, MaxCost: o.budgetUSD, MaxTokens: o.budgetTok,
-		Approval: run.Approval{All: all, Answers: d.gate},
+		Approval: run.Approval{All: all, Answers: d.gate}, Branch: o.branch,
 	})
 	d.finished(sum)
 	sum.DryRun = true
