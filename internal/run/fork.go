@@ -281,7 +281,7 @@ func (w *walker) endBranch(c *branch, err, stopped error) {
 		ev.Checkpoint = c.tree.ws.Last.Commit
 	}
 	w.event(ev)
-	w.sum.Branches = append(w.sum.Branches, BranchResult{ID: c.id, Fork: c.fork, Name: c.name, Status: status,
+	w.sum.Branches = append(w.sum.Branches, BranchResult{ID: c.id, Fork: c.fork, Name: c.name, Join: w.node(c.stop).ID, Status: status,
 		Error: msg, Path: *c.path})
 	if bp, ok := w.o.Progress.(BranchProgress); ok {
 		bp.BranchEnded(c.id, status)

@@ -133,7 +133,7 @@ func (c *Carried) Check(ch *chart.Chart, start string) error {
 			cs = &chain{want: s.Start.Node}
 			chains[s.Branch] = cs
 		}
-		bad = checkStep(g, forkJoin(ch, s.Start.Node), s, cs.k, cs.want, cs.prev)
+		bad = checkStep(g, s, cs.k, cs.want, cs.prev)
 		cs.k, cs.prev, cs.want = cs.k+1, s.Start.Node, s.End.Next
 		return bad == nil
 	})
@@ -146,19 +146,9 @@ func (c *Carried) Check(ch *chart.Chart, start string) error {
 	return nil
 }
 
-// forkJoin is the join of node id when it is a fork, where its step
-// leads with no line; "" when it is not.
-func forkJoin(ch *chart.Chart, id string) string {
-	if i, ok := ch.Graph.Index(id); ok && ch.Nodes[i].Fork != nil {
-		return ch.Nodes[i].Fork.Join
-	}
-	return ""
-}
-
 // checkStep is Check of the k-th step, s, which the step before it, of
-// node prev, led to want; nil when it is a step of g. A fork's step leads
-// to join, its branches taken.
-func checkStep(g *graph.Graph, join string, s *CarriedStep, k int, want, prev string) *PathError {
+// node prev, led to want; nil when it is a step of g.
+func checkStep(g *graph.Graph, s *CarriedStep, k int, want, prev string) *PathError {
 	id, end := s.Start.Node, s.End
 	{
 		i, ok := g.Index(id)
@@ -176,7 +166,8 @@ func checkStep(g *graph.Graph, join string, s *CarriedStep, k int, want, prev st
 			if len(out) > 0 {
 				return &PathError{Line: s.endLine, Node: id, Why: fmt.Sprintf("node %s led to the end, but the chart has lines from it (to %s)", id, targets(out))}
 			}
-		} else if !hasLine(out, end.Next, end.Label) && (join == "" || end.Next != join) {
+		} else if f := g.Doc.Nodes[i].Fork; !hasLine(out, end.Next, end.Label) && (f == nil || end.Next != f.Join) {
+			// A fork leads to its join: its lines are its branches'.
 			why := fmt.Sprintf("node %s led to %s, but the chart has no line %s → %s", id, end.Next, id, end.Next)
 			if end.Label != "" {
 				why = fmt.Sprintf("node %s led to %s by %q, but the chart has no line %s → %s labelled %q", id, end.Next, end.Label, id, end.Next, end.Label)

@@ -46,10 +46,10 @@ type EventReader struct {
 	buf  []byte
 	line int
 	time []byte // the time of the last event, parsed by Time
-	// branch is the last event's fork branch, FORK/NAME, "" for the
-	// run's own (Branch).
+	raw  []byte // the last event's line
+	// branch is the fork branch of the last event (its "branch"), ""
+	// on the run's own.
 	branch string
-	raw    []byte // the last event's line
 	torn   bool
 	only   map[EventType]bool
 }
@@ -98,8 +98,12 @@ func (r *EventReader) Next() (Event, error) {
 			return nil, &LineError{Line: r.line, Err: err}
 		}
 		r.time = append(r.time[:0], h.Time...)
-		r.branch = h.branchOf(ev)
 		r.raw = line
+		r.branch = ""
+		if h.Branch != nil && h.Event != EventWorkspace { // its own branch is --worktree's
+
+			r.branch = string(h.Branch)
+		}
 		return ev, nil
 	}
 }
@@ -131,10 +135,10 @@ func (r *EventReader) Time() time.Time {
 	return t
 }
 
-// Branch is the fork branch of the event Next returned last, its id
-// FORK/NAME (readme/parallel.md), "" for an event of the run's own
-// branch. Events of a fork's branches interleave in the log: a reader of
-// a path reads each branch's apart.
+// Branch is the fork branch of the event Next returned last: its
+// "branch", FORK/NAME (readme/parallel.md), "" for an event of the run's
+// own branch. A workspace event's "branch" is --worktree's git branch, not
+// a fork's: its Branch is "".
 func (r *EventReader) Branch() string { return r.branch }
 
 // Torn says whether the log ended in a line cut short, which Next skipped.
@@ -183,9 +187,9 @@ func (r *EventReader) readLine() (line []byte, last bool, err error) {
 type head struct {
 	Time  []byte
 	Event EventType
-	// Branch is the "branch" Log.EventOn writes after the name, for an
-	// event of a fork's branch (branchOf).
-	Branch string
+	// Branch is the event's "branch", nil when it has none: Log.EventOn
+	// writes it right after the name.
+	Branch []byte
 }
 
 // jsonHead is a head decoded as JSON.
@@ -193,17 +197,6 @@ type jsonHead struct {
 	Time   string    `json:"time"`
 	Event  EventType `json:"event"`
 	Branch string    `json:"branch"`
-}
-
-// branchOf is the fork branch of ev, the event of head h. The workspace
-// event has a "branch" of its own, a --worktree run's git branch, first
-// among its fields and always with its worktree: a workspace event's
-// "branch" without a worktree is a fork's (its checkpoints turned off).
-func (h head) branchOf(ev Event) string {
-	if ws, ok := ev.(Workspace); ok && ws.Worktree != "" && ws.Branch == h.Branch {
-		return ""
-	}
-	return h.Branch
 }
 
 // readHead reads a line's head. A line as Log.Event writes it starts
@@ -216,26 +209,16 @@ func readHead(line []byte) (head, error) {
 	}
 	var h jsonHead
 	if err := json.Unmarshal(line, &h); err != nil {
-		var te *json.UnmarshalTypeError
-		if !errors.As(err, &te) || te.Field != "branch" {
-			return head{}, err
-		}
-		// A "branch" that is not a string: no fork's; the event's own
-		// decoding says whether the line is one.
-		h.Branch = ""
-		var bare struct {
-			Time  string    `json:"time"`
-			Event EventType `json:"event"`
-		}
-		if err := json.Unmarshal(line, &bare); err != nil {
-			return head{}, err
-		}
-		h.Time, h.Event = bare.Time, bare.Event
+		return head{}, err
 	}
 	if h.Event == "" {
 		return head{}, errors.New(`no "event" name`)
 	}
-	return head{Time: []byte(h.Time), Event: h.Event, Branch: h.Branch}, nil
+	hd := head{Time: []byte(h.Time), Event: h.Event}
+	if h.Branch != "" {
+		hd.Branch = []byte(h.Branch)
+	}
+	return hd, nil
 }
 
 // quickHead reads the head Log.Event writes: the time, then the name, a
@@ -259,14 +242,12 @@ func quickHead(line []byte) (head, bool) {
 		}
 	}
 	h := head{Time: t, Event: eventType(name)}
-	if rest, ok = bytes.CutPrefix(rest, []byte(`,"branch":"`)); ok {
-		// A fork branch's id, as EventOn writes it: a string with no
-		// escape is read as it is, any other is left to encoding/json.
-		id, after, ok := bytes.Cut(rest, []byte(`"`))
-		if !ok || bytes.IndexByte(id, '\\') >= 0 || len(after) == 0 || (after[0] != ',' && after[0] != '}') {
-			return head{}, false
+	if b, ok := bytes.CutPrefix(rest, []byte(`,"branch":"`)); ok {
+		id, _, ok := bytes.Cut(b, []byte(`"`))
+		if !ok || bytes.IndexByte(id, '\\') >= 0 {
+			return head{}, false // an escaped id: left to encoding/json
 		}
-		h.Branch = string(id)
+		h.Branch = id
 	}
 	return h, true
 }

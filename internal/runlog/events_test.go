@@ -341,73 +341,45 @@ func TestUnknownIsNotWritten(t *testing.T) {
 	require.NoError(t, l.Close())
 }
 
-// Branch gives each event's fork branch: the "branch" EventOn writes
-// after the name, read from the head or, for a line written otherwise,
-// from its JSON; a --worktree run's workspace event's git branch is no
-// fork's.
+// Branch reads each event's fork branch as Log.EventOn writes it, and as
+// any JSON writer would; the run's own events have none, and a workspace
+// event's "branch" is --worktree's git branch, not a fork's.
 func TestEventReaderBranch(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	l, err := runlog.Open(runlog.Options{Dir: dir, RunID: "r1"})
-	require.NoError(t, err)
-	for _, e := range []struct {
-		branch string
-		ev     runlog.Event
-	}{
-		{"", runlog.NodeStart{Node: "plan", Visit: 1}},
-		{"plan/a", runlog.NodeStart{Node: "a1", Visit: 1}},
-		{"plan/b", runlog.NodeStart{Node: "b1", Visit: 1}},
-		{"plan#2/\"odd\" \\ name", runlog.NodeEnd{Node: "b1", Visit: 1}},
-		{"plan/a", runlog.BranchEnd{Status: "succeeded"}},
-		{"", runlog.Join{Node: "review", Fork: "plan"}},
-	} {
-		require.NoError(t, l.EventOn(e.branch, e.ev))
+	lines := []string{
+		nodeStart,
+		`{"time":"2026-11-24T20:00:00Z","event":"node_start","branch":"plan/tests","cli":"fake","node":"4","role":"process","run_id":"r1","visit":1}`,
+		`{"event":"node_start","node":"5","branch":"plan#2/d\u00e9j\u00e0","visit":1}`,
+		`{"time":"2026-11-24T20:00:00Z","event":"node_start","branch":"plan/a\"b","node":"6","visit":1}`,
+		`{"time":"2026-11-24T20:00:00Z","event":"workspace","branch":"dtree/run-r1","run_id":"r1"}`,
+		end,
 	}
-	require.NoError(t, l.Flush())
-	written, err := os.ReadFile(filepath.Join(l.Dir, "events.jsonl"))
-	require.NoError(t, err)
-	other := strings.Join([]string{
-		`{"event":"node_start","node":"x","branch":"plan/c"}`,                               // not at the head
-		`{"time":"t","event":"workspace","branch":"dtree/r1","worktree":"/w"}`,              // a git branch
-		`{"event":"workspace","branch":"dtree/r1","worktree":"/w"}`,                         // the same, as JSON
-		`{"time":"t","event":"node_start","branch":5,"node":"y"}`,                           // not a string
-		`{"time":"t","event":"node_start","branch":"plan/d","node":"z"}`,                    // the head
-		`{"time":"t","event":"node_start","branch":"plan/e"}`,                               // the head, last
-		`{"time":"t","event":"node_start","branch":"plan/\u0066","node":"z","run_id":"r1"}`, // an escape
-	}, "\n")
-	r := runlog.NewEventReader(strings.NewReader(string(written) + other))
+	r := runlog.NewEventReader(strings.NewReader(strings.Join(lines, "\n")))
 	var got []string
 	for {
-		_, err := r.NextEvent()
+		_, err := r.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		require.NoError(t, err)
 		got = append(got, r.Branch())
 	}
-	assert.Equal(t, []string{"", "plan/a", "plan/b", "plan#2/\"odd\" \\ name", "plan/a", "",
-		"plan/c", "", "", "", "plan/d", "plan/e", "plan/f"}, got)
-}
+	assert.Equal(t, []string{"", "plan/tests", "plan#2/déjà", `plan/a"b`, "", ""}, got)
 
-// A fork branch's workspace event (its checkpoints turned off) is the
-// branch's; a --worktree run's names its git branch, no fork's.
-func TestEventReaderBranchOfWorkspace(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	l, err := runlog.Open(runlog.Options{Dir: dir, RunID: "r1"})
+	// What Log.EventOn writes reads back.
+	l, err := runlog.Open(runlog.Options{Dir: t.TempDir(), RunID: "r1"})
 	require.NoError(t, err)
-	require.NoError(t, l.EventOn("", runlog.Workspace{Branch: "dtree/r1", Worktree: "/w"}))
-	require.NoError(t, l.EventOn("plan/a", runlog.Workspace{Off: "git failed"}))
-	require.NoError(t, l.Flush())
+	require.NoError(t, l.EventOn("plan/docs", runlog.NodeStart{Node: "7", Visit: 1}))
+	require.NoError(t, l.Event(runlog.End{Node: "9"}))
+	require.NoError(t, l.Close())
 	f, err := os.Open(filepath.Join(l.Dir, "events.jsonl"))
 	require.NoError(t, err)
 	defer f.Close()
-	r := runlog.NewEventReader(f)
-	ev, err := r.Next()
-	require.NoError(t, err)
-	assert.Equal(t, "dtree/r1", ev.(runlog.Workspace).Branch)
-	assert.Equal(t, "", r.Branch())
+	r = runlog.NewEventReader(f)
 	_, err = r.Next()
 	require.NoError(t, err)
-	assert.Equal(t, "plan/a", r.Branch())
+	assert.Equal(t, "plan/docs", r.Branch())
+	_, err = r.Next()
+	require.NoError(t, err)
+	assert.Empty(t, r.Branch())
 }

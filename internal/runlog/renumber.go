@@ -104,8 +104,8 @@ func Renumber(line []byte, ids map[string]string) []byte {
 	}
 	b := append([]byte(`{"time":`), quote(h.Time)...)
 	b = append(append(b, `,"event":`...), quote([]byte(h.Event))...)
-	if br := h.branchOf(ev); br != "" { // a fork branch's event stays its
-		b = append(append(b, `,"branch":`...), quote([]byte(br))...)
+	if h.Branch != nil && h.Event != EventWorkspace { // a fork branch's event stays its
+		b = append(append(b, `,"branch":`...), quote(h.Branch)...)
 	}
 	if len(rest) > 2 {
 		b = append(append(b, ','), rest[1:]...)
