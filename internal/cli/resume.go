@@ -280,8 +280,11 @@ func (a *App) resume(ctx context.Context, id string, o resumeOptions, fs *pflag.
 			Hint: fmt.Sprintf("to run steps of it again, name the first with --from NODE; its path: %s", pathLine(carried.Path()))}
 	}
 	if err := carried.ForkRefused(); err != nil {
-		return &UsageError{Err: fmt.Errorf("resume: run %s: %w", runID, err),
-			Hint: fmt.Sprintf("run the whole fork again: dtree resume %s --from %s", runID, carried.Fork.Node)}
+		hint := fmt.Sprintf("run the whole fork again: dtree resume %s --from %s", runID, carried.Fork.Node)
+		if b := carried.Fork.Alone; b != "" {
+			hint = "run the branch again: " + shellJoin([]string{"dtree", "run", rs.Source, "--branch", b})
+		}
+		return &UsageError{Err: fmt.Errorf("resume: run %s: %w", runID, err), Hint: hint}
 	}
 	if err := carried.Check(c, start); err != nil {
 		return strayPath(runID, path, carried, err, o.force)

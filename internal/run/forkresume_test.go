@@ -28,8 +28,8 @@ const (
 	fkStart  = `{"time":"2026-11-27T08:00:00Z","event":"run_start","run_id":"r1","start":"plan","page":"1","graph_digest":"d"}`
 	fkNSplan = `{"time":"2026-11-27T08:00:01Z","event":"node_start","cli":"sh","node":"plan","role":"process","run_id":"r1","visit":1}`
 	fkNEplan = `{"time":"2026-11-27T08:00:02Z","event":"node_end","change":{"added":1,"files":1,"from":"c0","paths":[],"removed":0,"to":"cF"},"command":"echo plan","next":"review","node":"plan","response":{"exit_code":0,"output":""},"run_id":"r1","status":"succeeded","visit":1}`
-	fkBSa    = `{"time":"2026-11-27T08:00:03Z","event":"branch_start","branch":"plan/a","checkpoint":"cF","first":"a1","fork":"plan","name":"a","run_id":"r1"}`
-	fkBSb    = `{"time":"2026-11-27T08:00:03Z","event":"branch_start","branch":"plan/b","checkpoint":"cF","first":"b1","fork":"plan","name":"b","run_id":"r1"}`
+	fkBSa    = `{"time":"2026-11-27T08:00:03Z","event":"branch_start","branch":"plan/a","checkpoint":"cF","first":"a1","fork":"plan","name":"a","run_id":"r1","worktree":"/r/.dtree/worktrees/r1.b/plan-a"}`
+	fkBSb    = `{"time":"2026-11-27T08:00:03Z","event":"branch_start","branch":"plan/b","checkpoint":"cF","first":"b1","fork":"plan","name":"b","run_id":"r1","worktree":"/r/.dtree/worktrees/r1.b/plan-b"}`
 	fkNSb1   = `{"time":"2026-11-27T08:00:04Z","event":"node_start","branch":"plan/b","cli":"sh","node":"b1","role":"process","run_id":"r1","visit":1}`
 	fkNSa1   = `{"time":"2026-11-27T08:00:04Z","event":"node_start","branch":"plan/a","cli":"sh","node":"a1","role":"process","run_id":"r1","visit":1}`
 	fkNEa1   = `{"time":"2026-11-27T08:00:05Z","event":"node_end","branch":"plan/a","change":{"added":1,"files":1,"from":"cF","paths":[],"removed":0,"to":"cA1"},"command":"echo a1","next":"a2","node":"a1","response":{"exit_code":0,"output":""},"run_id":"r1","status":"succeeded","visit":1}`
@@ -133,6 +133,8 @@ func TestCarriedForkRefused(t *testing.T) {
 			"the checkpoints of its branch plan/a stopped"},
 		{"a fork in a branch", []string{fkStart, fkNSplan, fkNEplan, fkBSa, fkBSb, fkNSa1, fkNEa1, nested, fkEnd},
 			"fork a1 nested in one of its branches"},
+		{"a branch run alone", []string{fkStart, fkNSplan, fkNEplan, strings.Replace(fkBSb, `,"worktree":"/r/.dtree/worktrees/r1.b/plan-b"`, "", 1), fkNSb1, fkNEb1, fkEnd},
+			"it is a run of branch plan/b alone (dtree run --branch), which stopped inside it"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -362,7 +364,7 @@ func TestReadCarriedManyForks(t *testing.T) {
 		line("", fmt.Sprintf(`"node_end","change":{"to":"c%d"},"next":"review","node":"plan","status":"succeeded","visit":%d}`, v, v))
 		for _, name := range []string{"a", "b"} {
 			id := fmt.Sprintf("plan#%d/%s", v, name)
-			line(id, fmt.Sprintf(`"branch_start","checkpoint":"c%d","first":"%s1","fork":"plan","name":"%s"}`, v, name, name))
+			line(id, fmt.Sprintf(`"branch_start","checkpoint":"c%d","first":"%s1","fork":"plan","name":"%s","worktree":"w"}`, v, name, name))
 			line(id, fmt.Sprintf(`"node_start","node":"%s1","visit":%d}`, name, v))
 			if v <= forks || name == "a" {
 				line(id, fmt.Sprintf(`"node_end","change":{"to":"c%d%s"},"next":"review","node":"%s1","status":"succeeded","visit":%d}`, v, name, name, v))

@@ -93,7 +93,10 @@ type CarriedFork struct {
 	// Nested is a fork inside one of the branches, whose branches the
 	// run started: a resume does not go into it (ForkRefused).
 	Nested string
-	byID   map[string]*CarriedBranch
+	// Alone is the branch a run of one branch alone (dtree run --branch)
+	// walked: its branch_start has no worktree of its own.
+	Alone string
+	byID  map[string]*CarriedBranch
 	// endLines are its branch_end lines, carried at the join.
 	endLines [][]byte
 }
@@ -136,6 +139,9 @@ func (c *Carried) ForkRefused() error {
 	f := c.Fork
 	if f == nil {
 		return nil
+	}
+	if f.Alone != "" {
+		return fmt.Errorf("it is a run of branch %s alone (dtree run --branch), which stopped inside it: a resume goes on with every branch of a fork, not one", f.Alone)
 	}
 	if f.Nested != "" {
 		return fmt.Errorf("it stopped inside fork %s, in the branches of fork %s nested in one of its branches, and a resume goes on inside one fork, not two", f.Node, f.Nested)
@@ -447,6 +453,9 @@ func (c *Carried) branchStarted(id string, e runlog.BranchStart, visit int) {
 			f.Nested = e.Fork
 		}
 		return
+	}
+	if e.Worktree == "" && e.Checkpoint != "" && f.Alone == "" { // a live fork's branches each have one
+		f.Alone = id
 	}
 	b := &CarriedBranch{ID: id, Name: e.Name, First: e.First, At: e.First, Checkpoint: e.Checkpoint}
 	f.Branches = append(f.Branches, b)
