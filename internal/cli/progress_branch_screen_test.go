@@ -102,4 +102,3 @@ func TestProgressBranchLiveBlockBounded(t *testing.T) {
 	assert.Equal(t, "… and 13 more branches running", screen[7])
 	p.finished(&run.Summary{RunID: "r1", Status: run.StatusSucceeded})
 }
-
