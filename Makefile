@@ -115,6 +115,7 @@ bench:
 	$(GO) run ./internal/testchart/benchcalls
 	$(GO) run ./internal/testchart/benchlong
 	$(GO) run ./internal/testchart/benchstream
+	$(GO) run ./internal/testchart/benchfork
 
 clean:
 	rm -rf bin

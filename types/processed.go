@@ -28,6 +28,9 @@ const (
 	DefaultRetries   = 3
 	DefaultTimeout   = 600 * time.Second
 	DefaultMaxVisits = 10
+	// DefaultParallel is parallel's default: how many agent calls and
+	// command steps a run makes at once (readme/parallel.md#limits).
+	DefaultParallel = 4
 	// DefaultLogDir is log_dir's default: a command dtree prints for a
 	// run elsewhere names its --log-dir (run.ResumeCommand).
 	DefaultLogDir = ".dtree/runs"

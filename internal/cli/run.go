@@ -68,6 +68,7 @@ type runOptions struct {
 	unmetered      []string
 	worktree       string // --worktree, read by the settings' flag layer
 	rollback       string // --rollback, read by the settings' flag layer
+	parallel       int    // --parallel, read by the settings' flag layer
 	// noCheckpoints is --no-checkpoints: checkpoints false for this run.
 	noCheckpoints bool
 	// approveAll and rejectAll are --approve-all and --reject-all: every
@@ -144,6 +145,7 @@ func (o *runOptions) registerWalk(f *pflag.FlagSet) {
 	f.Lookup("worktree").NoOptDefVal = settings.WorktreeHead
 	f.BoolVar(&o.approveAll, "approve-all", false, "approve every approval gate without asking: for an unattended run")
 	f.BoolVar(&o.rejectAll, "reject-all", false, "reject every approval gate without asking")
+	f.IntVar(&o.parallel, "parallel", 0, "how many agent calls and command steps run at once across a fork's branches, 1 or more (parallel, default 4)")
 }
 
 // allGates is the answer every gate gets: --approve-all's or
@@ -420,10 +422,7 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 		if answers != nil && c.Request.Purpose != agent.PurposeCommand {
 			call = answers.Call
 		}
-		a.Procs.StepStarted()
-		r, err := call(ctx, c)
-		a.Procs.StepEnded(c.KeepRunning)
-		return r, err
+		return call(ctx, c) // the walker calls StepStarted and StepEnded (CallStarted, CallEnded)
 	}
 
 	stderr := a.Err
@@ -453,7 +452,7 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 		ReplayCommand: j.replay(filepath.Join(log.Dir, "answers.yaml")),
 		Picture:       runPicture(s.WriteLogGraph, log.Dir, c.Doc, log.Redactor().String),
 		Workspace:     repo, WorkspaceOff: off, Worktree: inWorktree, Rollback: s.Rollback,
-		Approval: gates,
+		Approval: gates, CallStarted: a.Procs.StepStarted, CallEnded: a.Procs.StepEnded, Parallel: s.Parallel,
 	})
 	if answers != nil && sum.Status == run.StatusSucceeded {
 		warnUnused(stderr, answers)

@@ -68,6 +68,19 @@ func TestReaper(t *testing.T) {
 		assert.Empty(t, r.Running())
 	})
 
+	t.Run("while another call runs, the sweep waits for the last call's end", func(t *testing.T) {
+		// Two branches of a fork: one call ends while the other runs; the
+		// other's processes cannot be told from leftovers, so nothing is
+		// ended until the second call ends too.
+		r.StepStarted()
+		r.StepStarted()
+		other := orphan(t)
+		r.StepEnded(false)
+		assert.True(t, alive(other), "the other call's processes run on")
+		r.StepEnded(false)
+		assert.False(t, alive(other), "ended with the last call")
+	})
+
 	t.Run("SIGKILL after the grace period for one that ignores SIGTERM", func(t *testing.T) {
 		dir := t.TempDir()
 		cmd := exec.Command("sh", "-c", `setsid sh -c 'trap "" TERM; echo ready > "$1/ready"; while :; do sleep 1; done' sh "$1" </dev/null >/dev/null 2>&1 &`, "sh", dir)

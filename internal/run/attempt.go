@@ -234,6 +234,9 @@ func (v *step) ask(ctx context.Context, a int, prompt, purpose string) (agent.Re
 				Last: "the agent call failed: " + err.Error()}}, false
 		}
 		if err != nil {
+			if isRateLimit(err) { // every branch's calls to this CLI wait it out
+				w.limits.backoff(def.Name, w.o.Backoff(a))
+			}
 			reason := "the agent call failed: " + err.Error()
 			return r, outcome{reason: reason, agentError: true, fellBack: v.fallBack(a, def.Name, reason)}, false
 		}
@@ -361,6 +364,9 @@ func (validator) judge(ctx context.Context, v *step, attempt int, output string)
 			return types.ValidationResponse{}, &NodeFailedError{Node: n.ID, Text: firstLine(n.Text), Attempts: attempt,
 				Last: fmt.Sprintf("validation with %s failed: %s", def.Name, err)}
 		}
+		if isRateLimit(err) {
+			w.limits.backoff(def.Name, w.o.Backoff(call))
+		}
 		if err == nil {
 			v, perr := response.ParseValidation(r.Answer)
 			if perr == nil {
@@ -404,6 +410,15 @@ func replyError(err error, r agent.Result) string {
 // run's record would miss. A long.log that fails during the call ends
 // nothing: the output is still read, and the caller stops the run after.
 func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, def agent.Definition, prompt, purpose string, res *NodeResult) (agent.Result, error) {
+	// A slot of --parallel, and the CLI's shared backoff, are waited for
+	// with the walker let go (readme/parallel.md#limits).
+	held := w.release()
+	slot, err := w.limits.acquire(ctx, limitCLI(def, purpose))
+	w.take(held)
+	if err != nil {
+		return agent.Result{}, err
+	}
+	defer slot()
 	if purpose != agent.PurposeCommand {
 		if err := w.overBudget(n); err != nil {
 			return agent.Result{}, err // no call made, none logged
@@ -464,9 +479,16 @@ func (w *walker) call(ctx context.Context, n *types.ProcessedNode, attempt int, 
 		}
 	}
 	w.cur.tree.fresh = false // the call may change the working tree
-	b := w.release()         // other branches go on while the call runs
+	if w.o.CallStarted != nil {
+		w.o.CallStarted()
+	}
+	b := w.release() // other branches go on while the call runs
 	r, err := w.o.Runner(ctx, c)
+	slot()
 	w.take(b)
+	if w.o.CallEnded != nil {
+		w.o.CallEnded(c.KeepRunning)
+	}
 	if lw != nil {
 		_ = lw.Close() // its error is logFailed's
 	}

@@ -71,10 +71,12 @@ var ErrForkNeedsGit = errors.New("a fork's branches run in git worktrees made fr
 // arrived.
 var errJoinedFirst = errors.New("another branch reached the join first")
 
-// forkResult is how one branch of a fork ended.
+// forkResult is how one branch of a fork ended; stopped: by another
+// branch, or by the run's end (its error is what followed from that).
 type forkResult struct {
-	i   int
-	err error
+	i       int
+	err     error
+	stopped bool
 }
 
 // fork starts a branch for each line of fork node n (its visit-th) on
@@ -123,9 +125,13 @@ func (w *walker) fork(ctx context.Context, p *branch, n *types.ProcessedNode, vi
 		go func() {
 			w.take(c)
 			err := w.walkBranch(bctx, c)
-			w.endBranch(c, err)
+			var stopped error // what stopped it, when it did not end by itself
+			if err != nil && bctx.Err() != nil {
+				stopped = context.Cause(bctx)
+			}
+			w.endBranch(c, err, stopped)
 			w.mu.Unlock()
-			done <- forkResult{i, err}
+			done <- forkResult{i, err, stopped != nil}
 		}()
 	}
 	mode := joinMode(w.node(join))
@@ -141,7 +147,12 @@ func (w *walker) fork(ctx context.Context, p *branch, n *types.ProcessedNode, vi
 				winner = r.i
 				cancel(errJoinedFirst)
 			}
-		case first < 0 && !errors.Is(r.err, errJoinedFirst) && !(mode == types.JoinAny && isNodeFailure(r.err)):
+		case r.stopped || first >= 0:
+			// What stopping it led to, or after the failure that stops
+			// them all.
+		case mode == types.JoinAny && isNodeFailure(r.err):
+			// Another branch may still get there.
+		default:
 			first = r.i
 			cancel(r.err) // the others stop
 		}
@@ -154,7 +165,7 @@ func (w *walker) fork(ctx context.Context, p *branch, n *types.ProcessedNode, vi
 	switch {
 	case first >= 0:
 		return 0, errs[first]
-	case mode == types.JoinAny && winner < 0: // every branch failed
+	case mode == types.JoinAny && winner < 0: // every branch failed: the fork's first
 		for _, err := range errs {
 			if err != nil {
 				return 0, err
@@ -209,12 +220,12 @@ func (w *walker) startBranch(ctx context.Context, p *branch, n *types.ProcessedN
 		return c, nil
 	}
 	repo := p.tree.ws.Repo
-	wt, err := repo.AddBranchTree(context.WithoutCancel(ctx), w.o.Log.RunID, dirName(id), base)
+	wt, err := repo.AddBranchTree(context.WithoutCancel(ctx), w.o.Log.RunID, id, base)
 	if err != nil {
 		return nil, fmt.Errorf("fork %s: branch %s: %w", n.ID, types.Quote(fb.Name), err)
 	}
 	c.tree = &tree{wt: wt, dir: filepath.Join(wt.Dir, p.tree.workdirPrefix())}
-	ws, err := wt.Repo.Begin(context.WithoutCancel(ctx), w.o.Log.RunID+"."+dirName(id), base)
+	ws, err := wt.Repo.Begin(context.WithoutCancel(ctx), workspace.BranchRunID(w.o.Log.RunID, id), base)
 	if err != nil {
 		w.dropTree(c)
 		return nil, fmt.Errorf("fork %s: branch %s: %w", n.ID, types.Quote(fb.Name), err)
@@ -239,32 +250,18 @@ func (w *walker) branchStarted(c *branch, n *types.ProcessedNode, fb types.ForkB
 	}
 }
 
-// dirName is branch id as a directory and ref name: the characters git
-// and file systems take, the rest as '-', bounded.
-func dirName(id string) string {
-	var b strings.Builder
-	for _, r := range id {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_':
-			b.WriteRune(r)
-		default:
-			b.WriteByte('-')
-		}
-		if b.Len() >= 60 {
-			break
-		}
-	}
-	return b.String()
-}
-
-// endBranch records how branch c ended, with its last checkpoint.
-func (w *walker) endBranch(c *branch, err error) {
+// endBranch records how branch c ended, with its last checkpoint:
+// stopped is what stopped it (another branch's failure, the join any's
+// first, an interrupt), nil when it ended by itself.
+func (w *walker) endBranch(c *branch, err, stopped error) {
 	status := StatusSucceeded
 	msg := ""
 	switch {
 	case err == nil:
-	case errors.Is(err, context.Canceled) || errors.Is(err, errJoinedFirst):
+	case errors.Is(stopped, context.Canceled):
 		status, msg = StatusInterrupted, "interrupted"
+	case stopped != nil:
+		status, msg = StatusInterrupted, "stopped: "+firstLine(stopped.Error())
 	default:
 		status, msg = StatusFailed, err.Error()
 		var budget *BudgetError
@@ -314,7 +311,17 @@ func (w *walker) merge(ctx context.Context, p *branch, fork, j *types.ProcessedN
 		tips = append(tips, workspace.Tip{Name: c.id, Commit: c.tree.ws.Last.Commit})
 		names = append(names, c.id)
 	}
+	// The run's tree may have changed while the branches ran (a person
+	// at work in the checkout): it is merged first, as it is, so the
+	// merge undoes nothing of it.
 	t := p.tree
+	t.fresh = false
+	if _, err := t.snap(ctx, "the working tree at the join "+j.ID); err != nil {
+		return fmt.Errorf("join %s: %w", j.ID, err)
+	}
+	if now := t.ws.Last.Commit; now != base {
+		tips = append([]workspace.Tip{{Name: "the working tree", Commit: now}}, tips...)
+	}
 	m, err := t.ws.Repo.MergeBranches(ctx, base, tips)
 	if err != nil {
 		return fmt.Errorf("join %s: merging the branches: %w", j.ID, err)

@@ -91,6 +91,18 @@ type Options struct {
 	// Approval answers the run's approval gates; without an answer a
 	// gate stops the run (StatusWaiting, exit 5).
 	Approval Approval
+	// CallStarted and CallEnded, when set, are called before and after
+	// each agent call or command (CallEnded with the call's KeepRunning),
+	// while no other branch runs a git command or starts a call: the
+	// command ends what the call left running then (procs.Reaper), and
+	// neither dtree's own git commands nor a call just starting are among
+	// it.
+	CallStarted func()
+	CallEnded   func(keep bool)
+	// Parallel is --parallel: how many agent calls and command steps run
+	// at once across the run's branches (readme/parallel.md#limits); below
+	// 1 is types.DefaultParallel.
+	Parallel int
 }
 
 // Progress hears about the run as it goes; the command prints it.
@@ -160,6 +172,7 @@ type walker struct {
 	root    *tree           // the run's working tree and its checkpoints
 	// gateAnswered: Approval.Answer was given to a gate.
 	gateAnswered bool
+	limits       *limiter // --parallel and the CLIs' shared backoffs (limits.go)
 }
 
 // Walk runs the chart and returns its summary. The error is a
@@ -176,7 +189,7 @@ func Walk(ctx context.Context, o Options) (*Summary, error) {
 	if o.Progress == nil {
 		o.Progress = nopProgress{}
 	}
-	w := &walker{o: o, started: time.Now(), root: &tree{dir: o.Workdir}}
+	w := &walker{o: o, started: time.Now(), root: &tree{dir: o.Workdir}, limits: newLimiter(o.Parallel, time.Now)}
 	w.sum = newSummary(o)
 	w.cur = newBranch(0, &w.sum.Path, w.root)
 	w.mu.Lock() // the run's first branch walks with it; fork.go's branches take turns

@@ -116,7 +116,7 @@ func (f *UserFile) Set(key, value string) error {
 	}
 	node := &yaml.Node{Kind: yaml.ScalarNode, Value: val, Tag: "!!str"}
 	switch k.kind {
-	case kindCount, kindTokens, kindTurns:
+	case kindCount, kindTokens, kindTurns, kindParallel:
 		node.Tag = "!!int"
 	case kindMoney:
 		node.Tag = "!!float"

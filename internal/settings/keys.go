@@ -38,6 +38,7 @@ const (
 	KeyRollback           = "rollback"
 	KeyCheckpoints        = "checkpoints"
 	KeyApprovals          = "approvals"
+	KeyParallel           = "parallel"
 	// KeyCLIs holds the custom CLI definitions; it is edited in the file,
 	// not with `dtree settings set`.
 	KeyCLIs = "clis"
@@ -64,6 +65,7 @@ const (
 	kindWorktree                // off, head or dirty (false, true)
 	kindRollback                // attempt or keep
 	kindApprovals               // ask, approve or reject
+	kindParallel                // a whole number, 1 or more
 )
 
 // Key describes one scalar setting.
@@ -123,6 +125,8 @@ var keys = []Key{
 		Help: "in a git repository, record the working tree before the run and after each step (dtree docs workspace); false runs no git command"},
 	{Name: KeyApprovals, Env: "DTREE_APPROVALS", Default: ApprovalsAsk, kind: kindApprovals,
 		Help: "what a run does at an approval gate: ask (stop, exit 5, until dtree resume --approve or --reject), approve or reject every gate; --approve-all and --reject-all win"},
+	{Name: KeyParallel, Env: "DTREE_PARALLEL", Flag: "parallel", Default: strconv.Itoa(types.DefaultParallel), kind: kindParallel,
+		Help: "how many agent calls and command steps a run makes at once, across a fork's branches"},
 }
 
 // The values of the approvals setting (readme/charts.md#approval-gates).
@@ -196,6 +200,12 @@ func (k Key) parse(raw string, names agent.Names) (string, error) {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
 			return "", fmt.Errorf("%q is not a whole number of 0 or more", raw)
+		}
+		return strconv.Itoa(n), nil
+	case kindParallel:
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return "", fmt.Errorf("%q is not a whole number of 1 or more", raw)
 		}
 		return strconv.Itoa(n), nil
 	case kindTokens:
@@ -283,6 +293,8 @@ func (k Key) hintAs(subject string, names agent.Names) string {
 		return subject + " takes a whole number, 0 or more (0 means one attempt and no retry)"
 	case kindTurns:
 		return subject + " takes a whole number of model turns (30), or 0 for no bound"
+	case kindParallel:
+		return subject + " takes a whole number of calls at once, 1 or more (1 runs one call at a time)"
 	case kindTokens:
 		return subject + " takes a whole number of tokens (200000), or 0 for no budget"
 	case kindMoney:

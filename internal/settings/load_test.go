@@ -34,6 +34,7 @@ func runFlags(t *testing.T, args []string) *pflag.FlagSet {
 	fs.String("timeout", "", "")
 	fs.String("log-dir", "", "")
 	fs.String("rollback", "", "")
+	fs.Int("parallel", 0, "") // as dtree run's: 0, not passed, is no value
 	require.NoError(t, fs.Parse(args))
 	return fs
 }
@@ -120,6 +121,30 @@ func TestLoadPrecedence(t *testing.T) {
 				flags: []string{"--cli", "aider", "--retries", "0", "--timeout", "30"}},
 			want: map[string]string{"default_cli": "aider", "default_retry_count": "0", "default_timeout": "30s"},
 			from: map[string]settings.Layer{"default_cli": settings.LayerFlag, "default_retry_count": settings.LayerFlag},
+		},
+		{
+			name:   "parallel's default",
+			layers: layers{},
+			want:   map[string]string{"parallel": "4"},
+			from:   map[string]settings.Layer{"parallel": settings.LayerDefault},
+		},
+		{
+			name:   "parallel from the project file, over the user file",
+			layers: layers{user: "parallel: 8\n", project: "parallel: 2\n"},
+			want:   map[string]string{"parallel": "2"},
+			from:   map[string]settings.Layer{"parallel": settings.LayerProject},
+		},
+		{
+			name:   "--parallel over DTREE_PARALLEL",
+			layers: layers{env: map[string]string{"DTREE_PARALLEL": "6"}, flags: []string{"--parallel", "1"}},
+			want:   map[string]string{"parallel": "1"},
+			from:   map[string]settings.Layer{"parallel": settings.LayerFlag},
+		},
+		{
+			name:   "DTREE_PARALLEL when no flag is passed",
+			layers: layers{env: map[string]string{"DTREE_PARALLEL": " 6 "}},
+			want:   map[string]string{"parallel": "6"},
+			from:   map[string]settings.Layer{"parallel": settings.LayerEnv},
 		},
 		{
 			name:   "a flag not passed does not count, whatever its default",
@@ -341,7 +366,7 @@ func TestKeys(t *testing.T) {
 		assert.NotEmpty(t, k.Help, k.Name)
 	}
 	assert.Equal(t, []string{"default_cli", "default_validate_cli", "default_retry_cli", "default_retry_count",
-		"default_timeout", "log_dir", "write_log_short", "write_log_long", "write_log_graph", "long_log_call_max", "long_log_max", "stream_log_max", "max_cost", "max_tokens", "allow_unmetered", "max_turns", "junit", "worktree", "keep_runs", "rollback", "checkpoints", "approvals"}, names)
+		"default_timeout", "log_dir", "write_log_short", "write_log_long", "write_log_graph", "long_log_call_max", "long_log_max", "stream_log_max", "max_cost", "max_tokens", "allow_unmetered", "max_turns", "junit", "worktree", "keep_runs", "rollback", "checkpoints", "approvals", "parallel"}, names)
 	assert.Equal(t, append(names, "clis"), settings.KeyNames())
 }
 

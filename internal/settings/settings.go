@@ -63,6 +63,9 @@ type Settings struct {
 	// Approvals is what a run does at an approval gate: ApprovalsAsk,
 	// ApprovalsApprove or ApprovalsReject (readme/charts.md#approval-gates).
 	Approvals string
+	// Parallel is how many agent calls and command steps a run makes at
+	// once, across its branches (readme/parallel.md#limits); 1 or more.
+	Parallel int
 	// CLIs are the custom CLI definitions, keyed by their lower-case name;
 	// one with a built-in's name replaces the built-in.
 	CLIs map[string]agent.Definition
@@ -158,6 +161,8 @@ func (s *Settings) Value(key string) (string, bool) {
 		return fmt.Sprint(s.Checkpoints), true
 	case KeyApprovals:
 		return s.Approvals, true
+	case KeyParallel:
+		return strconv.Itoa(s.Parallel), true
 	}
 	return "", false
 }
@@ -210,6 +215,8 @@ func (s *Settings) set(key, v string) error {
 		s.Checkpoints = v == "true"
 	case KeyApprovals:
 		s.Approvals = v
+	case KeyParallel:
+		s.Parallel, err = strconv.Atoi(v)
 	default:
 		err = fmt.Errorf("unknown setting %q", key)
 	}

@@ -761,11 +761,22 @@ func (r *Repo) Runs(ctx context.Context) ([]string, error) {
 	return ids, nil
 }
 
-// Prune deletes a run's ref and leftover index; its commits go with the
-// next git gc.
+// Prune deletes a run's ref, its fork branches' (Ref(BranchRunID(runID,
+// …)): refs/dtree/runs/RUN-ID.NAME), and its leftover index; the commits
+// go with the next git gc.
 func (r *Repo) Prune(ctx context.Context, runID string) error {
 	os.Remove(filepath.Join(r.GitDir, "dtree", runID+".index"))
-	if err := r.git(ctx, "", nil, nil, nil, "update-ref", "-d", Ref(runID)); err != nil {
+	var err error
+	if runIDPattern.MatchString(runID) { // no character a pattern reads
+		var refs string
+		refs, err = r.output(ctx, "", nil, "for-each-ref", "--format=delete %(refname)", "--", Ref(runID), Ref(runID)+".*")
+		if err == nil && refs != "" {
+			err = r.git(ctx, "", nil, strings.NewReader(refs), nil, "update-ref", "--stdin")
+		}
+	} else {
+		err = r.git(ctx, "", nil, nil, nil, "update-ref", "-d", Ref(runID))
+	}
+	if err != nil {
 		return fmt.Errorf("removing the checkpoints of run %s: %w", runID, err)
 	}
 	return nil

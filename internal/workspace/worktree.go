@@ -34,7 +34,7 @@ var runIDPattern = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z._-]{0,99}$`)
 // commit it started from.
 type Worktree struct {
 	Dir    string // absolute
-	Branch string // dtree/RUN-ID
+	Branch string // dtree/RUN-ID; "" for a fork's branch (AddBranchTree: detached)
 	Base   string // the commit the branch started at
 	// Repo is the worktree as a work tree of its own: checkpoints taken
 	// in it go on its files.
@@ -67,19 +67,9 @@ func (r *Repo) AddWorktree(ctx context.Context, id string, dirty bool, exclude .
 	if head == "" && !dirty {
 		return nil, fmt.Errorf("worktree: %w", ErrUnborn)
 	}
-	parent := filepath.Join(r.Root, filepath.FromSlash(WorktreesDir))
-	if err := os.MkdirAll(parent, 0o755); err != nil {
+	parent, err := r.worktreesParent()
+	if err != nil {
 		return nil, fmt.Errorf("worktree: %w", err)
-	}
-	// A checkout can carry .dtree as a link to anywhere: the worktrees
-	// stay in the repository.
-	if real, err := filepath.EvalSymlinks(parent); err != nil || real != parent {
-		return nil, fmt.Errorf("worktree: %s is a link (to %s), and dtree makes worktrees only in the repository itself: remove the link", parent, real)
-	}
-	if _, err := os.Lstat(filepath.Join(parent, ".gitignore")); errors.Is(err, os.ErrNotExist) {
-		if err := os.WriteFile(filepath.Join(parent, ".gitignore"), []byte(worktreeGitignore), 0o644); err != nil {
-			return nil, fmt.Errorf("worktree: %w", err)
-		}
 	}
 	base := head
 	if dirty {
@@ -97,6 +87,25 @@ func (r *Repo) AddWorktree(ctx context.Context, id string, dirty bool, exclude .
 		return nil, fmt.Errorf("worktree: %w", err)
 	}
 	return wt, nil
+}
+
+// worktreesParent makes WorktreesDir, with its .gitignore, and returns
+// it: an error when it is, or is under, a link (a checkout can carry
+// .dtree as a link to anywhere: the worktrees stay in the repository).
+func (r *Repo) worktreesParent() (string, error) {
+	parent := filepath.Join(r.Root, filepath.FromSlash(WorktreesDir))
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "", err
+	}
+	if real, err := filepath.EvalSymlinks(parent); err != nil || real != parent {
+		return "", fmt.Errorf("%s is a link (to %s), and dtree makes worktrees only in the repository itself: remove the link", parent, real)
+	}
+	if _, err := os.Lstat(filepath.Join(parent, ".gitignore")); errors.Is(err, os.ErrNotExist) {
+		if err := os.WriteFile(filepath.Join(parent, ".gitignore"), []byte(worktreeGitignore), 0o644); err != nil {
+			return "", err
+		}
+	}
+	return parent, nil
 }
 
 // snapshotTree is a commit of the working tree as it is, on parent (none
