@@ -391,6 +391,7 @@ func (p *progress) finished(s *run.Summary) {
 	if len(s.Path) > 0 {
 		p.printf("path: %s\n", pathLine(s.Path))
 	}
+	p.branchPaths(s.Branches)
 	if s.Logs.Graph != "" {
 		p.printf("picture: %s\n", s.Logs.Graph)
 	}

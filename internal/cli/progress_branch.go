@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"cmp"
 	"container/list"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -65,6 +67,7 @@ type lanes struct {
 	// under p.mu. running counts the lanes whose step.line is set.
 	byID    map[string]*lane
 	order   list.List
+	seq     map[string]int // each branch's place in the order they started
 	running int
 	// drawnW is the width of each line of the live block as drawn, none
 	// when nothing is: the rows to erase, after a resize too.
@@ -74,7 +77,7 @@ type lanes struct {
 func (p *progress) initLanes() {
 	p.main = &lane{}
 	p.cur.Store(p.main)
-	p.byID = map[string]*lane{}
+	p.byID, p.seq = map[string]*lane{}, map[string]int{}
 }
 
 // BranchStarted makes a lane for a fork's branch.
@@ -86,6 +89,9 @@ func (p *progress) BranchStarted(id, fork, name string) {
 	l := &lane{id: id, label: bar + fitWidth(visible(name), labelCols, p.ascii) + ": ", tag: "[" + visible(id) + "] "}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if _, ok := p.seq[id]; !ok {
+		p.seq[id] = len(p.seq)
+	}
 	if old := p.byID[id]; old != nil {
 		p.order.Remove(old.elem)
 	}
@@ -285,4 +291,31 @@ func (p *progress) laneLine(l *lane, cols int) string {
 // busyNote is what doing says while more than one step runs.
 func busyNote(node string, more int) string {
 	return fmt.Sprintf("%s and %s of other branches", node, types.Plural(more, "step"))
+}
+
+// branchesShown bounds the branch lines under the path: --json and
+// short.json have every branch's.
+const branchesShown = 20
+
+// branchPaths prints each branch's path under the run's, in the order
+// the branches started (the summary has them as they ended), and how a
+// branch that did not succeed ended; at most branchesShown.
+func (p *progress) branchPaths(bs []run.BranchResult) {
+	if len(bs) == 0 {
+		return
+	}
+	p.mu.Lock()
+	bs = slices.Clone(bs)
+	slices.SortStableFunc(bs, func(a, b run.BranchResult) int { return cmp.Compare(p.seq[a.ID], p.seq[b.ID]) })
+	p.mu.Unlock()
+	for _, b := range bs[:min(len(bs), branchesShown)] {
+		how := ""
+		if b.Status != run.StatusSucceeded {
+			how = " (" + strings.ReplaceAll(b.Status, "_", " ") + ")"
+		}
+		p.printf("  branch %s%s: %s\n", b.ID, how, pathLine(b.Path))
+	}
+	if more := len(bs) - branchesShown; more > 0 {
+		p.printf("  … and %s more branches (--json and short.json have each one's path)\n", types.Thousands(int64(more)))
+	}
 }

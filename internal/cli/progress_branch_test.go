@@ -181,3 +181,27 @@ func TestProgressDoingWithBranches(t *testing.T) {
 	p.NodeFinished(&run.NodeResult{ID: "tests", Status: run.StatusSucceeded})
 	assert.Empty(t, p.doing())
 }
+
+// The last lines give each branch's path under the run's, in the order
+// the branches started whatever the order they ended, how one that did
+// not succeed ended, and at most 20 of them.
+func TestProgressBranchPaths(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	p := newProgress(&b, false, false, false)
+	var ended []run.BranchResult
+	for i := range 25 {
+		id := fmt.Sprintf("plan/b%02d", i)
+		p.BranchStarted(id, "plan", fmt.Sprintf("b%02d", i))
+		status := run.StatusSucceeded
+		if i == 1 {
+			status = run.StatusInterrupted
+		}
+		ended = append([]run.BranchResult{{ID: id, Status: status, Path: []string{fmt.Sprintf("s%02d", i), "t"}}}, ended...)
+	}
+	p.finished(&run.Summary{RunID: "r1", Status: run.StatusSucceeded, Path: []string{"plan", "review"}, Branches: ended})
+	out := b.String()
+	assert.Contains(t, out, "path: plan → review\n  branch plan/b00: s00 → t\n  branch plan/b01 (interrupted): s01 → t\n  branch plan/b02: s02 → t\n")
+	assert.Contains(t, out, "  branch plan/b19: s19 → t\n  … and 5 more branches (--json and short.json have each one's path)\n")
+	assert.NotContains(t, out, "plan/b20")
+}
