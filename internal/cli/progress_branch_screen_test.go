@@ -102,3 +102,34 @@ func TestProgressBranchLiveBlockBounded(t *testing.T) {
 	assert.Equal(t, "… and 13 more branches running", screen[7])
 	p.finished(&run.Summary{RunID: "r1", Status: run.StatusSucceeded})
 }
+
+// When the window shrinks, the terminal reflows each line of the block
+// onto more rows: the redraw clears them all, from the first down, and
+// draws the block at the new width, leaving no stale copy above.
+func TestProgressBranchLiveBlockResized(t *testing.T) {
+	t.Parallel()
+	cols := 80
+	var b bytes.Buffer
+	p := newProgress(&b, false, false, true)
+	p.cols = func() int { return cols }
+	for _, name := range []string{"tests", "docs"} {
+		p.BranchStarted("plan/"+name, "plan", name)
+		p.OnBranch("plan/" + name)
+		p.NodeStarted(forkNode(name, "Write and run every test of the parser, then the docs of the change"), 1)
+	}
+	screen := screenOf(t, b.String(), 80)
+	require.Len(t, screen, 2, "%q", screen)
+	assert.Equal(t, 79, textWidth(screen[0]), "cut to the width less one column: %q", screen[0])
+
+	cols = 40
+	b.WriteString("\x00resize 40\x00") // the terminal reflows what it shows
+	p.mu.Lock()
+	p.redrawResized()
+	p.mu.Unlock()
+	screen = screenOf(t, b.String(), 80)
+	require.Len(t, screen, 2, "two lines of 79 columns took 4 rows of 40; all are cleared: %q", screen)
+	for _, row := range screen {
+		assert.LessOrEqual(t, textWidth(row), 39, "%q", row)
+	}
+	p.finished(&run.Summary{RunID: "r1", Status: run.StatusSucceeded})
+}
