@@ -55,6 +55,10 @@ type progress struct {
 	// ascii is the locale's (locale.go).
 	cols  func() int
 	ascii bool
+	// rows is the terminal's height now, 0 when unknown: the live block
+	// of a fork's branches stays a row shorter, as the cursor cannot go
+	// up past the top to erase it.
+	rows func() int
 	// asked is how to answer the approval gate the run stopped at, from
 	// its approval_asked event.
 	asked string
@@ -112,6 +116,22 @@ func (a *App) termWidth(w io.Writer) func() int {
 			}
 		}
 		if n, err := strconv.Atoi(a.Getenv("COLUMNS")); err == nil && n > 0 {
+			return n
+		}
+		return 0
+	}
+}
+
+// termHeight is termWidth's for the rows, $LINES where the terminal does
+// not say.
+func (a *App) termHeight(w io.Writer) func() int {
+	return func() int {
+		if f, ok := w.(interface{ Fd() uintptr }); ok {
+			if _, rows, err := term.GetSize(int(f.Fd())); err == nil && rows > 0 {
+				return rows
+			}
+		}
+		if n, err := strconv.Atoi(a.Getenv("LINES")); err == nil && n > 0 {
 			return n
 		}
 		return 0

@@ -26,7 +26,8 @@ import (
 var _ run.BranchProgress = (*progress)(nil)
 
 // liveShown bounds the live block: a fork of 20 branches shows
-// liveShown-1 of them and "… and N more branches running".
+// liveShown-1 of them and "… and N more branches running"; a terminal of
+// fewer rows, one less than its height.
 const liveShown = 8
 
 // labelCols bounds a branch's name before its live line.
@@ -255,9 +256,15 @@ func (p *progress) drawLive() {
 // run's own first, then the branches as they started, and how many more
 // run; the caller holds p.mu.
 func (p *progress) shownLanes() ([]*lane, int) {
-	room := liveShown
-	if p.running > liveShown {
-		room = liveShown - 1 // the last line says how many more
+	most := liveShown
+	if p.rows != nil {
+		if h := p.rows(); h > 0 {
+			most = max(min(most, h-1), 2)
+		}
+	}
+	room := most
+	if p.running > most {
+		room = most - 1 // the last line says how many more
 	}
 	shown := make([]*lane, 0, min(room, p.running))
 	if p.main.step.line != "" {

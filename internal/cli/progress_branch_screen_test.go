@@ -101,6 +101,22 @@ func TestProgressBranchLiveBlockBounded(t *testing.T) {
 	assert.True(t, strings.HasPrefix(screen[6], "‖ b06: → s06 Work"), "%q", screen[6])
 	assert.Equal(t, "… and 13 more branches running", screen[7])
 	p.finished(&run.Summary{RunID: "r1", Status: run.StatusSucceeded})
+
+	// A terminal of 5 rows: the block is 4, so the cursor can go up to
+	// its first row and erase it.
+	b.Reset()
+	p = newProgress(&b, false, false, true)
+	p.cols, p.rows = func() int { return 80 }, func() int { return 5 }
+	for i := range 20 {
+		id := fmt.Sprintf("plan/b%02d", i)
+		p.BranchStarted(id, "plan", fmt.Sprintf("b%02d", i))
+		p.OnBranch(id)
+		p.NodeStarted(forkNode(fmt.Sprintf("s%02d", i), "Work"), 1)
+	}
+	screen = screenOf(t, b.String(), 80)
+	require.Len(t, screen, 4, "%q", screen)
+	assert.Equal(t, "… and 17 more branches running", screen[3])
+	p.finished(&run.Summary{RunID: "r1", Status: run.StatusSucceeded})
 }
 
 // When the window shrinks, the terminal reflows each line of the block
