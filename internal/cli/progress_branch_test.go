@@ -205,3 +205,16 @@ func TestProgressBranchPaths(t *testing.T) {
 	assert.Contains(t, out, "  branch plan/b19: s19 → t\n  … and 5 more branches (--json and short.json have each one's path)\n")
 	assert.NotContains(t, out, "plan/b20")
 }
+
+// Where the locale is not UTF-8 a branch's live line is in ASCII.
+func TestProgressBranchLiveLineASCII(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	p := newProgress(&b, false, false, true)
+	p.ascii, p.cols = true, func() int { return 80 }
+	p.BranchStarted("plan/tests", "plan", "tests")
+	p.OnBranch("plan/tests")
+	p.NodeStarted(forkNode("tests", "Write the tests"), 1)
+	assert.Contains(t, b.String(), clearLine+"|| tests: -> tests Write the tests [process, claude] 0s")
+	p.finished(&run.Summary{RunID: "r1", Status: run.StatusSucceeded})
+}
