@@ -303,10 +303,10 @@ func (w *walker) merge(ctx context.Context, p *branch, fork, j *types.ProcessedN
 	names := make([]string, 0, len(branches))
 	for _, c := range branches {
 		if c.tree.ws == nil {
-			return fmt.Errorf("join %s: branch %s: its checkpoints are off, so its changes cannot be merged", j.ID, c.id)
+			return fmt.Errorf("join %s: branch %s: its checkpoints are off, so its changes cannot be merged", j.ID, shownBranch(c.id))
 		}
 		if _, err := c.tree.snap(ctx, "branch "+c.id+" at the join"); err != nil {
-			return fmt.Errorf("join %s: branch %s: %w", j.ID, c.id, err)
+			return fmt.Errorf("join %s: branch %s: %w", j.ID, shownBranch(c.id), err)
 		}
 		tips = append(tips, workspace.Tip{Name: c.id, Commit: c.tree.ws.Last.Commit})
 		names = append(names, c.id)
@@ -363,7 +363,11 @@ func conflictList(cs []workspace.Conflict) string {
 	const shown = 10
 	parts := make([]string, 0, min(len(cs), shown))
 	for _, c := range cs[:min(len(cs), shown)] {
-		parts = append(parts, fmt.Sprintf("%s (%s)", types.Quote(types.Clip(c.Path, maxName)), strings.Join(c.Branches, ", ")))
+		names := make([]string, len(c.Branches))
+		for i, b := range c.Branches {
+			names[i] = shownBranch(b)
+		}
+		parts = append(parts, fmt.Sprintf("%s (%s)", types.Quote(types.Clip(c.Path, maxName)), strings.Join(names, ", ")))
 	}
 	s := strings.Join(parts, ", ")
 	if more := len(cs) - len(parts); more > 0 {
@@ -371,6 +375,20 @@ func conflictList(cs []workspace.Conflict) string {
 	}
 	return s
 }
+
+// shownBranch is branch id as a message shows it: as it is when a
+// label made it of printable characters, one line and short; quoted and
+// clipped otherwise, so that a label's line break, terminal escape or
+// ten kilobytes do not reach a message as they are.
+func shownBranch(id string) string {
+	if len(id) <= maxBranchShown && types.Quote(id) == `"`+id+`"` && !strings.ContainsAny(id, ",()") {
+		return id
+	}
+	return types.Quote(types.Clip(id, maxBranchShown))
+}
+
+// maxBranchShown bounds a branch id in a message, in runes.
+const maxBranchShown = 100
 
 // markerLabels says which branches each commit naming a side of the
 // conflict markers holds, bounded: "" for none.
