@@ -263,10 +263,15 @@ func (w *walker) endBranch(c *branch, err, stopped error) {
 	case stopped != nil:
 		status, msg = StatusInterrupted, "stopped: "+firstLine(stopped.Error())
 	default:
+		// As the run's status says the same error (outcome).
 		status, msg = StatusFailed, err.Error()
-		var budget *BudgetError
-		if errors.As(err, &budget) {
+		switch {
+		case errors.As(err, new(*BudgetError)):
 			status = StatusBudget
+		case errors.As(err, new(*LimitError)):
+			status = StatusLimit
+		case errors.As(err, new(*WaitingError)):
+			status = StatusWaiting
 		}
 	}
 	ev := runlog.BranchEnd{Status: status, Error: msg, Path: *c.path}

@@ -1,11 +1,15 @@
 package run
 
 import (
+	"context"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
+	"github.com/dtree-dev/dtree/internal/agent"
+	"github.com/dtree-dev/dtree/internal/runlog"
 	"github.com/dtree-dev/dtree/internal/workspace"
 )
 
@@ -32,6 +36,63 @@ func TestConflictListShowsHostileBranchLabelsInert(t *testing.T) {
 			assert.NotContains(t, got, "\n")
 			assert.NotContains(t, got, "\x1b")
 			assert.Less(t, len(got), 300)
+		})
+	}
+}
+
+// A branch ends with the status the run ends with for the same error: a
+// limit reached in it is limit_reached, a gate it waits at
+// waiting_for_approval, not failed.
+func TestForkBranchEndsWithTheRunsStatusForItsError(t *testing.T) {
+	gate := `title: gate
+nodes:
+  - id: plan
+    text: Plan.
+    parallel: [a, b]
+  - id: a
+    kind: approval
+    text: Ship a?
+    branches: {"Yes": review, "No": review}
+  - id: b
+    text: Write b.
+    next: review
+  - id: review
+    text: Review.
+    next: done
+  - id: done
+    kind: end
+    text: Done
+`
+	tests := []struct {
+		name, src, branch, want string
+		o                       Options
+	}{
+		{"a limit", forkYAML("all"), "plan/b", StatusLimit, Options{MaxSteps: 3}},
+		{"a gate", gate, "plan/a", StatusWaiting, Options{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			runner := newWriter().run
+			if tt.src == gate {
+				runner = func(context.Context, agent.Call) (agent.Result, error) { return agent.Result{Answer: done}, nil }
+			}
+			sum, _, evs, err := forkRun(t, tt.src, runner, tt.o)
+			require.Error(t, err)
+			assert.Equal(t, tt.want, sum.Status)
+			got := ""
+			for _, b := range sum.Branches {
+				if b.ID == tt.branch {
+					got = b.Status
+				}
+			}
+			assert.Equal(t, tt.want, got, "the branch's status in the summary")
+			var ended []string
+			for _, ev := range evs {
+				if e, ok := ev.(runlog.BranchEnd); ok {
+					ended = append(ended, e.Status)
+				}
+			}
+			assert.Contains(t, ended, tt.want, "a branch_end event's")
 		})
 	}
 }
