@@ -308,7 +308,11 @@ func (w *walker) merge(ctx context.Context, p *branch, fork, j *types.ProcessedN
 	names := make([]string, 0, len(branches))
 	for _, c := range branches {
 		if c.tree.ws == nil {
-			return fmt.Errorf("join %s: branch %s: its checkpoints are off, so its changes cannot be merged", j.ID, shownBranch(c.id))
+			why := "they were off"
+			if c.tree.off != "" {
+				why = "they went off: " + types.Excerpt(c.tree.off, 300)
+			}
+			return fmt.Errorf("join %s: branch %s: its changes cannot be merged without its checkpoints, and %s (a step removed or broke its worktree?)", j.ID, shownBranch(c.id), why)
 		}
 		if _, err := c.tree.snap(ctx, "branch "+c.id+" at the join"); err != nil {
 			return fmt.Errorf("join %s: branch %s: %w", j.ID, shownBranch(c.id), err)
