@@ -205,10 +205,7 @@ func joinMode(n *types.ProcessedNode) string {
 // of p's visits and history.
 func (w *walker) startBranch(ctx context.Context, p *branch, n *types.ProcessedNode, visit int, fb types.ForkBranch, join int, base string) (*branch, error) {
 	first, _ := w.o.Chart.Graph.Index(fb.First)
-	id := n.ID + "/" + fb.Name
-	if visit > 1 {
-		id = n.ID + "#" + strconv.Itoa(visit) + "/" + fb.Name
-	}
+	id := branchID(n.ID, visit, fb.Name)
 	path := []string{}
 	c := &branch{id: id, name: fb.Name, fork: n.ID, cur: first, stop: join, path: &path,
 		visits: maps.Clone(p.visits), history: slices.Clone(p.history), historyLeftOut: p.historyLeftOut,
@@ -233,6 +230,26 @@ func (w *walker) startBranch(ctx context.Context, p *branch, n *types.ProcessedN
 	c.tree.ws, c.tree.fresh, c.tree.first = ws, true, ws.Last.Commit
 	w.branchStarted(c, n, fb, base)
 	return c, nil
+}
+
+// branchID is the id of the branch named name of fork node fork, its
+// visit-th: FORK/NAME, or FORK#VISIT/NAME after its first visit. A node
+// id or a name holding '/', '#' or '"' is in double quotes, as Go
+// quotes a string, so that two branches never have one id (fork a's
+// branch "b/x" is a/"b/x", fork a/b's branch x "a/b"/x): the id makes
+// the branch's worktree and its checkpoints' ref.
+func branchID(fork string, visit int, name string) string {
+	part := func(s string) string {
+		if strings.ContainsAny(s, `/#"`) {
+			return strconv.Quote(s)
+		}
+		return s
+	}
+	id := part(fork)
+	if visit > 1 {
+		id += "#" + strconv.Itoa(visit)
+	}
+	return id + "/" + part(name)
 }
 
 // branchStarted says that branch c of fork n started.

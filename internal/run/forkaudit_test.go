@@ -2,6 +2,8 @@ package run
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -94,5 +96,68 @@ nodes:
 			}
 			assert.Contains(t, ended, tt.want, "a branch_end event's")
 		})
+	}
+}
+
+func TestBranchIDsNeverCollide(t *testing.T) {
+	tests := []struct {
+		fork  string
+		visit int
+		name  string
+		want  string
+	}{
+		{"plan", 1, "tests", "plan/tests"},
+		{"plan", 2, "tests", "plan#2/tests"},
+		{"plan", 1, "Unit tests", "plan/Unit tests"},
+		{"a", 1, "b/x", `a/"b/x"`},
+		{"a/b", 1, "x", `"a/b"/x`},
+		{"a", 2, "x", "a#2/x"},
+		{"a#2", 1, "x", `"a#2"/x`},
+		{"a", 1, `q"`, `a/"q\""`},
+	}
+	seen := map[string]bool{}
+	for _, tt := range tests {
+		got := branchID(tt.fork, tt.visit, tt.name)
+		assert.Equal(t, tt.want, got)
+		assert.False(t, seen[got], "two branches with the id %s", got)
+		seen[got] = true
+	}
+}
+
+// A fork a with a branch labelled b/x, and in its other branch a fork
+// a/b with a branch x: two branches that the id FORK/NAME made one,
+// a/b/x, sharing a worktree (the second's removed the first's as it
+// ran) and a checkpoint ref.
+func TestForkBranchesOfLookAlikeIDsRunApart(t *testing.T) {
+	src := `title: look-alike ids
+nodes:
+  - id: a
+    text: Fork a.
+    command: "true"
+    parallel: {"b/x": slow, "other": "a/b"}
+  - id: slow
+    text: Slow.
+    command: echo slow > slow.txt; sleep 1; echo still > slow2.txt
+    next: review
+  - id: a/b
+    text: Fork a/b.
+    command: "true"
+    parallel: [inner, inner2]
+  - {id: inner, text: Inner., command: echo inner > inner.txt, next: ajoin}
+  - {id: inner2, text: Inner2., command: echo inner2 > inner2.txt, next: ajoin}
+  - {id: ajoin, text: Join a/b., command: "true", next: review}
+  - {id: review, text: Review., command: "true", next: done}
+  - {id: done, kind: end, text: Done}
+`
+	src = strings.Replace(src, "parallel: [inner, inner2]", `parallel: {"x": inner, "y": inner2}`, 1)
+	sum, dir, _, err := forkRun(t, src, agent.Run, Options{Env: os.Environ()})
+	require.NoError(t, err)
+	var ids []string
+	for _, b := range sum.Branches {
+		ids = append(ids, b.ID)
+	}
+	assert.ElementsMatch(t, []string{`a/"b/x"`, "a/other", `"a/b"/x`, `"a/b"/y`}, ids)
+	for _, f := range []string{"slow.txt", "slow2.txt", "inner.txt", "inner2.txt"} {
+		assert.FileExists(t, filepath.Join(dir, f))
 	}
 }
