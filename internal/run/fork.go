@@ -386,20 +386,30 @@ func (e *JoinConflictError) Error() string {
 // conflictList names conflicted files and the branches that changed
 // them, bounded.
 func conflictList(cs []workspace.Conflict) string {
+	cs = shownConflicts(cs)
 	const shown = 10
 	parts := make([]string, 0, min(len(cs), shown))
 	for _, c := range cs[:min(len(cs), shown)] {
-		names := make([]string, len(c.Branches))
-		for i, b := range c.Branches {
-			names[i] = shownBranch(b)
-		}
-		parts = append(parts, fmt.Sprintf("%s (%s)", types.Quote(types.Clip(c.Path, maxName)), strings.Join(names, ", ")))
+		parts = append(parts, fmt.Sprintf("%s (%s)", types.Quote(types.Clip(c.Path, maxName)), strings.Join(c.Branches, ", ")))
 	}
 	s := strings.Join(parts, ", ")
 	if more := len(cs) - len(parts); more > 0 {
 		s += fmt.Sprintf(" and %d more", more)
 	}
 	return s
+}
+
+// shownConflicts is cs with each branch as a message shows it
+// (shownBranch).
+func shownConflicts(cs []workspace.Conflict) []workspace.Conflict {
+	out := make([]workspace.Conflict, len(cs))
+	for i, c := range cs {
+		out[i] = workspace.Conflict{Path: c.Path, Branches: make([]string, len(c.Branches))}
+		for k, b := range c.Branches {
+			out[i].Branches[k] = shownBranch(b)
+		}
+	}
+	return out
 }
 
 // shownBranch is branch id as a message shows it: as it is when a
