@@ -21,13 +21,16 @@ import (
 
 // Visit is one visit of a node and its checkpoints: the tree before it
 // (From) and after it (To). Carried is a visit a resumed run took from
-// the run it went on from: its checkpoints are on that run's ref.
+// the run it went on from: its checkpoints are on that run's ref. Branch
+// is the fork branch it ran on (readme/parallel.md), "" on the run's
+// own: a branch's checkpoints are of its own worktree, on its own ref.
 type Visit struct {
 	Node     string
 	Visit    int
 	From, To string
 	Status   string
 	Carried  bool
+	Branch   string
 }
 
 // Record is what a run's log says of its checkpoints.
@@ -36,7 +39,9 @@ type Record struct {
 	Repo  string // the work tree the checkpoints were taken in
 	Ref   string // the run's private ref
 	// Before is the checkpoint of the tree before the first step; Last the
-	// newest the run recorded (the last visit's To, or Before).
+	// newest the run recorded of its working tree (the last visit's To,
+	// or the merge of a fork's branches at their join, or Before): a
+	// fork branch's visits are of the branch's worktree, not of it.
 	Before, Last string
 	// Off is why checkpoints stopped or were never taken ("" when on);
 	// Outside is a run with no workspace event: it ran outside git.
@@ -75,7 +80,7 @@ func ReadDir(dir string) (*Record, error) {
 // passed over: what can be read is.
 func Read(r io.Reader, runID string) (*Record, error) {
 	rec := &Record{RunID: runID, Outside: true, visits: map[string][]Visit{}, started: map[string]int{}}
-	er := runlog.NewEventReader(r).Only(runlog.EventRunStart, runlog.EventWorkspace, runlog.EventNodeStart, runlog.EventNodeEnd)
+	er := runlog.NewEventReader(r).Only(runlog.EventRunStart, runlog.EventWorkspace, runlog.EventNodeStart, runlog.EventNodeEnd, runlog.EventJoin)
 	first := true
 	for {
 		ev, err := er.NextEvent()
@@ -108,10 +113,10 @@ func Read(r io.Reader, runID string) (*Record, error) {
 				rec.nodes = append(rec.nodes, e.Node)
 			}
 		case runlog.NodeEnd:
-			v := Visit{Node: e.Node, Visit: e.Visit, Status: e.Status, Carried: e.RunID != rec.RunID}
+			v := Visit{Node: e.Node, Visit: e.Visit, Status: e.Status, Carried: e.RunID != rec.RunID, Branch: er.Branch()}
 			if e.Change != nil {
 				v.From, v.To = e.Change.From, e.Change.To
-				if !v.Carried && v.To != "" {
+				if !v.Carried && v.To != "" && v.Branch == "" {
 					rec.Last = v.To
 				}
 			}
@@ -119,6 +124,10 @@ func Read(r io.Reader, runID string) (*Record, error) {
 				rec.nodes = append(rec.nodes, e.Node)
 			}
 			rec.visits[e.Node] = append(rec.visits[e.Node], v)
+		case runlog.Join:
+			if e.RunID == rec.RunID && e.Checkpoint != "" && er.Branch() == "" {
+				rec.Last = e.Checkpoint // the branches merged into the working tree
+			}
 		}
 		first = false
 	}
