@@ -205,7 +205,10 @@ func joinMode(n *types.ProcessedNode) string {
 // of p's visits and history.
 func (w *walker) startBranch(ctx context.Context, p *branch, n *types.ProcessedNode, visit int, fb types.ForkBranch, join int, base string) (*branch, error) {
 	first, _ := w.o.Chart.Graph.Index(fb.First)
-	id := branchID(n.ID, visit, fb.Name)
+	id := n.ID + "/" + fb.Name
+	if visit > 1 {
+		id = n.ID + "#" + strconv.Itoa(visit) + "/" + fb.Name
+	}
 	path := []string{}
 	c := &branch{id: id, name: fb.Name, fork: n.ID, cur: first, stop: join, path: &path,
 		visits: maps.Clone(p.visits), history: slices.Clone(p.history), historyLeftOut: p.historyLeftOut,
@@ -217,12 +220,13 @@ func (w *walker) startBranch(ctx context.Context, p *branch, n *types.ProcessedN
 		return c, nil
 	}
 	repo := p.tree.ws.Repo
-	wt, err := repo.AddBranchTree(context.WithoutCancel(ctx), w.o.Log.RunID, id, base)
+	key := branchKey(n.ID, visit, fb.Name)
+	wt, err := repo.AddBranchTree(context.WithoutCancel(ctx), w.o.Log.RunID, key, base)
 	if err != nil {
 		return nil, &ForkError{Err: fmt.Errorf("fork %s: branch %s: %w", n.ID, types.Quote(fb.Name), err)}
 	}
 	c.tree = &tree{wt: wt, dir: filepath.Join(wt.Dir, p.tree.workdirPrefix())}
-	ws, err := wt.Repo.Begin(context.WithoutCancel(ctx), workspace.BranchRunID(w.o.Log.RunID, id), base)
+	ws, err := wt.Repo.Begin(context.WithoutCancel(ctx), workspace.BranchRunID(w.o.Log.RunID, key), base)
 	if err != nil {
 		w.dropTree(c)
 		return nil, &ForkError{Err: fmt.Errorf("fork %s: branch %s: %w", n.ID, types.Quote(fb.Name), err)}
@@ -232,13 +236,15 @@ func (w *walker) startBranch(ctx context.Context, p *branch, n *types.ProcessedN
 	return c, nil
 }
 
-// branchID is the id of the branch named name of fork node fork, its
-// visit-th: FORK/NAME, or FORK#VISIT/NAME after its first visit. A node
-// id or a name holding '/', '#' or '"' is in double quotes, as Go
-// quotes a string, so that two branches never have one id (fork a's
-// branch "b/x" is a/"b/x", fork a/b's branch x "a/b"/x): the id makes
-// the branch's worktree and its checkpoints' ref.
-func branchID(fork string, visit int, name string) string {
+// branchKey names the worktree and the checkpoints' ref of the branch
+// named name of fork node fork, its visit-th (workspace.BranchDirName):
+// its id, FORK/NAME or FORK#VISIT/NAME, but with a node id or a name
+// holding '/', '#' or '"' in double quotes, as Go quotes a string. Two
+// branches can have one id (fork a's branch b/x and fork a/b's branch x
+// are both a/b/x), never one key (a/"b/x" and "a/b"/x): they would
+// share a worktree, the second's AddBranchTree removing the first's as
+// it runs, and a ref.
+func branchKey(fork string, visit int, name string) string {
 	part := func(s string) string {
 		if strings.ContainsAny(s, `/#"`) {
 			return strconv.Quote(s)

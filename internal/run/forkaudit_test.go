@@ -3,6 +3,7 @@ package run
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -99,7 +100,7 @@ nodes:
 	}
 }
 
-func TestBranchIDsNeverCollide(t *testing.T) {
+func TestBranchKeysNeverCollide(t *testing.T) {
 	tests := []struct {
 		fork  string
 		visit int
@@ -117,17 +118,17 @@ func TestBranchIDsNeverCollide(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for _, tt := range tests {
-		got := branchID(tt.fork, tt.visit, tt.name)
+		got := branchKey(tt.fork, tt.visit, tt.name)
 		assert.Equal(t, tt.want, got)
-		assert.False(t, seen[got], "two branches with the id %s", got)
+		assert.False(t, seen[got], "two branches with the key %s", got)
 		seen[got] = true
 	}
 }
 
 // A fork a with a branch labelled b/x, and in its other branch a fork
-// a/b with a branch x: two branches that the id FORK/NAME made one,
-// a/b/x, sharing a worktree (the second's removed the first's as it
-// ran) and a checkpoint ref.
+// a/b with a branch x: two branches of one id, a/b/x, which shared a
+// worktree (the second's removed the first's as it ran) and a
+// checkpoint ref, and the run failed at the join.
 func TestForkBranchesOfLookAlikeIDsRunApart(t *testing.T) {
 	src := `title: look-alike ids
 nodes:
@@ -156,7 +157,11 @@ nodes:
 	for _, b := range sum.Branches {
 		ids = append(ids, b.ID)
 	}
-	assert.ElementsMatch(t, []string{`a/"b/x"`, "a/other", `"a/b"/x`, `"a/b"/y`}, ids)
+	// Their ids are one, a/b/x; their worktrees and refs two.
+	assert.ElementsMatch(t, []string{"a/b/x", "a/other", "a/b/x", "a/b/y"}, ids)
+	refs, rerr := exec.Command("git", "-C", dir, "for-each-ref", "--format=%(refname)", "refs/dtree/runs/").Output()
+	require.NoError(t, rerr)
+	assert.Len(t, strings.Fields(string(refs)), 5, "the run's ref and one per branch:\n%s", refs)
 	for _, f := range []string{"slow.txt", "slow2.txt", "inner.txt", "inner2.txt"} {
 		assert.FileExists(t, filepath.Join(dir, f))
 	}
