@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/dtree-dev/dtree/internal/runlog"
 	"github.com/dtree-dev/dtree/internal/workspace"
@@ -431,7 +432,7 @@ func shownConflicts(cs []workspace.Conflict) []workspace.Conflict {
 // clipped otherwise, so that a label's line break, terminal escape or
 // ten kilobytes do not reach a message as they are.
 func shownBranch(id string) string {
-	if len(id) <= maxBranchShown && types.Quote(id) == `"`+id+`"` && !strings.ContainsAny(id, ",()") {
+	if utf8.RuneCountInString(id) <= maxBranchShown && types.Quote(id) == `"`+id+`"` && !strings.ContainsAny(id, ",()") {
 		return id
 	}
 	return types.Quote(types.Clip(id, maxBranchShown))

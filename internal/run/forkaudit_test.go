@@ -30,6 +30,7 @@ func TestConflictListShowsHostileBranchLabelsInert(t *testing.T) {
 		{"a line break", []string{"plan/x\n::error::pwned", "plan/b"}, `"README" ("plan/x\n::error::pwned", plan/b)`},
 		{"a terminal escape", []string{"plan/\x1b[31mred", "plan/b"}, `"README" ("plan/\x1b[31mred", plan/b)`},
 		{"a comma and parentheses", []string{"plan/a, plan/c)", "plan/b"}, `"README" ("plan/a, plan/c)", plan/b)`},
+		{"100 runes not ASCII, as they are", []string{"plan/" + strings.Repeat("é", 95), "plan/b"}, `"README" (plan/` + strings.Repeat("é", 95) + `, plan/b)`},
 		{"ten kilobytes", []string{"plan/" + big, "plan/b"}, `"README" ("plan/` + strings.Repeat("L", 95) + `…", plan/b)`},
 	}
 	for _, tt := range tests {
