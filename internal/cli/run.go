@@ -434,6 +434,7 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 	p.actions, p.chart, p.mask = a.inActions(), c.Doc.Source, a.redactor().String
 	p.cmd = &untilError{w: a.commandWriter(stderr)}
 	p.cols, p.ascii = a.termWidth(stderr), a.ascii
+	p.rows = a.termHeight(stderr)
 	a.interrupts.setDoing(func() string { return a.redactor().String(p.doing()) }, p.notice)
 	a.walked = true
 	defer limitWalkMemory(a.Getenv)()
