@@ -336,10 +336,10 @@ func (w *walker) merge(ctx context.Context, p *branch, fork, j *types.ProcessedN
 			if c.tree.off != "" {
 				why = "they went off: " + types.Excerpt(c.tree.off, 300)
 			}
-			return &ForkError{Err: fmt.Errorf("join %s: branch %s: its changes cannot be merged without its checkpoints, and %s (a step removed or broke its worktree?)", j.ID, shownBranch(c.id), why)}
+			return &ForkError{Err: fmt.Errorf("join %s: branch %s: its changes cannot be merged without its checkpoints, and %s (a step removed or broke its worktree?)", j.ID, ShownBranch(c.id), why)}
 		}
 		if _, err := c.tree.snap(ctx, "branch "+c.id+" at the join"); err != nil {
-			return &ForkError{Err: fmt.Errorf("join %s: branch %s: %w", j.ID, shownBranch(c.id), err)}
+			return &ForkError{Err: fmt.Errorf("join %s: branch %s: %w", j.ID, ShownBranch(c.id), err)}
 		}
 		tips = append(tips, workspace.Tip{Name: c.id, Commit: c.tree.ws.Last.Commit})
 		names = append(names, c.id)
@@ -415,23 +415,24 @@ func conflictList(cs []workspace.Conflict) string {
 }
 
 // shownConflicts is cs with each branch as a message shows it
-// (shownBranch).
+// (ShownBranch).
 func shownConflicts(cs []workspace.Conflict) []workspace.Conflict {
 	out := make([]workspace.Conflict, len(cs))
 	for i, c := range cs {
 		out[i] = workspace.Conflict{Path: c.Path, Branches: make([]string, len(c.Branches))}
 		for k, b := range c.Branches {
-			out[i].Branches[k] = shownBranch(b)
+			out[i].Branches[k] = ShownBranch(b)
 		}
 	}
 	return out
 }
 
-// shownBranch is branch id as a message shows it: as it is when a
-// label made it of printable characters, one line and short; quoted and
-// clipped otherwise, so that a label's line break, terminal escape or
-// ten kilobytes do not reach a message as they are.
-func shownBranch(id string) string {
+// ShownBranch is branch id (or a branch's name) as a message or a line
+// of the progress shows it: as it is when a label made it of printable
+// characters, one line and short; quoted and clipped otherwise, so that
+// a label's line break, terminal escape or ten kilobytes do not reach a
+// message or the terminal as they are.
+func ShownBranch(id string) string {
 	if utf8.RuneCountInString(id) <= maxBranchShown && types.Quote(id) == `"`+id+`"` && !strings.ContainsAny(id, ",()") {
 		return id
 	}
