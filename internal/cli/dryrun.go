@@ -213,7 +213,7 @@ func (d *dryRun) NodeStarted(n *types.ProcessedNode, visit int) {
 		again = fmt.Sprintf(" (visit %d)", visit)
 	}
 	if b.id != "" {
-		branch = " · branch " + b.id
+		branch = " · branch " + run.ShownBranch(b.id)
 	}
 	b.put(true, fmt.Sprintf(" · node %s %s%s · %s · %s%s\n", n.ID, types.Quote(types.Excerpt(n.Text, 60)), again, n.Role, n.CLI, branch), d)
 	if n.Retries > 0 && n.RetryCLI != n.CLI {
@@ -244,7 +244,7 @@ func (d *dryRun) NodeFinished(r *run.NodeResult) {
 		// A fork's: its branches run, then its join.
 		var names []string
 		for _, fb := range d.c.Nodes[i].Fork.Branches {
-			names = append(names, fb.Name)
+			names = append(names, run.ShownBranch(fb.Name))
 		}
 		fmt.Fprintf(w, "  next: branches %s, side by side (printed one after another below), then the join %s\n",
 			strings.Join(names, ", "), r.Next)
@@ -265,7 +265,7 @@ func (d *dryRun) finished(sum *run.Summary) {
 	branches := slices.Clone(sum.Branches)
 	slices.SortStableFunc(branches, func(a, b run.BranchResult) int { return cmp.Compare(d.seq[a.ID], d.seq[b.ID]) })
 	for _, b := range branches {
-		fmt.Fprintf(d.w, "  branch %s: %s\n", b.ID, strings.Join(b.Path, " → "))
+		fmt.Fprintf(d.w, "  branch %s: %s\n", run.ShownBranch(b.ID), strings.Join(b.Path, " → "))
 	}
 	switch {
 	case sum.Status == run.StatusSucceeded && len(sum.Path) > 0:

@@ -130,7 +130,7 @@ func (a *App) join(ctx context.Context, dirs []string, o joinOptions, fs *pflag.
 				Hint: "give the run directories of 'dtree run CHART --branch FORK/NAME', one a branch"}
 		case b.status != run.StatusSucceeded || b.runStatus != run.StatusSucceeded:
 			return &UsageError{Err: fmt.Errorf("join: %s: branch %s did not get to the join: %s", dir, types.Quote(b.id()), cmp.Or(b.status, b.runStatus, "the run has no end")),
-				Hint: "run the branch again (dtree run CHART --branch " + b.id() + "), then join"}
+				Hint: "run the branch again (" + types.ShellJoin([]string{"dtree", "run", "CHART", "--branch", b.id()}) + "), then join"}
 		}
 		for _, p := range []string{run.TrunkPatch, run.BranchPatch} {
 			if _, err := os.Stat(filepath.Join(dir, p)); err != nil {

@@ -87,7 +87,7 @@ func (p *progress) BranchStarted(id, fork, name string) {
 	if p.ascii {
 		bar = "|| "
 	}
-	l := &lane{id: id, label: bar + fitWidth(visible(name), labelCols, p.ascii) + ": ", tag: "[" + visible(id) + "] "}
+	l := &lane{id: id, label: bar + fitWidth(visible(run.ShownBranch(name)), labelCols, p.ascii) + ": ", tag: "[" + run.ShownBranch(id) + "] "}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if _, ok := p.seq[id]; !ok {
@@ -320,7 +320,7 @@ func (p *progress) branchPaths(bs []run.BranchResult) {
 		if b.Status != run.StatusSucceeded {
 			how = " (" + strings.ReplaceAll(b.Status, "_", " ") + ")"
 		}
-		p.printf("  branch %s%s: %s\n", b.ID, how, pathLine(b.Path))
+		p.printf("  branch %s%s: %s\n", run.ShownBranch(b.ID), how, pathLine(b.Path))
 	}
 	if more := len(bs) - branchesShown; more > 0 {
 		p.printf("  … and %s more branches (--json and short.json have each one's path)\n", types.Thousands(int64(more)))

@@ -137,7 +137,7 @@ func (o *outliner) sequence(i int, first, indent string, depth int) {
 		case 1:
 			i, _ = o.c.Graph.Index(out[0].To)
 			lead = prefix
-			if label := out[0].Label + o.edgeErr(out[0]); label != "" {
+			if label := shownLabel(out[0].Label) + o.edgeErr(out[0]); label != "" {
 				lead = prefix + strings.TrimSpace(label) + ": "
 			}
 			continue
@@ -148,11 +148,11 @@ func (o *outliner) sequence(i int, first, indent string, depth int) {
 				branch, next = "└─ ", "   "
 			}
 			j, _ := o.c.Graph.Index(e.To)
-			label := e.Label
+			label := shownLabel(e.Label)
 			switch fork := o.c.Doc.Nodes[i].Fork; {
 			case fork != nil && k < len(fork.Branches):
 				// A fork's branches run at once (readme/parallel.md).
-				label = "‖ " + fork.Branches[k].Name
+				label = "‖ " + shownLabel(fork.Branches[k].Name)
 			case label == "":
 				label = "(no label)"
 			}
@@ -166,6 +166,16 @@ func (o *outliner) sequence(i int, first, indent string, depth int) {
 		return
 	}
 }
+
+// shownLabel is a line's label as the outline shows it: its first line,
+// bounded, as a node's text is; a label's line break would start a line
+// of the outline that is none.
+func shownLabel(label string) string {
+	return types.Excerpt(label, maxLabel)
+}
+
+// maxLabel bounds a label in the outline, in runes.
+const maxLabel = 100
 
 // isEnd reports whether node i is an end terminator: a terminator no run
 // starts at.

@@ -119,3 +119,39 @@ func TestLineNamesTheStepKind(t *testing.T) {
 	assert.Contains(t, out, "3 Work  [process, claude]")
 	assert.Contains(t, out, "4 Ship it?  [decision (Process shape), gate]")
 }
+
+// TestFlowShowsALabelOnOneLine: a line's label, a fork's branch's name
+// too, is shown as a node's text is, its first line and bounded: a line
+// break in it does not start a line of the outline, and a long one does
+// not make one as long.
+func TestFlowShowsALabelOnOneLine(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("L", 1000)
+	src := `title: labels
+nodes:
+  - id: plan
+    text: Plan.
+    parallel: {"q\nnew line": a, "` + long + `": b}
+  - {id: a, text: A., next: check}
+  - {id: b, text: B., next: check}
+  - id: check
+    kind: decision
+    text: Done?
+    branches: {"Yes\nsecond line": done, "` + long + `": plan2}
+  - {id: plan2, text: Again., next: done}
+  - {id: done, kind: end, text: Done}
+`
+	doc, err := document.FromYAML(strings.NewReader(src))
+	require.NoError(t, err)
+	c := chart.Check(doc, chart.Options{Defaults: types.BuiltinDefaults(), Names: agent.Names{}})
+	require.Empty(t, c.Errors)
+	out := outline(t, c)
+	for _, l := range strings.Split(out, "\n") {
+		assert.NotContains(t, l, "new line", "a label's second line is not shown")
+		assert.NotContains(t, l, "second line", "a label's second line is not shown")
+		assert.Less(t, len([]rune(l)), 300, "a line of the outline")
+	}
+	assert.Contains(t, out, "‖ q…: a A.")
+	assert.Contains(t, out, "├─ Yes…: done Done")
+	assert.Contains(t, out, "‖ "+strings.Repeat("L", 100)+"…: b B.")
+}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/dtree-dev/dtree/internal/runlog"
 	"github.com/dtree-dev/dtree/internal/workspace"
@@ -227,12 +228,13 @@ func (w *walker) startBranch(ctx context.Context, p *branch, n *types.ProcessedN
 		return c, nil
 	}
 	repo := p.tree.ws.Repo
-	wt, err := repo.AddBranchTree(context.WithoutCancel(ctx), w.o.Log.RunID, id, base)
+	key := branchKey(n.ID, visit, fb.Name)
+	wt, err := repo.AddBranchTree(context.WithoutCancel(ctx), w.o.Log.RunID, key, base)
 	if err != nil {
 		return nil, &ForkError{Err: fmt.Errorf("fork %s: branch %s: %w", n.ID, types.Quote(fb.Name), err)}
 	}
 	c.tree = &tree{wt: wt, dir: filepath.Join(wt.Dir, p.tree.workdirPrefix())}
-	ws, err := wt.Repo.Begin(context.WithoutCancel(ctx), workspace.BranchRunID(w.o.Log.RunID, id), base)
+	ws, err := wt.Repo.Begin(context.WithoutCancel(ctx), workspace.BranchRunID(w.o.Log.RunID, key), base)
 	if err != nil {
 		w.dropTree(c)
 		return nil, &ForkError{Err: fmt.Errorf("fork %s: branch %s: %w", n.ID, types.Quote(fb.Name), err)}
@@ -240,6 +242,28 @@ func (w *walker) startBranch(ctx context.Context, p *branch, n *types.ProcessedN
 	c.tree.ws, c.tree.fresh, c.tree.first = ws, true, ws.Last.Commit
 	w.branchStarted(c, n, fb, base)
 	return c, nil
+}
+
+// branchKey names the worktree and the checkpoints' ref of the branch
+// named name of fork node fork, its visit-th (workspace.BranchDirName):
+// its id, FORK/NAME or FORK#VISIT/NAME, but with a node id or a name
+// holding '/', '#' or '"' in double quotes, as Go quotes a string. Two
+// branches can have one id (fork a's branch b/x and fork a/b's branch x
+// are both a/b/x), never one key (a/"b/x" and "a/b"/x): they would
+// share a worktree, the second's AddBranchTree removing the first's as
+// it runs, and a ref.
+func branchKey(fork string, visit int, name string) string {
+	part := func(s string) string {
+		if strings.ContainsAny(s, `/#"`) {
+			return strconv.Quote(s)
+		}
+		return s
+	}
+	id := part(fork)
+	if visit > 1 {
+		id += "#" + strconv.Itoa(visit)
+	}
+	return id + "/" + part(name)
 }
 
 // branchStarted says that branch c of fork n started.
@@ -270,10 +294,15 @@ func (w *walker) endBranch(c *branch, err, stopped error) {
 	case stopped != nil:
 		status, msg = StatusInterrupted, "stopped: "+firstLine(stopped.Error())
 	default:
+		// As the run's status says the same error (outcome).
 		status, msg = StatusFailed, err.Error()
-		var budget *BudgetError
-		if errors.As(err, &budget) {
+		switch {
+		case errors.As(err, new(*BudgetError)):
 			status = StatusBudget
+		case errors.As(err, new(*LimitError)):
+			status = StatusLimit
+		case errors.As(err, new(*WaitingError)):
+			status = StatusWaiting
 		}
 	}
 	ev := runlog.BranchEnd{Status: status, Error: msg, Path: *c.path}
@@ -310,10 +339,14 @@ func (w *walker) merge(ctx context.Context, p *branch, fork, j *types.ProcessedN
 	names := make([]string, 0, len(branches))
 	for _, c := range branches {
 		if c.tree.ws == nil {
-			return &ForkError{Err: fmt.Errorf("join %s: branch %s: its checkpoints are off, so its changes cannot be merged", j.ID, c.id)}
+			why := "they were off"
+			if c.tree.off != "" {
+				why = "they went off: " + types.Excerpt(c.tree.off, 300)
+			}
+			return &ForkError{Err: fmt.Errorf("join %s: branch %s: its changes cannot be merged without its checkpoints, and %s (a step removed or broke its worktree?)", j.ID, ShownBranch(c.id), why)}
 		}
 		if _, err := c.tree.snap(ctx, "branch "+c.id+" at the join"); err != nil {
-			return &ForkError{Err: fmt.Errorf("join %s: branch %s: %w", j.ID, c.id, err)}
+			return &ForkError{Err: fmt.Errorf("join %s: branch %s: %w", j.ID, ShownBranch(c.id), err)}
 		}
 		tips = append(tips, workspace.Tip{Name: c.id, Commit: c.tree.ws.Last.Commit})
 		names = append(names, c.id)
@@ -375,6 +408,7 @@ func (e *JoinConflictError) Error() string {
 // conflictList names conflicted files and the branches that changed
 // them, bounded.
 func conflictList(cs []workspace.Conflict) string {
+	cs = shownConflicts(cs)
 	const shown = 10
 	parts := make([]string, 0, min(len(cs), shown))
 	for _, c := range cs[:min(len(cs), shown)] {
@@ -390,6 +424,34 @@ func conflictList(cs []workspace.Conflict) string {
 	}
 	return s
 }
+
+// shownConflicts is cs with each branch as a message shows it
+// (ShownBranch).
+func shownConflicts(cs []workspace.Conflict) []workspace.Conflict {
+	out := make([]workspace.Conflict, len(cs))
+	for i, c := range cs {
+		out[i] = workspace.Conflict{Path: c.Path, Branches: make([]string, len(c.Branches))}
+		for k, b := range c.Branches {
+			out[i].Branches[k] = ShownBranch(b)
+		}
+	}
+	return out
+}
+
+// ShownBranch is branch id (or a branch's name) as a message or a line
+// of the progress shows it: as it is when a label made it of printable
+// characters, one line and short; quoted and clipped otherwise, so that
+// a label's line break, terminal escape or ten kilobytes do not reach a
+// message or the terminal as they are.
+func ShownBranch(id string) string {
+	if utf8.RuneCountInString(id) <= maxBranchShown && types.Quote(id) == `"`+id+`"` && !strings.ContainsAny(id, ",()") {
+		return id
+	}
+	return types.Quote(types.Clip(id, maxBranchShown))
+}
+
+// maxBranchShown bounds a branch id in a message, in runes.
+const maxBranchShown = 100
 
 // markerLabels says which branches each commit naming a side of the
 // conflict markers holds, bounded: "" for none.

@@ -30,6 +30,8 @@ type tree struct {
 	dir      string // the steps' workdir in the tree
 	// wt is a fork branch's worktree; nil for the run's tree.
 	wt *workspace.Worktree
+	// off is why its checkpoints went off (workspaceFailed), "" while on.
+	off string
 }
 
 // WorkspaceWarner is a Progress told, once, that the run's checkpoints
@@ -84,6 +86,7 @@ func (w *walker) workspaceFailed(t *tree, err error, wt runlog.Workspace) {
 		t.ws = nil
 	}
 	reason := err.Error() + ": checkpoints are off for the rest of the run"
+	t.off = err.Error()
 	w.event(runlog.Workspace{Off: reason, Worktree: wt.Worktree, Branch: wt.Branch})
 	if ww, ok := w.o.Progress.(WorkspaceWarner); ok {
 		ww.WorkspaceOff(reason)
