@@ -205,7 +205,7 @@ func (a *App) join(ctx context.Context, dirs []string, o joinOptions, fs *pflag.
 	if len(missing) > 0 {
 		return &UsageError{Err: fmt.Errorf("join: fork %s has %d branches, and %s missing: %s", first.fork, len(fork.Fork.Branches),
 			types.Choose(len(missing), "one is", fmt.Sprintf("%d are", len(missing))), strings.Join(missing, ", ")),
-			Hint: "run each with 'dtree run " + path + " --branch ID' and give all their run directories"}
+			Hint: "run each with '" + types.ShellJoin([]string{"dtree", "run", path, "--branch", "ID"}) + "' and give all their run directories"}
 	}
 
 	// The joined run goes on from the join as dtree resume would, taking

@@ -460,3 +460,17 @@ func TestYAMLOneLineOfManyWays(t *testing.T) {
 	assert.Equal(t, "L3", doc.Edges[1].ID)
 	assert.Equal(t, fmt.Sprintf("L3.%d", n), doc.Edges[n].ID)
 }
+
+// An unknown key, or one given twice, is named in the error clipped: a
+// 10 KB key does not make a 10 KB message.
+func TestYAMLDuplicateKeyIsClipped(t *testing.T) {
+	key := strings.Repeat("k", 10<<10)
+	// YAML's plain and quoted keys stop at 1,024 characters; an explicit
+	// key (? KEY) does not.
+	doc, err := document.FromYAML(strings.NewReader("nodes:\n  - id: a\n    text: x\n    ? " + key + "\n    : 1\n    ? " + key + "\n    : 2\n"))
+	require.NoError(t, err)
+	require.NotEmpty(t, doc.Errors)
+	for _, d := range doc.Errors {
+		assert.Less(t, len(d.Message), 400, d.Message[:min(len(d.Message), 200)])
+	}
+}

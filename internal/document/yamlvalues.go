@@ -26,7 +26,7 @@ func (y *yamlReader) fields(m *yaml.Node, allowed []string, what string, f func(
 			continue
 		}
 		if first, dup := seen[k.Value]; dup {
-			y.malformed(k.Line, "%s has %s twice (first on line %d)", what, k.Value, first)
+			y.malformed(k.Line, "%s has %s twice (first on line %d)", what, types.Quote(types.Clip(k.Value, 100)), first)
 			continue
 		}
 		seen[k.Value] = k.Line
@@ -47,11 +47,11 @@ func (y *yamlReader) unknownKey(k *yaml.Node, allowed []string, what string) {
 	}
 	for _, a := range allowed {
 		if strings.EqualFold(a, strings.TrimSpace(k.Value)) || typo(strings.ToLower(k.Value), a) {
-			y.malformed(k.Line, "unknown key %q in %s; did you mean %s?", k.Value, what, a)
+			y.malformed(k.Line, "unknown key %s in %s; did you mean %s?", types.Quote(types.Clip(k.Value, 100)), what, a)
 			return
 		}
 	}
-	y.malformed(k.Line, "unknown key %q in %s, which takes %s", k.Value, what, strings.Join(allowed, ", "))
+	y.malformed(k.Line, "unknown key %s in %s, which takes %s", types.Quote(types.Clip(k.Value, 100)), what, strings.Join(allowed, ", "))
 }
 
 // scalar returns v's text; null is "". A list or mapping is reported.
