@@ -103,6 +103,15 @@ func (w *walker) fork(ctx context.Context, p *branch, n *types.ProcessedNode, vi
 	if isolated {
 		base = t.ws.Last.Commit // the fork's visit ended with a checkpoint
 	}
+	if isolated {
+		// Held until the branches' trees are removed (the defers run
+		// last first): dtree clean removes them only when the run died.
+		release, err := t.ws.Repo.HoldBranchTrees(w.o.Log.RunID)
+		if err != nil {
+			return 0, fmt.Errorf("fork %s: %w", n.ID, err)
+		}
+		defer release()
+	}
 	w.forked = true
 	bctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
