@@ -33,7 +33,8 @@ func (a *App) newClean() *cobra.Command {
 		Long: `Clean removes the directories of the oldest runs of --log-dir past the newest
 --keep (keep_runs by default), with their checkpoints (refs/dtree/runs/RUN-ID)
 and the index files a killed run left in .git/dtree; and the worktrees of
-runs that ended (dtree run --worktree), each on its branch dtree/RUN-ID.
+runs that ended (dtree run --worktree), each on its branch dtree/RUN-ID,
+and of fork branches a killed run left (.dtree/worktrees/RUN-ID.b/NAME).
 
 Nothing a running dtree holds is removed. A worktree with files not
 committed on its branch is kept unless --force. A branch stays, as the
