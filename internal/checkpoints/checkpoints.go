@@ -36,7 +36,9 @@ type Record struct {
 	Repo  string // the work tree the checkpoints were taken in
 	Ref   string // the run's private ref
 	// Before is the checkpoint of the tree before the first step; Last the
-	// newest the run recorded (the last visit's To, or Before).
+	// newest the run recorded of its working tree (the last visit's To,
+	// the last join's merge, or Before), a fork's branches' left out:
+	// they are of the branches' worktrees.
 	Before, Last string
 	// Off is why checkpoints stopped or were never taken ("" when on);
 	// Outside is a run with no workspace event: it ran outside git.
@@ -75,7 +77,7 @@ func ReadDir(dir string) (*Record, error) {
 // passed over: what can be read is.
 func Read(r io.Reader, runID string) (*Record, error) {
 	rec := &Record{RunID: runID, Outside: true, visits: map[string][]Visit{}, started: map[string]int{}}
-	er := runlog.NewEventReader(r).Only(runlog.EventRunStart, runlog.EventWorkspace, runlog.EventNodeStart, runlog.EventNodeEnd)
+	er := runlog.NewEventReader(r).Only(runlog.EventRunStart, runlog.EventWorkspace, runlog.EventNodeStart, runlog.EventNodeEnd, runlog.EventJoin)
 	first := true
 	for {
 		ev, err := er.NextEvent()
@@ -111,7 +113,9 @@ func Read(r io.Reader, runID string) (*Record, error) {
 			v := Visit{Node: e.Node, Visit: e.Visit, Status: e.Status, Carried: e.RunID != rec.RunID}
 			if e.Change != nil {
 				v.From, v.To = e.Change.From, e.Change.To
-				if !v.Carried && v.To != "" {
+				// A fork's branch's checkpoints are of its own worktree
+				// (on its ref): the run's tree gets them at the join.
+				if !v.Carried && v.To != "" && !er.OnBranch() {
 					rec.Last = v.To
 				}
 			}
@@ -119,6 +123,12 @@ func Read(r io.Reader, runID string) (*Record, error) {
 				rec.nodes = append(rec.nodes, e.Node)
 			}
 			rec.visits[e.Node] = append(rec.visits[e.Node], v)
+		case runlog.Join:
+			// The branches merged into the run's tree (a nested fork's
+			// into its branch's worktree).
+			if e.RunID == rec.RunID && e.Checkpoint != "" && !er.OnBranch() {
+				rec.Last = e.Checkpoint
+			}
 		}
 		first = false
 	}

@@ -367,3 +367,16 @@ func ReadEvents(dir string) ([]Event, error) {
 	}
 	return evs, nil
 }
+
+// OnBranch says whether the event Next returned last is one of a fork's
+// branch's (readme/parallel.md#what-the-logs-say): Log.EventOn writes
+// its "branch" right after the event's name. A line written otherwise
+// says false.
+func (r *EventReader) OnBranch() bool {
+	_, rest, ok := bytes.Cut(r.raw, []byte(`","event":"`))
+	if !ok {
+		return false
+	}
+	_, rest, ok = bytes.Cut(rest, []byte(`"`))
+	return ok && bytes.HasPrefix(rest, []byte(`,"branch":"`))
+}
