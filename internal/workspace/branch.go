@@ -532,8 +532,14 @@ func (r *Repo) HoldBranchTrees(runID string) (release func(), err error) {
 	}
 	runDir := filepath.Join(parent, runID+".b")
 	for range 3 { // dtree clean may remove it between the two
-		if err := os.MkdirAll(runDir, 0o755); err != nil {
+		if err := os.Mkdir(runDir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
 			return fail(err)
+		}
+		if st, err := os.Lstat(runDir); err == nil && st.Mode()&os.ModeSymlink != 0 {
+			to, _ := os.Readlink(runDir)
+			return fail(fmt.Errorf("%s is a link (to %s), and dtree makes worktrees only in the repository itself: remove the link", runDir, to))
+		} else if err == nil && !st.IsDir() {
+			return fail(fmt.Errorf("%s is not a directory, and dtree makes the branches' worktrees there: remove it", runDir))
 		}
 		release, err = holdDir(runDir, true)
 		if !errors.Is(err, errDirGone) {
@@ -544,7 +550,7 @@ func (r *Repo) HoldBranchTrees(runID string) (release func(), err error) {
 	case errors.Is(err, ErrWorktreeInUse):
 		return fail(fmt.Errorf("%s: dtree clean is removing them: run again", runDir))
 	case err != nil:
-		return fail(fmt.Errorf("%s: %w (a link? dtree makes worktrees only in the repository itself: remove it)", runDir, err))
+		return fail(fmt.Errorf("%s: %w", runDir, err))
 	}
 	return release, nil
 }

@@ -106,7 +106,7 @@ func TestBranchTreesThroughALink(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Dir(runDir), 0o755))
 	require.NoError(t, os.Symlink(elsewhere, runDir))
 	_, err = repo.HoldBranchTrees("r1")
-	require.ErrorContains(t, err, "a link?")
+	require.ErrorContains(t, err, runDir+" is a link (to "+elsewhere+")")
 	require.ErrorContains(t, repo.RemoveDeadBranchTrees(ctx, runDir, []string{filepath.Join(runDir, "a")}, false), "a link?")
 	assert.FileExists(t, filepath.Join(elsewhere, "a", "mine.txt"))
 
@@ -118,4 +118,11 @@ func TestBranchTreesThroughALink(t *testing.T) {
 	require.NoError(t, os.Symlink(elsewhere, runDir))
 	require.ErrorContains(t, repo.RemoveDeadBranchTrees(ctx, runDir, []string{wt.Dir}, false), "a link?")
 	assert.FileExists(t, filepath.Join(elsewhere, "a", "mine.txt"))
+
+	// A file where the run's directory goes: refused, kept.
+	require.NoError(t, os.Remove(runDir))
+	write(t, filepath.Dir(runDir), "r1.b", "mine\n")
+	_, err = repo.HoldBranchTrees("r1")
+	require.ErrorContains(t, err, runDir+" is not a directory")
+	assert.Equal(t, "mine\n", read(t, filepath.Dir(runDir), "r1.b"))
 }
