@@ -17,7 +17,7 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 # actionlint checks the action's inputs and outputs through it), and the
 # examples readme/ci.md shows.
 ACTIONLINT ?= github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
-WORKFLOWS = .github/workflows/*.yml testdata/ci/workflow.yml testdata/ci/fleet.yml
+WORKFLOWS = .github/workflows/*.yml testdata/ci/workflow.yml testdata/ci/fleet.yml testdata/ci/fork-matrix.yml
 
 .DEFAULT_GOAL := build
 

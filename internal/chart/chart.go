@@ -293,6 +293,11 @@ func gateLabels(g *graph.Graph, i int, n *types.Node) []types.Diagnostic {
 		out = append(out, types.Diagnostic{Class: "approval_gate", ID: n.ID, IDs: []string{n.ID}, Page: n.Page, Line: n.Line,
 			Message: fmt.Sprintf("node %s: approval gate: %s", n.ID, msg), Hint: hint})
 	}
+	if types.IsFork(n) {
+		bad("it is marked parallel: a gate takes one way, approved or rejected, and a fork takes every way at once",
+			"remove parallel from the gate, and draw the fork as a step of its own after the gate's approved line")
+		return out
+	}
 	for k := range n.Metadata {
 		if nodeconf.Normalize(k) == "command" {
 			bad("it has a command, and a person, not a command, answers a gate",

@@ -21,13 +21,16 @@ import (
 
 // Visit is one visit of a node and its checkpoints: the tree before it
 // (From) and after it (To). Carried is a visit a resumed run took from
-// the run it went on from: its checkpoints are on that run's ref.
+// the run it went on from: its checkpoints are on that run's ref. Branch
+// is the fork branch it ran on (readme/parallel.md), "" on the run's
+// own: a branch's checkpoints are of its own worktree, on its own ref.
 type Visit struct {
 	Node     string
 	Visit    int
 	From, To string
 	Status   string
 	Carried  bool
+	Branch   string
 }
 
 // Record is what a run's log says of its checkpoints.
@@ -37,8 +40,8 @@ type Record struct {
 	Ref   string // the run's private ref
 	// Before is the checkpoint of the tree before the first step; Last the
 	// newest the run recorded of its working tree (the last visit's To,
-	// the last join's merge, or Before), a fork's branches' left out:
-	// they are of the branches' worktrees.
+	// or the merge of a fork's branches at their join, or Before): a
+	// fork branch's visits are of the branch's worktree, not of it.
 	Before, Last string
 	// Off is why checkpoints stopped or were never taken ("" when on);
 	// Outside is a run with no workspace event: it ran outside git.
@@ -110,12 +113,10 @@ func Read(r io.Reader, runID string) (*Record, error) {
 				rec.nodes = append(rec.nodes, e.Node)
 			}
 		case runlog.NodeEnd:
-			v := Visit{Node: e.Node, Visit: e.Visit, Status: e.Status, Carried: e.RunID != rec.RunID}
+			v := Visit{Node: e.Node, Visit: e.Visit, Status: e.Status, Carried: e.RunID != rec.RunID, Branch: er.Branch()}
 			if e.Change != nil {
 				v.From, v.To = e.Change.From, e.Change.To
-				// A fork's branch's checkpoints are of its own worktree
-				// (on its ref): the run's tree gets them at the join.
-				if !v.Carried && v.To != "" && !er.OnBranch() {
+				if !v.Carried && v.To != "" && v.Branch == "" {
 					rec.Last = v.To
 				}
 			}
@@ -124,10 +125,8 @@ func Read(r io.Reader, runID string) (*Record, error) {
 			}
 			rec.visits[e.Node] = append(rec.visits[e.Node], v)
 		case runlog.Join:
-			// The branches merged into the run's tree (a nested fork's
-			// into its branch's worktree).
-			if e.RunID == rec.RunID && e.Checkpoint != "" && !er.OnBranch() {
-				rec.Last = e.Checkpoint
+			if e.RunID == rec.RunID && e.Checkpoint != "" && er.Branch() == "" {
+				rec.Last = e.Checkpoint // the branches merged into the working tree
 			}
 		}
 		first = false

@@ -29,6 +29,13 @@ func nodeEnd(run, node string, visit int, from, to string) string {
 		change, node, run, visit))
 }
 
+// branched is event line ev as a fork branch's: its id after the name.
+func branched(branch, ev string) string {
+	i := strings.Index(ev, `","event":"`) + len(`","event":"`)
+	j := i + strings.Index(ev[i:], `"`) + 1
+	return ev[:j] + `,"branch":"` + branch + `"` + ev[j:]
+}
+
 // loop is a run of a loop chart: a, b, a again, then c, with its
 // checkpoints 1 (before the run) to 5.
 var loop = []string{
@@ -59,6 +66,17 @@ func TestFind(t *testing.T) {
 		line("workspace", `"off":"git add: no space left on device","run_id":"R"`),
 		nodeStart("R", "b", 1), nodeEnd("R", "b", 1, "", "")}
 	inChart := func(id string) bool { return id == "x" || id == "a" }
+	// a fork of a and b after p: each branch's checkpoints are of its
+	// own worktree; the join merged them into 6, where j went on
+	fork := []string{line("run_start", `"run_id":"R"`),
+		line("workspace", `"checkpoint":"`+c("1")+`","ref":"refs/dtree/runs/R","repo":"/repo","run_id":"R"`),
+		nodeStart("R", "p", 1), nodeEnd("R", "p", 1, c("1"), c("2")),
+		branched("plan/a", nodeStart("R", "a", 1)), branched("plan/b", nodeStart("R", "b", 1)),
+		branched("plan/a", nodeEnd("R", "a", 1, c("2"), c("3"))), branched("plan/b", nodeEnd("R", "b", 1, c("2"), c("4"))),
+		line("join", `"branches":["plan/a","plan/b"],"checkpoint":"`+c("6")+`","fork":"p","mode":"all","node":"j","run_id":"R"`),
+		nodeStart("R", "j", 1), nodeEnd("R", "j", 1, c("6"), c("7"))}
+	// the same, failed in branch b: the working tree is still the fork's
+	forkFailed := fork[:8]
 
 	tests := []struct {
 		name     string
@@ -85,6 +103,9 @@ func TestFind(t *testing.T) {
 		{name: "checkpoints off", log: off, err: "run R has no checkpoints: git write-tree: disk full", hint: "this run took none"},
 		{name: "checkpoints stopped: the run up to then", log: stopped, from: c("1"), to: c("2")},
 		{name: "checkpoints stopped: a visit after", log: stopped, spec: "b", err: "node b's visit 1 in run R has no checkpoints: checkpoints stopped: git add: no space left on device"},
+		{name: "fork: the whole run ends at the join's merge and after", log: fork, from: c("1"), to: c("7")},
+		{name: "fork: a branch's step", log: fork, spec: "b", from: c("2"), to: c("4")},
+		{name: "fork failed in a branch: the run's tree is the fork's", log: forkFailed, from: c("1"), to: c("2")},
 		{name: "a node id with @ in it", log: []string{loop[0], loop[1], nodeStart("R", "me@2", 1), nodeEnd("R", "me@2", 1, c("1"), c("7"))},
 			spec: "me@2", from: c("1"), to: c("7")},
 	}

@@ -149,6 +149,10 @@ func Undo(ctx context.Context, repo *workspace.Repo, rec *Record, dir string, o 
 		if err != nil {
 			return nil, err
 		}
+		if v.Branch != "" {
+			return nil, &Error{Msg: fmt.Sprintf("node %s's visit %d in run %s ran on fork branch %s, in a worktree of its own: the tree before it has none of the other branches' changes", v.Node, v.Visit, rec.RunID, v.Branch),
+				Hint: fmt.Sprintf("undo to before the fork that started the branch (--to FORK), or the whole run; dtree diff %s %s shows what the step changed", rec.RunID, v.Node)}
+		}
 		to, what = v.From, fmt.Sprintf("before node %s (visit %d)", v.Node, v.Visit)
 	}
 	expect, since := rec.Last, "run "+rec.RunID+" ended"

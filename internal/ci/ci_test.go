@@ -189,6 +189,26 @@ func TestJUnit(t *testing.T) {
 	}
 }
 
+// A fork run's cases name the branch each step ran on, the run's own
+// steps none (readme/ci.md#junit): the same node in two branches, or on
+// the run's own and a branch, is two distinct cases.
+func TestJUnitNamesTheBranch(t *testing.T) {
+	t.Parallel()
+	sum := summary(run.StatusSucceeded, "succeeded", "succeeded", "succeeded", "succeeded")
+	sum.Nodes[1].Branch = "plan/tests"
+	sum.Nodes[2].Branch = "plan/docs"
+	sum.Nodes[2].ID, sum.Nodes[2].Visit = "3", 1 // each branch counts its own visits
+	var b bytes.Buffer
+	require.NoError(t, JUnit(&b, sum, Report{Chart: "charts/release.csv"}))
+	p := parseJUnit(t, b.Bytes())
+	var names []string
+	for _, c := range p.Suites[0].Cases {
+		names = append(names, c.Name)
+	}
+	assert.Equal(t, []string{"2 Step text…", "plan/tests › 3 Step text…", "plan/docs › 3 Step text…", "3 Step text… (visit 2)"}, names)
+	assert.Contains(t, b.String(), `classname="dtree.release"`, "one class for the chart's steps, whatever their branch")
+}
+
 // Secrets are masked before escaping; text XML cannot hold is replaced;
 // a huge output is cut to a bounded size.
 func TestJUnitMasksAndBounds(t *testing.T) {

@@ -39,7 +39,7 @@ func TestDocShowsTheExamplesAsTheyAre(t *testing.T) {
 	root := repoRoot(t)
 	doc := readFile(t, root, "readme", "ci.md")
 	for _, ex := range []struct{ file, lang string }{
-		{"workflow.yml", "yaml"}, {"fleet.yml", "yaml"}, {"k8s-job.yaml", "yaml"}, {"Containerfile", "dockerfile"},
+		{"workflow.yml", "yaml"}, {"fleet.yml", "yaml"}, {"fork-matrix.yml", "yaml"}, {"k8s-job.yaml", "yaml"}, {"Containerfile", "dockerfile"},
 	} {
 		body := readFile(t, root, "testdata", "ci", ex.file)
 		assert.True(t, strings.Contains(doc, "```"+ex.lang+"\n"+body+"```\n"),

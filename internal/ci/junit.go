@@ -164,10 +164,16 @@ func JUnit(w io.Writer, sum *run.Summary, r Report) error {
 	return encode(w, out)
 }
 
-// CaseName names one visit of a node: its id and the first line of its
-// text, and which visit after the first.
+// CaseName names one visit of a node: the fork branch it ran on
+// (readme/parallel.md), its id and the first line of its text, and which
+// visit after the first. The branch leads the name, not the classname:
+// Jenkins splits a classname at its last dot into package and class, and
+// the chart's steps stay one class.
 func CaseName(n *run.NodeResult) string {
 	name := n.ID
+	if n.Branch != "" {
+		name = types.Excerpt(n.Branch, 60) + " › " + name
+	}
 	if t := types.Excerpt(n.Text, 60); t != "" {
 		name += " " + t
 	}

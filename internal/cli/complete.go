@@ -228,6 +228,7 @@ func (a *App) registerCompletions(cmd *cobra.Command) {
 		"context":      completeWords(types.ContextModes...),
 		"page":         a.completeChartPart(false),
 		"start":        a.completeChartPart(true),
+		"fork":         a.completeChartPart(true),
 		"run":          a.completeRun,
 		"config":       completeYAMLFile,
 		"vars":         completeYAMLFile,

@@ -184,6 +184,9 @@ func (a *App) diff(ctx context.Context, pos, paths []string, o diffOptions) erro
 			return checkpointError("diff", err)
 		}
 		from, to, what = v.From, v.To, fmt.Sprintf("node %s (visit %d)", v.Node, v.Visit)
+		if v.Branch != "" { // its checkpoints are of the branch's worktree
+			what = fmt.Sprintf("node %s (visit %d, fork branch %s)", v.Node, v.Visit, v.Branch)
+		}
 	}
 	if err := w.has(ctx, "diff", from, to); err != nil {
 		return err

@@ -162,20 +162,20 @@ func (g *gatePrompt) ask(ctx context.Context, gt run.Gate) (string, string, erro
 	}
 }
 
-// pauseLive takes the live line off the terminal while a gate asks; the
+// pauseLive takes the live block off the terminal while a gate asks; the
 // tick draws nothing until resumeLive.
 func (p *progress) pauseLive() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.live && p.current != "" {
-		fmt.Fprint(p.w, clearLine)
+	if p.live && len(p.drawnW) > 0 {
+		p.eraseLive()
 	}
-	p.paused, p.current = p.current, ""
+	p.paused = true
 }
 
-// resumeLive puts the live line back, its node's end to be printed.
+// resumeLive puts the live block back, its steps' ends to be printed.
 func (p *progress) resumeLive() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.current, p.paused = p.paused, ""
+	p.paused = false
 }

@@ -135,7 +135,7 @@ func textTrace(t *export.Trace, ids map[string]string) *export.Trace {
 	out.Stopped = to(t.Stopped)
 	out.Steps = make([]export.Step, len(t.Steps))
 	for i, st := range t.Steps {
-		out.Steps[i] = export.Step{From: to(st.From), To: to(st.To), Label: st.Label}
+		out.Steps[i] = export.Step{From: to(st.From), To: to(st.To), Label: st.Label, Branch: st.Branch}
 	}
 	return &out
 }

@@ -28,42 +28,43 @@ type progress struct {
 	live    bool
 	mu      sync.Mutex
 	started time.Time
-	// current is the live line's node and when it started; empty when no
-	// node runs.
-	current   string
-	currentAt time.Time
-	// currentID is the live line's shortest head, "→ ID"; now what the
-	// agent is doing (progress_activity.go), under nowMu.
-	currentID string
-	nowMu     sync.Mutex
-	now       doingNow
-	stop      chan struct{}
-	// node names the node that runs, for an interrupt's message; apart
-	// from mu, which a write to a stuck stderr may hold.
+	// main is the run's own branch, cur the branch the calls are about
+	// (OnBranch), lanes and order a fork's branches
+	// (progress_branch.go); running counts the steps that run, drawnW
+	// the width of each line of the live block as last drawn. A step's
+	// doingNow is under nowMu.
+	lanes
+	nowMu sync.Mutex
+	stop  chan struct{}
+	// node names a node that runs, for an interrupt's message, and busy
+	// how many run; apart from mu, which a write to a stuck stderr may
+	// hold.
 	node atomic.Pointer[string]
+	busy atomic.Int32
 	// actions is GitHub Actions' mode (readme/ci.md#github-actions): each
 	// step folded in a group with its output, an annotation for a step
-	// that failed. chart is the chart's file the annotations point into,
-	// line the line of the running node; mask masks a text before it is
-	// escaped.
+	// that failed. chart is the chart's file the annotations point into
+	// (at the running node's line, liveStep.src); mask masks a text
+	// before it is escaped.
 	actions bool
 	cmd     io.Writer // for those commands; other lines go to w
 	chart   string
-	line    int
 	mask    func(string) string
 	// cols is the terminal's width now, 0 when unknown: the live line is
 	// cut to fit it, as a line that wraps cannot be redrawn in place.
-	// drawn is the width of the live line as last drawn, for a redraw
-	// after the window shrank. ascii is the locale's (locale.go).
+	// ascii is the locale's (locale.go).
 	cols  func() int
-	drawn int
 	ascii bool
+	// rows is the terminal's height now, 0 when unknown: the live block
+	// of a fork's branches stays a row shorter, as the cursor cannot go
+	// up past the top to erase it.
+	rows func() int
 	// asked is how to answer the approval gate the run stopped at, from
 	// its approval_asked event.
 	asked string
-	// paused is the live line's node while a gate asks on the terminal
-	// (gateprompt.go).
-	paused string
+	// paused is set while a gate asks on the terminal (gateprompt.go):
+	// no live line is drawn.
+	paused bool
 }
 
 // clearLine returns to the start of the line and erases it.
@@ -73,6 +74,7 @@ func newProgress(w io.Writer, quiet, verbose, live bool) *progress {
 	p := &progress{w: &untilError{w: w}, quiet: quiet, verbose: verbose, live: live && !quiet, started: time.Now(), stop: make(chan struct{}),
 		mask: func(s string) string { return s }}
 	p.cmd = p.w
+	p.initLanes()
 	if p.live {
 		go p.tick(time.Second)
 	}
@@ -120,6 +122,22 @@ func (a *App) termWidth(w io.Writer) func() int {
 	}
 }
 
+// termHeight is termWidth's for the rows, $LINES where the terminal does
+// not say.
+func (a *App) termHeight(w io.Writer) func() int {
+	return func() int {
+		if f, ok := w.(interface{ Fd() uintptr }); ok {
+			if _, rows, err := term.GetSize(int(f.Fd())); err == nil && rows > 0 {
+				return rows
+			}
+		}
+		if n, err := strconv.Atoi(a.Getenv("LINES")); err == nil && n > 0 {
+			return n
+		}
+		return 0
+	}
+}
+
 func (p *progress) tick(every time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()
@@ -141,17 +159,16 @@ func (p *progress) tick(every time.Duration) {
 	}
 }
 
-// redrawResized redraws the live line at once when the window changed
-// size; the caller holds p.mu. A terminal that shrank below the line
-// drawn has wrapped it onto more rows: those are cleared first, from the
-// first of them down, so no stale copy stays above.
+// redrawResized redraws the live block at once when the window changed
+// size; the caller holds p.mu. A terminal that shrank below a line drawn
+// has wrapped it onto more rows: those are cleared first, from the first
+// of them down, so no stale copy stays above.
 func (p *progress) redrawResized() {
-	if !p.live || p.current == "" {
+	if !p.live || len(p.drawnW) == 0 {
 		return
 	}
-	if cols := p.width(); cols > 0 && p.drawn > cols {
-		rows := (p.drawn + cols - 1) / cols
-		fmt.Fprintf(p.w, "\x1b[%dA\r\x1b[J", rows-1)
+	if p.drawnRows() > 1 {
+		p.eraseLive()
 	}
 	p.drawLive()
 }
@@ -164,35 +181,30 @@ func (p *progress) width() int {
 	return p.cols()
 }
 
-// drawLive redraws the live line, cut to the terminal's width; the caller
-// holds p.mu.
-func (p *progress) drawLive() {
-	if !p.live || p.current == "" {
-		return
-	}
-	elapsed := " " + time.Since(p.currentAt).Round(time.Second).String()
-	// One column is left free: a line that fills the last column leaves
-	// some terminals waiting to wrap, and the next \r lands a row down.
-	line := p.liveLine(p.width(), elapsed)
-	if cols := p.width(); cols > 0 {
-		line = fitWidth(line, cols-1, p.ascii)
-	}
-	p.drawn = textWidth(line)
-	fmt.Fprintf(p.w, "%s%s", clearLine, line)
-}
-
-// printf prints a whole line, above the live line.
+// printf prints a whole line, above the live block. With -v, each line
+// of a fork's branch starts with the branch's tag ([FORK/NAME]); under
+// GitHub Actions a branch's step keeps its lines until it ends
+// (progress_branch.go).
 func (p *progress) printf(format string, args ...any) {
 	if p.quiet {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.live && p.current != "" {
-		fmt.Fprint(p.w, clearLine)
-	}
 	// A chart's text or an agent's drives no terminal (errors.go).
-	fmt.Fprint(p.w, visible(fmt.Sprintf(format, args...)))
+	text := visible(fmt.Sprintf(format, args...))
+	l := p.cur.Load()
+	if p.verbose && l.tag != "" {
+		text = tagLines(l.tag, text)
+	}
+	if l.held != nil {
+		l.held = append(l.held, heldWrite{text: text})
+		return
+	}
+	if p.live && len(p.drawnW) > 0 {
+		p.eraseLive()
+	}
+	fmt.Fprint(p.w, text)
 	p.drawLive()
 }
 
@@ -207,10 +219,18 @@ func (p *progress) NodeStarted(n *types.ProcessedNode, visit int) {
 	}
 	line := fmt.Sprintf("→ %s %s [%s]%s", n.ID, types.Excerpt(n.Text, 60), what, again)
 	node := fmt.Sprintf("node %s %s", n.ID, types.Quote(types.Excerpt(n.Text, 60)))
-	p.node.Store(&node)
+	l := p.cur.Load()
+	p.stepStarted(l, &node)
 	if p.actions {
-		p.line = n.Line
-		p.command(ci.GroupStart(p.mask(line)))
+		p.mu.Lock()
+		l.step.src = n.Line
+		if l.id != "" && !p.quiet {
+			// Its group is printed whole when it ends: groups of steps
+			// that run at once would interleave (readme/ci.md).
+			l.held = []heldWrite{}
+		}
+		p.mu.Unlock()
+		p.command(ci.GroupStart(p.mask(l.tag + line)))
 		return
 	}
 	if !p.live {
@@ -218,9 +238,12 @@ func (p *progress) NodeStarted(n *types.ProcessedNode, visit int) {
 		return
 	}
 	p.mu.Lock()
-	p.current, p.currentAt, p.currentID = line, time.Now(), "→ "+n.ID
+	if l.step.line == "" {
+		p.running++
+	}
+	l.step.line, l.step.at, l.step.id = line, time.Now(), "→ "+n.ID
 	p.nowMu.Lock()
-	p.now = doingNow{}
+	l.step.now = doingNow{}
 	p.nowMu.Unlock()
 	p.drawLive()
 	p.mu.Unlock()
@@ -248,30 +271,25 @@ func (p *progress) UsageWarning(n *types.ProcessedNode, attempt int, cli, msg st
 }
 
 func (p *progress) NodeFinished(r *run.NodeResult) {
-	p.node.Store(nil)
-	if p.live {
-		p.mu.Lock()
-		fmt.Fprint(p.w, clearLine)
-		p.current = ""
-		p.mu.Unlock()
-	}
+	l := p.cur.Load()
+	p.mu.Lock()
+	p.stepEnded(l)
+	src := l.step.src
+	p.mu.Unlock()
+	defer p.release(l) // a branch's group under GitHub Actions, whole
 	took := time.Duration(r.DurationMS) * time.Millisecond
 	if p.actions {
 		p.command(ci.Verbatim(p.mask(ci.Answer(r))) + ci.GroupEnd)
 		if r.Status == run.StatusWaiting {
 			// Not a failure: a notice of what waits, and how to answer it.
-			p.mu.Lock()
-			fmt.Fprint(p.cmd, ci.Annotation("notice", ci.Where{File: p.chart, Line: p.line},
+			p.annotate(ci.Annotation("notice", ci.Where{File: p.chart, Line: src},
 				p.mask(fmt.Sprintf("dtree: %s %s waits for approval", r.ID, types.Excerpt(r.Text, 60))),
 				p.mask(p.asked)))
-			p.mu.Unlock()
 		} else if r.Status != run.StatusSucceeded {
 			// An error even with --quiet: it is the run's failure.
-			p.mu.Lock()
-			fmt.Fprint(p.cmd, ci.Annotation("error", ci.Where{File: p.chart, Line: p.line},
+			p.annotate(ci.Annotation("error", ci.Where{File: p.chart, Line: src},
 				p.mask(fmt.Sprintf("dtree: %s %s %s", r.ID, types.Excerpt(r.Text, 60), strings.ReplaceAll(r.Status, "_", " "))),
 				p.mask(r.Error)))
-			p.mu.Unlock()
 		}
 	}
 	switch {
@@ -306,6 +324,22 @@ func (p *progress) command(s string) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if l := p.cur.Load(); l.held != nil {
+		l.held = append(l.held, heldWrite{text: s, cmd: true})
+		return
+	}
+	fmt.Fprint(p.cmd, s)
+}
+
+// annotate prints an annotation of GitHub Actions' mode, even with
+// --quiet: a step's failure, or the gate it waits at.
+func (p *progress) annotate(s string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if l := p.cur.Load(); l.held != nil {
+		l.held = append(l.held, heldWrite{text: s, cmd: true})
+		return
+	}
 	fmt.Fprint(p.cmd, s)
 }
 
@@ -314,19 +348,26 @@ func (p *progress) command(s string) {
 func (p *progress) notice(line string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.live && p.current != "" {
-		fmt.Fprint(p.w, clearLine)
+	if p.live && len(p.drawnW) > 0 {
+		p.eraseLive()
 	}
 	fmt.Fprintln(p.w, visible(line))
 	p.drawLive()
 }
 
-// doing names the node that runs, or "" between nodes.
+// doing names the node that runs, and how many more run in other
+// branches, or "" between nodes.
 func (p *progress) doing() string {
-	if n := p.node.Load(); n != nil {
-		return *n
+	n, busy := p.node.Load(), int(p.busy.Load())
+	switch {
+	case n == nil && busy > 0: // the latest to start ended
+		return types.Plural(busy, "step") + " of the run's branches"
+	case n == nil:
+		return ""
+	case busy > 1:
+		return busyNote(*n, busy-1)
 	}
-	return ""
+	return *n
 }
 
 // pathShown bounds the node ids the path line shows at each end: a run of
@@ -346,13 +387,14 @@ func pathLine(path []string) string {
 }
 
 func (p *progress) finished(s *run.Summary) {
+	p.cur.Store(p.main) // the lines that end the run are its own
 	if p.live {
 		close(p.stop)
 		p.mu.Lock()
-		if p.current != "" {
-			fmt.Fprint(p.w, clearLine)
-			p.current = ""
+		if len(p.drawnW) > 0 {
+			p.eraseLive()
 		}
+		p.clearLanes()
 		p.mu.Unlock()
 	}
 	took := time.Duration(s.DurationMS) * time.Millisecond
@@ -369,6 +411,7 @@ func (p *progress) finished(s *run.Summary) {
 	if len(s.Path) > 0 {
 		p.printf("path: %s\n", pathLine(s.Path))
 	}
+	p.branchPaths(s.Branches)
 	if s.Logs.Graph != "" {
 		p.printf("picture: %s\n", s.Logs.Graph)
 	}

@@ -38,12 +38,13 @@ func (p *progress) Activity(n *types.ProcessedNode, attempt int, cli, purpose st
 	}
 	// Not p.mu, which a write to a stuck terminal may hold: the agent's
 	// output is read on, and the line catches up when it is drawn.
+	l := p.cur.Load() // the branch the call is of (OnBranch)
 	p.nowMu.Lock()
 	defer p.nowMu.Unlock()
 	if a.Kind == agent.ActivityTool {
-		p.now.tool = strings.TrimSpace(a.Tool + " " + a.Arg)
+		l.step.now.tool = strings.TrimSpace(a.Tool + " " + a.Arg)
 	}
-	p.now.turns, p.now.usage = a.Turns, a.Usage
+	l.step.now.turns, l.step.now.usage = a.Turns, a.Usage
 }
 
 // Event prints the run's tool_call events as lines under the step: with
@@ -71,16 +72,16 @@ func (p *progress) Event(ev runlog.Event) {
 	}
 }
 
-// liveLine is the live line fitted to cols columns (0: unknown), the
-// elapsed time at its end: the node, what the agent is doing, its turns,
-// tokens and cost. When it does not fit, the node's text goes first
-// (down to its id), then the figures are shortened, then the tool call is
-// cut, then the figures go.
-func (p *progress) liveLine(cols int, elapsed string) string {
+// liveLine is step s's live line fitted to cols columns (0: unknown),
+// the elapsed time at its end: the node, what the agent is doing, its
+// turns, tokens and cost. When it does not fit, the node's text goes
+// first (down to its id), then the figures are shortened, then the tool
+// call is cut, then the figures go.
+func (p *progress) liveLine(s *liveStep, cols int, elapsed string) string {
 	p.nowMu.Lock()
-	now := p.now
+	now := s.now
 	p.nowMu.Unlock()
-	head, id := p.sym(visible(p.current)), p.sym(visible(p.currentID))
+	head, id := p.sym(visible(s.line)), p.sym(visible(s.id))
 	doing, long, short := "", "", ""
 	if now.tool != "" {
 		doing = p.sym(" · " + visible(p.mask(now.tool)))

@@ -224,10 +224,10 @@ Its documentation is built in: 'dtree docs' lists the topics.`,
 	root.DisableSuggestions = true // unknownCommand suggests, in dtree's words
 	root.AddCommand(a.newVersion(), a.newInspect(), a.newLint(), a.newRun(), a.newResume(), a.newSettings())
 	root.AddCommand(a.newConvert(), a.newGraph(), a.newDiff(), a.newUndo())
-	root.AddCommand(a.newCLIs(), a.newTrust(), a.newDocs(), a.newClean())
+	root.AddCommand(a.newCLIs(), a.newTrust(), a.newDocs(), a.newClean(), a.newPlan(), a.newJoin())
 	for _, c := range root.Commands() {
 		switch c.Name() {
-		case "run", "inspect", "graph", "convert":
+		case "run", "inspect", "graph", "convert", "plan":
 			c.ValidArgsFunction = completeChart(false)
 		case "lint":
 			c.ValidArgsFunction = completeChart(true)

@@ -74,6 +74,9 @@ type runOptions struct {
 	// approveAll and rejectAll are --approve-all and --reject-all: every
 	// approval gate's answer (readme/charts.md#approval-gates).
 	approveAll, rejectAll bool
+	// branch is --branch FORK/NAME: run that fork's branch alone
+	// (readme/ci.md#branches-on-separate-machines).
+	branch string
 }
 
 func (a *App) newRun() *cobra.Command {
@@ -112,6 +115,7 @@ Docs: dtree docs run`,
 	f.BoolVar(&o.dryRun, "dry-run", false, "start no agent, none need be installed: print each call's CLI, argv and prompt, and the path, on stdout")
 	f.StringArrayVar(&o.answer, "answer", nil, "with --dry-run: the branch a decision takes, NODE=LABEL; again for its next visit")
 	f.StringVar(&o.answers, "answers", "", "answer every call from this answers file with the replay agent, no model")
+	f.StringVar(&o.branch, "branch", "", "run one branch of a fork alone, FORK/NAME as 'dtree plan --matrix' names it, and end before its join")
 	return cmd
 }
 
@@ -224,7 +228,7 @@ func (a *App) run(ctx context.Context, path string, o runOptions, fs *pflag.Flag
 	}
 	return a.walkChart(ctx, walkJob{o: o, s: s, reg: reg, c: c, page: page, start: start, answers: answers,
 		replay: func(file string) string {
-			return replayCommand(path, givenFlags(fs, "format", "config", "trust", "page", "start", "retries", "max-steps", "no-validate"), file)
+			return replayCommand(path, givenFlags(fs, "format", "config", "trust", "page", "start", "branch", "retries", "max-steps", "no-validate"), file)
 		}})
 }
 
@@ -430,6 +434,7 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 	p.actions, p.chart, p.mask = a.inActions(), c.Doc.Source, a.redactor().String
 	p.cmd = &untilError{w: a.commandWriter(stderr)}
 	p.cols, p.ascii = a.termWidth(stderr), a.ascii
+	p.rows = a.termHeight(stderr)
 	a.interrupts.setDoing(func() string { return a.redactor().String(p.doing()) }, p.notice)
 	a.walked = true
 	defer limitWalkMemory(a.Getenv)()
@@ -448,7 +453,7 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 		Chart: c, Page: page, Start: start, Registry: reg, Runner: runner,
 		Workdir: workdir, Env: env, MaxSteps: o.maxSteps, NoValidate: o.noValidate,
 		Log: log, Progress: p, Backoff: wait, Settings: settingsForLog(s), Model: o.model, Context: o.context, Vars: o.vars, MaxCost: o.budgetUSD, MaxTokens: o.budgetTok,
-		Resume: j.resume, Answers: o.answers,
+		Resume: j.resume, Answers: o.answers, Branch: o.branch,
 		ReplayCommand: j.replay(filepath.Join(log.Dir, "answers.yaml")),
 		Picture:       runPicture(s.WriteLogGraph, log.Dir, c.Doc, log.Redactor().String),
 		Workspace:     repo, WorkspaceOff: off, Worktree: inWorktree, Rollback: s.Rollback,
@@ -604,6 +609,9 @@ func (a *App) runTarget(c *chart.Chart, o runOptions, path string) (types.Page, 
 		settled = []string{"ambiguous_root", "no_root"}
 	}
 	if err := a.checkPage(c, path, &page, o.quiet, settled...); err != nil {
+		return page, "", err
+	}
+	if err := a.checkBranch(c, page, o.branch); err != nil {
 		return page, "", err
 	}
 	if o.start == "" {
@@ -841,7 +849,7 @@ func (a *App) dryRun(ctx context.Context, c *chart.Chart, page types.Page, start
 		Chart: c, Page: page, Start: start, Registry: reg, Runner: d.Call,
 		Workdir: workdir, Env: os.Environ(), MaxSteps: o.maxSteps, NoValidate: o.noValidate,
 		Progress: d, Backoff: func(int) time.Duration { return 0 }, Model: o.model, Context: o.context, Vars: o.vars, MaxCost: o.budgetUSD, MaxTokens: o.budgetTok,
-		Approval: run.Approval{All: all, Answers: d.gate},
+		Approval: run.Approval{All: all, Answers: d.gate}, Branch: o.branch,
 	})
 	d.finished(sum)
 	sum.DryRun = true

@@ -10,6 +10,8 @@ import (
 // fullwidth characters, 0 for combining marks and controls, else 1.
 func runeWidth(r rune) int {
 	switch {
+	case r >= 0x20 && r < 0x7f: // printable ASCII, most of every line: no table to look up
+		return 1
 	case r < 0x20 || r == 0x7f || unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf):
 		return 0
 	case r < 0x1100:

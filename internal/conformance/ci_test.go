@@ -49,10 +49,10 @@ func TestConformanceCIOutputs(t *testing.T) {
 	work := t.TempDir()
 	summary := filepath.Join(work, "summary.md")
 	outputs := filepath.Join(work, "outputs.txt")
-	run := func(wantExit int, args ...string) string {
+	runIn := func(dir string, wantExit int, args ...string) string {
 		t.Helper()
 		cmd := exec.Command(dtreeBin, append([]string{"run", "--log-dir", "logs"}, args...)...)
-		cmd.Dir = work
+		cmd.Dir = dir
 		cmd.Env = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=" + work, "LANG=C.UTF-8",
 			"GITHUB_ACTIONS=true", "GITHUB_STEP_SUMMARY=" + summary, "GITHUB_OUTPUT=" + outputs}
 		var stderr bytes.Buffer
@@ -66,6 +66,10 @@ func TestConformanceCIOutputs(t *testing.T) {
 		}
 		require.Equal(t, wantExit, code, "dtree %s: %s", strings.Join(args, " "), stderr.String())
 		return stderr.String()
+	}
+	run := func(wantExit int, args ...string) string {
+		t.Helper()
+		return runIn(work, wantExit, args...)
 	}
 	copyFile(t, filepath.Join(root, "testdata", "ci", "hostile.yaml"), filepath.Join(work, "hostile.yaml"))
 	stderr := run(1, "--junit", "reports/hostile.xml", "hostile.yaml")
@@ -108,6 +112,20 @@ func TestConformanceCIOutputs(t *testing.T) {
 	copyFile(t, filepath.Join(root, "testdata", "ci", "release.mmd"), filepath.Join(work, "release.mmd"))
 	run(1, "--answers", filepath.Join(root, "testdata", "ci", "release.answers.yaml"), "release.mmd")
 
+	// A fork's run (readme/parallel.md), in a git repository of its own:
+	// the summary draws its branches side by side, and its JUnit cases
+	// are named with them.
+	repo := filepath.Join(work, "forkrepo")
+	require.NoError(t, os.Mkdir(repo, 0o755))
+	copyFile(t, filepath.Join(root, "testdata", "ci", "fork.yaml"), filepath.Join(repo, "fork.yaml"))
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-qm", "first"}} {
+		cmd := exec.Command("git", args...)
+		cmd.Dir = repo
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "git %s: %s", strings.Join(args, " "), out)
+	}
+	runIn(repo, 0, "--junit", filepath.Join(work, "reports", "fork.xml"), "fork.yaml")
+
 	// A run that never started: its report says why.
 	require.NoError(t, os.WriteFile(filepath.Join(work, "broken.yaml"),
 		[]byte("nodes:\n  - id: start\n    kind: start\n    text: Start\n    next: nowhere\n"), 0o644))
@@ -126,10 +144,12 @@ func TestConformanceCIOutputs(t *testing.T) {
 		return string(out)
 	}
 	out := node("mermaid", summary)
-	assert.Equal(t, 3, strings.Count(out, ": ok (flowchart"), "the three runs' diagrams parse: %s", out)
+	assert.Equal(t, 4, strings.Count(out, ": ok (flowchart"), "the four runs' diagrams parse: %s", out)
 	sum, err := os.ReadFile(summary)
 	require.NoError(t, err)
 	assert.Contains(t, string(sum), "````mermaid\n%% Release checklist", "the Mermaid chart's own text")
+	assert.Contains(t, string(sum), "  linkStyle 0,1,2,3,4,6,7 stroke:#2e7d32", "every line of the fork run taken, into each branch and to the join; not the loop back")
+	assert.Contains(t, string(sum), "| plan/tests › tests Write the missing tests for the change. |", "a branch's step named with its branch")
 	// Every Mermaid picture the tests pin (dtree convert --to mermaid and
 	// dtree graph of each test chart, those with errors marked included,
 	// and graph --run drawn onto a Mermaid chart's text: golden/graph-run)
@@ -185,8 +205,9 @@ func TestConformanceCIOutputs(t *testing.T) {
 	mermaidAgrees(t, node, append(charts, written...))
 	takenLinksAgree(t, node, root)
 	reports := filepath.Join(work, "reports")
-	out = node("junit", schema, filepath.Join(reports, "hostile.xml"), filepath.Join(reports, "quickstart.xml"), filepath.Join(reports, "broken.xml"))
-	assert.Equal(t, 3, strings.Count(out, "valid against"), out)
+	out = node("junit", schema, filepath.Join(reports, "hostile.xml"), filepath.Join(reports, "quickstart.xml"), filepath.Join(reports, "broken.xml"),
+		filepath.Join(reports, "fork.xml"))
+	assert.Equal(t, 4, strings.Count(out, "valid against"), out)
 	out = node("wellformed", filepath.Join(work, "hostile.drawio"), filepath.Join(work, "quickstart-run.drawio"))
 	assert.Equal(t, 2, strings.Count(out, ": well-formed"), out)
 }

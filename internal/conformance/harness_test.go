@@ -142,6 +142,17 @@ type summary struct {
 	Path   []string `json:"path"`
 	Usage  usage    `json:"usage"`
 	Error  string   `json:"error"`
+	// Branches are a run's parallel branches (readme/parallel.md).
+	Branches []branchSummary `json:"branches"`
+}
+
+// branchSummary is one branch of --json's branches.
+type branchSummary struct {
+	ID     string   `json:"id"`
+	Fork   string   `json:"fork"`
+	Name   string   `json:"name"`
+	Path   []string `json:"path"`
+	Status string   `json:"status"`
 }
 
 type usage struct {

@@ -492,14 +492,19 @@ func (y *yamlReader) setKind(n *types.Node, kind string, ways int) {
 }
 
 // addEdges gives each way out an id, "L" and its line ("L14"; "L14.2" for
-// a second one on that line), that no node has, and adds it.
+// a second one on that line), that no node has, and adds it. The next
+// number to try is kept per line, so that a line of many ways out (a
+// fork's parallel: [a, b, …] of thousands) is not searched again from 2.
 func (y *yamlReader) addEdges() {
 	used := map[string]bool{}
+	next := map[int]int{}
 	for _, e := range y.edges {
 		id := fmt.Sprintf("L%d", e.line)
-		for k := 2; used[id] || y.b.has(id); k++ {
+		k := max(next[e.line], 2)
+		for ; used[id] || y.b.has(id); k++ {
 			id = fmt.Sprintf("L%d.%d", e.line, k)
 		}
+		next[e.line] = k
 		used[id] = true
 		var labels []string
 		if e.labelled {

@@ -1,9 +1,11 @@
 package document_test
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -274,6 +276,18 @@ nodes:
 			assert.Equal(t, "L2.2", doc.Edges[0].ID)
 		},
 	},
+	{
+		name:  "the ways out of one line are numbered on, past an id a node has",
+		in:    "nodes:\n  - {id: a, parallel: [b, c, d, L2.3, e]}\n  - {id: b}\n  - {id: c}\n  - {id: d}\n  - {id: L2.3}\n  - {id: e}\n",
+		diags: []string{},
+		check: func(t *testing.T, doc *types.Document) {
+			ids := []string{}
+			for _, e := range doc.Edges {
+				ids = append(ids, e.ID)
+			}
+			assert.Equal(t, []string{"L2", "L2.2", "L2.4", "L2.5", "L2.6"}, ids)
+		},
+	},
 	{name: "empty file", in: "", diags: []string{"error empty_chart 0"}},
 	{name: "only comments", in: "# nothing\n", diags: []string{"error empty_chart 0"}},
 	{name: "empty nodes", in: "nodes: []\n", diags: []string{"error empty_chart 0"}},
@@ -416,4 +430,33 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// A fork of 20,000 ways out written on one line (parallel: [b0, b1, …])
+// reads in linear time: each way's id (L3, L3.2, …) is not searched for
+// again from L3.2.
+func TestYAMLOneLineOfManyWays(t *testing.T) {
+	t.Parallel()
+	const n = 20000
+	var b strings.Builder
+	b.WriteString("nodes:\n  - {id: start, kind: start, next: fork}\n  - {id: fork, parallel: [")
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "b%d", i)
+	}
+	b.WriteString("]}\n")
+	for i := range n {
+		fmt.Fprintf(&b, "  - {id: b%d, next: end}\n", i)
+	}
+	b.WriteString("  - {id: end, kind: end}\n")
+	start := time.Now()
+	doc, err := document.FromYAML(strings.NewReader(b.String()))
+	require.NoError(t, err)
+	assert.Less(t, time.Since(start), 5*time.Second)
+	assert.Empty(t, doc.Errors)
+	require.Len(t, doc.Edges, 2*n+1)
+	assert.Equal(t, "L3", doc.Edges[1].ID)
+	assert.Equal(t, fmt.Sprintf("L3.%d", n), doc.Edges[n].ID)
 }

@@ -48,4 +48,41 @@ const (
 {"event":"node_start","node":"a","visit":1}
 {"event":"node_end","node":"a","status":"interrupted","error":"interrupted"}
 {"event":"run_end","status":"inter`
+	// a fork of two branches (readme/parallel.md), their events
+	// interleaved, met at review; the lines as a run of
+	// testdata/charts/fork/fork.yaml's shape writes them, agent calls left
+	// out
+	forkRun = `{"time":"2026-11-27T08:03:57.461Z","event":"run_start","run_id":"r4","page":"1","start":"start","source":"chart.yaml"}
+{"time":"2026-11-27T08:03:57.479Z","event":"node_start","node":"plan","role":"process","run_id":"r4","visit":1}
+{"time":"2026-11-27T08:03:57.518Z","event":"node_end","label":"","next":"review","node":"plan","run_id":"r4","status":"succeeded","visit":1}
+{"time":"2026-11-27T08:03:57.518Z","event":"branch_start","branch":"plan/a","first":"a","fork":"plan","name":"a","run_id":"r4"}
+{"time":"2026-11-27T08:03:57.545Z","event":"branch_start","branch":"plan/b","first":"b","fork":"plan","name":"b","run_id":"r4"}
+{"time":"2026-11-27T08:03:57.545Z","event":"node_start","branch":"plan/b","node":"b","role":"process","run_id":"r4","visit":1}
+{"time":"2026-11-27T08:03:57.545Z","event":"node_start","branch":"plan/a","node":"a","role":"process","run_id":"r4","visit":1}
+{"time":"2026-11-27T08:03:58.549Z","event":"node_end","branch":"plan/b","label":"","next":"review","node":"b","run_id":"r4","status":"succeeded","visit":1}
+{"time":"2026-11-27T08:03:58.565Z","event":"branch_end","branch":"plan/b","path":["b"],"run_id":"r4","status":"succeeded"}
+{"time":"2026-11-27T08:03:58.565Z","event":"node_start","branch":"plan/a","node":"c","role":"process","run_id":"r4","visit":1}
+{"time":"2026-11-27T08:03:58.566Z","event":"node_end","branch":"plan/a","label":"","next":"c","node":"a","run_id":"r4","status":"succeeded","visit":1}
+{"time":"2026-11-27T08:03:58.570Z","event":"node_end","branch":"plan/a","label":"","next":"review","node":"c","run_id":"r4","status":"succeeded","visit":1}
+{"time":"2026-11-27T08:03:58.578Z","event":"branch_end","branch":"plan/a","path":["a","c"],"run_id":"r4","status":"succeeded"}
+{"time":"2026-11-27T08:03:58.616Z","event":"join","branches":["plan/a","plan/b"],"fork":"plan","mode":"all","node":"review","run_id":"r4"}
+{"time":"2026-11-27T08:03:58.624Z","event":"node_start","node":"review","role":"process","run_id":"r4","visit":1}
+{"time":"2026-11-27T08:03:58.626Z","event":"node_end","label":"","next":"done","node":"review","run_id":"r4","status":"succeeded","visit":1}
+{"time":"2026-11-27T08:03:58.628Z","event":"end","node":"done","run_id":"r4"}
+{"time":"2026-11-27T08:03:58.630Z","event":"run_end","path":["start","plan","review","done"],"run_id":"r4","status":"succeeded"}
+`
+	// the same fork, branch b failing and a interrupted after it
+	forkFailedRun = `{"event":"run_start","run_id":"r5","page":"1","start":"start"}
+{"event":"node_start","node":"plan","visit":1}
+{"event":"node_end","next":"review","node":"plan","status":"succeeded","visit":1}
+{"event":"branch_start","branch":"plan/a","first":"a","fork":"plan","name":"a"}
+{"event":"branch_start","branch":"plan/b","first":"b","fork":"plan","name":"b"}
+{"event":"node_start","branch":"plan/a","node":"a","visit":1}
+{"event":"node_start","branch":"plan/b","node":"b","visit":1}
+{"event":"node_end","branch":"plan/b","error":"exit status 1","node":"b","status":"failed","visit":1}
+{"event":"branch_end","branch":"plan/b","path":["b"],"status":"failed","error":"node b failed"}
+{"event":"node_end","branch":"plan/a","error":"interrupted","node":"a","status":"interrupted","visit":1}
+{"event":"branch_end","branch":"plan/a","path":["a"],"status":"interrupted","error":"interrupted"}
+{"event":"run_end","path":["start","plan"],"status":"failed","error":"node b failed"}
+`
 )

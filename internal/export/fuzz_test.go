@@ -28,7 +28,7 @@ func FuzzTraceFrom(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	for _, s := range [][]byte{real, real[:len(real)/2], []byte(failedRun), []byte(emptyRun), []byte(limitRun), []byte(interruptedRun)} {
+	for _, s := range [][]byte{real, real[:len(real)/2], []byte(failedRun), []byte(emptyRun), []byte(limitRun), []byte(interruptedRun), []byte(forkRun), []byte(forkFailedRun)} {
 		f.Add(s)
 	}
 	doc, err := document.Read(filepath.Join(testdata, "quickstart", "update-deps.csv"), "", nil)

@@ -36,13 +36,18 @@ type Trace struct {
 	// limit_reached or budget_reached.
 	Stopped    string
 	StoppedHow string
-	// Steps are the moves from node to node, in order.
+	// Steps are the moves from node to node, in the order the log has
+	// them: a fork's branches (readme/parallel.md) interleaved as they
+	// ran, each move with its branch. A fork's move into each branch is
+	// a step from the fork to the branch's first node, on that branch.
 	Steps []Step
 }
 
-// Step is one move along an edge.
+// Step is one move along an edge; Branch is the fork branch it was
+// made on (FORK/NAME), "" on the run's own.
 type Step struct {
 	From, To, Label string
+	Branch          string
 }
 
 // ReadTrace reads the trace of the run whose log directory is dir.
@@ -63,9 +68,14 @@ func ReadTrace(dir string) (*Trace, error) {
 func TraceFrom(r io.Reader) (*Trace, error) {
 	t := &Trace{Status: "running", Visits: map[string]int{}, Retries: map[string]int{}}
 	rd := runlog.NewEventReader(r).Only(runlog.EventRunStart, runlog.EventNodeStart, runlog.EventRetry,
-		runlog.EventNodeEnd, runlog.EventEnd, runlog.EventRunEnd)
+		runlog.EventNodeEnd, runlog.EventEnd, runlog.EventRunEnd, runlog.EventBranchStart)
 	started, entered := false, map[string]bool{}
 	last := -1 // the last step a node took, for a limit
+	// A fork's node_end names its join as next: the move the branches
+	// make. ended holds each node's newest such step, which the fork's
+	// first branch_start turns into its move into that branch; into
+	// holds the steps so turned.
+	ended, into := map[string]int{}, map[int]bool{}
 	for {
 		ev, err := rd.NextEvent()
 		if errors.Is(err, io.EOF) {
@@ -91,11 +101,27 @@ func TraceFrom(r io.Reader) (*Trace, error) {
 			switch e.Status {
 			case "succeeded":
 				if e.Next != "" {
-					t.Steps = append(t.Steps, Step{From: e.Node, To: e.Next, Label: e.Label})
+					t.Steps = append(t.Steps, Step{From: e.Node, To: e.Next, Label: e.Label, Branch: rd.Branch()})
 					last = len(t.Steps) - 1
+					ended[e.Node] = last
 				}
-			case "failed", "interrupted", "budget_reached", "waiting_for_approval":
+			case "interrupted":
+				// A branch stopped because another failed: the run
+				// stopped at that one.
+				if t.Stopped == "" || rd.Branch() == "" {
+					t.Stopped, t.StoppedHow = e.Node, e.Status
+				}
+			case "failed", "budget_reached", "waiting_for_approval":
 				t.Stopped, t.StoppedHow = e.Node, e.Status
+			}
+		case runlog.BranchStart:
+			s := Step{From: e.Fork, To: e.First, Branch: rd.Branch()}
+			if i, ok := ended[e.Fork]; ok && !into[i] && t.Steps[i].From == e.Fork {
+				t.Steps[i] = s
+				into[i] = true
+			} else {
+				t.Steps = append(t.Steps, s)
+				into[len(t.Steps)-1] = true
 			}
 		case runlog.End:
 			if !entered[e.Node] && t.Visits[e.Node] == 0 {

@@ -143,6 +143,9 @@ func (w *forkWalk) check(f int, k int32) {
 		w.res.Errors = append(w.res.Errors, types.Diagnostic{Class: class, ID: ids[0], IDs: ids, Page: n.Page, Line: n.Line,
 			Message: fmt.Sprintf(format, args...), Hint: hint})
 	}
+	if n.Step == types.StepApproval {
+		return // approval_gate says it: a gate takes one way
+	}
 	if n.Kind == types.KindDecision {
 		fail("parallel_decision", []string{n.ID},
 			"a decision picks one way and a fork takes them all: remove parallel from the node, or draw it as a step (a Process) without branch labels",

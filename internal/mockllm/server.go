@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 )
 
 // API names the wire protocol a request used.
@@ -79,6 +80,18 @@ type Rule struct {
 	Hang bool `yaml:"hang" json:"hang"`
 	// Times is how often the rule may answer; 0 is without limit.
 	Times int `yaml:"times" json:"times"`
+	// Meet, when set, holds the answer until MeetCount requests (2 when
+	// 0) answered by rules of the same Meet have arrived, this one
+	// included, or until MeetWait (a minute when 0) has passed; the
+	// record's Met says which. Requests held until all arrived overlapped
+	// in time, whatever the machine's speed: how a test proves that calls
+	// ran side by side without timing them.
+	Meet      string        `yaml:"meet" json:"meet"`
+	MeetCount int           `yaml:"meet_count" json:"meet_count"`
+	MeetWait  time.Duration `yaml:"meet_wait" json:"meet_wait"`
+	// Delay waits this long before answering (after a Meet): a real
+	// model's time to answer, which calls side by side spend at once.
+	Delay time.Duration `yaml:"delay" json:"delay"`
 }
 
 // Request is what the server saw of one request and what it answered.
@@ -109,6 +122,12 @@ type Request struct {
 	Rule   int   `json:"rule"`
 	Status int   `json:"status"`
 	Usage  Usage `json:"usage"` // what the reply reported; zero for errors
+	// Arrived is when the request came in; Answered when its answer
+	// began (zero for a hang). Met says that its rule's Meet was complete
+	// before the answer, not given up after MeetWait.
+	Arrived  time.Time `json:"arrived"`
+	Answered time.Time `json:"answered"`
+	Met      bool      `json:"met,omitempty"`
 }
 
 // Server is a running mock. It listens on 127.0.0.1 only.
@@ -125,6 +144,14 @@ type Server struct {
 	reqs     []Request
 	observer func(Request)
 	replies  int // replies so far, for unique message and call ids
+	meets    map[string]*meeting
+}
+
+// meeting is one Meet of the rules: how many requests arrived, and full,
+// closed when the last of them did.
+type meeting struct {
+	arrived int
+	full    chan struct{}
 }
 
 // Start listens on a free port of 127.0.0.1 and serves rules.
@@ -158,6 +185,7 @@ func (s *Server) SetRules(rules []Rule) {
 	defer s.mu.Unlock()
 	s.rules = append([]Rule(nil), rules...)
 	s.used = make([]int, len(rules))
+	s.meets = map[string]*meeting{}
 }
 
 // Requests returns a copy of every request so far, in arrival order.
@@ -212,6 +240,40 @@ func (r Rule) fits(c call) bool {
 		if strings.Contains(res, r.Result) {
 			return true
 		}
+	}
+	return false
+}
+
+// meet counts the request in its rule's Meet and holds it until the
+// meeting is complete (true) or MeetWait has passed, the client has gone
+// or the server closes (false).
+func (s *Server) meet(ctx context.Context, r Rule) bool {
+	n, wait := r.MeetCount, r.MeetWait
+	if n <= 0 {
+		n = 2
+	}
+	if wait <= 0 {
+		wait = time.Minute
+	}
+	s.mu.Lock()
+	m := s.meets[r.Meet]
+	if m == nil {
+		m = &meeting{full: make(chan struct{})}
+		s.meets[r.Meet] = m
+	}
+	m.arrived++
+	if m.arrived == n {
+		close(m.full)
+	}
+	s.mu.Unlock()
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-m.full:
+		return true
+	case <-t.C:
+	case <-ctx.Done():
+	case <-s.done:
 	}
 	return false
 }
@@ -272,10 +334,12 @@ type protocol interface {
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	arrived := time.Now()
 	body, _ := io.ReadAll(r.Body)
-	rec := Request{API: Other, Method: r.Method, Path: r.URL.RequestURI(), Body: body, Rule: -1}
+	rec := Request{API: Other, Method: r.Method, Path: r.URL.RequestURI(), Body: body, Rule: -1, Arrived: arrived}
 	p := route(r)
 	if p == nil {
+		rec.Answered = time.Now()
 		rec.Status = other(w, r)
 		s.record(rec)
 		return
@@ -283,7 +347,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c, err := p.parse(r, body)
 	rec.API = c.api
 	if err != nil {
-		rec.Status = http.StatusBadRequest
+		rec.Status, rec.Answered = http.StatusBadRequest, time.Now()
 		s.record(rec)
 		p.fail(w, rec.Status, "mockllm: "+err.Error(), "")
 		return
@@ -292,6 +356,15 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec.Turn, rec.Results = c.turn, c.results
 	rule, i := s.match(c, body)
 	rec.Rule = i
+	if i >= 0 && rule.Meet != "" {
+		rec.Met = s.meet(r.Context(), rule)
+	}
+	if rule.Delay > 0 {
+		s.wait(r.Context(), rule.Delay)
+	}
+	if !rule.Hang {
+		rec.Answered = time.Now()
+	}
 	switch {
 	case i < 0:
 		rec.Status = http.StatusInternalServerError
@@ -317,6 +390,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		s.record(rec)
 		p.reply(w, c, a)
+	}
+}
+
+// wait waits d, or until the client goes away or the server closes.
+func (s *Server) wait(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	case <-s.done:
 	}
 }
 

@@ -421,11 +421,79 @@ func TestReadScript(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	path := dir + "/s.yaml"
-	require.NoError(t, writeFile(path, "rules:\n  - match: hi\n    reply: there\n    usage: {input: 5, output: 2, cached: 1}\n    times: 2\n  - status: 429\n    message: slow\n"))
+	require.NoError(t, writeFile(path, "rules:\n  - match: hi\n    reply: there\n    usage: {input: 5, output: 2, cached: 1}\n    times: 2\n  - status: 429\n    message: slow\n  - meet: fork\n    meet_count: 3\n    meet_wait: 90s\n    delay: 2s\n"))
 	rules, err := ReadScript(path)
 	require.NoError(t, err)
-	assert.Equal(t, []Rule{{Match: "hi", Reply: "there", Usage: Usage{5, 2, 1}, Times: 2}, {Status: 429, Message: "slow"}}, rules)
+	assert.Equal(t, []Rule{{Match: "hi", Reply: "there", Usage: Usage{5, 2, 1}, Times: 2}, {Status: 429, Message: "slow"}, {Meet: "fork", MeetCount: 3, MeetWait: 90 * time.Second, Delay: 2 * time.Second}}, rules)
 	require.NoError(t, writeFile(path, "rules:\n  - mach: hi\n"))
 	_, err = ReadScript(path)
 	assert.ErrorContains(t, err, "mach")
+}
+
+// A Meet holds each answer until every request of the meeting arrived:
+// two held requests overlapped, and each record says so; a request
+// whose partner never comes is answered after MeetWait, not met.
+func TestMeetHoldsAnswersUntilAllArrived(t *testing.T) {
+	t.Parallel()
+	s := start(t,
+		Rule{Match: "left", Reply: "L", Meet: "pair", MeetWait: 20 * time.Second},
+		Rule{Match: "right", Reply: "R", Meet: "pair", MeetWait: 20 * time.Second},
+		Rule{Match: "alone", Reply: "A", Meet: "three", MeetCount: 3, MeetWait: 300 * time.Millisecond},
+	)
+	ask := func(prompt string) string {
+		resp, err := http.Post(s.URL+"/v1/messages", "application/json", strings.NewReader(`{"model":"m","messages":[{"role":"user","content":"`+prompt+`"}]}`))
+		if err != nil {
+			return err.Error()
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		if err := json.NewDecoder(resp.Body).Decode(&m); err != nil {
+			return err.Error()
+		}
+		text, _ := dig(m, "content", 0, "text").(string)
+		return text
+	}
+	left := make(chan string, 1)
+	go func() { left <- ask("left") }()
+	require.Eventually(t, func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.meets["pair"] != nil && s.meets["pair"].arrived == 1
+	}, 5*time.Second, 5*time.Millisecond, "the first request arrived")
+	select {
+	case got := <-left:
+		t.Fatalf("answered %q before its partner arrived", got)
+	case <-time.After(100 * time.Millisecond):
+	}
+	assert.Equal(t, "R", ask("right"))
+	assert.Equal(t, "L", <-left)
+	reqs := s.Requests()
+	require.Len(t, reqs, 2)
+	for _, q := range reqs {
+		assert.True(t, q.Met, "%s met", q.Prompt)
+	}
+	first, second := reqs[0], reqs[1]
+	if first.Arrived.After(second.Arrived) {
+		first, second = second, first
+	}
+	assert.False(t, second.Arrived.After(first.Answered), "both arrived before either was answered")
+
+	began := time.Now()
+	assert.Equal(t, "A", ask("alone"), "answered after MeetWait")
+	assert.GreaterOrEqual(t, time.Since(began), 300*time.Millisecond)
+	assert.False(t, s.Requests()[2].Met, "a meeting not complete is not met")
+}
+
+// A Delay holds the answer that long, as a model takes its time.
+func TestDelay(t *testing.T) {
+	t.Parallel()
+	s := start(t, Rule{Reply: "late", Delay: 300 * time.Millisecond})
+	began := time.Now()
+	resp := post(t, s.URL+"/v1/messages", `{"model":"m","messages":[{"role":"user","content":"hi"}]}`)
+	var m map[string]any
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&m))
+	assert.Equal(t, "late", dig(m, "content", 0, "text"))
+	assert.GreaterOrEqual(t, time.Since(began), 300*time.Millisecond)
+	q := s.Requests()[0]
+	assert.GreaterOrEqual(t, q.Answered.Sub(q.Arrived), 300*time.Millisecond, "answered after the delay")
 }

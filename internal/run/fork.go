@@ -108,7 +108,7 @@ func (w *walker) fork(ctx context.Context, p *branch, n *types.ProcessedNode, vi
 		// last first): dtree clean removes them only when the run died.
 		release, err := t.ws.Repo.HoldBranchTrees(w.o.Log.RunID)
 		if err != nil {
-			return 0, fmt.Errorf("fork %s: %w", n.ID, err)
+			return 0, &ForkError{Err: fmt.Errorf("fork %s: %w", n.ID, err)}
 		}
 		defer release()
 	}
@@ -231,13 +231,13 @@ func (w *walker) startBranch(ctx context.Context, p *branch, n *types.ProcessedN
 	repo := p.tree.ws.Repo
 	wt, err := repo.AddBranchTree(context.WithoutCancel(ctx), w.o.Log.RunID, id, base)
 	if err != nil {
-		return nil, fmt.Errorf("fork %s: branch %s: %w", n.ID, types.Quote(fb.Name), err)
+		return nil, &ForkError{Err: fmt.Errorf("fork %s: branch %s: %w", n.ID, types.Quote(fb.Name), err)}
 	}
 	c.tree = &tree{wt: wt, dir: filepath.Join(wt.Dir, p.tree.workdirPrefix())}
 	ws, err := wt.Repo.Begin(context.WithoutCancel(ctx), workspace.BranchRunID(w.o.Log.RunID, id), base)
 	if err != nil {
 		w.dropTree(c)
-		return nil, fmt.Errorf("fork %s: branch %s: %w", n.ID, types.Quote(fb.Name), err)
+		return nil, &ForkError{Err: fmt.Errorf("fork %s: branch %s: %w", n.ID, types.Quote(fb.Name), err)}
 	}
 	c.tree.ws, c.tree.fresh, c.tree.first = ws, true, ws.Last.Commit
 	w.branchStarted(c, n, fb, base)
@@ -283,7 +283,7 @@ func (w *walker) endBranch(c *branch, err, stopped error) {
 		ev.Checkpoint = c.tree.ws.Last.Commit
 	}
 	w.event(ev)
-	w.sum.Branches = append(w.sum.Branches, BranchResult{ID: c.id, Fork: c.fork, Name: c.name, Status: status,
+	w.sum.Branches = append(w.sum.Branches, BranchResult{ID: c.id, Fork: c.fork, Name: c.name, Join: w.node(c.stop).ID, Status: status,
 		Error: msg, Path: *c.path})
 	if bp, ok := w.o.Progress.(BranchProgress); ok {
 		bp.BranchEnded(c.id, status)
@@ -312,10 +312,10 @@ func (w *walker) merge(ctx context.Context, p *branch, fork, j *types.ProcessedN
 	names := make([]string, 0, len(branches))
 	for _, c := range branches {
 		if c.tree.ws == nil {
-			return fmt.Errorf("join %s: branch %s: its checkpoints are off, so its changes cannot be merged", j.ID, c.id)
+			return &ForkError{Err: fmt.Errorf("join %s: branch %s: its checkpoints are off, so its changes cannot be merged", j.ID, c.id)}
 		}
 		if _, err := c.tree.snap(ctx, "branch "+c.id+" at the join"); err != nil {
-			return fmt.Errorf("join %s: branch %s: %w", j.ID, c.id, err)
+			return &ForkError{Err: fmt.Errorf("join %s: branch %s: %w", j.ID, c.id, err)}
 		}
 		tips = append(tips, workspace.Tip{Name: c.id, Commit: c.tree.ws.Last.Commit})
 		names = append(names, c.id)
@@ -326,17 +326,17 @@ func (w *walker) merge(ctx context.Context, p *branch, fork, j *types.ProcessedN
 	t := p.tree
 	t.fresh = false
 	if _, err := t.snap(ctx, "the working tree at the join "+j.ID); err != nil {
-		return fmt.Errorf("join %s: %w", j.ID, err)
+		return &ForkError{Err: fmt.Errorf("join %s: %w", j.ID, err)}
 	}
 	if now := t.ws.Last.Commit; now != base {
 		tips = append([]workspace.Tip{{Name: "the working tree", Commit: now}}, tips...)
 	}
 	m, err := t.ws.Repo.MergeBranches(ctx, base, tips)
 	if err != nil {
-		return fmt.Errorf("join %s: merging the branches: %w", j.ID, err)
+		return &ForkError{Err: fmt.Errorf("join %s: merging the branches: %w", j.ID, err)}
 	}
 	if _, err := t.ws.Restore(ctx, m.Commit, "merge of the branches of fork "+fork.ID+" at "+j.ID); err != nil {
-		return fmt.Errorf("join %s: merging the branches into the working tree: %w", j.ID, err)
+		return &ForkError{Err: fmt.Errorf("join %s: merging the branches into the working tree: %w", j.ID, err)}
 	}
 	t.fresh = true
 	ev := runlog.Join{Node: j.ID, Fork: fork.ID, Mode: mode, Branches: names, Checkpoint: t.ws.Last.Commit}
@@ -353,6 +353,14 @@ func (w *walker) merge(ctx context.Context, p *branch, fork, j *types.ProcessedN
 	}
 	return &JoinConflictError{Node: j.ID, Text: firstLine(j.Text), Conflicts: conflictList(m.Conflicts)}
 }
+
+// ForkError is a fork whose branches could not be set up or merged (git
+// failed: a worktree, a checkpoint, the merge): the run fails there, as
+// at a step that failed (exit 1).
+type ForkError struct{ Err error }
+
+func (e *ForkError) Error() string { return e.Err.Error() }
+func (e *ForkError) Unwrap() error { return e.Err }
 
 // JoinConflictError is a join whose branches changed files both ways,
 // which its kind of step cannot resolve (exit 1).

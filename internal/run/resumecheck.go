@@ -120,7 +120,8 @@ func checkStep(g *graph.Graph, s *CarriedStep, k int, want, prev string) *PathEr
 			if len(out) > 0 {
 				return &PathError{Line: s.endLine, Node: id, Why: fmt.Sprintf("node %s led to the end, but the chart has lines from it (to %s)", id, targets(out))}
 			}
-		} else if !hasLine(out, end.Next, end.Label) {
+		} else if f := g.Doc.Nodes[i].Fork; !hasLine(out, end.Next, end.Label) && (f == nil || end.Next != f.Join) {
+			// A fork leads to its join: its lines are its branches'.
 			why := fmt.Sprintf("node %s led to %s, but the chart has no line %s → %s", id, end.Next, id, end.Next)
 			if end.Label != "" {
 				why = fmt.Sprintf("node %s led to %s by %q, but the chart has no line %s → %s labelled %q", id, end.Next, end.Label, id, end.Next, end.Label)

@@ -68,6 +68,11 @@ type Options struct {
 	// (readme/resume.md): its finished steps are taken as this run's, and
 	// the walk goes on at Resume.At. Start is then the earlier run's start.
 	Resume *Carried
+	// Branch, FORK/NAME, runs one branch of a fork alone
+	// (readme/ci.md#branches-on-separate-machines): the run walks to the
+	// fork, then only that branch, in its own tree, and ends before the
+	// join, leaving the patches dtree join applies (onebranch.go).
+	Branch string
 	// Answers is the answers file the run replays (--answers), for
 	// run_start.
 	Answers string
@@ -254,8 +259,8 @@ func (w *walker) walk(ctx context.Context) error {
 		if n := w.node(b.cur); n.Role == types.RoleTerminator {
 			b.pass(n.ID)
 			if n.Fork != nil {
-				next, err := w.fork(ctx, b, n, 1)
-				if err != nil {
+				next, err := w.forkOrBranch(ctx, b, n, 1)
+				if err != nil || next < 0 {
 					return err
 				}
 				b.cur = next
@@ -282,7 +287,7 @@ func (w *walker) walkBranch(ctx context.Context, b *branch) error {
 		if n.Role == types.RoleTerminator { // an end
 			b.pass(n.ID)
 			w.event(runlog.End{Node: n.ID})
-			return nil
+			return w.branchMissed(b, n)
 		}
 		if err := ctx.Err(); err != nil {
 			return err
@@ -307,8 +312,8 @@ func (w *walker) walkBranch(ctx context.Context, b *branch) error {
 			return err
 		}
 		if n.Fork != nil { // its lines are branches, all taken
-			next, err := w.fork(ctx, b, n, b.visits[n.ID])
-			if err != nil {
+			next, err := w.forkOrBranch(ctx, b, n, b.visits[n.ID])
+			if err != nil || next < 0 {
 				return err
 			}
 			b.cur = next
@@ -316,7 +321,7 @@ func (w *walker) walkBranch(ctx context.Context, b *branch) error {
 		}
 		if res.Next == "" {
 			w.event(runlog.End{Node: n.ID})
-			return nil
+			return w.branchMissed(b, n)
 		}
 		b.cur, _ = w.o.Chart.Graph.Index(res.Next)
 	}
@@ -594,7 +599,7 @@ func (w *walker) outcome(err error) {
 	switch {
 	case err == nil:
 		w.sum.Status, w.sum.ExitCode = StatusSucceeded, types.ExitOK
-	case errors.As(err, &failed), errors.As(err, new(*JoinConflictError)):
+	case errors.As(err, &failed), errors.As(err, new(*JoinConflictError)), errors.As(err, new(*ForkError)), errors.As(err, new(*BranchMissedError)):
 		w.sum.Status, w.sum.ExitCode = StatusFailed, types.ExitFailed
 	case errors.As(err, &limit):
 		w.sum.Status, w.sum.ExitCode = StatusLimit, types.ExitLimit

@@ -80,6 +80,13 @@ type Summary struct {
 	shortNodes []byte
 	shortStart []int
 	shortDone  int
+	// shortBranches is short.json's branches, each encoded once as it
+	// ended, as shortNodes: where each starts, how many of Branches are
+	// in it.
+	shortBranches     []byte
+	shortBranchStart  []int
+	shortBranchesDone int
+	shortBranchesCut  int // the branches cut from shortBranches
 }
 
 // KeptSteps bounds what a run keeps of its steps for the summary
@@ -99,11 +106,13 @@ const ShortSteps = DefaultMaxSteps
 func (s *Summary) Steps() int { return s.NodesLeftOut + len(s.Nodes) }
 
 // BranchResult is a fork branch of the run: its id (FORK/NAME), its
-// fork and name, how it ended and the nodes it went through.
+// fork and name, the join where it meets the others, how it ended and
+// the nodes it went through (the join not included).
 type BranchResult struct {
 	ID     string   `json:"id"`
 	Fork   string   `json:"fork"`
 	Name   string   `json:"name"`
+	Join   string   `json:"join"`
 	Status string   `json:"status"`
 	Error  string   `json:"error,omitempty"`
 	Path   []string `json:"path"`
@@ -252,6 +261,7 @@ type shortNode struct {
 	Name       string                    `json:"name"`
 	Role       string                    `json:"role"`
 	Visit      int                       `json:"visit"`
+	Branch     string                    `json:"branch,omitempty"` // as NodeResult's
 	Status     string                    `json:"status"`
 	Response   any                       `json:"response"`
 	Validation *types.ValidationResponse `json:"validation"`
@@ -292,7 +302,7 @@ func shortChange(c *types.Change) *types.Change {
 func (s *Summary) encodeShort() {
 	for ; s.shortDone < len(s.Nodes); s.shortDone++ {
 		n := &s.Nodes[s.shortDone]
-		b, _ := json.Marshal(shortNode{ID: n.ID, Name: firstLine(n.Text), Role: n.Role, Visit: n.Visit,
+		b, _ := json.Marshal(shortNode{ID: n.ID, Name: firstLine(n.Text), Role: n.Role, Visit: n.Visit, Branch: n.Branch,
 			Status: n.Status, Response: n.Response, Validation: n.Validation, Retries: n.Retries,
 			Next: n.Next, Label: n.Label, Usage: n.Usage,
 			ToolCalls: n.ToolCalls, Tools: n.Tools, Files: n.Files, FilesLeftOut: n.FilesLeftOut,
@@ -329,6 +339,7 @@ func (s *Summary) shortJSON() [][]byte { return s.shortSnapshot()() }
 // path and shortNodes are only appended to), and copies the rest.
 func (s *Summary) shortSnapshot() func() [][]byte {
 	s.encodeShort()
+	s.encodeBranches()
 	path, pathLeftOut := s.Path[:len(s.Path):len(s.Path)], 0
 	if len(path) > ShortSteps {
 		pathLeftOut = len(path) - ShortSteps
@@ -339,28 +350,89 @@ func (s *Summary) shortSnapshot() func() [][]byte {
 	if len(s.shortStart) > 0 { // from the "\n" after the first entry's ","
 		nodes = s.shortNodes[s.shortStart[first]+1 : len(s.shortNodes) : len(s.shortNodes)]
 	}
-	head := shortHead{s.FormatVersion, s.RunID, s.Title, s.Source, s.Status, s.Error, path, pathLeftOut, s.Usage, s.Logs.Graph,
+	head := shortHead{s.FormatVersion, s.RunID, s.Title, s.Source, s.Status, s.Error, path, pathLeftOut, 0, s.Usage, s.Logs.Graph,
 		s.NodesLeftOut + s.shortDone - (len(s.shortStart) - first), shortChange(s.Change)}
+	// the branches, after the head and before the nodes; none without a
+	// fork. shortBranches is only appended to, as shortNodes.
+	var branches []byte
+	if k := len(s.shortBranchStart); k > 0 {
+		firstB := max(k-ShortSteps, 0)
+		head.BranchesLeftOut = s.shortBranchesCut + firstB
+		branches = s.shortBranches[s.shortBranchStart[firstB]+1 : len(s.shortBranches) : len(s.shortBranches)]
+	}
 	return func() [][]byte {
 		b, _ := json.Marshal(head)
-		b = append(b[:len(b)-1], ",\n\"nodes\": ["...)
-		return [][]byte{b, nodes, []byte("\n]}\n")}
+		b = b[:len(b)-1]
+		if branches == nil {
+			return [][]byte{append(b, ",\n\"nodes\": ["...), nodes, []byte("\n]}\n")}
+		}
+		return [][]byte{append(b, ",\n\"branches\": ["...), branches, []byte("\n],\n\"nodes\": ["), nodes, []byte("\n]}\n")}
+	}
+}
+
+// shortBranch is a fork branch's entry in short.json: BranchResult, its
+// path the newest ShortSteps nodes and how many earlier ones it leaves
+// out.
+type shortBranch struct {
+	ID          string   `json:"id"`
+	Fork        string   `json:"fork"`
+	Name        string   `json:"name"`
+	Join        string   `json:"join"`
+	Status      string   `json:"status"`
+	Error       string   `json:"error,omitempty"`
+	Path        []string `json:"path"`
+	PathLeftOut int      `json:"path_left_out,omitempty"`
+}
+
+// encodeBranches encodes the branches not yet in shortBranches, and cuts
+// it to its newest ShortSteps entries once it holds twice that, as
+// encodeShort does the nodes.
+func (s *Summary) encodeBranches() {
+	for ; s.shortBranchesDone < len(s.Branches); s.shortBranchesDone++ {
+		r := &s.Branches[s.shortBranchesDone]
+		sb := shortBranch{ID: r.ID, Fork: r.Fork, Name: r.Name, Join: r.Join, Status: r.Status, Error: r.Error, Path: r.Path}
+		if sb.Path == nil {
+			sb.Path = []string{}
+		}
+		if len(sb.Path) > ShortSteps {
+			sb.PathLeftOut = len(sb.Path) - ShortSteps
+			sb.Path = sb.Path[sb.PathLeftOut:]
+		}
+		b, _ := json.Marshal(sb)
+		s.shortBranchStart = append(s.shortBranchStart, len(s.shortBranches))
+		s.shortBranches = append(append(s.shortBranches, ",\n"...), b...)
+	}
+	if k := len(s.shortBranchStart); k >= 2*ShortSteps {
+		drop := k - ShortSteps
+		from := s.shortBranchStart[drop]
+		kept := make([]byte, len(s.shortBranches)-from, 2*(len(s.shortBranches)-from))
+		copy(kept, s.shortBranches[from:])
+		n := copy(s.shortBranchStart, s.shortBranchStart[drop:])
+		s.shortBranchStart = s.shortBranchStart[:n]
+		for i := range s.shortBranchStart {
+			s.shortBranchStart[i] -= from
+		}
+		s.shortBranches = kept
+		s.shortBranchesCut += drop
 	}
 }
 
 // shortHead is short.json before its nodes (readme/logs.md#shortjson).
 type shortHead struct {
-	FormatVersion int              `json:"format_version"`
-	RunID         string           `json:"run_id"`
-	Title         string           `json:"title"`
-	Source        string           `json:"source"`
-	Status        string           `json:"status"`
-	Error         string           `json:"error,omitempty"`
-	Path          []string         `json:"path"`
-	PathLeftOut   int              `json:"path_left_out,omitempty"`
-	Usage         types.UsageTotal `json:"usage"`
-	Graph         string           `json:"graph,omitempty"`
-	NodesLeftOut  int              `json:"nodes_left_out,omitempty"`
+	FormatVersion int      `json:"format_version"`
+	RunID         string   `json:"run_id"`
+	Title         string   `json:"title"`
+	Source        string   `json:"source"`
+	Status        string   `json:"status"`
+	Error         string   `json:"error,omitempty"`
+	Path          []string `json:"path"`
+	PathLeftOut   int      `json:"path_left_out,omitempty"`
+	// BranchesLeftOut counts the branches before the newest ShortSteps;
+	// the branches themselves follow the head, before its nodes.
+	BranchesLeftOut int              `json:"branches_left_out,omitempty"`
+	Usage           types.UsageTotal `json:"usage"`
+	Graph           string           `json:"graph,omitempty"`
+	NodesLeftOut    int              `json:"nodes_left_out,omitempty"`
 	// Change is the run's, once it has ended.
 	Change *types.Change `json:"change,omitempty"`
 }

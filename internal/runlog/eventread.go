@@ -47,8 +47,11 @@ type EventReader struct {
 	line int
 	time []byte // the time of the last event, parsed by Time
 	raw  []byte // the last event's line
-	torn bool
-	only map[EventType]bool
+	// branch is the fork branch of the last event (its "branch"), ""
+	// on the run's own.
+	branch string
+	torn   bool
+	only   map[EventType]bool
 }
 
 // NewEventReader reads events from r.
@@ -96,6 +99,11 @@ func (r *EventReader) Next() (Event, error) {
 		}
 		r.time = append(r.time[:0], h.Time...)
 		r.raw = line
+		r.branch = ""
+		if h.Branch != nil && h.Event != EventWorkspace { // its own branch is --worktree's
+
+			r.branch = string(h.Branch)
+		}
 		return ev, nil
 	}
 }
@@ -126,6 +134,12 @@ func (r *EventReader) Time() time.Time {
 	t, _ := time.Parse(time.RFC3339Nano, string(r.time))
 	return t
 }
+
+// Branch is the fork branch of the event Next returned last: its
+// "branch", FORK/NAME (readme/parallel.md), "" for an event of the run's
+// own branch. A workspace event's "branch" is --worktree's git branch, not
+// a fork's: its Branch is "".
+func (r *EventReader) Branch() string { return r.branch }
 
 // Torn says whether the log ended in a line cut short, which Next skipped.
 func (r *EventReader) Torn() bool { return r.torn }
@@ -173,12 +187,16 @@ func (r *EventReader) readLine() (line []byte, last bool, err error) {
 type head struct {
 	Time  []byte
 	Event EventType
+	// Branch is the event's "branch", nil when it has none: Log.EventOn
+	// writes it right after the name.
+	Branch []byte
 }
 
 // jsonHead is a head decoded as JSON.
 type jsonHead struct {
-	Time  string    `json:"time"`
-	Event EventType `json:"event"`
+	Time   string    `json:"time"`
+	Event  EventType `json:"event"`
+	Branch string    `json:"branch"`
 }
 
 // readHead reads a line's head. A line as Log.Event writes it starts
@@ -196,7 +214,11 @@ func readHead(line []byte) (head, error) {
 	if h.Event == "" {
 		return head{}, errors.New(`no "event" name`)
 	}
-	return head{Time: []byte(h.Time), Event: h.Event}, nil
+	hd := head{Time: []byte(h.Time), Event: h.Event}
+	if h.Branch != "" {
+		hd.Branch = []byte(h.Branch)
+	}
+	return hd, nil
 }
 
 // quickHead reads the head Log.Event writes: the time, then the name, a
@@ -219,7 +241,15 @@ func quickHead(line []byte) (head, bool) {
 			return head{}, false
 		}
 	}
-	return head{Time: t, Event: eventType(name)}, true
+	h := head{Time: t, Event: eventType(name)}
+	if b, ok := bytes.CutPrefix(rest, []byte(`,"branch":"`)); ok {
+		id, _, ok := bytes.Cut(b, []byte(`"`))
+		if !ok || bytes.IndexByte(id, '\\') >= 0 {
+			return head{}, false // an escaped id: left to encoding/json
+		}
+		h.Branch = id
+	}
+	return h, true
 }
 
 // eventType is name as an EventType, without a copy for the known ones.
@@ -366,17 +396,4 @@ func ReadEvents(dir string) ([]Event, error) {
 		return evs, fmt.Errorf("read %s: %w", f.Name(), err)
 	}
 	return evs, nil
-}
-
-// OnBranch says whether the event Next returned last is one of a fork's
-// branch's (readme/parallel.md#what-the-logs-say): Log.EventOn writes
-// its "branch" right after the event's name. A line written otherwise
-// says false.
-func (r *EventReader) OnBranch() bool {
-	_, rest, ok := bytes.Cut(r.raw, []byte(`","event":"`))
-	if !ok {
-		return false
-	}
-	_, rest, ok = bytes.Cut(rest, []byte(`"`))
-	return ok && bytes.HasPrefix(rest, []byte(`,"branch":"`))
 }

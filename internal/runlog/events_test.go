@@ -340,3 +340,46 @@ func TestUnknownIsNotWritten(t *testing.T) {
 	assert.Error(t, l.Event(runlog.Unknown{Name: "checkpoint"}))
 	require.NoError(t, l.Close())
 }
+
+// Branch reads each event's fork branch as Log.EventOn writes it, and as
+// any JSON writer would; the run's own events have none, and a workspace
+// event's "branch" is --worktree's git branch, not a fork's.
+func TestEventReaderBranch(t *testing.T) {
+	t.Parallel()
+	lines := []string{
+		nodeStart,
+		`{"time":"2026-11-24T20:00:00Z","event":"node_start","branch":"plan/tests","cli":"fake","node":"4","role":"process","run_id":"r1","visit":1}`,
+		`{"event":"node_start","node":"5","branch":"plan#2/d\u00e9j\u00e0","visit":1}`,
+		`{"time":"2026-11-24T20:00:00Z","event":"node_start","branch":"plan/a\"b","node":"6","visit":1}`,
+		`{"time":"2026-11-24T20:00:00Z","event":"workspace","branch":"dtree/run-r1","run_id":"r1"}`,
+		end,
+	}
+	r := runlog.NewEventReader(strings.NewReader(strings.Join(lines, "\n")))
+	var got []string
+	for {
+		_, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		require.NoError(t, err)
+		got = append(got, r.Branch())
+	}
+	assert.Equal(t, []string{"", "plan/tests", "plan#2/déjà", `plan/a"b`, "", ""}, got)
+
+	// What Log.EventOn writes reads back.
+	l, err := runlog.Open(runlog.Options{Dir: t.TempDir(), RunID: "r1"})
+	require.NoError(t, err)
+	require.NoError(t, l.EventOn("plan/docs", runlog.NodeStart{Node: "7", Visit: 1}))
+	require.NoError(t, l.Event(runlog.End{Node: "9"}))
+	require.NoError(t, l.Close())
+	f, err := os.Open(filepath.Join(l.Dir, "events.jsonl"))
+	require.NoError(t, err)
+	defer f.Close()
+	r = runlog.NewEventReader(f)
+	_, err = r.Next()
+	require.NoError(t, err)
+	assert.Equal(t, "plan/docs", r.Branch())
+	_, err = r.Next()
+	require.NoError(t, err)
+	assert.Empty(t, r.Branch())
+}

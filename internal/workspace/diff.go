@@ -21,6 +21,7 @@ type DiffOptions struct {
 	Color    bool     // git's colours (the caller knows whether stdout is a terminal)
 	Stat     bool     // --stat
 	NameOnly bool     // --name-only
+	Binary   bool     // --binary --full-index: a patch git apply takes, binary files too, 3-way too
 	Dir      string   // where the paths are relative to; "" for the root
 	Paths    []string // limit the diff to these pathspecs, as git diff's after --
 }
@@ -58,6 +59,8 @@ func (r *Repo) Diff(ctx context.Context, w io.Writer, from, to string, o DiffOpt
 		args = append(args, "--name-only")
 	case o.Stat:
 		args = append(args, "--stat")
+	case o.Binary:
+		args = append(args, "--binary", "--full-index")
 	}
 	args = append(append(args, from, to, "--"), o.Paths...)
 	dir := o.Dir

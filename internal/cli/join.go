@@ -1,0 +1,324 @@
+package cli
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/dtree-dev/dtree/internal/agent"
+	"github.com/dtree-dev/dtree/internal/run"
+	"github.com/dtree-dev/dtree/internal/runlog"
+	"github.com/dtree-dev/dtree/internal/settings"
+	"github.com/dtree-dev/dtree/internal/workspace"
+	"github.com/dtree-dev/dtree/types"
+)
+
+type joinOptions struct {
+	runOptions
+	chart string
+}
+
+func (a *App) newJoin() *cobra.Command {
+	var o joinOptions
+	cmd := &cobra.Command{
+		Use:   "join RUN_DIR...",
+		Short: "Join the runs of a fork's branches, each run alone (--branch), and go on",
+		Long: `Join takes the run directories of a fork's branches, each run on a machine
+of its own with 'dtree run CHART --branch FORK/NAME' (a GitHub Actions
+matrix: 'dtree plan --matrix'), and goes on after the fork's join: it
+checks that they are runs of the same chart and fork, each branch once and
+every branch there, applies the steps before the fork (trunk.patch of the
+fork's first branch) and each branch's change (branch.patch) to the
+working tree, in the fork's order, and runs the chart from the join.
+
+A branch whose change does not apply on those before it (they changed the
+same lines) fails the join, exit 1, with nothing applied.
+
+Docs: dtree docs ci`,
+		Example: `  dtree join runs/dtree-branch-*           # the downloaded artifacts
+  dtree join --cli claude --trust a/ b/ c/`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return &UsageError{Err: errors.New("join takes the run directories of the fork's branches"), Cmd: cmd.CommandPath(),
+					Hint: "dtree join RUN_DIR... ('dtree docs ci')"}
+			}
+			return nil
+		},
+		Annotations: map[string]string{gracefulInterrupt: "yes"},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.join(cmd.Context(), args, o, cmd.Flags())
+		},
+	}
+	f := cmd.Flags()
+	o.registerWalk(f)
+	f.StringVar(&o.chart, "chart", "", "the chart to go on with (default: the file the branches' runs read)")
+	return cmd
+}
+
+// branchRun is what join reads of a run of one branch.
+type branchRun struct {
+	dir        string
+	start      runlog.RunStart
+	fork, name string
+	branches   int    // how many branch_start events it has
+	status     string // its branch_end's
+	runStatus  string // its run_end's
+}
+
+func (b branchRun) id() string { return b.fork + "/" + b.name }
+
+// readBranchRun reads the events of the run in dir.
+func readBranchRun(dir string) (branchRun, error) {
+	b := branchRun{dir: dir}
+	f, err := runlog.OpenLog(filepath.Join(dir, "events.jsonl"))
+	if err != nil {
+		return b, err
+	}
+	defer f.Close()
+	rd := runlog.NewEventReader(f).Only(runlog.EventRunStart, runlog.EventBranchStart, runlog.EventBranchEnd, runlog.EventRunEnd)
+	for {
+		ev, err := rd.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		var le *runlog.LineError
+		if errors.As(err, &le) {
+			continue // a torn or edited line; the events join needs are checked below
+		}
+		if err != nil {
+			return b, err
+		}
+		switch e := ev.(type) {
+		case runlog.RunStart:
+			b.start = e
+		case runlog.BranchStart:
+			b.branches++
+			b.fork, b.name = e.Fork, e.Name
+		case runlog.BranchEnd:
+			b.status = e.Status
+		case runlog.RunEnd:
+			b.runStatus = e.Status
+		}
+	}
+	return b, nil
+}
+
+func (a *App) join(ctx context.Context, dirs []string, o joinOptions, fs *pflag.FlagSet) error {
+	s, err := a.runSettings(o.runOptions, fs, settings.LoadOptions{})
+	if err != nil {
+		return err
+	}
+	runs := make([]branchRun, len(dirs))
+	for i, dir := range dirs {
+		b, err := readBranchRun(dir)
+		switch {
+		case err != nil:
+			return &UsageError{Err: fmt.Errorf("join: %s: %w", dir, err), Hint: "give the run directories of 'dtree run CHART --branch FORK/NAME'"}
+		case b.start.RunID == "":
+			return &UsageError{Err: fmt.Errorf("join: %s: its events.jsonl has no run_start", dir)}
+		case b.branches != 1:
+			return &UsageError{Err: fmt.Errorf("join: %s: run %s ran %d branches, not one: it is not a run of 'dtree run --branch'", dir, b.start.RunID, b.branches),
+				Hint: "give the run directories of 'dtree run CHART --branch FORK/NAME', one a branch"}
+		case b.status != run.StatusSucceeded || b.runStatus != run.StatusSucceeded:
+			return &UsageError{Err: fmt.Errorf("join: %s: branch %s did not get to the join: %s", dir, types.Quote(b.id()), cmp.Or(b.status, b.runStatus, "the run has no end")),
+				Hint: "run the branch again (dtree run CHART --branch " + b.id() + "), then join"}
+		}
+		for _, p := range []string{run.TrunkPatch, run.BranchPatch} {
+			if _, err := os.Stat(filepath.Join(dir, p)); err != nil {
+				return &UsageError{Err: fmt.Errorf("join: %s: branch %s has no %s: %w", dir, types.Quote(b.id()), p, err),
+					Hint: "the branch ran without checkpoints (outside git?): run it again in the repository"}
+			}
+		}
+		if i > 0 {
+			switch first := runs[0]; {
+			case b.start.GraphDigest != first.start.GraphDigest:
+				return &UsageError{Err: fmt.Errorf("join: %s and %s are runs of different charts (their graphs differ)", first.dir, dir),
+					Hint: "give the runs of one chart's fork"}
+			case b.fork != first.fork:
+				return &UsageError{Err: fmt.Errorf("join: %s ran a branch of fork %s, %s one of fork %s", first.dir, first.fork, dir, b.fork),
+					Hint: "give the runs of one fork's branches"}
+			}
+		}
+		runs[i] = b
+	}
+	first := runs[0]
+	rs := first.start
+
+	path := cmp.Or(o.chart, rs.Source)
+	if path == "" || path == "-" || path == "stdin" {
+		return &UsageError{Err: fmt.Errorf("join: run %s read its chart from stdin", rs.RunID), Hint: "give it again: --chart FILE"}
+	}
+	reg := agent.NewRegistry(s.CLIs)
+	given, err := givenVars(o.varSet, o.varFile)
+	if err != nil {
+		return err
+	}
+	vars, err := recordedVars(rs.RunID, rs.Vars, given)
+	if err != nil {
+		return err
+	}
+	c, err := a.loadRunChart(ctx, path, o.format, s, reg, vars)
+	if err != nil {
+		return err
+	}
+	o.page = rs.Page
+	if d := c.Digest(rs.Page); d != rs.GraphDigest {
+		return &UsageError{Err: fmt.Errorf("join: the graph of %s changed since the branches ran it", path),
+			Hint: "join with the chart the branches ran (--chart FILE), or run the branches again"}
+	}
+	fork, ok := c.Graph.Node(first.fork)
+	if !ok || fork.Fork == nil {
+		return &UsageError{Err: fmt.Errorf("join: %s has no fork %s", path, first.fork)}
+	}
+	// The fork's order; each branch once, every branch there.
+	byName := map[string]branchRun{}
+	for _, b := range runs {
+		if other, ok := byName[b.name]; ok {
+			return &UsageError{Err: fmt.Errorf("join: %s and %s are both runs of branch %s", other.dir, b.dir, types.Quote(b.id())),
+				Hint: "give one run a branch"}
+		}
+		byName[b.name] = b
+	}
+	var ordered []branchRun
+	var missing []string
+	for _, fb := range fork.Fork.Branches {
+		b, ok := byName[fb.Name]
+		if !ok {
+			missing = append(missing, first.fork+"/"+fb.Name)
+			continue
+		}
+		ordered = append(ordered, b)
+		delete(byName, fb.Name)
+	}
+	for _, b := range byName {
+		return &UsageError{Err: fmt.Errorf("join: %s: fork %s of %s has no branch %s", b.dir, first.fork, path, types.Quote(b.name))}
+	}
+	if len(missing) > 0 {
+		return &UsageError{Err: fmt.Errorf("join: fork %s has %d branches, and %s missing: %s", first.fork, len(fork.Fork.Branches),
+			types.Choose(len(missing), "one is", fmt.Sprintf("%d are", len(missing))), strings.Join(missing, ", ")),
+			Hint: "run each with 'dtree run " + path + " --branch ID' and give all their run directories"}
+	}
+
+	// The joined run goes on from the join as dtree resume would, taking
+	// the steps before the fork from the first branch's run: their events
+	// up to its branch_start.
+	trunk, err := trunkEvents(ordered[0].dir)
+	if err != nil {
+		return &UsageError{Err: fmt.Errorf("join: %s: %w", ordered[0].dir, err)}
+	}
+	defer os.Remove(trunk)
+	carried, err := run.ReadCarriedFile(trunk)
+	if err != nil {
+		return &UsageError{Err: fmt.Errorf("join: %s: %w", ordered[0].dir, err)}
+	}
+	if carried.At != fork.Fork.Join {
+		return &UsageError{Err: fmt.Errorf("join: %s: its steps before the fork do not lead to the join %s", ordered[0].dir, fork.Fork.Join),
+			Hint: "run the branch again with this dtree"}
+	}
+	o.start = rs.Start
+	if !fs.Changed("max-steps") && rs.MaxSteps > 0 {
+		o.maxSteps = rs.MaxSteps
+	}
+	if !fs.Changed("no-validate") {
+		o.noValidate = rs.NoValidate
+	}
+	if !fs.Changed("model") {
+		o.model = rs.Model
+	}
+	if !fs.Changed("context") {
+		o.context = rs.Context
+	}
+	page, start, err := a.runTarget(c, o.runOptions, path)
+	if err != nil {
+		return err
+	}
+	if err := carried.Check(c, start); err != nil {
+		return strayPath(rs.RunID, path, carried, err, false)
+	}
+	if o.vars, err = runVars(c.Doc, vars); err != nil {
+		return err
+	}
+	// The trunk once (the first branch's), then each branch's change.
+	patches := []string{filepath.Join(ordered[0].dir, run.TrunkPatch)}
+	for _, b := range ordered {
+		patches = append(patches, filepath.Join(b.dir, run.BranchPatch))
+	}
+	workdir := cmp.Or(o.workdir, ".")
+	repo, err := workspace.Open(ctx, workdir)
+	if err != nil {
+		return &UsageError{Err: fmt.Errorf("join: %s: %w", workdir, err), Hint: "join in the git repository the branches ran in"}
+	}
+	if err := repo.Apply(ctx, patches); err != nil {
+		var ae *workspace.ApplyError
+		if !errors.As(err, &ae) {
+			return err
+		}
+		what := "the steps before the fork"
+		if ae.Index > 0 {
+			what = "branch " + types.Quote(ordered[ae.Index-1].id()) + "'s change"
+		}
+		fmt.Fprintf(a.Err, "dtree: error: join: %s (%s) does not apply on the working tree%s, and nothing was applied: %s\n",
+			what, patches[ae.Index], map[bool]string{true: " and the branches before it", false: ""}[ae.Index > 1], visible(strings.TrimSpace(ae.Git.Error())))
+		fmt.Fprintf(a.Err, "dtree: hint: join in a checkout of the commit the branches ran from; branches that change the same lines cannot be joined on separate machines\n")
+		return exitStatus(types.ExitFailed)
+	}
+	if !o.quiet {
+		fmt.Fprintf(a.Err, "dtree: joined %s of fork %s: the steps before it from %s, then each branch's change; going on at %s\n",
+			fmt.Sprintf("%d %s", len(ordered), types.Choose(len(ordered), "branch", "branches")), first.fork, ordered[0].dir, fork.Fork.Join)
+	}
+	return a.walkChart(ctx, walkJob{o: o.runOptions, s: s, reg: reg, c: c, page: page, start: start, resume: carried,
+		replay: func(file string) string {
+			return replayCommand(path, givenFlags(fs, "format", "config", "trust", "retries", "max-steps", "no-validate"), file)
+		}})
+}
+
+// trunkEvents writes the events of the run in dir before its branch
+// started, the steps before the fork, to a file of its own for
+// run.ReadCarriedFile, and returns its path.
+func trunkEvents(dir string) (string, error) {
+	f, err := runlog.OpenLog(filepath.Join(dir, "events.jsonl"))
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	out, err := os.CreateTemp("", "dtree-join-*.jsonl")
+	if err != nil {
+		return "", err
+	}
+	w := bufio.NewWriter(out)
+	rd := runlog.NewEventReader(f)
+	for {
+		ev, err := rd.NextEvent()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			out.Close()
+			os.Remove(out.Name())
+			return "", err
+		}
+		if ev.Type() == runlog.EventBranchStart {
+			break
+		}
+		w.Write(rd.Raw())
+		w.WriteByte('\n')
+	}
+	err = w.Flush()
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(out.Name())
+		return "", err
+	}
+	return out.Name(), nil
+}
