@@ -348,6 +348,11 @@ func Run(ctx context.Context, c Call) (Result, error) {
 	unlock := lockThread()
 	if err := cmd.Start(); err != nil {
 		unlock()
+		// A directory that is gone fails the child's chdir, which os/exec
+		// reports as the program not found.
+		if _, serr := os.Stat(cmd.Dir); cmd.Dir != "" && serr != nil {
+			return res, fmt.Errorf("start %s: its working directory %s is not there any more: something removed it", def.Name, cmd.Dir)
+		}
 		return res, fmt.Errorf("start %s: %w", def.Name, err)
 	}
 	waitErr := cmd.Wait()

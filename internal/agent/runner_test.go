@@ -641,3 +641,14 @@ func TestRunOutputFails(t *testing.T) {
 	assert.Equal(t, 0, res.ExitCode)
 	assert.NotEmpty(t, res.Answer)
 }
+
+// A working directory removed under a run (a step ran git worktree
+// remove on its own worktree): said so, not as the program missing,
+// which is how the child's failed chdir comes back.
+func TestRunWorkdirGone(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "gone")
+	_, err := agent.Run(t.Context(), agent.Call{Def: agent.Shell, Prompt: "true", Env: env(), Dir: dir})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "its working directory "+dir+" is not there any more: something removed it")
+}

@@ -33,7 +33,8 @@ func (a *App) newClean() *cobra.Command {
 		Long: `Clean removes the directories of the oldest runs of --log-dir past the newest
 --keep (keep_runs by default), with their checkpoints (refs/dtree/runs/RUN-ID)
 and the index files a killed run left in .git/dtree; and the worktrees of
-runs that ended (dtree run --worktree), each on its branch dtree/RUN-ID.
+runs that ended (dtree run --worktree), each on its branch dtree/RUN-ID,
+and of fork branches a killed run left (.dtree/worktrees/RUN-ID.b/NAME).
 
 Nothing a running dtree holds is removed. A worktree with files not
 committed on its branch is kept unless --force. A branch stays, as the
@@ -93,6 +94,7 @@ func (a *App) clean(ctx context.Context, o cleanOptions, keepGiven bool) error {
 	}
 	if cwd, err := os.Getwd(); err == nil {
 		if repo, err := workspace.Open(ctx, cwd); err == nil {
+			c.branchTrees(ctx, repo) // first: they may be in a run's worktree
 			c.worktrees(ctx, repo)
 			c.leftovers(repo, logDir)
 		}
@@ -234,6 +236,47 @@ func (c *cleaner) worktrees(ctx context.Context, repo *workspace.Repo) {
 	if len(kept) > 0 && !c.quiet {
 		fmt.Fprintf(c.a.Err, "dtree: kept %s, the runs' results: %s\n", types.Choose(len(kept), "branch", "branches"), joinPaths(kept[:min(len(kept), 5)], len(kept)))
 		fmt.Fprintf(c.a.Err, "dtree: hint: git merge BRANCH takes one; git branch -D BRANCH drops one\n")
+	}
+}
+
+// branchTrees removes the worktrees of fork branches that a run killed
+// during its fork left (readme/parallel.md#isolation-and-merge); those of
+// a run still going it leaves, its hold says which.
+func (c *cleaner) branchTrees(ctx context.Context, repo *workspace.Repo) {
+	list, err := repo.BranchTrees(ctx)
+	if err != nil {
+		c.warn("%v", err)
+		c.failed++
+		return
+	}
+	var runDirs []string
+	byRun := map[string][]workspace.BranchTreeInfo{}
+	for _, b := range list {
+		if _, ok := byRun[b.RunDir]; !ok {
+			runDirs = append(runDirs, b.RunDir)
+		}
+		byRun[b.RunDir] = append(byRun[b.RunDir], b)
+	}
+	for _, runDir := range runDirs {
+		trees := byRun[runDir]
+		var dirs []string
+		for _, b := range trees {
+			if !b.Gone {
+				dirs = append(dirs, b.Dir)
+			}
+		}
+		err := repo.RemoveDeadBranchTrees(ctx, runDir, dirs, c.dry)
+		switch {
+		case errors.Is(err, workspace.ErrWorktreeInUse):
+			continue // its run goes on
+		case err != nil:
+			c.warn("%v", err)
+			c.failed++
+			continue
+		}
+		for _, b := range trees {
+			c.did("worktree " + relToCwd(b.Dir) + " (branch of run " + b.RunID + ", which is not going)")
+		}
 	}
 }
 

@@ -104,6 +104,15 @@ func (w *walker) fork(ctx context.Context, p *branch, n *types.ProcessedNode, vi
 	if isolated {
 		base = t.ws.Last.Commit // the fork's visit ended with a checkpoint
 	}
+	if isolated {
+		// Held until the branches' trees are removed (the defers run
+		// last first): dtree clean removes them only when the run died.
+		release, err := t.ws.Repo.HoldBranchTrees(w.o.Log.RunID)
+		if err != nil {
+			return 0, &ForkError{Err: fmt.Errorf("fork %s: %w", n.ID, err)}
+		}
+		defer release()
+	}
 	w.forked = true
 	children := make([]*branch, 0, len(f.Branches))
 	defer func() {

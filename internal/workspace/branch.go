@@ -510,3 +510,137 @@ func eachChange(rd io.Reader, f func(from, to string)) error {
 		f(from, to)
 	}
 }
+
+// errDirGone is a directory removed or replaced while it was being held.
+var errDirGone = errors.New("the directory was removed while dtree took hold of it")
+
+// HoldBranchTrees marks run runID's branch trees (WorktreesDir/RUN-ID.b)
+// as in use for as long as this process holds them (release, or its end,
+// however it ends): dtree clean leaves them. A run takes it before its
+// fork makes the first, so no moment is left when clean could take one
+// for a dead run's. It makes the directory, and refuses a link.
+func (r *Repo) HoldBranchTrees(runID string) (release func(), err error) {
+	fail := func(err error) (func(), error) {
+		return nil, fmt.Errorf("the branches' worktrees: %w", err)
+	}
+	if !runIDPattern.MatchString(runID) {
+		return fail(fmt.Errorf("%q is not a run id", runID))
+	}
+	parent, err := r.worktreesParent()
+	if err != nil {
+		return fail(err)
+	}
+	runDir := filepath.Join(parent, runID+".b")
+	for range 3 { // dtree clean may remove it between the two
+		if err := os.Mkdir(runDir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+			return fail(err)
+		}
+		if st, err := os.Lstat(runDir); err == nil && st.Mode()&os.ModeSymlink != 0 {
+			to, _ := os.Readlink(runDir)
+			return fail(fmt.Errorf("%s is a link (to %s), and dtree makes worktrees only in the repository itself: remove the link", runDir, to))
+		} else if err == nil && !st.IsDir() {
+			return fail(fmt.Errorf("%s is not a directory, and dtree makes the branches' worktrees there: remove it", runDir))
+		}
+		release, err = holdDir(runDir, true)
+		if !errors.Is(err, errDirGone) {
+			break
+		}
+	}
+	switch {
+	case errors.Is(err, ErrWorktreeInUse):
+		return fail(fmt.Errorf("%s: dtree clean is removing them: run again", runDir))
+	case err != nil:
+		return fail(fmt.Errorf("%s: %w", runDir, err))
+	}
+	return release, nil
+}
+
+// BranchTreeInfo is a fork's branch tree that git has a record of, as
+// AddBranchTree made it (detached, at P/WorktreesDir/RUN-ID.b/NAME, P the
+// repository's root or a worktree of dtree's in it: a --worktree run's,
+// or a branch's whose own fork it is).
+type BranchTreeInfo struct {
+	Dir    string
+	RunID  string
+	RunDir string // Dir's parent, RUN-ID.b
+	Gone   bool   // its directory is not there
+}
+
+// BranchTrees are the fork branch trees of the repository, as `git
+// worktree list` says, in its order.
+func (r *Repo) BranchTrees(ctx context.Context) ([]BranchTreeInfo, error) {
+	all, err := r.listWorktrees(ctx)
+	if err != nil {
+		return nil, err
+	}
+	top := filepath.Join(r.Root, filepath.FromSlash(WorktreesDir))
+	var list []BranchTreeInfo
+	for _, w := range all {
+		if !w.detached {
+			continue
+		}
+		runDir := filepath.Dir(w.Dir)
+		id, ok := strings.CutSuffix(filepath.Base(runDir), ".b")
+		parent := filepath.Dir(runDir)
+		if !ok || !runIDPattern.MatchString(id) || filepath.Base(w.Dir) == "." ||
+			!strings.HasSuffix(parent, string(filepath.Separator)+filepath.FromSlash(WorktreesDir)) || !within(top, parent) {
+			continue
+		}
+		list = append(list, BranchTreeInfo{Dir: w.Dir, RunID: id, RunDir: runDir, Gone: w.Gone})
+	}
+	return list, nil
+}
+
+// within says whether path is dir or under it.
+func within(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && (rel == "." || filepath.IsLocal(rel))
+}
+
+// RemoveDeadBranchTrees removes the branch trees dirs of one run, all in
+// runDir (BranchTrees' RunDir), unless a running dtree holds them
+// (ErrWorktreeInUse): a run killed during a fork left them. Their
+// checkpoints stay on their refs, until the run's are pruned. Those
+// whose directory is gone leave git's records only: `git worktree prune`
+// takes them. dryRun checks and removes nothing.
+func (r *Repo) RemoveDeadBranchTrees(ctx context.Context, runDir string, dirs []string, dryRun bool) error {
+	runDir = filepath.Clean(runDir)
+	st, err := os.Lstat(runDir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		if dryRun {
+			return nil
+		}
+		return r.git(ctx, "", nil, nil, nil, "worktree", "prune")
+	case err != nil:
+		return fmt.Errorf("remove the worktrees of %s: %w", runDir, err)
+	case !st.IsDir():
+		return fmt.Errorf("remove the worktrees of %s: it is not a directory of dtree's (a link?): remove it by hand, then run git worktree prune", runDir)
+	}
+	// Nothing above it a link either: what RemoveAll would go through.
+	if real, err := filepath.EvalSymlinks(runDir); err != nil || real != runDir {
+		return fmt.Errorf("remove the worktrees of %s: it is reached through a link (to %s): remove it by hand, then run git worktree prune", runDir, real)
+	}
+	release, err := holdDir(runDir, false)
+	if err != nil {
+		if errors.Is(err, ErrWorktreeInUse) {
+			return err
+		}
+		return fmt.Errorf("remove the worktrees of %s: %w", runDir, err)
+	}
+	defer release()
+	if dryRun {
+		return nil
+	}
+	for _, dir := range dirs {
+		if filepath.Dir(filepath.Clean(dir)) != runDir {
+			return fmt.Errorf("remove worktree %s: it is not in %s", dir, runDir)
+		}
+		if err := r.removeBranchDir(ctx, dir); err != nil {
+			return fmt.Errorf("remove worktree %s: %w", dir, err)
+		}
+	}
+	os.Remove(runDir) // when nothing else is left in it
+	// The records of those whose directory was gone.
+	return r.git(ctx, "", nil, nil, nil, "worktree", "prune")
+}

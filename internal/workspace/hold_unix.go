@@ -36,3 +36,33 @@ func holdWorktree(gitDir string, shared bool) (release func(), err error) {
 	}
 	return func() { f.Close() }, nil
 }
+
+// holdDir locks directory dir itself, as holdWorktree locks a worktree's
+// lock file: shared for a run, exclusive to remove what is in it.
+// ErrWorktreeInUse when it is held; an error when dir is a link.
+func holdDir(dir string, shared bool) (release func(), err error) {
+	f, err := os.OpenFile(dir, os.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, err
+	}
+	how := unix.LOCK_EX
+	if shared {
+		how = unix.LOCK_SH
+	}
+	if err := unix.Flock(int(f.Fd()), how|unix.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, ErrWorktreeInUse
+		}
+		return nil, err
+	}
+	// Removed (or replaced) between the open and the lock: the lock holds
+	// nothing anyone else looks at.
+	opened, err := f.Stat()
+	now, lerr := os.Lstat(dir)
+	if err != nil || lerr != nil || !os.SameFile(opened, now) {
+		f.Close()
+		return nil, errDirGone
+	}
+	return func() { f.Close() }, nil
+}

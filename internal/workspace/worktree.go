@@ -260,39 +260,57 @@ type WorktreeInfo struct {
 // Worktrees are dtree's worktrees of the repository, as `git worktree
 // list` says: those under WorktreesDir whose branch is dtree/….
 func (r *Repo) Worktrees(ctx context.Context) ([]WorktreeInfo, error) {
+	all, err := r.listWorktrees(ctx)
+	if err != nil {
+		return nil, err
+	}
+	under := filepath.Join(r.Root, filepath.FromSlash(WorktreesDir)) + string(filepath.Separator)
+	var list []WorktreeInfo
+	for _, w := range all {
+		id, ok := strings.CutPrefix(w.Branch, BranchPrefix)
+		if ok && runIDPattern.MatchString(id) && strings.HasPrefix(w.Dir, under) {
+			list = append(list, w.WorktreeInfo)
+		}
+	}
+	return list, nil
+}
+
+// listedWorktree is a worktree as `git worktree list` gives it.
+type listedWorktree struct {
+	WorktreeInfo
+	detached bool
+}
+
+// listWorktrees is every worktree of the repository, the main one first.
+func (r *Repo) listWorktrees(ctx context.Context) ([]listedWorktree, error) {
 	out, err := r.output(ctx, "", nil, "worktree", "list", "--porcelain", "-z")
 	if err != nil {
 		return nil, fmt.Errorf("list the worktrees: %w", err)
 	}
-	under := filepath.Join(r.Root, filepath.FromSlash(WorktreesDir)) + string(filepath.Separator)
-	var list []WorktreeInfo
-	var cur WorktreeInfo
-	flush := func() {
-		id, ok := strings.CutPrefix(cur.Branch, BranchPrefix)
-		if ok && runIDPattern.MatchString(id) && strings.HasPrefix(cur.Dir, under) {
-			list = append(list, cur)
-		}
-		cur = WorktreeInfo{}
-	}
+	var list []listedWorktree
+	var cur listedWorktree
 	for _, field := range strings.Split(out, "\x00") {
 		key, val, _ := strings.Cut(field, " ")
 		switch key {
 		case "":
 			if cur.Dir != "" {
-				flush()
+				list = append(list, cur)
 			}
+			cur = listedWorktree{}
 		case "worktree":
 			cur.Dir = filepath.Clean(val)
 		case "HEAD":
 			cur.Head = val
 		case "branch":
 			cur.Branch = strings.TrimPrefix(val, "refs/heads/")
+		case "detached":
+			cur.detached = true
 		case "prunable":
 			cur.Gone = true
 		}
 	}
 	if cur.Dir != "" {
-		flush()
+		list = append(list, cur)
 	}
 	return list, nil
 }
