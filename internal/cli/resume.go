@@ -446,15 +446,24 @@ func resumeLine(runID string, r *run.Carried, c *chart.Chart) string {
 	line := fmt.Sprintf("dtree: run %s goes on from run %s at %s: %s taken from it, no agent called for %s",
 		runID, r.Start.RunID, at, types.Plural(r.Len(), "finished step"), them)
 	if f := r.Fork; f != nil { // inside the fork: each branch from its own step
-		ways := make([]string, 0, len(f.Branches))
-		for _, b := range f.Branches[:min(len(f.Branches), 10)] {
+		// In the fork's order, as inspect lists them, whichever started first.
+		branches := slices.Clone(f.Branches)
+		if i, ok := c.Graph.Index(f.Node); ok && c.Nodes[i].Fork != nil {
+			order := map[string]int{}
+			for k, fb := range c.Nodes[i].Fork.Branches {
+				order[fb.Name] = k
+			}
+			slices.SortStableFunc(branches, func(a, b *run.CarriedBranch) int { return order[a.Name] - order[b.Name] })
+		}
+		ways := make([]string, 0, len(branches))
+		for _, b := range branches[:min(len(branches), 10)] {
 			if b.Done {
 				ways = append(ways, fmt.Sprintf("%s taken whole", b.ID))
 			} else {
 				ways = append(ways, fmt.Sprintf("%s at node %s", b.ID, b.At))
 			}
 		}
-		if more := len(f.Branches) - len(ways); more > 0 {
+		if more := len(branches) - len(ways); more > 0 {
 			ways = append(ways, fmt.Sprintf("%d more", more))
 		}
 		line += "; its branches: " + strings.Join(ways, ", ")

@@ -1,6 +1,8 @@
 package run
 
 import (
+	"context"
+
 	"github.com/dtree-dev/dtree/internal/workspace"
 	"github.com/dtree-dev/dtree/prompts"
 )
@@ -37,6 +39,15 @@ type branch struct {
 	historyLeftOut int
 	last           map[string]pastStep
 	soFar          prompts.Entries // the run so far's entries, each rendered once
+	// prepare makes a fork's branch's worktree and checkpoints when it
+	// gets to run (nil once done, and for a dry run's); running: it has
+	// a place among the branches that run at once (fork.go's enter).
+	prepare func(ctx context.Context) error
+	running bool
+	// tip is a fork's branch's last checkpoint once it got to its join,
+	// what the join merges; tipErr why there is none.
+	tip    string
+	tipErr error
 	// forkAt is how many steps a fork's branch had when it started:
 	// those after are its own, which its parent takes in at the join.
 	forkAt int

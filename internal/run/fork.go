@@ -138,16 +138,47 @@ func (w *walker) runBranches(ctx context.Context, p *branch, n *types.ProcessedN
 	bctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	done := make(chan forkResult)
+	// The branches start in the fork's order (their branch_start events,
+	// their lines in the progress), each once the one before it has.
+	started := make([]chan struct{}, len(children))
+	for i := range started {
+		started[i] = make(chan struct{})
+	}
 	for i, c := range children {
 		go func() {
+			var err error
+			if i > 0 {
+				select {
+				case <-started[i-1]:
+				case <-bctx.Done():
+					err = bctx.Err()
+				}
+			}
+			// At most --parallel branches run at once; one that waits for
+			// its fork's branches lets go of its place meanwhile.
+			if err == nil {
+				err = w.enter(bctx, c)
+			}
 			w.take(c)
-			err := w.walkBranch(bctx, c)
+			if err == nil && c.prepare != nil {
+				err = c.prepare(bctx)
+			}
+			c.prepare = nil
+			close(started[i])
+			if err == nil {
+				err = w.walkBranch(bctx, c)
+			}
 			var stopped error // what stopped it, when it did not end by itself
 			if err != nil && bctx.Err() != nil {
 				stopped = context.Cause(bctx)
 			}
+			if err == nil {
+				c.tip, c.tipErr = w.lastCheckpoint(ctx, c)
+			}
 			w.endBranch(c, err, stopped)
+			w.dropTree(c) // its checkpoints have what the join merges
 			w.mu.Unlock()
+			w.leave(c)
 			done <- forkResult{i, err, stopped != nil}
 		}()
 	}
@@ -155,6 +186,7 @@ func (w *walker) runBranches(ctx context.Context, p *branch, n *types.ProcessedN
 	errs := make([]error, len(children))
 	first, winner := -1, -1
 	w.release()
+	w.leave(p)
 	for range children {
 		r := <-done
 		errs[r.i] = r.err
@@ -174,6 +206,7 @@ func (w *walker) runBranches(ctx context.Context, p *branch, n *types.ProcessedN
 			cancel(r.err) // the others stop
 		}
 	}
+	w.enterAgain(p)
 	w.take(p)
 	if err := ctx.Err(); err != nil {
 		return 0, err
@@ -236,20 +269,28 @@ func (w *walker) startBranch(ctx context.Context, p *branch, n *types.ProcessedN
 		w.branchStarted(c, n, fb, "")
 		return c, nil
 	}
-	repo := p.tree.ws.Repo
+	// Its worktree is made when it gets to run (runBranches): a fork of
+	// more branches than --parallel has at most that many checkouts
+	// being worked in, and the first branch starts without waiting for
+	// the others' worktrees.
+	repo, prefix := p.tree.ws.Repo, p.tree.workdirPrefix()
 	key := branchKey(n.ID, visit, fb.Name)
-	wt, err := repo.AddBranchTree(context.WithoutCancel(ctx), w.o.Log.RunID, key, base)
-	if err != nil {
-		return nil, &ForkError{Err: fmt.Errorf("fork %s: branch %s: %w", n.ID, types.Quote(fb.Name), err)}
+	c.prepare = func(ctx context.Context) error {
+		ctx = context.WithoutCancel(ctx)
+		wt, err := repo.AddBranchTree(ctx, w.o.Log.RunID, key, base)
+		if err != nil {
+			return &ForkError{Err: fmt.Errorf("fork %s: branch %s: %w", n.ID, types.Quote(fb.Name), err)}
+		}
+		c.tree = &tree{wt: wt, dir: filepath.Join(wt.Dir, prefix)}
+		ws, err := wt.Repo.Begin(ctx, workspace.BranchRunID(w.o.Log.RunID, key), base)
+		if err != nil {
+			w.dropTree(c)
+			return &ForkError{Err: fmt.Errorf("fork %s: branch %s: %w", n.ID, types.Quote(fb.Name), err)}
+		}
+		c.tree.ws, c.tree.fresh, c.tree.first = ws, true, ws.Last.Commit
+		w.branchStarted(c, n, fb, base)
+		return nil
 	}
-	c.tree = &tree{wt: wt, dir: filepath.Join(wt.Dir, p.tree.workdirPrefix())}
-	ws, err := wt.Repo.Begin(context.WithoutCancel(ctx), workspace.BranchRunID(w.o.Log.RunID, key), base)
-	if err != nil {
-		w.dropTree(c)
-		return nil, &ForkError{Err: fmt.Errorf("fork %s: branch %s: %w", n.ID, types.Quote(fb.Name), err)}
-	}
-	c.tree.ws, c.tree.fresh, c.tree.first = ws, true, ws.Last.Commit
-	w.branchStarted(c, n, fb, base)
 	return c, nil
 }
 
@@ -287,6 +328,9 @@ func (w *walker) branchStarted(c *branch, n *types.ProcessedNode, fb types.ForkB
 	w.cur = prev
 	if bp, ok := w.o.Progress.(BranchProgress); ok {
 		bp.BranchStarted(c.id, n.ID, fb.Name)
+		if w.cur == c { // it got to run: what follows is its
+			bp.OnBranch(c.id)
+		}
 	}
 }
 
@@ -314,15 +358,49 @@ func (w *walker) endBranch(c *branch, err, stopped error) {
 			status = StatusWaiting
 		}
 	}
+	w.sum.Branches = append(w.sum.Branches, BranchResult{ID: c.id, Fork: c.fork, Name: c.name, Join: w.node(c.stop).ID, Status: status,
+		Error: msg, Path: *c.path})
+	if c.tree == nil { // stopped before it got to run: it never started
+		return
+	}
 	ev := runlog.BranchEnd{Status: status, Error: msg, Path: *c.path}
 	if c.tree.ws != nil {
 		ev.Checkpoint = c.tree.ws.Last.Commit
 	}
 	w.event(ev)
-	w.sum.Branches = append(w.sum.Branches, BranchResult{ID: c.id, Fork: c.fork, Name: c.name, Join: w.node(c.stop).ID, Status: status,
-		Error: msg, Path: *c.path})
 	if bp, ok := w.o.Progress.(BranchProgress); ok {
 		bp.BranchEnded(c.id, status)
+	}
+}
+
+// enter waits for a place among the branches that run at once
+// (--parallel), for branch c; the run's own branch needs none. It is
+// called with the walker let go.
+func (w *walker) enter(ctx context.Context, c *branch) error {
+	select {
+	case w.places <- struct{}{}:
+		c.running = true
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// leave gives up branch c's place, if it has one.
+func (w *walker) leave(c *branch) {
+	if c.running {
+		c.running = false
+		<-w.places
+	}
+}
+
+// enterAgain takes back the place branch c left to wait for its fork's
+// branches (they have all ended, so one is free soon); a second call
+// does nothing.
+func (w *walker) enterAgain(c *branch) {
+	if c.id != "" && !c.running {
+		w.places <- struct{}{}
+		c.running = true
 	}
 }
 
@@ -339,6 +417,26 @@ func (w *walker) dropTree(c *branch) {
 	t.wt = nil
 }
 
+// lastCheckpoint checkpoints branch c's tree as it got to its join, for
+// the join to merge; its error is the join's.
+func (w *walker) lastCheckpoint(ctx context.Context, c *branch) (string, error) {
+	if c.tree == nil || c.tree.wt == nil {
+		return "", nil // a dry run's branch: the one tree, nothing to merge
+	}
+	j := w.node(c.stop)
+	if c.tree.ws == nil {
+		why := "they were off"
+		if c.tree.off != "" {
+			why = "they went off: " + types.Excerpt(c.tree.off, 300)
+		}
+		return "", &ForkError{Err: fmt.Errorf("join %s: branch %s: its changes cannot be merged without its checkpoints, and %s (a step removed or broke its worktree?)", j.ID, ShownBranch(c.id), why)}
+	}
+	if _, err := c.tree.snap(context.WithoutCancel(ctx), "branch "+c.id+" at the join"); err != nil {
+		return "", &ForkError{Err: fmt.Errorf("join %s: branch %s: %w", j.ID, ShownBranch(c.id), err)}
+	}
+	return c.tree.ws.Last.Commit, nil
+}
+
 // merge brings the changes of branches into p's tree at join node j, in
 // their order: a conflict fails the join, unless it is a step an agent
 // runs, which is then asked to resolve it (readme/parallel.md).
@@ -347,17 +445,10 @@ func (w *walker) merge(ctx context.Context, p *branch, fork, j *types.ProcessedN
 	tips := make([]workspace.Tip, 0, len(branches))
 	names := make([]string, 0, len(branches))
 	for _, c := range branches {
-		if c.tree.ws == nil {
-			why := "they were off"
-			if c.tree.off != "" {
-				why = "they went off: " + types.Excerpt(c.tree.off, 300)
-			}
-			return &ForkError{Err: fmt.Errorf("join %s: branch %s: its changes cannot be merged without its checkpoints, and %s (a step removed or broke its worktree?)", j.ID, ShownBranch(c.id), why)}
+		if c.tipErr != nil {
+			return c.tipErr
 		}
-		if _, err := c.tree.snap(ctx, "branch "+c.id+" at the join"); err != nil {
-			return &ForkError{Err: fmt.Errorf("join %s: branch %s: %w", j.ID, ShownBranch(c.id), err)}
-		}
-		tips = append(tips, workspace.Tip{Name: c.id, Commit: c.tree.ws.Last.Commit})
+		tips = append(tips, workspace.Tip{Name: c.id, Commit: c.tip})
 		names = append(names, c.id)
 	}
 	// The run's tree may have changed while the branches ran (a person

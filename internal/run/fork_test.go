@@ -396,3 +396,73 @@ func TestForkBudgetStopsEveryBranch(t *testing.T) {
 	assert.Equal(t, StatusBudget, sum.Status)
 	assert.NotContains(t, sum.Path, "review")
 }
+
+// With --parallel 1 the branches run one at a time, and each one's
+// worktree is made when it gets to run: never two checkouts at once.
+func TestForkParallelBoundsWorktrees(t *testing.T) {
+	var mu sync.Mutex
+	most := 0
+	runner := func(ctx context.Context, c agent.Call) (agent.Result, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if c.Request.Node != "plan" && c.Request.Node != "review" {
+			trees, err := filepath.Glob(filepath.Join(filepath.Dir(c.Dir), "*")) // .dtree/worktrees/RUN-ID.b/*
+			if err != nil {
+				return agent.Result{}, err
+			}
+			most = max(most, len(trees))
+		}
+		return agent.Result{Answer: done}, nil
+	}
+	sum, _, _, err := forkRun(t, forkYAML("all"), runner, Options{Parallel: 1})
+	require.NoError(t, err)
+	assert.Equal(t, StatusSucceeded, sum.Status)
+	assert.Equal(t, 1, most, "one branch's worktree at a time")
+}
+
+// A fork nested in a branch, with --parallel 1: the branch that waits
+// for its own fork's branches leaves its place to them (no deadlock).
+func TestForkNestedWithParallelOne(t *testing.T) {
+	src := `title: nested
+nodes:
+  - id: plan
+    text: Plan.
+    parallel: [a, b]
+  - id: a
+    text: A.
+    parallel: [a1, a2]
+  - id: a1
+    text: A1.
+    next: ajoin
+  - id: a2
+    text: A2.
+    next: ajoin
+  - id: ajoin
+    text: A joins.
+    next: review
+  - id: b
+    text: B.
+    next: review
+  - id: review
+    text: Review.
+    next: done
+  - id: done
+    kind: end
+    text: Done
+`
+	var mu sync.Mutex
+	var ran []string
+	runner := func(ctx context.Context, c agent.Call) (agent.Result, error) {
+		mu.Lock()
+		ran = append(ran, c.Request.Node)
+		mu.Unlock()
+		return agent.Result{Answer: done}, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	_ = ctx
+	sum, _, _, err := forkRun(t, src, runner, Options{Parallel: 1})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"plan", "review", "done"}, sum.Path)
+	assert.ElementsMatch(t, []string{"plan", "a", "a1", "a2", "ajoin", "b", "review"}, ran)
+}

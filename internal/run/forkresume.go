@@ -69,6 +69,13 @@ func (w *walker) partBranches(ctx context.Context, p *branch) error {
 		// says so, and a resume of this run reads the join's base there),
 		// then moved to the branch's own last checkpoint.
 		c, err := w.startBranch(ctx, p, n, f.Visit, fb, join, f.Base)
+		if err == nil {
+			// Made now, not when it gets to run as a live fork's: its
+			// branch_start comes before the steps carried onto it, as a
+			// resume of this run reads them.
+			err = c.prepare(ctx)
+			c.prepare = nil
+		}
 		if err != nil {
 			w.dropParts()
 			return err

@@ -42,7 +42,9 @@ func TestForkParallelBoundsCalls(t *testing.T) {
 			now := running.Add(1)
 			for m := most.Load(); now > m && !most.CompareAndSwap(m, now); m = most.Load() {
 			}
-			time.Sleep(50 * time.Millisecond)
+			// Long enough for the other branches to get their worktrees
+			// (made when a branch gets to run) and start theirs.
+			time.Sleep(400 * time.Millisecond)
 			running.Add(-1)
 			return agent.Result{Answer: done}, nil
 		}

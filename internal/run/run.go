@@ -5,6 +5,7 @@
 package run
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -178,6 +179,9 @@ type walker struct {
 	// gateAnswered: Approval.Answer was given to a gate.
 	gateAnswered bool
 	limits       *limiter // --parallel and the CLIs' shared backoffs (limits.go)
+	// places holds a token for each fork branch running (--parallel,
+	// fork.go's enter).
+	places chan struct{}
 	// parts are the branches of the fork a resumed run goes on inside,
 	// by their id in the run resumed (forkresume.go).
 	parts map[string]*branch
@@ -197,7 +201,8 @@ func Walk(ctx context.Context, o Options) (*Summary, error) {
 	if o.Progress == nil {
 		o.Progress = nopProgress{}
 	}
-	w := &walker{o: o, started: time.Now(), root: &tree{dir: o.Workdir}, limits: newLimiter(o.Parallel, time.Now)}
+	w := &walker{o: o, started: time.Now(), root: &tree{dir: o.Workdir}, limits: newLimiter(o.Parallel, time.Now),
+		places: make(chan struct{}, cmp.Or(max(o.Parallel, 0), types.DefaultParallel))}
 	w.sum = newSummary(o)
 	w.cur = newBranch(0, &w.sum.Path, w.root)
 	w.mu.Lock() // the run's first branch walks with it; fork.go's branches take turns
