@@ -310,18 +310,28 @@ func (s *Summary) encodeShort() {
 		s.shortStart = append(s.shortStart, len(s.shortNodes))
 		s.shortNodes = append(append(s.shortNodes, ",\n"...), b...)
 	}
-	if len(s.shortStart) >= 2*ShortSteps {
-		drop := len(s.shortStart) - ShortSteps
-		from := s.shortStart[drop]
-		nodes := make([]byte, len(s.shortNodes)-from, 2*(len(s.shortNodes)-from))
-		copy(nodes, s.shortNodes[from:])
-		n := copy(s.shortStart, s.shortStart[drop:])
-		s.shortStart = s.shortStart[:n]
-		for i := range s.shortStart {
-			s.shortStart[i] -= from
-		}
-		s.shortNodes = nodes
+	s.shortNodes, s.shortStart, _ = keepNewestEntries(s.shortNodes, s.shortStart)
+}
+
+// keepNewestEntries cuts entries (encoded one after the other, each
+// starting where starts says) to the newest ShortSteps once there are
+// twice that, into a new buffer: a part of the old one handed to the
+// background writer never changes under it. It returns how many it
+// dropped.
+func keepNewestEntries(entries []byte, starts []int) ([]byte, []int, int) {
+	if len(starts) < 2*ShortSteps {
+		return entries, starts, 0
 	}
+	drop := len(starts) - ShortSteps
+	from := starts[drop]
+	kept := make([]byte, len(entries)-from, 2*(len(entries)-from))
+	copy(kept, entries[from:])
+	n := copy(starts, starts[drop:])
+	starts = starts[:n]
+	for i := range starts {
+		starts[i] -= from
+	}
+	return kept, starts, drop
 }
 
 // shortJSON is short.json in parts to be written one after the other: the
@@ -402,19 +412,9 @@ func (s *Summary) encodeBranches() {
 		s.shortBranchStart = append(s.shortBranchStart, len(s.shortBranches))
 		s.shortBranches = append(append(s.shortBranches, ",\n"...), b...)
 	}
-	if k := len(s.shortBranchStart); k >= 2*ShortSteps {
-		drop := k - ShortSteps
-		from := s.shortBranchStart[drop]
-		kept := make([]byte, len(s.shortBranches)-from, 2*(len(s.shortBranches)-from))
-		copy(kept, s.shortBranches[from:])
-		n := copy(s.shortBranchStart, s.shortBranchStart[drop:])
-		s.shortBranchStart = s.shortBranchStart[:n]
-		for i := range s.shortBranchStart {
-			s.shortBranchStart[i] -= from
-		}
-		s.shortBranches = kept
-		s.shortBranchesCut += drop
-	}
+	var dropped int
+	s.shortBranches, s.shortBranchStart, dropped = keepNewestEntries(s.shortBranches, s.shortBranchStart)
+	s.shortBranchesCut += dropped
 }
 
 // shortHead is short.json before its nodes (readme/logs.md#shortjson).
