@@ -22,8 +22,9 @@ import (
 // by side, each in a goroutine and a git worktree of its own made from
 // the fork's checkpoint, until they reach the fork's join. The branches
 // take turns at what they share (walker.mu): a branch lets go of it only
-// while it waits on an agent call, a command or a backoff, so everything
-// else a step does is as in a run of one branch.
+// while it waits (an agent call, a command, a backoff, a slot or a place
+// of --parallel, its own fork's branches), so everything else a step
+// does is as in a run of one branch.
 
 // take makes the walker b's: it waits for the branch holding it to let
 // go.
@@ -103,8 +104,6 @@ func (w *walker) fork(ctx context.Context, p *branch, n *types.ProcessedNode, vi
 	base := ""
 	if isolated {
 		base = t.ws.Last.Commit // the fork's visit ended with a checkpoint
-	}
-	if isolated {
 		// Held until the branches' trees are removed (the defers run
 		// last first): dtree clean removes them only when the run died.
 		release, err := t.ws.Repo.HoldBranchTrees(w.o.Log.RunID)
