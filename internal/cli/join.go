@@ -37,12 +37,16 @@ func (a *App) newJoin() *cobra.Command {
 of its own with 'dtree run CHART --branch FORK/NAME' (a GitHub Actions
 matrix: 'dtree plan --matrix'), and goes on after the fork's join: it
 checks that they are runs of the same chart and fork, each branch once and
-every branch there, applies the steps before the fork (trunk.patch of the
-fork's first branch) and each branch's change (branch.patch) to the
-working tree, in the fork's order, and runs the chart from the join.
+every branch there, makes the fork's tree (trunk.patch of the fork's first
+branch on the commit the checkout is at) and each branch's (its
+branch.patch on the fork's), and goes on inside the fork as dtree resume
+would: the joined run takes the steps before the fork and each branch's,
+puts the steps before the fork in the working tree, and the join merges
+the branches three-way as on one machine (a conflict is the join's
+agent's to resolve, or fails the run with the markers in the files).
 
-A branch whose change does not apply on those before it (they changed the
-same lines) fails the join, exit 1, with nothing applied.
+A patch that does not apply on the commit the checkout is at fails the
+join, exit 1, with nothing applied.
 
 Docs: dtree docs ci`,
 		Example: `  dtree join runs/dtree-branch-*           # the downloaded artifacts
