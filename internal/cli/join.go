@@ -360,8 +360,10 @@ func branchEvents(w *bufio.Writer, b branchRun, trunk bool, base, tip string) er
 		line := rd.Raw()
 		switch e := ev.(type) {
 		case runlog.BranchStart:
-			in = true
-			line = withCheckpoint(line, e.Checkpoint, base)
+			if !in && rd.Branch() == b.id() {
+				in = true
+				line = withCheckpoint(line, e.Checkpoint, base)
+			}
 		case runlog.BranchEnd:
 			if in && rd.Branch() == b.id() {
 				w.Write(withCheckpoint(line, e.Checkpoint, tip))
