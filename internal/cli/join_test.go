@@ -1,10 +1,16 @@
 package cli
 
 import (
+	"bufio"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -55,4 +61,59 @@ func TestJoinedEvents(t *testing.T) {
 	assert.Contains(t, lines[6], `"checkpoint":"`+newA+`"`)
 	assert.Contains(t, lines[7], `"branch":"plan/b","checkpoint":"`+base+`"`)
 	assert.Contains(t, lines[10], `"checkpoint":"`+newB+`"`)
+}
+
+// A branch of 100,000 steps (30 MB of events) is copied a line at a
+// time: the heap does not grow with it.
+func TestJoinedEventsBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 30 MB")
+	}
+	const steps = 100_000
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, "events.jsonl"))
+	require.NoError(t, err)
+	w := bufio.NewWriter(f)
+	fmt.Fprintln(w, `{"time":"2026-11-27T09:10:27.8Z","event":"run_start","chart":"Fork","page":"1","run_id":"r","source":"fork.yaml"}`)
+	fmt.Fprintln(w, `{"time":"2026-11-27T09:10:27.8Z","event":"branch_start","branch":"plan/a","checkpoint":"d13a1fb6a508e7e78c82a1e97ab9dc1533230ad9","first":"a","fork":"plan","name":"a","run_id":"r"}`)
+	for i := range steps {
+		fmt.Fprintf(w, `{"time":"2026-11-27T09:10:27.8Z","event":"node_start","branch":"plan/a","cli":"sh","node":"a","role":"process","run_id":"r","visit":%d}`+"\n", i+1)
+		fmt.Fprintf(w, `{"time":"2026-11-27T09:10:27.8Z","event":"node_end","branch":"plan/a","node":"a","next":"a","run_id":"r","status":"succeeded","visit":%d,"padding":"%s"}`+"\n", i+1, strings.Repeat("x", 100))
+	}
+	fmt.Fprintln(w, `{"time":"2026-11-27T09:10:27.8Z","event":"branch_end","branch":"plan/a","checkpoint":"c3daf77c9027e4e51056c12f1ffac4b84127483b","path":["a"],"run_id":"r","status":"succeeded"}`)
+	require.NoError(t, w.Flush())
+	require.NoError(t, f.Close())
+
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	baseline := ms.HeapAlloc
+	var peak atomic.Uint64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			if ms.HeapAlloc > peak.Load() {
+				peak.Store(ms.HeapAlloc)
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(2 * time.Millisecond):
+			}
+		}
+	})
+	path, err := joinedEvents([]branchRun{{dir: dir, fork: "plan", name: "a"}}, "1111111111111111111111111111111111111111", []string{"2222222222222222222222222222222222222222"})
+	close(stop)
+	wg.Wait()
+	require.NoError(t, err)
+	defer os.Remove(path)
+	st, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Greater(t, st.Size(), int64(30<<20))
+	grew := int64(peak.Load()) - int64(baseline)
+	t.Logf("joined %d MiB of events; the heap grew %d KiB at most", st.Size()>>20, grew>>10)
+	assert.Less(t, grew, int64(16<<20), "the heap grew with the log")
 }
