@@ -300,7 +300,7 @@ func (a *App) join(ctx context.Context, dirs []string, o joinOptions, fs *pflag.
 		return notApplied("the steps before the fork", trunkPatch, err)
 	}
 	if !o.quiet {
-		fmt.Fprintf(a.Err, "dtree: joined %s of fork %s: the steps before it from %s, then each branch's; going on at %s\n",
+		fmt.Fprintf(a.Err, "dtree: joined %s of fork %s: the steps before it from %s, then each branch's steps and change from its own run; merging them at %s\n",
 			fmt.Sprintf("%d %s", len(ordered), types.Choose(len(ordered), "branch", "branches")), first.fork, ordered[0].dir, fork.Fork.Join)
 	}
 	return a.walkChart(ctx, walkJob{o: o.runOptions, s: s, reg: reg, c: c, page: page, start: start, resume: carried,
