@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -36,12 +37,16 @@ func (a *App) newJoin() *cobra.Command {
 of its own with 'dtree run CHART --branch FORK/NAME' (a GitHub Actions
 matrix: 'dtree plan --matrix'), and goes on after the fork's join: it
 checks that they are runs of the same chart and fork, each branch once and
-every branch there, applies the steps before the fork (trunk.patch of the
-fork's first branch) and each branch's change (branch.patch) to the
-working tree, in the fork's order, and runs the chart from the join.
+every branch there, makes the fork's tree (trunk.patch of the fork's first
+branch on the commit the checkout is at) and each branch's (its
+branch.patch on the fork's), and goes on inside the fork as dtree resume
+would: the joined run takes the steps before the fork and each branch's,
+puts the steps before the fork in the working tree, and the join merges
+the branches three-way as on one machine (a conflict is the join's
+agent's to resolve, or fails the run with the markers in the files).
 
-A branch whose change does not apply on those before it (they changed the
-same lines) fails the join, exit 1, with nothing applied.
+A patch that does not apply on the commit the checkout is at fails the
+join, exit 1, with nothing applied.
 
 Docs: dtree docs ci`,
 		Example: `  dtree join runs/dtree-branch-*           # the downloaded artifacts
@@ -208,21 +213,63 @@ func (a *App) join(ctx context.Context, dirs []string, o joinOptions, fs *pflag.
 			Hint: "run each with '" + types.ShellJoin([]string{"dtree", "run", path, "--branch", "ID"}) + "' and give all their run directories"}
 	}
 
-	// The joined run goes on from the join as dtree resume would, taking
-	// the steps before the fork from the first branch's run: their events
-	// up to its branch_start.
-	trunk, err := trunkEvents(ordered[0].dir)
+	// The fork's tree and each branch's, made of the patches as commits:
+	// the trunk's on the commit the checkout is at, each branch's on the
+	// fork's, then merged at the join three-way as the branches of a fork
+	// in one run (run/fork.go merge).
+	workdir := cmp.Or(o.workdir, ".")
+	repo, err := workspace.Open(ctx, workdir)
+	if err != nil {
+		return &UsageError{Err: fmt.Errorf("join: %s: %w", workdir, err), Hint: "join in the git repository the branches ran in"}
+	}
+	head, err := repo.Head(ctx)
+	if err != nil {
+		return err
+	}
+	notApplied := func(what, patch string, err error) error {
+		var ae *workspace.ApplyError
+		if !errors.As(err, &ae) {
+			return fmt.Errorf("join: %s (%s): %w", what, patch, err)
+		}
+		fmt.Fprintf(a.Err, "dtree: error: join: %s (%s) does not apply on the commit the checkout is at, and nothing was applied: %s\n",
+			what, patch, visible(strings.TrimSpace(ae.Git.Error())))
+		fmt.Fprintf(a.Err, "dtree: hint: join in a checkout of the commit the branches ran from\n")
+		return exitStatus(types.ExitFailed)
+	}
+	trunkPatch := filepath.Join(ordered[0].dir, run.TrunkPatch)
+	base, err := repo.ApplyCommit(ctx, head, trunkPatch, "dtree join: the steps before fork "+first.fork)
+	if err != nil {
+		return notApplied("the steps before the fork", trunkPatch, err)
+	}
+	tips := make([]string, len(ordered))
+	for i, b := range ordered {
+		p := filepath.Join(b.dir, run.BranchPatch)
+		if tips[i], err = repo.ApplyCommit(ctx, base, p, "dtree join: branch "+b.id()); err != nil {
+			return notApplied("branch "+types.Quote(b.id())+"'s change", p, err)
+		}
+	}
+	// The joined run goes on inside the fork as dtree resume would
+	// (readme/resume.md#forks): the steps before it from the first
+	// branch's run, then each branch's steps from its own, each branch
+	// taken whole at the join, its last checkpoint its commit above.
+	joined, err := joinedEvents(ordered, base, tips)
+	if err != nil {
+		return &UsageError{Err: fmt.Errorf("join: %w", err)}
+	}
+	defer os.Remove(joined)
+	carried, err := run.ReadCarriedFile(joined)
 	if err != nil {
 		return &UsageError{Err: fmt.Errorf("join: %s: %w", ordered[0].dir, err)}
 	}
-	defer os.Remove(trunk)
-	carried, err := run.ReadCarriedFile(trunk)
-	if err != nil {
-		return &UsageError{Err: fmt.Errorf("join: %s: %w", ordered[0].dir, err)}
+	if f := carried.Fork; f != nil {
+		f.Alone = "" // each branch alone, all of them here: the fork whole
 	}
-	if carried.At != fork.Fork.Join {
-		return &UsageError{Err: fmt.Errorf("join: %s: its steps before the fork do not lead to the join %s", ordered[0].dir, fork.Fork.Join),
+	if carried.Fork == nil || carried.Fork.Node != first.fork || carried.At != first.fork {
+		return &UsageError{Err: fmt.Errorf("join: %s: its steps do not lead to fork %s", ordered[0].dir, first.fork),
 			Hint: "run the branch again with this dtree"}
+	}
+	if err := carried.ForkRefused(); err != nil {
+		return &UsageError{Err: fmt.Errorf("join: %w", err), Hint: "run the branches again with checkpoints on"}
 	}
 	o.start = rs.Start
 	if !fs.Changed("max-steps") && rs.MaxSteps > 0 {
@@ -247,32 +294,13 @@ func (a *App) join(ctx context.Context, dirs []string, o joinOptions, fs *pflag.
 	if o.vars, err = runVars(c.Doc, vars); err != nil {
 		return err
 	}
-	// The trunk once (the first branch's), then each branch's change.
-	patches := []string{filepath.Join(ordered[0].dir, run.TrunkPatch)}
-	for _, b := range ordered {
-		patches = append(patches, filepath.Join(b.dir, run.BranchPatch))
-	}
-	workdir := cmp.Or(o.workdir, ".")
-	repo, err := workspace.Open(ctx, workdir)
-	if err != nil {
-		return &UsageError{Err: fmt.Errorf("join: %s: %w", workdir, err), Hint: "join in the git repository the branches ran in"}
-	}
-	if err := repo.Apply(ctx, patches); err != nil {
-		var ae *workspace.ApplyError
-		if !errors.As(err, &ae) {
-			return err
-		}
-		what := "the steps before the fork"
-		if ae.Index > 0 {
-			what = "branch " + types.Quote(ordered[ae.Index-1].id()) + "'s change"
-		}
-		fmt.Fprintf(a.Err, "dtree: error: join: %s (%s) does not apply on the working tree%s, and nothing was applied: %s\n",
-			what, patches[ae.Index], map[bool]string{true: " and the branches before it", false: ""}[ae.Index > 1], visible(strings.TrimSpace(ae.Git.Error())))
-		fmt.Fprintf(a.Err, "dtree: hint: join in a checkout of the commit the branches ran from; branches that change the same lines cannot be joined on separate machines\n")
-		return exitStatus(types.ExitFailed)
+	// The working tree is the fork's: the join merges the branches onto
+	// it.
+	if err := repo.Apply(ctx, []string{trunkPatch}); err != nil {
+		return notApplied("the steps before the fork", trunkPatch, err)
 	}
 	if !o.quiet {
-		fmt.Fprintf(a.Err, "dtree: joined %s of fork %s: the steps before it from %s, then each branch's change; going on at %s\n",
+		fmt.Fprintf(a.Err, "dtree: joined %s of fork %s: the steps before it from %s, then each branch's steps and change from its own run; merging them at %s\n",
 			fmt.Sprintf("%d %s", len(ordered), types.Choose(len(ordered), "branch", "branches")), first.fork, ordered[0].dir, fork.Fork.Join)
 	}
 	return a.walkChart(ctx, walkJob{o: o.runOptions, s: s, reg: reg, c: c, page: page, start: start, resume: carried,
@@ -281,38 +309,25 @@ func (a *App) join(ctx context.Context, dirs []string, o joinOptions, fs *pflag.
 		}})
 }
 
-// trunkEvents writes the events of the run in dir before its branch
-// started, the steps before the fork, to a file of its own for
-// run.ReadCarriedFile, and returns its path.
-func trunkEvents(dir string) (string, error) {
-	f, err := runlog.OpenLog(filepath.Join(dir, "events.jsonl"))
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
+// joinedEvents writes the events of a run of the whole fork to a file of
+// its own for run.ReadCarriedFile, and returns its path: those of the
+// first branch's run before its branch started (the steps before the
+// fork), then each branch's from its branch_start to its branch_end,
+// their checkpoints base and tips[i] (the commits of the patches here).
+func joinedEvents(branches []branchRun, base string, tips []string) (string, error) {
 	out, err := os.CreateTemp("", "dtree-join-*.jsonl")
 	if err != nil {
 		return "", err
 	}
-	w := bufio.NewWriter(out)
-	rd := runlog.NewEventReader(f)
-	for {
-		ev, err := rd.NextEvent()
-		if errors.Is(err, io.EOF) {
+	w := bufio.NewWriterSize(out, 1<<16)
+	for i, b := range branches {
+		if err = branchEvents(w, b, i == 0, base, tips[i]); err != nil {
 			break
 		}
-		if err != nil {
-			out.Close()
-			os.Remove(out.Name())
-			return "", err
-		}
-		if ev.Type() == runlog.EventBranchStart {
-			break
-		}
-		w.Write(rd.Raw())
-		w.WriteByte('\n')
 	}
-	err = w.Flush()
+	if err == nil {
+		err = w.Flush()
+	}
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}
@@ -321,4 +336,52 @@ func trunkEvents(dir string) (string, error) {
 		return "", err
 	}
 	return out.Name(), nil
+}
+
+// branchEvents copies the events of the run of branch b to w: those
+// before its branch_start when trunk, then the branch's, up to its
+// branch_end, the fork's checkpoint in them base and the branch's tip.
+func branchEvents(w *bufio.Writer, b branchRun, trunk bool, base, tip string) error {
+	f, err := runlog.OpenLog(filepath.Join(b.dir, "events.jsonl"))
+	if err != nil {
+		return fmt.Errorf("%s: %w", b.dir, err)
+	}
+	defer f.Close()
+	rd := runlog.NewEventReader(f)
+	in := false
+	for {
+		ev, err := rd.NextEvent()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", b.dir, err)
+		}
+		line := rd.Raw()
+		switch e := ev.(type) {
+		case runlog.BranchStart:
+			if !in && rd.Branch() == b.id() {
+				in = true
+				line = withCheckpoint(line, e.Checkpoint, base)
+			}
+		case runlog.BranchEnd:
+			if in && rd.Branch() == b.id() {
+				w.Write(withCheckpoint(line, e.Checkpoint, tip))
+				return w.WriteByte('\n')
+			}
+		}
+		if in || trunk && ev.Type() != runlog.EventRunEnd {
+			w.Write(line)
+			w.WriteByte('\n')
+		}
+	}
+}
+
+// withCheckpoint is the line of a branch_start or branch_end with its
+// checkpoint, from, to instead; a commit id is written as it is read.
+func withCheckpoint(line []byte, from, to string) []byte {
+	if from == "" || to == "" {
+		return line
+	}
+	return bytes.Replace(line, []byte(`"checkpoint":"`+from+`"`), []byte(`"checkpoint":"`+to+`"`), 1)
 }

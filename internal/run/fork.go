@@ -459,7 +459,11 @@ func (w *walker) merge(ctx context.Context, p *branch, fork, j *types.ProcessedN
 		return &ForkError{Err: fmt.Errorf("join %s: %w", j.ID, err)}
 	}
 	if now := t.ws.Last.Commit; now != base {
-		tips = append([]workspace.Tip{{Name: "the working tree", Commit: now}}, tips...)
+		// A tree the same as the fork's (dtree join's, made anew of
+		// trunk.patch) has nothing of its own to merge.
+		if bt, err := t.ws.Repo.Tree(ctx, base); err != nil || bt != t.ws.Last.Tree {
+			tips = append([]workspace.Tip{{Name: "the working tree", Commit: now}}, tips...)
+		}
 	}
 	m, err := t.ws.Repo.MergeBranches(ctx, base, tips)
 	if err != nil {
