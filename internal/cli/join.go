@@ -272,18 +272,7 @@ func (a *App) join(ctx context.Context, dirs []string, o joinOptions, fs *pflag.
 		return &UsageError{Err: fmt.Errorf("join: %w", err), Hint: "run the branches again with checkpoints on"}
 	}
 	o.start = rs.Start
-	if !fs.Changed("max-steps") && rs.MaxSteps > 0 {
-		o.maxSteps = rs.MaxSteps
-	}
-	if !fs.Changed("no-validate") {
-		o.noValidate = rs.NoValidate
-	}
-	if !fs.Changed("model") {
-		o.model = rs.Model
-	}
-	if !fs.Changed("context") {
-		o.context = rs.Context
-	}
+	o.runOptions = walkOptionsOf(o.runOptions, rs, fs)
 	page, start, err := a.runTarget(c, o.runOptions, path)
 	if err != nil {
 		return err

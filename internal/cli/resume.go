@@ -320,6 +320,18 @@ func readCarried(dir string) (*run.Carried, error) {
 // given again on the command line over them.
 func resumedOptions(o runOptions, rs runlog.RunStart, fs *pflag.FlagSet) runOptions {
 	o.page, o.start = rs.Page, rs.Start
+	o = walkOptionsOf(o, rs, fs)
+	if !fs.Changed("workdir") {
+		o.workdir = rs.Workdir
+	}
+	return o
+}
+
+// walkOptionsOf are the options of how an earlier run walked (its
+// --max-steps, --no-validate, --model and --context), with those given
+// again on the command line over them: what a resumed run and a joined
+// one (dtree join) keep.
+func walkOptionsOf(o runOptions, rs runlog.RunStart, fs *pflag.FlagSet) runOptions {
 	if !fs.Changed("max-steps") && rs.MaxSteps > 0 {
 		o.maxSteps = rs.MaxSteps
 	}
@@ -331,9 +343,6 @@ func resumedOptions(o runOptions, rs runlog.RunStart, fs *pflag.FlagSet) runOpti
 	}
 	if !fs.Changed("context") {
 		o.context = rs.Context
-	}
-	if !fs.Changed("workdir") {
-		o.workdir = rs.Workdir
 	}
 	return o
 }
