@@ -508,6 +508,12 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 		// A replay is not resumed (resume.go): it is run again, for nothing.
 		if re.hint == "" && sum.Status != run.StatusSucceeded && sum.RunID != "" && answers == nil {
 			re.hint = run.ResumeHint(sum.RunID, filepath.Dir(log.Dir))
+			// A branch run alone is run again: stopped inside its branch,
+			// resume refuses it (ForkRefused); before its fork, a resume
+			// would run every branch and the join.
+			if o.branch != "" {
+				re.hint = "run the branch again: " + shellJoin([]string{"dtree", "run", c.Doc.Source, "--branch", o.branch})
+			}
 		}
 		return re
 	}
