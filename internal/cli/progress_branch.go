@@ -320,7 +320,11 @@ func (p *progress) branchPaths(bs []run.BranchResult) {
 		if b.Status != run.StatusSucceeded {
 			how = " (" + strings.ReplaceAll(b.Status, "_", " ") + ")"
 		}
-		p.printf("  branch %s%s: %s\n", run.ShownBranch(b.ID), how, pathLine(b.Path))
+		path := pathLine(b.Path)
+		if len(b.Path) == 0 { // stopped before its first step: a limit, an interrupt
+			path = "no step run"
+		}
+		p.printf("  branch %s%s: %s\n", run.ShownBranch(b.ID), how, path)
 	}
 	if more := len(bs) - branchesShown; more > 0 {
 		p.printf("  … and %s more branches (--json and short.json have each one's path)\n", types.Thousands(int64(more)))

@@ -87,7 +87,9 @@ func (a *App) newRun() *cobra.Command {
 		Long: `Run walks CHART (a file, or - for stdin) from its start: each process node's
 text goes to its agent CLI, each decision node picks a labelled branch, each
 process result is validated by a second call and retried with the critique
-when it fails. Every step is logged as it happens under --log-dir.
+when it fails. A fork's branches (a node marked parallel) run side by side,
+each in a git worktree of its own, and their changes are merged at the
+join. Every step is logged as it happens under --log-dir.
 
 Exit status: 0 the run finished; 1 a node failed after its attempts; 2 a
 usage or settings error, a CLI the chart needs is not installed or cannot
@@ -96,7 +98,7 @@ be written (a full disk); 3 the chart has errors; 4 a
 node's max_visits or --max-steps was reached; 5 the run waits at an approval
 gate (dtree resume RUN_ID --approve or --reject); 130 interrupted.
 
-Docs: dtree docs run`,
+Docs: dtree docs run, dtree docs parallel`,
 		Example: `  dtree run chart.csv
   dtree run --dry-run chart.csv | less         # every call, none made
   dtree run chart.csv --answers answers.yaml   # the replay agent, no model
@@ -508,6 +510,12 @@ func (a *App) walkChart(ctx context.Context, j walkJob) error {
 		// A replay is not resumed (resume.go): it is run again, for nothing.
 		if re.hint == "" && sum.Status != run.StatusSucceeded && sum.RunID != "" && answers == nil {
 			re.hint = run.ResumeHint(sum.RunID, filepath.Dir(log.Dir))
+			// A branch run alone is run again: stopped inside its branch,
+			// resume refuses it (ForkRefused); before its fork, a resume
+			// would run every branch and the join.
+			if o.branch != "" {
+				re.hint = "run the branch again: " + shellJoin([]string{"dtree", "run", c.Doc.Source, "--branch", o.branch})
+			}
 		}
 		return re
 	}

@@ -504,7 +504,7 @@ type JoinConflictError struct {
 }
 
 func (e *JoinConflictError) Error() string {
-	return fmt.Sprintf("join %s %s: the branches' changes conflict in %s; the working tree has both sides between conflict markers, and each branch's own change is in its checkpoints (dtree diff). Resolve them and go on with dtree resume, which runs the join on the tree as it is; a join that is a process step has its agent resolve them",
+	return fmt.Sprintf("join %s %s: the branches' changes conflict in %s; the working tree has both sides between conflict markers, and each branch's own change is in its checkpoints (dtree diff RUN NODE, NODE a step of the branch). Resolve them and go on with dtree resume, which runs the join on the tree as it is; only a join an agent runs (a process step without a command) has its agent resolve them",
 		e.Node, types.Quote(types.Excerpt(e.Text, errorTextRunes)), e.Conflicts)
 }
 
