@@ -1,10 +1,14 @@
 package run
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -555,6 +559,60 @@ func ShownBranch(id string) string {
 
 // maxBranchShown bounds a branch id in a message, in runes.
 const maxBranchShown = 100
+
+// markersLeft is the critique of a join whose agent left conflict
+// markers in a file the merge conflicted in: "" when none is left. It
+// reads each file's first markersRead bytes, a link or a file that is
+// not there as resolved, and names at most conflictsShown files.
+func (b *branch) markersLeft() string {
+	if b.tree == nil || b.tree.ws == nil {
+		return ""
+	}
+	root := b.tree.ws.Repo.Root
+	var left []string
+	for _, c := range b.conflicts {
+		p := filepath.Join(root, filepath.FromSlash(c.Path))
+		if st, err := os.Lstat(p); err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		if hasMarkers(p) {
+			left = append(left, types.Quote(types.Clip(c.Path, maxName)))
+		}
+	}
+	if len(left) == 0 {
+		return ""
+	}
+	list := strings.Join(left[:min(len(left), conflictsShown)], ", ")
+	if more := len(left) - conflictsShown; more > 0 {
+		list += fmt.Sprintf(" and %d more", more)
+	}
+	return fmt.Sprintf("the conflict markers (<<<<<<<, =======, >>>>>>>) are still in %s: resolve every conflict the merge of the branches left, and remove the markers", list)
+}
+
+// markersRead bounds what markersLeft reads of a file.
+const markersRead = 8 << 20
+
+// conflictsShown bounds the files a critique names.
+const conflictsShown = 10
+
+// hasMarkers says whether the file at p has a line that starts a side of
+// a conflict, as git writes them: "<<<<<<< " or ">>>>>>> ".
+func hasMarkers(p string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(io.LimitReader(f, markersRead))
+	sc.Buffer(make([]byte, 0, 64<<10), markersRead)
+	for sc.Scan() {
+		line := sc.Bytes()
+		if bytes.HasPrefix(line, []byte("<<<<<<< ")) || bytes.HasPrefix(line, []byte(">>>>>>> ")) {
+			return true
+		}
+	}
+	return false
+}
 
 // markerLabels says which branches each commit naming a side of the
 // conflict markers holds, bounded: "" for none.

@@ -466,3 +466,38 @@ nodes:
 	assert.Equal(t, []string{"plan", "review", "done"}, sum.Path)
 	assert.ElementsMatch(t, []string{"plan", "a", "a1", "a2", "ajoin", "b", "review"}, ran)
 }
+
+// A join asked to resolve a conflict that leaves the markers in has not
+// done it: the attempt fails, saying where they are, and the retry
+// resolves it.
+func TestForkJoinThatLeavesMarkersIsRetried(t *testing.T) {
+	var mu sync.Mutex
+	var prompts []string
+	runner := func(ctx context.Context, c agent.Call) (agent.Result, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch c.Request.Node {
+		case "a", "b":
+			if err := os.WriteFile(filepath.Join(c.Dir, "README"), []byte("from "+c.Request.Node+"\n"), 0o644); err != nil {
+				return agent.Result{}, err
+			}
+		case "review":
+			prompts = append(prompts, c.Prompt)
+			if len(prompts) > 1 { // the first attempt leaves the file as the merge did
+				if err := os.WriteFile(filepath.Join(c.Dir, "README"), []byte("from a and b\n"), 0o644); err != nil {
+					return agent.Result{}, err
+				}
+			}
+		}
+		return agent.Result{Answer: done}, nil
+	}
+	sum, dir, _, err := forkRun(t, forkYAML("all"), runner, Options{})
+	require.NoError(t, err)
+	assert.Equal(t, StatusSucceeded, sum.Status)
+	require.Len(t, prompts, 2, "the join was asked again")
+	assert.Contains(t, prompts[1], `the conflict markers (<<<<<<<, =======, >>>>>>>) are still in "README"`)
+	assert.Contains(t, prompts[1], "Merge conflicts:", "the retry is told of the conflict again")
+	b, rerr := os.ReadFile(filepath.Join(dir, "README"))
+	require.NoError(t, rerr)
+	assert.Equal(t, "from a and b\n", string(b))
+}

@@ -413,6 +413,11 @@ func (w *walker) runNode(ctx context.Context, b *branch, n *types.ProcessedNode,
 		if err := v.guardEnd(ctx, attempt, &outcome); err != nil {
 			return stop(err)
 		}
+		if outcome.reason == "" && len(b.conflicts) > 0 {
+			// A join asked to resolve its branches' conflicts: not done
+			// while a marker is left (fork.go).
+			outcome.reason = b.markersLeft()
+		}
 		if outcome.reason == "" {
 			if n.Fork != nil { // every line is taken; the run goes on at the join
 				outcome.next, outcome.label = n.Fork.Join, ""
