@@ -324,6 +324,11 @@ func resumedOptions(o runOptions, rs runlog.RunStart, fs *pflag.FlagSet) runOpti
 	if !fs.Changed("workdir") {
 		o.workdir = rs.Workdir
 	}
+	// A run of one branch alone goes on as one: a matrix job's resume
+	// runs its branch, not the whole fork.
+	if !fs.Changed("branch") {
+		o.branch = rs.OnlyBranch
+	}
 	return o
 }
 

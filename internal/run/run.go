@@ -212,7 +212,7 @@ func Walk(ctx context.Context, o Options) (*Summary, error) {
 		GraphDigest: o.Chart.Digest(o.Page.ID),
 		Start:       o.Start, Workdir: o.Workdir, MaxSteps: o.MaxSteps, NoValidate: o.NoValidate,
 		Settings: o.Settings, Vars: o.Vars, Model: o.Model, Context: o.Context, Answers: o.Answers,
-		ResumedFrom: o.resumedFrom(), ResumeAt: o.resumeAt(),
+		ResumedFrom: o.resumedFrom(), ResumeAt: o.resumeAt(), OnlyBranch: o.Branch,
 	})
 	w.beginWorkspace(ctx)
 	defer w.endWorkspace()

@@ -60,7 +60,11 @@ type RunStart struct {
 	MaxSteps    int    `json:"max_steps"`
 	Model       string `json:"model,omitempty"` // --model
 	NoValidate  bool   `json:"no_validate"`
-	Page        string `json:"page"`
+	// OnlyBranch is the fork branch a run of one branch alone ran
+	// (dtree run --branch, readme/ci.md), which its resume keeps. Not
+	// "branch": that is a branch's event's own, after "event".
+	OnlyBranch string `json:"only_branch,omitempty"`
+	Page       string `json:"page"`
 	// ResumeAt is the node a resumed run went on at (readme/resume.md),
 	// and ResumedFrom the run it went on from: the steps before are that
 	// run's, their lines copied after this one.
