@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -22,7 +23,9 @@ func TestProcsOfFindsAProcessByItsHome(t *testing.T) {
 	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH")}
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	assert.Len(t, procsOf(home), 1)
+	// Until it has exec'd, the child's /proc shows the test's own
+	// environment and command line: wait for sleep's.
+	assert.Eventually(t, func() bool { return len(procsOf(home)) == 1 }, 5*time.Second, 5*time.Millisecond)
 	assert.Empty(t, procsOf(home+"x"), "a HOME is matched whole")
 	require.NoError(t, cmd.Process.Kill())
 	cmd.Wait()
@@ -35,5 +38,5 @@ func TestProcsOfFindsAProcessByItsHome(t *testing.T) {
 	other.Env = []string{"PATH=" + os.Getenv("PATH")}
 	require.NoError(t, other.Start())
 	t.Cleanup(func() { other.Process.Kill(); other.Wait() })
-	assert.Len(t, procsOf(home), 1)
+	assert.Eventually(t, func() bool { return len(procsOf(home)) == 1 }, 5*time.Second, 5*time.Millisecond)
 }
