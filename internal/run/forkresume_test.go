@@ -166,14 +166,35 @@ func TestReplayOfAForkIsOrderFree(t *testing.T) {
 	repo, err := workspace.Open(context.Background(), dir)
 	require.NoError(t, err)
 	tests := map[string]bool{"5": true, "6": true} // the tests branch: 5, and 6 that loops back to it
-	// late has the calls of the nodes it names wait, so that the others'
-	// come first.
-	late := func(runner Runner, wait func(node string) bool) Runner {
+	// late has the calls of the nodes wait names wait until the calls of
+	// the nodes first names have come (or 20 s), so that those come
+	// first, however long a branch takes to get its worktree.
+	late := func(runner Runner, wait func(node string) bool, first ...string) Runner {
+		var mu sync.Mutex
+		came := map[string]chan struct{}{}
+		arrived := func(node string) chan struct{} {
+			mu.Lock()
+			defer mu.Unlock()
+			if came[node] == nil {
+				came[node] = make(chan struct{})
+			}
+			return came[node]
+		}
+		var once sync.Map
 		return func(ctx context.Context, call agent.Call) (agent.Result, error) {
 			if wait(call.Request.Node) {
-				time.Sleep(100 * time.Millisecond)
+				for _, f := range first {
+					select {
+					case <-arrived(f):
+					case <-time.After(20 * time.Second):
+					}
+				}
 			}
-			return runner(ctx, call)
+			r, err := runner(ctx, call)
+			if _, done := once.LoadOrStore(call.Request.Node, true); !done {
+				close(arrived(call.Request.Node))
+			}
+			return r, err
 		}
 	}
 	walkFork := func(runner Runner, answers string) (*Summary, *runlog.Log) {
@@ -200,7 +221,7 @@ func TestReplayOfAForkIsOrderFree(t *testing.T) {
 		}
 		return agent.Result{Answer: done}, nil
 	}
-	recorded, log := walkFork(late(agentRunner, func(n string) bool { return !tests[n] && n != "4" && n != "9" }), "")
+	recorded, log := walkFork(late(agentRunner, func(n string) bool { return !tests[n] && n != "4" && n != "9" }, "5"), "")
 	require.Equal(t, "5", order[1], "the tests branch called first")
 
 	ans, err := replay.Load(filepath.Join(log.Dir, "answers.yaml"))
@@ -218,7 +239,7 @@ func TestReplayOfAForkIsOrderFree(t *testing.T) {
 		order = append(order, call.Request.Node)
 		mu.Unlock()
 		return rp.Call(ctx, call)
-	}, func(n string) bool { return tests[n] }), ans.Path)
+	}, func(n string) bool { return n == "5" }, "7", "8"), ans.Path)
 	require.NotEqual(t, "5", order[1], "the tests branch called last")
 
 	assert.Equal(t, recorded.Path, replayed.Path)

@@ -37,14 +37,27 @@ nodes:
 // --parallel bounds the calls a fork's branches make at once.
 func TestForkParallelBoundsCalls(t *testing.T) {
 	for _, n := range []int{1, 2, 4} {
-		var running, most atomic.Int32
+		var running, most, branchCalls atomic.Int32
 		runner := func(ctx context.Context, c agent.Call) (agent.Result, error) {
+			if c.Request.Node != "plan" && c.Request.Node != "review" {
+				branchCalls.Add(1)
+			}
 			now := running.Add(1)
 			for m := most.Load(); now > m && !most.CompareAndSwap(m, now); m = most.Load() {
 			}
-			// Long enough for the other branches to get their worktrees
-			// (made when a branch gets to run) and start theirs.
-			time.Sleep(400 * time.Millisecond)
+			// A branch's call waits (up to 10 s, and not once every
+			// branch has called) for another's to run beside it, however
+			// long the others take to get their worktrees (made when a
+			// branch gets to run); under --parallel 1 none can, and it
+			// only waits a moment.
+			wait := 10 * time.Second
+			if n == 1 || c.Request.Node == "plan" || c.Request.Node == "review" {
+				wait = 50 * time.Millisecond
+			}
+			for end := time.Now().Add(wait); running.Load() < 2 && branchCalls.Load() < 4 && time.Now().Before(end); {
+				time.Sleep(5 * time.Millisecond)
+			}
+			time.Sleep(20 * time.Millisecond)
 			running.Add(-1)
 			return agent.Result{Answer: done}, nil
 		}
