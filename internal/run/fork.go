@@ -525,11 +525,7 @@ func conflictList(cs []workspace.Conflict) string {
 		}
 		parts = append(parts, part)
 	}
-	s := strings.Join(parts, ", ")
-	if more := len(cs) - len(parts); more > 0 {
-		s += fmt.Sprintf(" and %d more", more)
-	}
-	return s
+	return listed(parts, len(cs))
 }
 
 // shownConflicts is cs with each branch as a message shows it
@@ -582,10 +578,7 @@ func (b *branch) markersLeft() string {
 	if len(left) == 0 {
 		return ""
 	}
-	list := strings.Join(left[:min(len(left), conflictsShown)], ", ")
-	if more := len(left) - conflictsShown; more > 0 {
-		list += fmt.Sprintf(" and %d more", more)
-	}
+	list := listed(left[:min(len(left), conflictsShown)], len(left))
 	return fmt.Sprintf("the conflict markers (<<<<<<<, =======, >>>>>>>) are still in %s: resolve every conflict the merge of the branches left, and remove the markers", list)
 }
 

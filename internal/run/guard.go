@@ -175,13 +175,20 @@ func (g *guard) checkScope(ctx context.Context, a int) (string, error) {
 	for _, p := range u.Paths[:min(len(u.Paths), maxScopeList)] {
 		names = append(names, strconv.Quote(types.Clip(p.Path, maxName)))
 	}
-	list := strings.Join(names, ", ")
-	if more := u.Files - len(names); more > 0 {
-		list += fmt.Sprintf(" and %d more", more)
-	}
+	list := listed(names, u.Files)
 	g.say(a, fmt.Sprintf("undid the change to %s outside the step's paths: %s", types.Plural(u.Files, "file"), list), true)
 	return fmt.Sprintf("you changed %s outside the paths this step may change (%s): %s. Those changes were undone; change only files those paths allow",
 		types.Plural(u.Files, "file"), strings.Join(g.n.Paths, ", "), list), nil
+}
+
+// listed joins the first of total things, named in shown, with ", ",
+// and says how many more there are: "a, b and 3 more".
+func listed(shown []string, total int) string {
+	s := strings.Join(shown, ", ")
+	if more := total - len(shown); more > 0 {
+		s += fmt.Sprintf(" and %d more", more)
+	}
+	return s
 }
 
 // mark is a checkpoint of the tree now, for keep to come back to: ""
