@@ -138,13 +138,13 @@ func (c *cleaner) warn(format string, args ...any) {
 // checkpoints; skip is a run not to remove (the one a resume goes on
 // from).
 func (c *cleaner) pruneRuns(ctx context.Context, logDir string, keep int, skip string) {
-	runs, err := runlog.Runs(logDir)
+	old, err := runlog.OldRuns(logDir, keep)
 	if err != nil {
 		c.warn("list the runs of %s: %v", logDir, err)
 		c.failed++
 		return
 	}
-	for _, r := range runlog.Old(runs, keep) {
+	for _, r := range old {
 		if r.ID == skip {
 			continue
 		}

@@ -5,6 +5,7 @@ package runlog
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -29,4 +30,55 @@ func TestLockResumeRefusesASecondResume(t *testing.T) {
 	again, err := LockResume(dir)
 	require.NoError(t, err, "a lock let go is free")
 	again()
+}
+
+// keep_runs at a run's start: the oldest runs past the newest keep go,
+// except one a dtree still holds; the runs within keep are not read.
+func TestOldRunsKeepsTheNewestAndAHeldRun(t *testing.T) {
+	t.Parallel()
+	logDir := t.TempDir()
+	ids := []string{"20261125T090000Z-aaaaaa", "20261125T090001Z-bbbbbb", "20261125T090002Z-cccccc", "20261125T090003Z-dddddd", "20261125T090004Z-eeeeee"}
+	for _, id := range ids {
+		require.NoError(t, os.MkdirAll(filepath.Join(logDir, id), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(logDir, id, "events.jsonl"), []byte(`{"time":"2026-11-25T09:00:00Z","event":"run_start"}`+"\n"), 0o644))
+	}
+	// The oldest is going: its dtree holds its events.jsonl.
+	f, err := os.Open(filepath.Join(logDir, ids[0], "events.jsonl"))
+	require.NoError(t, err)
+	defer f.Close()
+	holdRun(f)
+
+	old, err := OldRuns(logDir, 2)
+	require.NoError(t, err)
+	var got []string
+	for _, r := range old {
+		got = append(got, r.ID)
+	}
+	assert.Equal(t, ids[1:3], got, "the held run stays, the newest 2 stay")
+
+	none, err := OldRuns(logDir, 5)
+	require.NoError(t, err)
+	assert.Empty(t, none)
+	all, err := OldRuns(logDir, 0)
+	require.NoError(t, err)
+	assert.Len(t, all, 4, "keep 0: every run no dtree holds")
+}
+
+// A run's start in a log directory of 100 runs: what keep_runs costs it.
+// Each run was read whole (its first event, and whether a dtree holds
+// it) until only those past keep were.
+func BenchmarkOldRuns100(b *testing.B) {
+	logDir := b.TempDir()
+	for i := range 101 {
+		dir := filepath.Join(logDir, fmt.Sprintf("20261125T09%02d%02dZ-%06x", i/60, i%60, i))
+		require.NoError(b, os.MkdirAll(dir, 0o755))
+		require.NoError(b, os.WriteFile(filepath.Join(dir, "events.jsonl"), []byte(`{"time":"2026-11-25T09:00:00Z","event":"run_start"}`+"\n"), 0o644))
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		old, err := OldRuns(logDir, 100)
+		if err != nil || len(old) != 1 {
+			b.Fatal(old, err)
+		}
+	}
 }

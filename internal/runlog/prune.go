@@ -28,9 +28,30 @@ type RunDir struct {
 	started time.Time // the time of its first event, to order runs of one second
 }
 
-// Runs are the runs of logDir, oldest first: its directories named as run
-// ids that hold an events.jsonl. No log directory: none.
-func Runs(logDir string) ([]RunDir, error) {
+// OldRuns are the runs of logDir past the newest keep (keep 0: all of
+// them) that no dtree holds, oldest first: what keep_runs and dtree clean
+// remove. Its runs are the directories named as run ids that hold an
+// events.jsonl; no log directory has none. Only the runs past the newest
+// keep are asked whether a dtree holds them, and a run's first event is
+// read only to order it among runs of the same second: a log directory of
+// 100 runs costs a run's start 100 stats, not 300 opens.
+func OldRuns(logDir string, keep int) ([]RunDir, error) {
+	runs, err := listRuns(logDir)
+	if err != nil {
+		return nil, err
+	}
+	past := len(runs) - max(keep, 0)
+	if past <= 0 {
+		return nil, nil
+	}
+	for i := range runs[:past] {
+		runs[i].Going = Going(runs[i].Dir)
+	}
+	return Old(runs, keep), nil
+}
+
+// listRuns are the runs of logDir, oldest first, Going not yet known.
+func listRuns(logDir string) ([]RunDir, error) {
 	entries, err := os.ReadDir(logDir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -47,25 +68,38 @@ func Runs(logDir string) ([]RunDir, error) {
 		if st, err := os.Lstat(filepath.Join(dir, "events.jsonl")); err != nil || !st.Mode().IsRegular() {
 			continue
 		}
-		runs = append(runs, RunDir{ID: e.Name(), Dir: dir, Going: Going(dir), started: startedAt(dir)})
+		runs = append(runs, RunDir{ID: e.Name(), Dir: dir})
 	}
 	// Run ids start with the time they started, to the second; the time
 	// of the first event tells two of the same second apart, and a run
-	// without one yet is just starting: the newest of its second.
-	slices.SortStableFunc(runs, func(a, b RunDir) int {
-		if c := strings.Compare(a.ID[:16], b.ID[:16]); c != 0 {
-			return c
+	// without one yet is just starting: the newest of its second. Only
+	// runs that share their second are read for it.
+	second := func(r RunDir) string { return r.ID[:16] }
+	slices.SortStableFunc(runs, func(a, b RunDir) int { return strings.Compare(second(a), second(b)) })
+	for i := 0; i < len(runs); {
+		j := i + 1
+		for j < len(runs) && second(runs[j]) == second(runs[i]) {
+			j++
 		}
-		switch {
-		case a.started.IsZero() && b.started.IsZero():
-			return 0
-		case a.started.IsZero():
-			return 1
-		case b.started.IsZero():
-			return -1
+		if j-i > 1 {
+			same := runs[i:j]
+			for k := range same {
+				same[k].started = startedAt(same[k].Dir)
+			}
+			slices.SortStableFunc(same, func(a, b RunDir) int {
+				switch {
+				case a.started.IsZero() && b.started.IsZero():
+					return 0
+				case a.started.IsZero():
+					return 1
+				case b.started.IsZero():
+					return -1
+				}
+				return a.started.Compare(b.started)
+			})
 		}
-		return a.started.Compare(b.started)
-	})
+		i = j
+	}
 	return runs, nil
 }
 

@@ -29,7 +29,7 @@ func TestRunsOldRemove(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(logDir, "20261101T000000Z-aaaaaa"), 0o755))
 	require.NoError(t, os.Symlink("20261127T090000Z-123456", filepath.Join(logDir, Latest)))
 
-	runs, err := Runs(logDir)
+	runs, err := listRuns(logDir)
 	require.NoError(t, err)
 	var ids []string
 	for _, r := range runs {
@@ -53,7 +53,7 @@ func TestRunsOldRemove(t *testing.T) {
 	_, err = os.Lstat(filepath.Join(logDir, Latest))
 	assert.ErrorIs(t, err, os.ErrNotExist)
 
-	none, err := Runs(filepath.Join(logDir, "missing"))
+	none, err := OldRuns(filepath.Join(logDir, "missing"), 0)
 	require.NoError(t, err)
 	assert.Empty(t, none)
 }
