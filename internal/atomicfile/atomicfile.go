@@ -101,9 +101,10 @@ func replaceWith(path string, perm os.FileMode, o Options, write func(io.Writer)
 		dir = "."
 	}
 	var (
-		f   File
-		tmp string
-		err error
+		f      File
+		tmp    string
+		err    error
+		reused bool
 	)
 	if o.Rewrite {
 		// A fresh file, or with Reuse the old one once no reader has it:
@@ -112,6 +113,7 @@ func replaceWith(path string, perm os.FileMode, o Options, write func(io.Writer)
 		tmp = filepath.Join(dir, "."+base+".tmp")
 		if o.Reuse {
 			f = reuse(open, tmp, perm)
+			reused = f != nil
 		}
 		if f == nil {
 			f, err = open(tmp, os.O_CREATE|os.O_EXCL|os.O_WRONLY, perm)
@@ -131,11 +133,22 @@ func replaceWith(path string, perm os.FileMode, o Options, write func(io.Writer)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	var c *counted
+	if reused {
+		// Written over from its start, not emptied first: the old
+		// version's blocks are written into rather than freed and
+		// allocated again, and only a tail past the new end is cut.
+		c = &counted{File: f}
+		f = c
+	}
 	own, err := fill(f, write, callers)
 	if own {
 		_ = f.Close()
 		_ = os.Remove(tmp)
 		return err
+	}
+	if c != nil && err == nil {
+		err = c.cut()
 	}
 	if s, ok := f.(interface{ Sync() error }); ok && o.Sync && err == nil {
 		err = s.Sync()
@@ -143,7 +156,7 @@ func replaceWith(path string, perm os.FileMode, o Options, write func(io.Writer)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
+	if err == nil && !reused {
 		err = os.Chmod(tmp, perm) // CreateTemp's 0600, and the umask
 	}
 	if err == nil {
@@ -180,6 +193,35 @@ func writeInPlace(path string, perm os.FileMode, open func(string, int, os.FileM
 // fill writes f's content. With callers, write is the caller's, through
 // a buffer, and an error of its own is returned as it is, own true;
 // without, it is WriteBytes' one write, straight to the file.
+// counted is a reused file being written over: how much was written,
+// and the old version's tail past it cut at the end.
+type counted struct {
+	File
+	n int64
+}
+
+func (c *counted) Write(p []byte) (int, error) {
+	n, err := c.File.Write(p)
+	c.n += int64(n)
+	return n, err
+}
+
+func (c *counted) Sync() error {
+	if s, ok := c.File.(interface{ Sync() error }); ok {
+		return s.Sync()
+	}
+	return nil
+}
+
+// cut ends the file where this version ends.
+func (c *counted) cut() error {
+	t, ok := c.File.(interface{ Truncate(int64) error })
+	if !ok {
+		return errors.New("the file cannot be cut to its new length")
+	}
+	return t.Truncate(c.n)
+}
+
 func fill(f File, write func(io.Writer) error, callers bool) (own bool, err error) {
 	if !callers {
 		return false, write(f)

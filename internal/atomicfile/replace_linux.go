@@ -55,9 +55,6 @@ func reuse(open func(string, int, os.FileMode) (File, error), tmp string, perm o
 			err = cerr
 		}
 	}
-	if err == nil {
-		err = of.Truncate(0)
-	}
 	if err != nil {
 		_ = f.Close()
 		return nil

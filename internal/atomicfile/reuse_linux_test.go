@@ -55,6 +55,15 @@ func TestReuseWritesOverTheReplacedFileOnlyWhenNoOneHasIt(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o644), st.Mode().Perm())
 
+	// A version shorter than the one it is written over: the old tail
+	// is cut, in both files as they take turns.
+	for _, n := range []int{2, 1, 3} {
+		require.NoError(t, atomicfile.WriteBytes(path, []byte(version(n)), 0o644, o))
+		got, err := os.ReadFile(path)
+		require.NoError(t, err)
+		require.Equal(t, version(n), string(got))
+	}
+
 	// What is left to reuse is the caller's to remove.
 	_, err = os.Stat(atomicfile.TempOf(path))
 	require.NoError(t, err)
