@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime/metrics"
 	"strconv"
 	"syscall"
 	"time"
@@ -87,49 +88,78 @@ func withEnv(entry string, skip int) []int {
 // childLists reads the children lists of this process's threads
 // (/proc/self/task/TID/children). It keeps each list open and reads it
 // again from its start (pread regenerates it): a third of the cost of
-// opening each anew. Not safe for concurrent use.
+// opening each anew. The threads are listed again only when the Go
+// runtime's count of them changed or a list could not be read (its
+// thread is gone): listing /proc/self/task was most of a sweep's cost
+// (readme/performance.md). Not safe for concurrent use.
 type childLists struct {
-	open map[string]*os.File
-	buf  []byte
+	open    map[string]*os.File
+	tids    []string // the threads when last listed, nil to list them again
+	threads uint64   // the runtime's count of threads when they were listed
+	sample  []metrics.Sample
+	buf     []byte
 }
 
 // otherThan says whether this process has a child, alive or not yet
 // reaped, other than pid (the watcher). When a list cannot be read, it
 // says yes.
 func (c *childLists) otherThan(pid int) bool {
-	tasks, err := os.ReadDir("/proc/self/task")
-	if err != nil {
-		return true
-	}
 	if c.open == nil {
 		c.open, c.buf = map[string]*os.File{}, make([]byte, 4096)
+		c.sample = []metrics.Sample{{Name: "/sched/threads/total:threads"}}
 	}
-	seen := make(map[string]bool, len(tasks))
-	other := false
-	for _, t := range tasks {
-		tid := t.Name()
-		seen[tid] = true
-		if other {
-			continue // only to keep the lists of live threads
+	metrics.Read(c.sample)
+	threads := uint64(0)
+	if c.sample[0].Value.Kind() == metrics.KindUint64 {
+		threads = c.sample[0].Value.Uint64()
+	}
+	if c.tids == nil || threads == 0 || threads != c.threads {
+		if !c.list() {
+			return true
 		}
+		c.threads = threads
+	}
+	for _, tid := range c.tids {
 		f := c.open[tid]
-		if f == nil {
-			if f, err = os.Open("/proc/self/task/" + tid + "/children"); err != nil {
-				return true
-			}
-			c.open[tid] = f
-		}
 		n, err := f.ReadAt(c.buf, 0)
 		if err != nil && err != io.EOF || n == len(c.buf) {
-			other = true // unreadable, or too many children to matter
-			continue
+			// Unreadable (its thread ended: list them again next
+			// time), or too many children to matter.
+			if err != nil && err != io.EOF {
+				c.tids = nil
+			}
+			return true
 		}
 		for _, field := range bytes.Fields(c.buf[:n]) {
 			if child, _ := strconv.Atoi(string(field)); child != pid {
-				other = true
-				break
+				return true
 			}
 		}
+	}
+	return false
+}
+
+// list lists the threads and opens the children list of each, closing
+// those of threads gone; false when that cannot be done.
+func (c *childLists) list() bool {
+	c.tids = nil
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return false
+	}
+	seen := make(map[string]bool, len(tasks))
+	tids := make([]string, 0, len(tasks))
+	for _, t := range tasks {
+		tid := t.Name()
+		seen[tid] = true
+		if c.open[tid] == nil {
+			f, err := os.Open("/proc/self/task/" + tid + "/children")
+			if err != nil {
+				continue // the thread ended since it was listed
+			}
+			c.open[tid] = f
+		}
+		tids = append(tids, tid)
 	}
 	for tid, f := range c.open {
 		if !seen[tid] {
@@ -137,7 +167,8 @@ func (c *childLists) otherThan(pid int) bool {
 			delete(c.open, tid)
 		}
 	}
-	return other
+	c.tids = tids
+	return true
 }
 
 // close closes the lists kept open.

@@ -3,8 +3,10 @@ package procs
 import (
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -186,4 +188,61 @@ func BenchmarkWatcherPerRun(b *testing.B) {
 		}
 		r.EndAll()
 	}
+}
+
+// The threads are listed once and read again after each call; a child of
+// a thread made since (Go starts threads as it needs them, and an agent is
+// started from whichever the call's goroutine locked) is still seen.
+func TestChildListsSeeAChildOfAThreadMadeSince(t *testing.T) {
+	var c childLists
+	defer c.close()
+	assert.False(t, c.otherThan(0), "no child yet") // lists the threads as they are
+	listed := map[string]bool{}
+	for _, tid := range c.tids {
+		listed[tid] = true
+	}
+
+	// Goroutines that hold their threads, more than there are, make the
+	// runtime start more; the child is started from one of those.
+	type held struct {
+		tid  string
+		fork chan bool
+	}
+	heldc := make(chan held)
+	startedc := make(chan *exec.Cmd)
+	for range len(c.tids) + 3 {
+		go func() {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			h := held{strconv.Itoa(syscall.Gettid()), make(chan bool)}
+			heldc <- h
+			if <-h.fork {
+				cmd := exec.Command("sleep", "300")
+				if err := cmd.Start(); err != nil {
+					cmd = nil
+				}
+				startedc <- cmd
+				<-h.fork
+			}
+		}()
+	}
+	var all []held
+	for range len(c.tids) + 3 {
+		all = append(all, <-heldc)
+	}
+	var forker *held
+	for i := range all {
+		if !listed[all[i].tid] && forker == nil {
+			forker = &all[i]
+			continue
+		}
+		close(all[i].fork)
+	}
+	require.NotNil(t, forker, "a thread made since the listing")
+	defer close(forker.fork)
+	forker.fork <- true
+	cmd := <-startedc
+	require.NotNil(t, cmd)
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	assert.True(t, c.otherThan(0), "the child of thread %s, made since the last listing", forker.tid)
 }
