@@ -98,12 +98,28 @@ type childLists struct {
 	threads uint64   // the runtime's count of threads when they were listed
 	sample  []metrics.Sample
 	buf     []byte
+	kids    []int
 }
 
 // otherThan says whether this process has a child, alive or not yet
 // reaped, other than pid (the watcher). When a list cannot be read, it
 // says yes.
 func (c *childLists) otherThan(pid int) bool {
+	kids, ok := c.children()
+	if !ok {
+		return true
+	}
+	for _, k := range kids {
+		if k != pid {
+			return true
+		}
+	}
+	return false
+}
+
+// children are this process's children, alive or not yet reaped; false
+// when a list cannot be read. The slice is the next call's to reuse.
+func (c *childLists) children() ([]int, bool) {
 	if c.open == nil {
 		c.open, c.buf = map[string]*os.File{}, make([]byte, 4096)
 		c.sample = []metrics.Sample{{Name: "/sched/threads/total:threads"}}
@@ -115,28 +131,28 @@ func (c *childLists) otherThan(pid int) bool {
 	}
 	if c.tids == nil || threads == 0 || threads != c.threads {
 		if !c.list() {
-			return true
+			return nil, false
 		}
 		c.threads = threads
 	}
+	c.kids = c.kids[:0]
 	for _, tid := range c.tids {
-		f := c.open[tid]
-		n, err := f.ReadAt(c.buf, 0)
+		n, err := c.open[tid].ReadAt(c.buf, 0)
 		if err != nil && err != io.EOF || n == len(c.buf) {
 			// Unreadable (its thread ended: list them again next
 			// time), or too many children to matter.
 			if err != nil && err != io.EOF {
 				c.tids = nil
 			}
-			return true
+			return nil, false
 		}
 		for _, field := range bytes.Fields(c.buf[:n]) {
-			if child, _ := strconv.Atoi(string(field)); child != pid {
-				return true
+			if k, err := strconv.Atoi(string(field)); err == nil {
+				c.kids = append(c.kids, k)
 			}
 		}
 	}
-	return false
+	return c.kids, true
 }
 
 // list lists the threads and opens the children list of each, closing

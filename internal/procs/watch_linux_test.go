@@ -196,7 +196,8 @@ func BenchmarkWatcherPerRun(b *testing.B) {
 func TestChildListsSeeAChildOfAThreadMadeSince(t *testing.T) {
 	var c childLists
 	defer c.close()
-	assert.False(t, c.otherThan(0), "no child yet") // lists the threads as they are
+	_, ok := c.children() // lists the threads as they are
+	require.True(t, ok)
 	listed := map[string]bool{}
 	for _, tid := range c.tids {
 		listed[tid] = true
@@ -244,5 +245,8 @@ func TestChildListsSeeAChildOfAThreadMadeSince(t *testing.T) {
 	cmd := <-startedc
 	require.NotNil(t, cmd)
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-	assert.True(t, c.otherThan(0), "the child of thread %s, made since the last listing", forker.tid)
+	kids, ok := c.children()
+	require.True(t, ok)
+	assert.Contains(t, kids, cmd.Process.Pid, "the child of thread %s, made since the last listing", forker.tid)
+	assert.True(t, c.otherThan(0))
 }
