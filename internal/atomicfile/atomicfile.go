@@ -83,6 +83,19 @@ func WriteBytes(path string, data []byte, perm os.FileMode, o Options) error {
 // replaceWith is Write; with callers set, write is the caller's, through
 // a buffer, and an error of its is the caller's own, not the file's;
 // without, it is WriteBytes' one write, straight to the file.
+// WriteParts is WriteBytes of parts written one after the other, without
+// joining them first.
+func WriteParts(path string, parts [][]byte, perm os.FileMode, o Options) error {
+	return replaceWith(path, perm, o, func(w io.Writer) error {
+		for _, p := range parts {
+			if _, err := w.Write(p); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, false)
+}
+
 func replaceWith(path string, perm os.FileMode, o Options, write func(io.Writer) error, callers bool) error {
 	open := o.Open
 	if open == nil {

@@ -87,6 +87,10 @@ type Summary struct {
 	shortBranchStart  []int
 	shortBranchesDone int
 	shortBranchesCut  int // the branches cut from shortBranches
+	// mask masks an encoded part of short.json (the log's
+	// Redactor.JSON): each entry once, as it is encoded, not the whole
+	// document at every rewrite; nil masks nothing (no log).
+	mask func([]byte) []byte
 }
 
 // KeptSteps bounds what a run keeps of its steps for the summary
@@ -219,8 +223,17 @@ func newSummary(o Options) *Summary {
 	if o.Log != nil {
 		s.RunID = o.Log.RunID
 		s.Logs = Logs{Dir: o.Log.Dir, Events: o.Log.Dir + "/events.jsonl"}
+		s.mask = o.Log.Redactor().JSON
 	}
 	return s
+}
+
+// masked is b masked for short.json.
+func (s *Summary) masked(b []byte) []byte {
+	if s.mask == nil {
+		return b
+	}
+	return s.mask(b)
 }
 
 // add records a finished node execution. Nodes keeps the newest
@@ -307,6 +320,7 @@ func (s *Summary) encodeShort() {
 			Next: n.Next, Label: n.Label, Usage: n.Usage,
 			ToolCalls: n.ToolCalls, Tools: n.Tools, Files: n.Files, FilesLeftOut: n.FilesLeftOut,
 			Change: shortChange(n.Change)})
+		b = s.masked(b)
 		s.shortStart = append(s.shortStart, len(s.shortNodes))
 		s.shortNodes = append(append(s.shortNodes, ",\n"...), b...)
 	}
@@ -370,8 +384,10 @@ func (s *Summary) shortSnapshot() func() [][]byte {
 		head.BranchesLeftOut = s.shortBranchesCut + firstB
 		branches = s.shortBranches[s.shortBranchStart[firstB]+1 : len(s.shortBranches) : len(s.shortBranches)]
 	}
+	mask := s.masked
 	return func() [][]byte {
 		b, _ := json.Marshal(head)
+		b = mask(b)
 		b = b[:len(b)-1]
 		if branches == nil {
 			return [][]byte{append(b, ",\n\"nodes\": ["...), nodes, []byte("\n]}\n")}
@@ -409,6 +425,7 @@ func (s *Summary) encodeBranches() {
 			sb.Path = sb.Path[sb.PathLeftOut:]
 		}
 		b, _ := json.Marshal(sb)
+		b = s.masked(b)
 		s.shortBranchStart = append(s.shortBranchStart, len(s.shortBranches))
 		s.shortBranches = append(append(s.shortBranches, ",\n"...), b...)
 	}

@@ -312,7 +312,10 @@ func (l *Log) path(name string) string { return filepath.Join(l.Dir, name) }
 // written one after the other, after any write QueueShort started, and
 // atomically: a reader, or a run killed mid-write, sees the old file or
 // the new one, never half of one. It returns the first error of those
-// writes or its own.
+// writes or its own. The parts come masked (Redactor().JSON of each):
+// the caller masks each node's entry once, as it is encoded, where
+// masking the whole document at every rewrite cost a long run more and
+// more (readme/performance.md).
 func (l *Log) ShortJSON(parts ...[]byte) error {
 	if !l.opts.Short {
 		return nil
@@ -327,7 +330,7 @@ func (l *Log) ShortJSON(parts ...[]byte) error {
 // QueueShort rewrites short.json with the document made of parts in the
 // background and returns at once, so the next agent starts without
 // waiting for the file system: the run goes on while the last node's state
-// is joined, masked and written. The parts must not change afterwards. A
+// is written. The parts come masked, as ShortJSON's. The parts must not change afterwards. A
 // document queued while another is being written replaces any still
 // waiting, so the file only ever moves forward. ShortJSON and Close wait
 // for the queue; errors come back from them.
@@ -390,7 +393,7 @@ func (l *Log) writeShort(parts [][]byte) error {
 	// making a file a node cost more than the node where the file system
 	// steps over recently deleted inodes (readme/performance.md#running-a-chart).
 	// Close removes it.
-	err := atomicfile.WriteBytes(path, l.redact.JSON(bytes.Join(parts, nil)), 0o644, atomicfile.Options{Rewrite: true, Reuse: true,
+	err := atomicfile.WriteParts(path, parts, 0o644, atomicfile.Options{Rewrite: true, Reuse: true,
 		Open: func(name string, flag int, perm os.FileMode) (atomicfile.File, error) {
 			return l.opts.OpenFile(name, flag, perm)
 		}})
