@@ -52,6 +52,9 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 	if _, err := exec.LookPath("git"); err != nil {
 		return nil, fmt.Errorf("%w: git is not installed", ErrNotGit)
 	}
+	if !mayBeInGit(dir) {
+		return nil, fmt.Errorf("%w: %s", ErrNotGit, dir)
+	}
 	r := &Repo{env: baseEnv(os.Environ())}
 	out, err := r.output(ctx, dir, nil, "rev-parse", "--is-inside-work-tree", "--show-toplevel", "--absolute-git-dir")
 	if err != nil {
@@ -68,6 +71,34 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 	r.Root, r.GitDir = lines[1], lines[2]
 	r.env = append(r.env, "GIT_DIR="+r.GitDir, "GIT_WORK_TREE="+r.Root)
 	return r, nil
+}
+
+// mayBeInGit says whether git could find a repository from dir: some
+// directory from dir up (symbolic links resolved, as git's getcwd does)
+// holds a .git, or a HEAD as a repository's own directory does. With
+// neither, git would say it is in none, and asking it took 2 ms of every
+// run's start outside git (readme/performance.md). dtree's git commands
+// drop GIT_DIR (baseEnv), so nothing else points git at a repository.
+func mayBeInGit(dir string) bool {
+	d, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return true // git says what is wrong with it
+	}
+	if d, err = filepath.Abs(d); err != nil {
+		return true
+	}
+	for {
+		for _, name := range []string{".git", "HEAD"} {
+			if _, err := os.Lstat(filepath.Join(d, name)); !errors.Is(err, fs.ErrNotExist) {
+				return true
+			}
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			return false
+		}
+		d = up
+	}
 }
 
 // baseEnv is env without what would make git read another repository,
