@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -202,14 +201,14 @@ func (d *geminiDecoder) end(o output) (envelope, error) {
 
 // geminiAPIError is how gemini words an API error in its result event:
 // "[API Error: slow down]", or the API's own error as JSON inside.
-var geminiAPIError = regexp.MustCompile(`^\[API Error: (.*)\]$`)
+var geminiAPIError = lazyRegexp(`^\[API Error: (.*)\]$`)
 
 // geminiResultError is the message of a stream-json result's error: the
 // API's own message where gemini wraps it, said as geminiStderrError says
 // the same error from stderr in json mode.
 func geminiResultError(msg string) string {
 	line := firstLine(msg)
-	m := geminiAPIError.FindStringSubmatch(line)
+	m := geminiAPIError().FindStringSubmatch(line)
 	if m == nil {
 		return line
 	}
@@ -357,9 +356,9 @@ func geminiError(v any) (code int, msg string) {
 // exceptions.py): the usage report after each reply, and the errors it
 // prints before giving up with exit status 0 (Aider-AI/aider #5552, #3918).
 var (
-	aiderTokens = regexp.MustCompile(`^Tokens: ([0-9.]+[kKmM]?) sent\b.*?, ([0-9.]+[kKmM]?) received\.`)
-	aiderCost   = regexp.MustCompile(`Cost: \$([0-9.]+) message, \$([0-9.]+) session\.`)
-	aiderError  = regexp.MustCompile(`^(?:litellm\.[A-Za-z]*(?:Error|Exception)\b|The API provider\b|Empty response received from LLM\b|API [Ee]rror\b)`)
+	aiderTokens = lazyRegexp(`^Tokens: ([0-9.]+[kKmM]?) sent\b.*?, ([0-9.]+[kKmM]?) received\.`)
+	aiderCost   = lazyRegexp(`Cost: \$([0-9.]+) message, \$([0-9.]+) session\.`)
+	aiderError  = lazyRegexp(`^(?:litellm\.[A-Za-z]*(?:Error|Exception)\b|The API provider\b|Empty response received from LLM\b|API [Ee]rror\b)`)
 )
 
 // aiderDecoder reads aider's plain transcript: the answer is the whole of
@@ -378,21 +377,21 @@ func (d *aiderDecoder) line(b []byte) {
 	d.n++
 	s := strings.TrimSpace(response.StripANSI(string(b)))
 	if strings.HasPrefix(s, "Tokens: ") {
-		if m := aiderTokens.FindStringSubmatch(s); m != nil {
+		if m := aiderTokens().FindStringSubmatch(s); m != nil {
 			d.usage.InputTokens = add(d.usage.InputTokens, aiderCount(m[1]))
 			d.usage.OutputTokens = add(d.usage.OutputTokens, aiderCount(m[2]))
 			d.lastUsage = d.n
 		}
 	}
 	if strings.Contains(s, "Cost: $") {
-		if m := aiderCost.FindStringSubmatch(s); m != nil {
+		if m := aiderCost().FindStringSubmatch(s); m != nil {
 			if f, err := strconv.ParseFloat(m[2], 64); err == nil {
 				d.session = costOf(f) // the session's total so far
 			}
 			d.lastUsage = d.n
 		}
 	}
-	if aiderError.MatchString(s) {
+	if aiderError().MatchString(s) {
 		d.lastError, d.errText = d.n, s
 	}
 }

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -17,22 +16,22 @@ import (
 // "quota exceeded"; cursor's "Usage limit reached"; amp's "Out of credits".
 // Google's bare "Resource has been exhausted (e.g. check quota)", a
 // 429 rate_limit_error and "exceeded your rate limit" are rate limits: retried.
-var quotaNotice = regexp.MustCompile(`(?i)usage[ _]limit[ _](?:reached|exceeded)|hit your (?:[\w-]+ )?limit|insufficient_quota|exceeded your current quota|quota (?:exceeded|exhausted|has been (?:reached|exhausted))|reached your specified (?:api )?usage limits?|exhausted your (?:\w+ )?quota|out of credits|credit balance is too low|\blimit reached\s*[·∙•|]\s*resets`)
+var quotaNotice = lazyRegexp(`(?i)usage[ _]limit[ _](?:reached|exceeded)|hit your (?:[\w-]+ )?limit|insufficient_quota|exceeded your current quota|quota (?:exceeded|exhausted|has been (?:reached|exhausted))|reached your specified (?:api )?usage limits?|exhausted your (?:\w+ )?quota|out of credits|credit balance is too low|\blimit reached\s*[·∙•|]\s*resets`)
 
 // quotaReset finds when the CLI says the quota resets: "resets 3pm
 // (Europe/Paris)", "Limits will reset at 9:30 AM", "try again at 3:05 PM",
 // "try again in 2 days 3 hours", "resets_at: Dec 29th, 2025 10:15 PM",
 // Anthropic's "You will regain access on 2026-12-01 at 00:00 UTC",
 // Google's "Please retry in 41.5s".
-var quotaReset = regexp.MustCompile(`(?i)\b(?:resets?(?:_at)?:?(?: at| in| on)?|regain access on|(?:try again|retry) (?:at|in|after))\s+([^\n"\\|]{1,60}?)\s*(?:\.(?:\s|$)|[\n"\\|\]]|$)`)
+var quotaReset = lazyRegexp(`(?i)\b(?:resets?(?:_at)?:?(?: at| in| on)?|regain access on|(?:try again|retry) (?:at|in|after))\s+([^\n"\\|]{1,60}?)\s*(?:\.(?:\s|$)|[\n"\\|\]]|$)`)
 
 // quotaEpoch is Claude Code's older notice: the reset as Unix seconds.
-var quotaEpoch = regexp.MustCompile(`(?i)usage limit reached\|(\d{9,11})\b`)
+var quotaEpoch = lazyRegexp(`(?i)usage limit reached\|(\d{9,11})\b`)
 
 // quota classifies what a failed call said as a usage limit: PermanentQuota
 // and a hint that quotes when the quota resets where the CLI says.
 func quota(said string) (kind, hint string) {
-	for _, loc := range quotaNotice.FindAllStringIndex(said, -1) {
+	for _, loc := range quotaNotice().FindAllStringIndex(said, -1) {
 		// "Disk quota exceeded" is the file system's (EDQUOT), not a
 		// usage limit.
 		if strings.HasSuffix(strings.ToLower(said[max(0, loc[0]-5):loc[0]]), "disk ") {
@@ -55,12 +54,12 @@ func quotaHint(said string, from int) string {
 // QuotaResets returns when the usage limit a notice speaks of resets, in
 // the CLI's own words ("3pm (Europe/Paris)"), or "" when it does not say.
 func QuotaResets(notice string) string {
-	if m := quotaEpoch.FindStringSubmatch(notice); m != nil {
+	if m := quotaEpoch().FindStringSubmatch(notice); m != nil {
 		if sec, err := strconv.ParseInt(m[1], 10, 64); err == nil {
 			return "at " + time.Unix(sec, 0).UTC().Format("2006-01-02 15:04 UTC")
 		}
 	}
-	m := quotaReset.FindStringSubmatch(notice)
+	m := quotaReset().FindStringSubmatch(notice)
 	if m == nil {
 		return ""
 	}

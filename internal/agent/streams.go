@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"github.com/dtree-dev/dtree/internal/response"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -580,7 +579,7 @@ type qwenDecoder struct {
 func newQwenDecoder() *qwenDecoder { return &qwenDecoder{streamJSONDecoder{cachedIn: true}} }
 
 // qwenAPIError is how Qwen Code words an API error as its result.
-var qwenAPIError = regexp.MustCompile(`^\[(API Error: [^\n]*)\]$`)
+var qwenAPIError = lazyRegexp(`^\[(API Error: [^\n]*)\]$`)
 
 func (d *qwenDecoder) end(o output) (envelope, error) {
 	if err := d.check(o, "qwen JSON"); err != nil {
@@ -592,7 +591,7 @@ func (d *qwenDecoder) end(o output) (envelope, error) {
 	}
 	env := envelope{answer: response.StripANSI(string(r.Result))}
 	env.usage = types.Usage{InputTokens: r.Usage.Input.count(), OutputTokens: r.Usage.Output.count(), DurationMS: r.Duration.count()}
-	m := qwenAPIError.FindStringSubmatch(strings.TrimSpace(env.answer))
+	m := qwenAPIError().FindStringSubmatch(strings.TrimSpace(env.answer))
 	env.failed = r.IsError || r.Error != "" || m != nil
 	if r.Subtype != "" && r.Subtype != "success" {
 		env.failed, env.status = true, string(r.Subtype)
@@ -602,7 +601,7 @@ func (d *qwenDecoder) end(o output) (envelope, error) {
 		case r.Error != "":
 			// 0.24.4 puts the same bracketed words in error.message.
 			env.message = string(r.Error)
-			if e := qwenAPIError.FindStringSubmatch(strings.TrimSpace(env.message)); e != nil {
+			if e := qwenAPIError().FindStringSubmatch(strings.TrimSpace(env.message)); e != nil {
 				env.message = firstLine(e[1])
 			}
 		case m != nil:
