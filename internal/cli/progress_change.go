@@ -27,7 +27,11 @@ func changed(c *types.Change) string {
 // its own under it, so that the change never pushes a line that fitted
 // into wrapping.
 func (p *progress) endLine(line, change string) {
-	if w := p.width(); change != "" && w > 0 && textWidth(line+change) >= w {
+	if change == "" || p.quiet {
+		p.printf("%s\n", line)
+		return
+	}
+	if w := p.width(); w > 0 && textWidth(line+change) >= w {
 		p.printf("%s\n  %s\n", line, strings.TrimPrefix(change, " "))
 		return
 	}

@@ -17,9 +17,13 @@ type File interface {
 	Close() error
 }
 
-// openFile opens a file with os.OpenFile, as an Options.OpenFile.
+// openFile opens a file as an Options.OpenFile: openOS, an *os.File.
 func openFile(name string, flag int, perm os.FileMode) (File, error) {
-	return os.OpenFile(name, flag, perm)
+	f, err := openOS(name, flag, perm)
+	if err != nil {
+		return nil, err // not a nil *os.File in the interface
+	}
+	return f, nil
 }
 
 // WriteError is a file of the run's logs that could not be written: the

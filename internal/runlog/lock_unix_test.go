@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 )
 
 // A run held by one resume is refused to the next, with the holder's pid,
@@ -81,4 +82,21 @@ func BenchmarkOldRuns100(b *testing.B) {
 			b.Fatal(old, err)
 		}
 	}
+}
+
+// The log's files are opened close-on-exec, as os.OpenFile's are: an agent
+// never inherits events.jsonl, long.log or a stream file.
+func TestOpenFileIsCloseOnExec(t *testing.T) {
+	t.Parallel()
+	f, err := openOS(filepath.Join(t.TempDir(), "x"), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o640)
+	require.NoError(t, err)
+	defer f.Close()
+	flags, err := unix.FcntlInt(f.Fd(), unix.F_GETFD, 0)
+	require.NoError(t, err)
+	assert.NotZero(t, flags&unix.FD_CLOEXEC)
+	st, err := f.Stat()
+	require.NoError(t, err)
+	assert.Zero(t, st.Mode().Perm()&^0o640, "no more than the mode asked for")
+	_, err = openOS(f.Name(), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o640)
+	assert.ErrorIs(t, err, os.ErrExist, "an error os.OpenFile's callers know")
 }

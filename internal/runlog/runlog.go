@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -47,11 +48,13 @@ type Options struct {
 
 // Log is one run's log directory.
 type Log struct {
-	RunID  string
-	Dir    string
-	opts   Options
-	mu     sync.Mutex
-	events File
+	RunID string
+	Dir   string
+	opts  Options
+	mu    sync.Mutex
+	// streamsMade says the streams directory is there (StreamWriter).
+	streamsMade atomic.Bool
+	events      File
 	// eventsSize is how long events.jsonl is: whole lines only.
 	eventsSize int64
 	// events not yet written (Event, Flush)

@@ -101,8 +101,11 @@ func (w *StreamWriter) write(out []byte) error {
 // create makes the file, under a name no other call of the run has.
 func (w *StreamWriter) create() error {
 	dir := w.l.path(StreamsDir)
-	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-		return w.l.fail(dir, err)
+	if !w.l.streamsMade.Load() {
+		if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return w.l.fail(dir, err)
+		}
+		w.l.streamsMade.Store(true) // made once, not asked again at every call
 	}
 	for i := 1; ; i++ {
 		name := w.name
