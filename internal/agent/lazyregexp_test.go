@@ -13,7 +13,8 @@ func TestLazyRegexpsCompile(t *testing.T) {
 		"quotaNotice": quotaNotice, "quotaReset": quotaReset, "quotaEpoch": quotaEpoch, "errorLine": errorLine,
 		"noiseLine": noiseLine, "jsonField": jsonField, "hintLine": hintLine, "qwenAPIError": qwenAPIError,
 	} {
-		if re() == nil || re() != re() {
+		first, again := re(), re()
+		if first == nil || first != again {
 			t.Errorf("%s: not compiled once", name)
 		}
 	}
