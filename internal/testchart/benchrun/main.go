@@ -6,7 +6,9 @@
 // a custom CLI with text output, and "lean", a program that prints a fixed
 // Claude Code envelope (internal/testchart/leanagent) run as the built-in
 // claude. The lean agent takes less time a call, so dtree's own cost a
-// step weighs more against it.
+// step weighs more against it. A Go loop in benchrun itself, which starts
+// the agent as dtree's runner does and does nothing else, is timed in the
+// same rounds: the floor for a Go program (readme/performance.md).
 //
 //	go run ./internal/testchart/benchrun [-runs 7] [-nodes 200] [-agent fake,lean] [-old BIN]
 //
@@ -15,13 +17,18 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/dtree-dev/dtree/internal/testchart"
@@ -111,7 +118,7 @@ func bench(runs, nodes int, agents []string, old string) error {
 		dtreeRun := func(b string) (time.Duration, time.Duration, error) {
 			return timeIt(wd, b, "run", "--quiet", "--log-dir", filepath.Join(dir, "logs"), "chain.csv")
 		}
-		var dt, ot, sh, dc, oc, sc []time.Duration
+		var dt, ot, sh, dc, oc, sc, gl []time.Duration
 		for range runs { // interleaved, so drift hits both alike
 			d, c, err := dtreeRun(filepath.Join(bin, "dtree"))
 			if err != nil {
@@ -130,6 +137,11 @@ func bench(runs, nodes int, agents []string, old string) error {
 				return err
 			}
 			sh, sc = append(sh, s), append(sc, c)
+			g, err := goLoop(wd, env, bin, a, prompt, nodes)
+			if err != nil {
+				return err
+			}
+			gl = append(gl, g)
 		}
 		fmt.Printf("%s agent: %d-node chain, %d runs each, interleaved\n", a, nodes, runs)
 		fmt.Printf("  dtree run:  %s\n", stats(dt, sh))
@@ -138,6 +150,8 @@ func bench(runs, nodes int, agents []string, old string) error {
 		}
 		ms := median(sh)
 		fmt.Printf("  shell loop: median %s (min %s)\n", ms.Round(time.Millisecond), slices.Min(sh).Round(time.Millisecond))
+		fmt.Printf("  Go loop:    median %s (min %s): %.2fx of the shell loop's medians, the floor for a Go program that starts the agent as dtree does\n",
+			median(gl).Round(time.Millisecond), slices.Min(gl).Round(time.Millisecond), float64(median(gl))/float64(ms))
 		// CPU time moves less than wall time with the machine's load.
 		line := fmt.Sprintf("  CPU, median, agents included: dtree %s (%.2fx the loop's)", median(dc).Round(time.Millisecond), float64(median(dc))/float64(median(sc)))
 		if old != "" {
@@ -146,6 +160,42 @@ func bench(runs, nodes int, agents []string, old string) error {
 		fmt.Printf("%s, shell loop %s\n", line, median(sc).Round(time.Millisecond))
 	}
 	return nil
+}
+
+// goLoop times nodes calls of the agent from this process, started as
+// dtree's runner starts one (internal/agent's Run: its own process group,
+// the parent-death signal from a locked thread, stdin /dev/null, stdout
+// and stderr read through pipes, a context and a wait delay), and nothing
+// else: what a Go program pays to start the agent, against which dtree's
+// own work a step shows.
+func goLoop(wd string, env []string, bin, agent, prompt string, nodes int) (time.Duration, error) {
+	argv := map[string][]string{
+		"fake": {filepath.Join(bin, "fakeagent"), prompt},
+		"lean": {filepath.Join(bin, "claude"), "-p", prompt, "--output-format", "stream-json", "--verbose"},
+	}[agent]
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		return 0, err
+	}
+	defer null.Close()
+	start := time.Now()
+	for range nodes {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+		cmd.Dir, cmd.Env, cmd.Stdin, cmd.WaitDelay = wd, env, null, 5*time.Second
+		var out, errs bytes.Buffer
+		cmd.Stdout, cmd.Stderr = struct{ io.Writer }{&out}, struct{ io.Writer }{&errs} // through pipes, as dtree's
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		parentDeath(cmd.SysProcAttr)
+		runtime.LockOSThread()
+		err := cmd.Run()
+		runtime.UnlockOSThread()
+		cancel()
+		if err != nil {
+			return 0, fmt.Errorf("%s: %v\n%s%s", argv[0], err, out.Bytes(), errs.Bytes())
+		}
+	}
+	return time.Since(start), nil
 }
 
 // stats says one dtree's median and minimum and their ratios to the shell
