@@ -16,17 +16,17 @@ import (
 )
 
 // Budgets of what dtree does a step between two agents (BenchmarkWalk200),
-// with room over what it does on 2026-11-26: 200 allocations and 90 KB,
-// most of them short.json's document, rewritten after every step
+// with room over what it does on 2026-11-27: 235 allocations and 45 KB
 // (readme/performance.md#running-a-chart). They count, so a loaded machine
 // does not move them as it moves the time. Each of the step's costs that
 // made benchrun 1.33x passes one: the run so far rendered again for every
 // step (988 allocations, 147 KB), a 64 KiB buffer for each short.json
-// (154 KB), a new file for each short.json (1 a step; now 0.02).
+// (154 KB), a new file for each short.json (1 a step; now 0.02); and so
+// does short.json joined and masked whole at every rewrite (96 KB).
 const (
 	agentTime      = time.Millisecond
 	maxAllocsAStep = 400
-	maxBytesAStep  = 128 << 10
+	maxBytesAStep  = 72 << 10
 	maxFilesAStep  = 0.5
 )
 
