@@ -80,9 +80,6 @@ func WriteBytes(path string, data []byte, perm os.FileMode, o Options) error {
 	}, false)
 }
 
-// replaceWith is Write; with callers set, write is the caller's, through
-// a buffer, and an error of its is the caller's own, not the file's;
-// without, it is WriteBytes' one write, straight to the file.
 // WriteParts is WriteBytes of parts written one after the other, without
 // joining them first.
 func WriteParts(path string, parts [][]byte, perm os.FileMode, o Options) error {
@@ -96,6 +93,9 @@ func WriteParts(path string, parts [][]byte, perm os.FileMode, o Options) error 
 	}, false)
 }
 
+// replaceWith is Write; with callers set, write is the caller's, through
+// a buffer, and an error of its is the caller's own, not the file's;
+// without, it is WriteBytes' one write, straight to the file.
 func replaceWith(path string, perm os.FileMode, o Options, write func(io.Writer) error, callers bool) error {
 	open := o.Open
 	if open == nil {
@@ -169,8 +169,8 @@ func replaceWith(path string, perm os.FileMode, o Options, write func(io.Writer)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil && !reused {
-		err = os.Chmod(tmp, perm) // CreateTemp's 0600, and the umask
+	if err == nil {
+		err = os.Chmod(tmp, perm) // CreateTemp's 0600, the umask, or what a reused file was given
 	}
 	if err == nil {
 		err = replace(tmp, path, o.Rewrite && o.Reuse)
@@ -203,9 +203,6 @@ func writeInPlace(path string, perm os.FileMode, open func(string, int, os.FileM
 	return nil
 }
 
-// fill writes f's content. With callers, write is the caller's, through
-// a buffer, and an error of its own is returned as it is, own true;
-// without, it is WriteBytes' one write, straight to the file.
 // counted is a reused file being written over: how much was written,
 // and the old version's tail past it cut at the end.
 type counted struct {
@@ -235,6 +232,9 @@ func (c *counted) cut() error {
 	return t.Truncate(c.n)
 }
 
+// fill writes f's content. With callers, write is the caller's, through
+// a buffer, and an error of its own is returned as it is, own true;
+// without, it is WriteBytes' one write, straight to the file.
 func fill(f File, write func(io.Writer) error, callers bool) (own bool, err error) {
 	if !callers {
 		return false, write(f)

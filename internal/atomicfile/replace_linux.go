@@ -3,6 +3,7 @@ package atomicfile
 import (
 	"errors"
 	"os"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -37,14 +38,21 @@ func replace(tmp, path string, keep bool) error {
 // only when a write lease on it can be had, which the kernel grants only
 // while no one else has the file open, so no reader of the old version
 // sees it change. A reader that opens it meanwhile waits for the lease,
-// which closing the file gives up. nil when it cannot be reused.
+// which closing the file gives up. Only a plain file with no other name:
+// a link, a FIFO or a hard link put there (a run's directory may be in an
+// agent's reach) is not followed or written through, and the caller
+// makes a file of its own. nil when it cannot be reused.
 func reuse(open func(string, int, os.FileMode) (File, error), tmp string, perm os.FileMode) File {
-	f, err := open(tmp, os.O_WRONLY, perm)
+	f, err := open(tmp, os.O_WRONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, perm)
 	if err != nil {
 		return nil
 	}
 	of, ok := f.(*os.File)
 	if !ok {
+		_ = f.Close()
+		return nil
+	}
+	if fi, err := of.Stat(); err != nil || !fi.Mode().IsRegular() || links(fi) != 1 {
 		_ = f.Close()
 		return nil
 	}
@@ -60,4 +68,12 @@ func reuse(open func(string, int, os.FileMode) (File, error), tmp string, perm o
 		return nil
 	}
 	return f
+}
+
+// links is how many names fi's file has, 1 when that cannot be told.
+func links(fi os.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 1
 }

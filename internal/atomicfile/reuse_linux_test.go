@@ -6,7 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -67,4 +69,47 @@ func TestReuseWritesOverTheReplacedFileOnlyWhenNoOneHasIt(t *testing.T) {
 	// What is left to reuse is the caller's to remove.
 	_, err = os.Stat(atomicfile.TempOf(path))
 	require.NoError(t, err)
+}
+
+// What an agent may put where the next version would be written (a run's
+// directory can be in its working tree) is not written through: a link
+// is not followed, a FIFO does not hang the write, a second name of
+// another file does not change that file.
+func TestReuseWritesOnlyIntoAFileOfItsOwn(t *testing.T) {
+	t.Parallel()
+	for _, plant := range []string{"symlink", "fifo", "hardlink"} {
+		t.Run(plant, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			path := filepath.Join(dir, "short.json")
+			victim := filepath.Join(dir, "victim")
+			require.NoError(t, os.WriteFile(victim, []byte("keep me"), 0o644))
+			o := atomicfile.Options{Rewrite: true, Reuse: true}
+			require.NoError(t, atomicfile.WriteBytes(path, []byte(`{"n":1}`), 0o644, o))
+			tmp := atomicfile.TempOf(path)
+			_ = os.Remove(tmp)
+			switch plant {
+			case "symlink":
+				require.NoError(t, os.Symlink(victim, tmp))
+			case "fifo":
+				require.NoError(t, syscall.Mkfifo(tmp, 0o644))
+			case "hardlink":
+				require.NoError(t, os.Link(victim, tmp))
+			}
+			done := make(chan error, 1)
+			go func() { done <- atomicfile.WriteBytes(path, []byte(`{"n":2}`), 0o644, o) }()
+			select {
+			case err := <-done:
+				require.NoError(t, err)
+			case <-time.After(10 * time.Second):
+				t.Fatal("the write hung on what was put in its way")
+			}
+			got, err := os.ReadFile(path)
+			require.NoError(t, err)
+			assert.Equal(t, `{"n":2}`, string(got))
+			kept, err := os.ReadFile(victim)
+			require.NoError(t, err)
+			assert.Equal(t, "keep me", string(kept))
+		})
+	}
 }
