@@ -10,6 +10,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"slices"
@@ -284,25 +285,29 @@ const walkHeap = 48 << 20
 // to twice the heap the chart and settings take when that is more, and
 // returns what puts the limit before it back. A run whose heap stays
 // under it (any run of a few thousand steps) collects as before. GOGC or
-// GOMEMLIMIT in the environment wins. What the chart takes is the heap
-// the last collection found live, not one made for it: a collection
-// forced here took 1.3-3.6 ms of every run's start, and a chart that
-// takes a part of walkHeap worth counting was collected while it was
-// read (readme/performance.md).
+// GOMEMLIMIT in the environment wins. A collection is forced to see what
+// the chart takes only when the heap, garbage and all, could make twice
+// that more than walkHeap: forced always, it took 1.3-3.6 ms of every
+// run's start (readme/performance.md).
 func limitWalkMemory(getenv func(string) string) (restore func()) {
 	if getenv("GOGC") != "" || getenv("GOMEMLIMIT") != "" {
 		return func() {}
 	}
-	before := debug.SetMemoryLimit(max(walkHeap, 2*liveHeap()))
+	limit := int64(walkHeap)
+	if heapObjects() > walkHeap/2 {
+		runtime.GC() // what the chart holds, without what reading it left
+		limit = max(limit, 2*heapObjects())
+	}
+	before := debug.SetMemoryLimit(limit)
 	return func() { debug.SetMemoryLimit(before) }
 }
 
-// liveHeap is the heap the last collection marked live, 0 before the first.
-func liveHeap() int64 {
-	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+// heapObjects is the heap's objects now, live or not yet collected.
+func heapObjects() int64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	metrics.Read(s)
 	if s[0].Value.Kind() != metrics.KindUint64 {
-		return 0
+		return walkHeap // unknown: collect and see
 	}
 	return int64(min(s[0].Value.Uint64(), 1<<62))
 }

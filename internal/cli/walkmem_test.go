@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"runtime"
 	"runtime/debug"
 	"testing"
 
@@ -18,6 +19,18 @@ func TestLimitWalkMemory(t *testing.T) {
 	assert.Equal(t, int64(walkHeap), debug.SetMemoryLimit(-1), "a small chart: walkHeap")
 	restore()
 	assert.Equal(t, before, debug.SetMemoryLimit(-1), "put back")
+
+	// A chart that takes more than half of walkHeap: twice what it takes.
+	held := make([][]byte, 40)
+	for i := range held {
+		held[i] = make([]byte, 1<<20)
+	}
+	restore = limitWalkMemory(getenv)
+	got := debug.SetMemoryLimit(-1)
+	restore()
+	assert.GreaterOrEqual(t, got, int64(80<<20), "twice the 40 MiB held")
+	assert.Less(t, got, int64(160<<20))
+	runtime.KeepAlive(held)
 
 	for _, k := range []string{"GOGC", "GOMEMLIMIT"} {
 		env = map[string]string{k: "100"}
