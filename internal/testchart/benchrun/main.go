@@ -28,7 +28,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/dtree-dev/dtree/internal/testchart"
@@ -185,8 +184,7 @@ func goLoop(wd string, env []string, bin, agent, prompt string, nodes int) (time
 		cmd.Dir, cmd.Env, cmd.Stdin, cmd.WaitDelay = wd, env, null, 5*time.Second
 		var out, errs bytes.Buffer
 		cmd.Stdout, cmd.Stderr = struct{ io.Writer }{&out}, struct{ io.Writer }{&errs} // through pipes, as dtree's
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		parentDeath(cmd.SysProcAttr)
+		cmd.SysProcAttr = procAttr()
 		runtime.LockOSThread()
 		err := cmd.Run()
 		runtime.UnlockOSThread()

@@ -1,0 +1,8 @@
+//go:build !unix
+
+package main
+
+import "syscall"
+
+// procAttr is nothing special here.
+func procAttr() *syscall.SysProcAttr { return nil }
