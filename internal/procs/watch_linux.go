@@ -89,9 +89,14 @@ func withEnv(entry string, skip int) []int {
 // (/proc/self/task/TID/children). It keeps each list open and reads it
 // again from its start (pread regenerates it): a third of the cost of
 // opening each anew. The threads are listed again only when the Go
-// runtime's count of them changed or a list could not be read (its
-// thread is gone): listing /proc/self/task was most of a sweep's cost
-// (readme/performance.md). Not safe for concurrent use.
+// runtime's count of them changed, or a list could not be read: listing
+// /proc/self/task was most of a sweep's cost (readme/performance.md). A
+// thread that ended reads as an empty list, so only the count tells of
+// one made since; an end and a start between two sweeps leave the count
+// as it was, but Go ends a thread only when a goroutine returns locked
+// to it, which dtree's runner never does (its lock is let go), and what
+// a step leaves behind is given to the main thread, which lives as long
+// as dtree. Not safe for concurrent use.
 type childLists struct {
 	open    map[string]*os.File
 	tids    []string // the threads when last listed, nil to list them again
@@ -139,8 +144,8 @@ func (c *childLists) children() ([]int, bool) {
 	for _, tid := range c.tids {
 		n, err := c.open[tid].ReadAt(c.buf, 0)
 		if err != nil && err != io.EOF || n == len(c.buf) {
-			// Unreadable (its thread ended: list them again next
-			// time), or too many children to matter.
+			// Unreadable (list them again next time), or too many
+			// children to matter.
 			if err != nil && err != io.EOF {
 				c.tids = nil
 			}

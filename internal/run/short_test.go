@@ -8,6 +8,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/dtree-dev/dtree/internal/runlog"
 )
 
 // shortDoc is s's short.json, decoded.
@@ -76,4 +78,21 @@ func TestShortJSONBranchesBounded(t *testing.T) {
 	assert.InDelta(t, (n-1)%len(long)+1-ShortSteps, last["path_left_out"], 0)
 	assert.Equal(t, fmt.Sprint("n", (n-1)%len(long)), last["path"].([]any)[ShortSteps-1])
 	assert.Less(t, len(s.shortBranchStart), 2*ShortSteps, "what short.json keeps of the branches is bounded")
+}
+
+// short.json comes masked from the summary, each part as it is encoded:
+// the head (title, error), every node's entry and every branch's.
+func TestShortJSONMasked(t *testing.T) {
+	t.Parallel()
+	mask := runlog.NewRedactor([]string{"GH_TOKEN=ghp_secret1"}).JSON
+	s := &Summary{FormatVersion: 1, Title: "deploy ghp_secret1", Status: StatusFailed, Error: "node b failed: ghp_secret1",
+		Path: []string{"a", "b"}, mask: mask}
+	s.add(&NodeResult{ID: "a", Text: "Use ghp_secret1", Visit: 1, Branch: "f/x", Status: StatusSucceeded})
+	s.Branches = append(s.Branches, BranchResult{ID: "f/x", Fork: "f", Name: "x", Join: "j", Status: StatusFailed, Error: "ghp_secret1 leaked", Path: []string{"a"}})
+	s.add(&NodeResult{ID: "b", Text: "Then ghp_secret1 again", Visit: 1, Status: StatusFailed})
+	b := bytes.Join(s.shortJSON(), nil)
+	assert.NotContains(t, string(b), "ghp_secret1")
+	assert.Equal(t, 5, bytes.Count(b, []byte("***")), "%s", b)
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(b, &doc), "%s", b)
 }

@@ -34,7 +34,7 @@ func TestLockResumeRefusesASecondResume(t *testing.T) {
 }
 
 // keep_runs at a run's start: the oldest runs past the newest keep go,
-// except one a dtree still holds; the runs within keep are not read.
+// except one a dtree still holds (BenchmarkOldRuns100 times the reading).
 func TestOldRunsKeepsTheNewestAndAHeldRun(t *testing.T) {
 	t.Parallel()
 	logDir := t.TempDir()

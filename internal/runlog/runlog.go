@@ -33,7 +33,8 @@ type Options struct {
 	Long     bool   // write long.log
 	Redactor *Redactor
 	Now      func() time.Time
-	// OpenFile opens the log's files, os.OpenFile when nil: tests give
+	// OpenFile opens the log's files, openOS (os.OpenFile in fewer
+	// system calls) when nil: tests give
 	// one on a disk that fills up.
 	OpenFile func(name string, flag int, perm os.FileMode) (File, error)
 	// LongCallMax and LongMax bound long.log: what one agent call's
