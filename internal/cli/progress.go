@@ -322,13 +322,7 @@ func (p *progress) command(s string) {
 	if p.quiet {
 		return
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if l := p.cur.Load(); l.held != nil {
-		l.held = append(l.held, heldWrite{text: s, cmd: true})
-		return
-	}
-	fmt.Fprint(p.cmd, s)
+	p.annotate(s)
 }
 
 // annotate prints an annotation of GitHub Actions' mode, even with
