@@ -23,6 +23,15 @@ func holdWorktree(gitDir string, shared bool) (release func(), err error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := lock(f, shared); err != nil {
+		return nil, err
+	}
+	return func() { f.Close() }, nil
+}
+
+// lock locks f, shared or exclusive, without waiting; f is closed when it
+// cannot be, and the error is ErrWorktreeInUse when another holds it.
+func lock(f *os.File, shared bool) error {
 	how := unix.LOCK_EX
 	if shared {
 		how = unix.LOCK_SH
@@ -30,11 +39,11 @@ func holdWorktree(gitDir string, shared bool) (release func(), err error) {
 	if err := unix.Flock(int(f.Fd()), how|unix.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, unix.EWOULDBLOCK) {
-			return nil, ErrWorktreeInUse
+			return ErrWorktreeInUse
 		}
-		return nil, err
+		return err
 	}
-	return func() { f.Close() }, nil
+	return nil
 }
 
 // holdDir locks directory dir itself, as holdWorktree locks a worktree's
@@ -45,15 +54,7 @@ func holdDir(dir string, shared bool) (release func(), err error) {
 	if err != nil {
 		return nil, err
 	}
-	how := unix.LOCK_EX
-	if shared {
-		how = unix.LOCK_SH
-	}
-	if err := unix.Flock(int(f.Fd()), how|unix.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, unix.EWOULDBLOCK) {
-			return nil, ErrWorktreeInUse
-		}
+	if err := lock(f, shared); err != nil {
 		return nil, err
 	}
 	// Removed (or replaced) between the open and the lock: the lock holds
