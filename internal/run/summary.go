@@ -400,14 +400,8 @@ func (s *Summary) shortSnapshot() func() [][]byte {
 // path the newest ShortSteps nodes and how many earlier ones it leaves
 // out.
 type shortBranch struct {
-	ID          string   `json:"id"`
-	Fork        string   `json:"fork"`
-	Name        string   `json:"name"`
-	Join        string   `json:"join"`
-	Status      string   `json:"status"`
-	Error       string   `json:"error,omitempty"`
-	Path        []string `json:"path"`
-	PathLeftOut int      `json:"path_left_out,omitempty"`
+	BranchResult
+	PathLeftOut int `json:"path_left_out,omitempty"`
 }
 
 // encodeBranches encodes the branches not yet in shortBranches, and cuts
@@ -416,7 +410,7 @@ type shortBranch struct {
 func (s *Summary) encodeBranches() {
 	for ; s.shortBranchesDone < len(s.Branches); s.shortBranchesDone++ {
 		r := &s.Branches[s.shortBranchesDone]
-		sb := shortBranch{ID: r.ID, Fork: r.Fork, Name: r.Name, Join: r.Join, Status: r.Status, Error: r.Error, Path: r.Path}
+		sb := shortBranch{BranchResult: *r}
 		if sb.Path == nil {
 			sb.Path = []string{}
 		}
