@@ -3,7 +3,6 @@ package atomicfile
 import (
 	"errors"
 	"os"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -52,7 +51,7 @@ func reuse(open func(string, int, os.FileMode) (File, error), tmp string, perm o
 		_ = f.Close()
 		return nil
 	}
-	if fi, err := of.Stat(); err != nil || !fi.Mode().IsRegular() || links(fi) != 1 {
+	if fi, err := of.Stat(); err != nil || !fi.Mode().IsRegular() || Links(fi) != 1 {
 		_ = f.Close()
 		return nil
 	}
@@ -68,12 +67,4 @@ func reuse(open func(string, int, os.FileMode) (File, error), tmp string, perm o
 		return nil
 	}
 	return f
-}
-
-// links is how many names fi's file has, 1 when that cannot be told.
-func links(fi os.FileInfo) uint64 {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Nlink)
-	}
-	return 1
 }

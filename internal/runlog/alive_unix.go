@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/dtree-dev/dtree/internal/atomicfile"
 )
 
 // holdRun marks the run as going for as long as its dtree lives: a lock
@@ -55,7 +57,7 @@ func LockResume(dir string) (release func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w (remove it if no dtree is resuming the run)", path, err)
 	}
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || linksOf(fi) != 1 {
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || atomicfile.Links(fi) != 1 {
 		f.Close()
 		return nil, fmt.Errorf("%s is not a file of dtree's (a link, or not a plain file): remove it if no dtree is resuming the run", path)
 	}
@@ -79,11 +81,3 @@ func LockResume(dir string) (release func(), err error) {
 // openNonblock keeps the open of a FIFO from waiting for a writer, so
 // that OpenLog can refuse it.
 const openNonblock = unix.O_NONBLOCK
-
-// linksOf is the number of names the file has.
-func linksOf(fi os.FileInfo) uint64 {
-	if st, ok := fi.Sys().(*unix.Stat_t); ok {
-		return uint64(st.Nlink)
-	}
-	return 1
-}

@@ -100,3 +100,20 @@ func TestOpenFileIsCloseOnExec(t *testing.T) {
 	_, err = openOS(f.Name(), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o640)
 	assert.ErrorIs(t, err, os.ErrExist, "an error os.OpenFile's callers know")
 }
+
+// A resume.lock that is a second name of another file is not written
+// into: the pid would land in that file (a run directory is a file anyone
+// may have edited).
+func TestLockResumeRefusesASecondName(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	victim := filepath.Join(t.TempDir(), "victim")
+	require.NoError(t, os.WriteFile(victim, []byte("keep me"), 0o644))
+	require.NoError(t, os.Link(victim, filepath.Join(dir, ResumeLockFile)))
+	_, err := LockResume(dir)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "not a file of dtree's")
+	kept, err := os.ReadFile(victim)
+	require.NoError(t, err)
+	assert.Equal(t, "keep me", string(kept))
+}
