@@ -60,6 +60,7 @@ var yamlHints = map[string]string{
 	"fork_one_line":     "list two or more ids under parallel:, or write next: instead",
 	"fork_branch_name":  "give each way out under parallel: its own name ({unit: tests, docs: docs})",
 	"join_without_fork": "remove join: from the node, or make it the node that every branch of a fork leads to",
+	"fork_branch_id":    "give ids and names under parallel: without '/': rename one of the forks, or one of the two names",
 }
 
 // Localize gives findings about a chart of the given format the hints of

@@ -81,6 +81,7 @@ func Forks(g *graph.Graph) ForkResult {
 			w.run(f)
 		}
 	}
+	res.Warnings = append(res.Warnings, sameBranchIDs(doc, res.Forks)...)
 	late := w.lateJoins(joinKeys)
 	for _, i := range joinKeys {
 		n := &doc.Nodes[i]
@@ -91,6 +92,43 @@ func Forks(g *graph.Graph) ForkResult {
 		}
 	}
 	return res
+}
+
+// sameBranchIDs warns of two branches of different forks with one id,
+// FORK/NAME (readme/parallel.md): fork a's branch b/x and fork a/b's
+// branch x. The run keeps their worktrees and checkpoints apart, but
+// --branch, plan and join, and the logs' branch events cannot tell them
+// apart. Branches of one fork never share a name (fork_branch_name).
+func sameBranchIDs(doc *types.Document, forks map[int]*types.Fork) []types.Diagnostic {
+	var out []types.Diagnostic
+	type owner struct{ fork, branch int }
+	seen := map[string]owner{}
+	for i := range doc.Nodes { // in chart order, so the findings are too
+		f := forks[i]
+		if f == nil {
+			continue
+		}
+		n := &doc.Nodes[i]
+		for b, fb := range f.Branches {
+			id := n.ID + "/" + fb.Name
+			first, dup := seen[id]
+			if !dup {
+				seen[id] = owner{i, b}
+				continue
+			}
+			if first.fork == i {
+				continue // one fork's two branches of one name: fork_branch_name
+			}
+			other, ob := &doc.Nodes[first.fork], forks[first.fork].Branches[first.branch]
+			d := nodeDiag(n, "fork_branch_id",
+				"name forks and branches without '/': change the id of one of the forks, or the label of one of the lines",
+				"branch %s of fork %s and branch %s of fork %s share the id %s: --branch, dtree join and the logs cannot tell them apart",
+				types.Quote(fb.Name), n.ID, types.Quote(ob.Name), other.ID, types.Quote(id))
+			d.IDs = []string{n.ID, fb.Line, other.ID, ob.Line}
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 func nodeDiag(n *types.Node, class, hint, format string, args ...any) types.Diagnostic {
