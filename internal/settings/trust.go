@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/dtree-dev/dtree/internal/atomicfile"
+	"github.com/dtree-dev/dtree/types"
 )
 
 // Trust of a project file (readme/settings.md#trust). A ./dtree.yaml dtree
@@ -207,7 +208,8 @@ func (o LoadOptions) trusted(f *fileLayer) (bool, error) {
 // untrusted is what an untrusted project file f sets that it may not: each
 // custom CLI it defines (a new name or a built-in's), a junit file, a
 // budget looser than the user file's, allow_unmetered under a budget,
-// approvals that answer every gate and checkpoints off. Only keys whose value applies count:
+// approvals that answer every gate, checkpoints off and more calls at
+// once than the user file's parallel (or the default). Only keys whose value applies count:
 // one a variable or flag overrides does nothing.
 func untrusted(s *Settings, f *fileLayer, user *fileLayer) *Untrusted {
 	u := &Untrusted{File: f.src.Name}
@@ -230,6 +232,10 @@ func untrusted(s *Settings, f *fileLayer, user *fileLayer) *Untrusted {
 		case key == KeyCheckpoints && !s.Checkpoints:
 			// Without the record, what the checkout's chart does to the
 			// user's tree cannot be shown or undone.
+		case key == KeyParallel && s.Parallel > userParallel(user):
+			// The checkout's chart can fork a thousand ways: as many
+			// agents at once on the user's machine and key, each able to
+			// spend past a budget by a message before it is stopped.
 		default:
 			continue
 		}
@@ -240,6 +246,19 @@ func untrusted(s *Settings, f *fileLayer, user *fileLayer) *Untrusted {
 	}
 	slices.SortFunc(u.Keys, func(a, b UntrustedKey) int { return a.Line - b.Line })
 	return u
+}
+
+// userParallel is the most calls at once an untrusted project file may
+// set: the user file's parallel, or the default.
+func userParallel(user *fileLayer) int {
+	if user != nil {
+		if sc, ok := user.values[KeyParallel]; ok {
+			if n, err := strconv.Atoi(strings.TrimSpace(sc.text)); err == nil && n > 0 {
+				return n
+			}
+		}
+	}
+	return types.DefaultParallel
 }
 
 // looser reports whether a budget of v (0: none) is looser than the one
