@@ -64,7 +64,8 @@ var yamlHints = map[string]string{
 }
 
 // Localize gives findings about a chart of the given format the hints of
-// that format: a YAML chart's say which key to change. It is applied once,
+// that format: a YAML chart's say which key to change. {id} in a hint is
+// the node the finding is about (C when it names none). It is applied once,
 // to everything a chart is checked for (import, node settings and lint),
 // when the chart is checked (chart.Check).
 func Localize(format string, diags []types.Diagnostic) {
@@ -74,7 +75,11 @@ func Localize(format string, diags []types.Diagnostic) {
 	}
 	for i := range diags {
 		if h, ok := f.Hints[diags[i].Class]; ok {
-			diags[i].Hint = h
+			id := diags[i].ID
+			if id == "" {
+				id = "C"
+			}
+			diags[i].Hint = strings.ReplaceAll(h, "{id}", id)
 		}
 	}
 }
