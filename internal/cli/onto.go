@@ -133,6 +133,12 @@ func textTrace(t *export.Trace, ids map[string]string) *export.Trace {
 		out.Visits[to(id)] += v
 	}
 	out.Stopped = to(t.Stopped)
+	if t.Interrupted != nil {
+		out.Interrupted = make(map[string]bool, len(t.Interrupted))
+		for id := range t.Interrupted {
+			out.Interrupted[to(id)] = true
+		}
+	}
 	out.Steps = make([]export.Step, len(t.Steps))
 	for i, st := range t.Steps {
 		out.Steps[i] = export.Step{From: to(st.From), To: to(st.To), Label: st.Label, Branch: st.Branch}

@@ -78,6 +78,9 @@ func drawioMarks(doc *types.Document, t *Trace) map[string]drawioMark {
 		if nd.visits > 0 {
 			nd.state = stateVisited
 		}
+		if t.Interrupted[n.ID] {
+			nd.stopped, nd.state = "interrupted", stateInterrupted
+		}
 		if n.ID == t.Stopped && t.Stopped != "" {
 			nd.stopped = t.StoppedHow
 			nd.state = map[string]string{"failed": stateFailed, "interrupted": stateInterrupted,

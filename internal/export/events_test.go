@@ -85,4 +85,16 @@ const (
 {"event":"branch_end","branch":"plan/a","path":["a"],"status":"interrupted","error":"interrupted"}
 {"event":"run_end","path":["start","plan"],"status":"failed","error":"node b failed"}
 `
+	// forkInterruptedRun: Ctrl-C while both branches run.
+	forkInterruptedRun = `{"event":"run_start","run_id":"r6","page":"1","start":"start"}
+{"event":"node_start","node":"plan","visit":1}
+{"event":"node_end","next":"review","node":"plan","status":"succeeded","visit":1}
+{"event":"branch_start","branch":"plan/a","first":"a","fork":"plan","name":"a"}
+{"event":"branch_start","branch":"plan/b","first":"b","fork":"plan","name":"b"}
+{"event":"node_start","branch":"plan/a","node":"a","visit":1}
+{"event":"node_start","branch":"plan/b","node":"b","visit":1}
+{"event":"node_end","branch":"plan/a","error":"interrupted","node":"a","status":"interrupted","visit":1}
+{"event":"node_end","branch":"plan/b","error":"interrupted","node":"b","status":"interrupted","visit":1}
+{"event":"run_end","path":["start","plan"],"status":"interrupted","error":"interrupted"}
+`
 )

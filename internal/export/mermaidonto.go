@@ -103,6 +103,9 @@ func MermaidOntoLinks(w io.Writer, src []byte, t *Trace, known func(id string) b
 	slices.Sort(ids)
 	for _, id := range ids {
 		class := ClassTaken
+		if t.Interrupted[id] {
+			class = ClassFailed
+		}
 		if id == t.Stopped {
 			switch t.StoppedHow {
 			case "failed", "interrupted":

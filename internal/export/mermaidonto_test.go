@@ -54,6 +54,17 @@ func TestMermaidOnto(t *testing.T) {
 				"class check,fix dtreeRepeated\n",
 		},
 		{
+			name: "a fork's other branch, cut short by the failure, is red too",
+			src:  "flowchart TD\n  start([Start]) --> plan[Plan]\n  plan --> a[A] & b[B]\n  a & b --> done([Done])\n",
+			trace: &export.Trace{RunID: "r9", Status: "failed", Visits: map[string]int{"start": 1, "plan": 1, "a": 1, "b": 1},
+				Stopped: "b", StoppedHow: "failed", Interrupted: map[string]bool{"a": true}},
+			want: "%% run r9 drawn by dtree graph --run: failed at b\n" +
+				"classDef dtreeTaken fill:#e6f4ea,stroke:#2e7d32,stroke-width:2px\n" +
+				"classDef dtreeFailed fill:#fde7e9,stroke:#c62828,stroke-width:3px\n" +
+				"class plan,start dtreeTaken\n" +
+				"class a,b dtreeFailed\n",
+		},
+		{
 			name: "a limit kept the run out of a node", src: ontoChart,
 			trace: &export.Trace{RunID: "r2", Status: "limit_reached", Visits: map[string]int{"start": 1, "check": 1},
 				Stopped: "fix", StoppedHow: "limit_reached"},

@@ -259,6 +259,12 @@ func (p *picture) mark(t *Trace, where map[string][2]int) {
 			p.pages[w[0]].nodes[w[1]].retries = r
 		}
 	}
+	for id := range t.Interrupted {
+		if w, ok := where[id]; ok {
+			nd := &p.pages[w[0]].nodes[w[1]]
+			nd.stopped, nd.state = "interrupted", stateInterrupted
+		}
+	}
 	if w, ok := where[t.Stopped]; ok {
 		nd := &p.pages[w[0]].nodes[w[1]]
 		nd.stopped = t.StoppedHow

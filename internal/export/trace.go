@@ -36,6 +36,10 @@ type Trace struct {
 	// limit_reached or budget_reached.
 	Stopped    string
 	StoppedHow string
+	// Interrupted are the other nodes whose visit the run's stop cut
+	// short: the steps a fork's other branches were in when one failed,
+	// or every branch's on an interrupt. nil when there are none.
+	Interrupted map[string]bool
 	// Steps are the moves from node to node, in the order the log has
 	// them: a fork's branches (readme/parallel.md) interleaved as they
 	// ran, each move with its branch. A fork's move into each branch is
@@ -95,6 +99,7 @@ func TraceFrom(r io.Reader) (*Trace, error) {
 			}
 			t.Visits[e.Node]++
 			entered[e.Node] = true
+			delete(t.Interrupted, e.Node) // a later visit (a resumed run's)
 		case runlog.Retry:
 			t.Retries[e.Node]++
 		case runlog.NodeEnd:
@@ -107,12 +112,14 @@ func TraceFrom(r io.Reader) (*Trace, error) {
 				}
 			case "interrupted":
 				// A branch stopped because another failed: the run
-				// stopped at that one.
+				// stopped at that one, and this visit did not finish.
 				if t.Stopped == "" || rd.Branch() == "" {
-					t.Stopped, t.StoppedHow = e.Node, e.Status
+					t.stop(e.Node, e.Status)
+				} else {
+					t.interrupted(e.Node)
 				}
 			case "failed", "budget_reached", "waiting_for_approval":
-				t.Stopped, t.StoppedHow = e.Node, e.Status
+				t.stop(e.Node, e.Status)
 			}
 		case runlog.BranchStart:
 			s := Step{From: e.Fork, To: e.First, Branch: rd.Branch()}
@@ -143,7 +150,27 @@ func TraceFrom(r io.Reader) (*Trace, error) {
 		return nil, fmt.Errorf("no run_start event: not the events.jsonl of a dtree run")
 	}
 	if t.Status == "limit_reached" && last >= 0 {
-		t.Stopped, t.StoppedHow = t.Steps[last].To, t.Status
+		t.stop(t.Steps[last].To, t.Status)
+	}
+	delete(t.Interrupted, t.Stopped)
+	if len(t.Interrupted) == 0 {
+		t.Interrupted = nil
 	}
 	return t, nil
+}
+
+// stop makes node the one the run stopped at; an interrupted node it
+// was stays interrupted.
+func (t *Trace) stop(node, how string) {
+	if t.StoppedHow == "interrupted" && t.Stopped != node {
+		t.interrupted(t.Stopped)
+	}
+	t.Stopped, t.StoppedHow = node, how
+}
+
+func (t *Trace) interrupted(node string) {
+	if t.Interrupted == nil {
+		t.Interrupted = map[string]bool{}
+	}
+	t.Interrupted[node] = true
 }

@@ -55,7 +55,17 @@ func TestTraceFrom(t *testing.T) {
 			name: "fork failed", events: forkFailedRun,
 			want: export.Trace{RunID: "r5", Status: "failed", Error: "node b failed", Page: "1", Start: "start",
 				Visits: map[string]int{"start": 1, "plan": 1, "a": 1, "b": 1}, Retries: map[string]int{}, Stopped: "b", StoppedHow: "failed",
-				Steps: []export.Step{{From: "start", To: "plan"}, {From: "plan", To: "a", Branch: "plan/a"}, {From: "plan", To: "b", Branch: "plan/b"}}},
+				Interrupted: map[string]bool{"a": true},
+				Steps:       []export.Step{{From: "start", To: "plan"}, {From: "plan", To: "a", Branch: "plan/a"}, {From: "plan", To: "b", Branch: "plan/b"}}},
+		},
+		{
+			// Ctrl-C stops every branch: the run stopped at the first,
+			// and the other's visit did not finish either.
+			name: "fork interrupted", events: forkInterruptedRun,
+			want: export.Trace{RunID: "r6", Status: "interrupted", Error: "interrupted", Page: "1", Start: "start",
+				Visits: map[string]int{"start": 1, "plan": 1, "a": 1, "b": 1}, Retries: map[string]int{}, Stopped: "a", StoppedHow: "interrupted",
+				Interrupted: map[string]bool{"b": true},
+				Steps:       []export.Step{{From: "start", To: "plan"}, {From: "plan", To: "a", Branch: "plan/a"}, {From: "plan", To: "b", Branch: "plan/b"}}},
 		},
 		{
 			name: "interrupted and cut short", events: interruptedRun,
