@@ -52,7 +52,8 @@ func (a *App) newResume() *cobra.Command {
 limit: the steps it finished are taken from its events.jsonl, with no agent
 call, and the run goes on at the step that did not finish, in a new run
 directory that records resumed_from. RUN_ID is a directory of --log-dir;
-latest (the default) is the newest run.
+latest (the default) is the newest run. A run that waits at an approval
+gate (exit 5) goes on with its answer: --approve, or --reject --reason TEXT.
 
 The chart is read again from the file the run read (or --chart), and
 refused when its graph changed since (exit 3) unless --force; a chart
@@ -63,12 +64,16 @@ again.
 
 Exit status: as dtree run's; 2 also when there is no such run, it is still
 going or being resumed, its events.jsonl is damaged mid-way (unless
---force), or it got to its end and --from names no step to go back to.
+--force), or it got to its end and --from names no step to go back to;
+and for a gate's answer that cannot be taken: a waiting run given none,
+--reject without --reason, --approve with --reject, --reason alone, or
+--approve or --reject for a run that waits at no gate.
 
 Docs: dtree docs resume`,
 		Example: `  dtree resume                   # the latest run
   dtree resume 20261125T083512Z-dfaa7a
-  dtree resume latest --from 7   # run node 7 and what follows again`,
+  dtree resume latest --from 7   # run node 7 and what follows again
+  dtree resume latest --reject --reason "the changelog is missing"`,
 		Args:        cobra.MaximumNArgs(1),
 		Annotations: map[string]string{gracefulInterrupt: "yes"},
 		RunE: func(cmd *cobra.Command, args []string) error {
