@@ -234,8 +234,13 @@ func (c *cleaner) worktrees(ctx context.Context, repo *workspace.Repo) {
 		}
 	}
 	if len(kept) > 0 && !c.quiet {
-		fmt.Fprintf(c.a.Err, "dtree: kept %s, the runs' results: %s\n", types.Choose(len(kept), "branch", "branches"), joinPaths(kept[:min(len(kept), 5)], len(kept)))
-		fmt.Fprintf(c.a.Err, "dtree: hint: git merge BRANCH takes one; git branch -D BRANCH drops one\n")
+		if len(kept) == 1 {
+			fmt.Fprintf(c.a.Err, "dtree: kept branch %s, the run's result, which HEAD does not have\n", kept[0])
+			fmt.Fprintf(c.a.Err, "dtree: hint: git merge %s takes it; git branch -D %s drops it\n", kept[0], kept[0])
+		} else {
+			fmt.Fprintf(c.a.Err, "dtree: kept branches, the runs' results, which HEAD does not have: %s\n", joinPaths(kept[:min(len(kept), 5)], len(kept)))
+			fmt.Fprintf(c.a.Err, "dtree: hint: git merge BRANCH takes one; git branch -D BRANCH drops one\n")
+		}
 	}
 }
 
