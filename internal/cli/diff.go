@@ -146,7 +146,8 @@ The checkpoints are read from the run's events.jsonl, and taken only in a
 git repository (dtree docs workspace).
 
 Exit status: 0; 2 when there is no such run, it has no checkpoints (it
-ran outside git), or NODE did not run or has no such visit.
+ran outside git) or the worktree it ran in (--worktree) was removed, or
+NODE did not run or has no such visit.
 
 Docs: dtree docs workspace`,
 		Example: `  dtree diff latest                 # what the latest run changed
