@@ -464,6 +464,9 @@ func resumeLine(runID string, r *run.Carried, c *chart.Chart) string {
 	}
 	line := fmt.Sprintf("dtree: run %s goes on from run %s at %s: %s taken from it, no agent called for %s",
 		runID, r.Start.RunID, at, types.Plural(r.Len(), "finished step"), them)
+	if r.Len() == 0 { // --from the first step: nothing is taken
+		line = fmt.Sprintf("dtree: run %s goes on from run %s at %s: no finished step taken from it", runID, r.Start.RunID, at)
+	}
 	if f := r.Fork; f != nil { // inside the fork: each branch from its own step
 		// In the fork's order, as inspect lists them, whichever started first.
 		branches := slices.Clone(f.Branches)
