@@ -165,8 +165,12 @@ func (a *App) resume(ctx context.Context, id string, o resumeOptions, fs *pflag.
 		return err
 	}
 	if answer != "" && carried.Status != run.StatusWaiting {
+		hint := "resume it without --approve or --reject"
+		if carried.Status == run.StatusSucceeded { // nothing to go on with: only --from runs it again
+			hint = "it got to its end: to run steps of it again, name the first with --from NODE, without --approve or --reject"
+		}
 		return &UsageError{Err: fmt.Errorf("resume: run %s does not wait at an approval gate (%s): --%s has nothing to answer", runID, cmp.Or(carried.Status, "it has no end"), answer),
-			Hint: "resume it without --approve or --reject"}
+			Hint: hint}
 	}
 	rs := carried.Start
 	if rs.Answers != "" {
