@@ -73,7 +73,7 @@ Docs: dtree docs resume`,
 		Example: `  dtree resume                   # the latest run
   dtree resume 20261125T083512Z-dfaa7a
   dtree resume latest --from 7   # run node 7 and what follows again
-  dtree resume latest --reject --reason "the changelog is missing"`,
+  dtree resume latest --approve   # approve the gate it waits at`,
 		Args:        cobra.MaximumNArgs(1),
 		Annotations: map[string]string{gracefulInterrupt: "yes"},
 		RunE: func(cmd *cobra.Command, args []string) error {
