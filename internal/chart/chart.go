@@ -301,7 +301,7 @@ func gateLabels(g *graph.Graph, i int, n *types.Node) []types.Diagnostic {
 	for k := range n.Metadata {
 		if nodeconf.Normalize(k) == "command" {
 			bad("it has a command, and a person, not a command, answers a gate",
-				"remove the command, or the approval key to make it a command step")
+				"remove the command; or, to make it a command step, what marks it a gate (YAML kind: approval, custom data approval: true, a Manual operation shape)")
 			break
 		}
 	}

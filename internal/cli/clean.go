@@ -205,6 +205,10 @@ func (c *cleaner) worktrees(ctx context.Context, repo *workspace.Repo) {
 		return
 	}
 	var kept []string
+	keptVerb := "kept"
+	if c.dry {
+		keptVerb = "would keep"
+	}
 	for _, w := range list {
 		dir := relToCwd(w.Dir)
 		err := repo.RemoveWorktree(ctx, w, c.force, c.dry)
@@ -213,7 +217,7 @@ func (c *cleaner) worktrees(ctx context.Context, repo *workspace.Repo) {
 		case errors.Is(err, workspace.ErrWorktreeInUse):
 			continue // a run goes on in it
 		case errors.As(err, &changed):
-			c.warn("kept worktree %s: %d %s changed (edited, added or deleted) and not committed on branch %s: %s", dir, changed.Files,
+			c.warn("%s worktree %s: %d %s changed (edited, added or deleted) and not committed on branch %s: %s", keptVerb, dir, changed.Files,
 				types.Choose(changed.Files, "file", "files"), w.Branch, joinPaths(changed.Paths, changed.Files))
 			fmt.Fprintf(c.a.Err, "dtree: hint: commit them there, or remove it all the same: dtree clean --force\n")
 			continue
@@ -234,8 +238,13 @@ func (c *cleaner) worktrees(ctx context.Context, repo *workspace.Repo) {
 		}
 	}
 	if len(kept) > 0 && !c.quiet {
-		fmt.Fprintf(c.a.Err, "dtree: kept %s, the runs' results: %s\n", types.Choose(len(kept), "branch", "branches"), joinPaths(kept[:min(len(kept), 5)], len(kept)))
-		fmt.Fprintf(c.a.Err, "dtree: hint: git merge BRANCH takes one; git branch -D BRANCH drops one\n")
+		if len(kept) == 1 {
+			fmt.Fprintf(c.a.Err, "dtree: %s branch %s, the run's result, which HEAD does not have\n", keptVerb, kept[0])
+			fmt.Fprintf(c.a.Err, "dtree: hint: git merge %s takes it; git branch -D %s drops it\n", kept[0], kept[0])
+		} else {
+			fmt.Fprintf(c.a.Err, "dtree: %s branches, the runs' results, which HEAD does not have: %s\n", keptVerb, joinPaths(kept[:min(len(kept), 5)], len(kept)))
+			fmt.Fprintf(c.a.Err, "dtree: hint: git merge BRANCH takes one; git branch -D BRANCH drops one\n")
+		}
 	}
 }
 

@@ -63,8 +63,15 @@ func (a *App) openRun(ctx context.Context, verb, id string, f runFlags) (*runWor
 		return nil, checkpointError(verb, err)
 	}
 	if st, err := os.Stat(rec.Repo); err != nil || !st.IsDir() {
+		hint := "a repository moved or removed: its checkpoints went with it"
+		if _, wt, ok := strings.Cut(filepath.ToSlash(rec.Repo), "/"+workspace.WorktreesDir+"/"); ok {
+			// A --worktree run's worktree, removed by dtree clean or git
+			// worktree remove: its result is still on its branch.
+			id, _, _ := strings.Cut(wt, "/")
+			hint = fmt.Sprintf("the run's worktree was removed (dtree clean, git worktree remove); its result is on branch dtree/%s: git diff HEAD...dtree/%s", id, id)
+		}
 		return nil, &UsageError{Err: fmt.Errorf("%s: run %s's checkpoints are in the repository %s, which is not there any more", verb, rec.RunID, rec.Repo),
-			Hint: "a worktree removed (dtree clean, git worktree remove), or a repository moved: its checkpoints went with it"}
+			Hint: hint}
 	}
 	repo, err := workspace.Open(ctx, rec.Repo)
 	if err != nil {
@@ -139,7 +146,8 @@ The checkpoints are read from the run's events.jsonl, and taken only in a
 git repository (dtree docs workspace).
 
 Exit status: 0; 2 when there is no such run, it has no checkpoints (it
-ran outside git), or NODE did not run or has no such visit.
+ran outside git) or the worktree it ran in (--worktree) was removed, or
+NODE did not run or has no such visit.
 
 Docs: dtree docs workspace`,
 		Example: `  dtree diff latest                 # what the latest run changed

@@ -215,7 +215,11 @@ func (d *dryRun) NodeStarted(n *types.ProcessedNode, visit int) {
 	if b.id != "" {
 		branch = " · branch " + run.ShownBranch(b.id)
 	}
-	b.put(true, fmt.Sprintf(" · node %s %s%s · %s · %s%s\n", n.ID, types.Quote(types.Excerpt(n.Text, 60)), again, n.Role, n.CLI, branch), d)
+	what := string(n.Role) + " · " + n.CLI
+	if n.Step == types.StepApproval { // no CLI runs a gate: its kind alone, as the progress says
+		what = string(n.Step)
+	}
+	b.put(true, fmt.Sprintf(" · node %s %s%s · %s%s\n", n.ID, types.Quote(types.Excerpt(n.Text, 60)), again, what, branch), d)
 	if n.Retries > 0 && n.RetryCLI != n.CLI {
 		fmt.Fprintf(w, "  retries: up to %s with %s, not %s\n", types.Plural(n.Retries, "retry"), n.RetryCLI, n.CLI)
 	}

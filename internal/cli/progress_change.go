@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/dtree-dev/dtree/internal/ci"
@@ -76,6 +77,13 @@ func (p *progress) runChanged(s *run.Summary) {
 		return
 	}
 	brief, hint := "changed: "+ci.ChangeBrief(s.Change), "dtree diff "+s.RunID
+	if s.Logs.Dir != "" {
+		// The log directory, when not the default, as the resume hints
+		// name it: the line finds the run pasted as printed.
+		if d := filepath.Dir(s.Logs.Dir); filepath.Clean(d) != filepath.Clean(types.DefaultLogDir) {
+			hint = types.ShellJoin([]string{"dtree", "diff", s.RunID, "--log-dir", d})
+		}
+	}
 	if line := brief + " · " + hint; p.width() == 0 || textWidth(line) < p.width() {
 		p.printf("%s\n", line)
 		return

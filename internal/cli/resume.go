@@ -52,7 +52,8 @@ func (a *App) newResume() *cobra.Command {
 limit: the steps it finished are taken from its events.jsonl, with no agent
 call, and the run goes on at the step that did not finish, in a new run
 directory that records resumed_from. RUN_ID is a directory of --log-dir;
-latest (the default) is the newest run.
+latest (the default) is the newest run. A run that waits at an approval
+gate (exit 5) goes on with its answer: --approve, or --reject --reason TEXT.
 
 The chart is read again from the file the run read (or --chart), and
 refused when its graph changed since (exit 3) unless --force; a chart
@@ -63,12 +64,16 @@ again.
 
 Exit status: as dtree run's; 2 also when there is no such run, it is still
 going or being resumed, its events.jsonl is damaged mid-way (unless
---force), or it got to its end and --from names no step to go back to.
+--force), or it got to its end and --from names no step to go back to;
+and for a gate's answer that cannot be taken: a waiting run given none,
+--reject without --reason, --approve with --reject, --reason alone, or
+--approve or --reject for a run that waits at no gate.
 
 Docs: dtree docs resume`,
 		Example: `  dtree resume                   # the latest run
   dtree resume 20261125T083512Z-dfaa7a
-  dtree resume latest --from 7   # run node 7 and what follows again`,
+  dtree resume latest --from 7   # run node 7 and what follows again
+  dtree resume latest --approve   # approve the gate it waits at`,
 		Args:        cobra.MaximumNArgs(1),
 		Annotations: map[string]string{gracefulInterrupt: "yes"},
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -160,8 +165,12 @@ func (a *App) resume(ctx context.Context, id string, o resumeOptions, fs *pflag.
 		return err
 	}
 	if answer != "" && carried.Status != run.StatusWaiting {
+		hint := "resume it without --approve or --reject"
+		if carried.Status == run.StatusSucceeded { // nothing to go on with: only --from runs it again
+			hint = "it got to its end: to run steps of it again, name the first with --from NODE, without --approve or --reject"
+		}
 		return &UsageError{Err: fmt.Errorf("resume: run %s does not wait at an approval gate (%s): --%s has nothing to answer", runID, cmp.Or(carried.Status, "it has no end"), answer),
-			Hint: "resume it without --approve or --reject"}
+			Hint: hint}
 	}
 	rs := carried.Start
 	if rs.Answers != "" {
@@ -459,6 +468,9 @@ func resumeLine(runID string, r *run.Carried, c *chart.Chart) string {
 	}
 	line := fmt.Sprintf("dtree: run %s goes on from run %s at %s: %s taken from it, no agent called for %s",
 		runID, r.Start.RunID, at, types.Plural(r.Len(), "finished step"), them)
+	if r.Len() == 0 { // --from the first step: nothing is taken
+		line = fmt.Sprintf("dtree: run %s goes on from run %s at %s: no finished step taken from it", runID, r.Start.RunID, at)
+	}
 	if f := r.Fork; f != nil { // inside the fork: each branch from its own step
 		// In the fork's order, as inspect lists them, whichever started first.
 		branches := slices.Clone(f.Branches)

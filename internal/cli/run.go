@@ -136,7 +136,7 @@ func (o *runOptions) registerWalk(f *pflag.FlagSet) {
 	f.BoolVar(&o.noValidate, "no-validate", false, "skip validation calls")
 	f.IntVar(&o.maxSteps, "max-steps", run.DefaultMaxSteps, "stop after this many node executions")
 	f.BoolVar(&o.json, "json", false, "print a JSON summary of the run on stdout")
-	f.BoolVarP(&o.quiet, "quiet", "q", false, "print nothing on stderr but errors")
+	f.BoolVarP(&o.quiet, "quiet", "q", false, "print nothing on stderr but errors, warnings of files put back, and how to answer a gate the run waits at")
 	f.BoolVarP(&o.verbose, "verbose", "v", false, "print every agent call")
 	f.StringVar(&o.maxCost, "max-cost", "", "stop the run once its agent calls cost this many US dollars, in the middle of the call that crosses it where its CLI streams usage (max_cost)")
 	f.StringVar(&o.maxTokens, "max-tokens", "", "stop the run once its agent calls used this many tokens, in the middle of the call that crosses it where its CLI streams usage (max_tokens)")

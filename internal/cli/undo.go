@@ -36,9 +36,11 @@ replaces is checkpointed first, on the run's ref, and the undo is written
 in the run's undo.jsonl: --redo puts back the tree the last undo replaced,
 which undoes the undo (and --redo again undoes that).
 
-Exit status: 0; 2 when there is no such run, it is still going, it has no
-checkpoints (it ran outside git), NODE did not run, the tree changed since
-(without --force), or --redo finds no undo to take back.
+Exit status: 0; 2 when there is no such run, it is still going or another
+dtree resume or undo holds it, it has no checkpoints (it ran outside git)
+or the worktree it ran in (--worktree) was removed, NODE did not run or
+ran in a fork's branch, the tree changed since (without --force), or
+--redo finds no undo to take back.
 
 Docs: dtree docs workspace`,
 		Example: `  dtree undo latest                 # the tree as before the latest run

@@ -144,6 +144,9 @@ func CheckGateLabels(labels []string) string {
 	_, no := GateLabel(labels, false)
 	switch {
 	case len(other) > 0:
+		if len(other) == 1 {
+			return fmt.Sprintf("branch label %s is neither approved nor rejected", other[0])
+		}
 		return fmt.Sprintf("branch labels %s are neither approved nor rejected", strings.Join(other, ", "))
 	case !yes || !no:
 		return "it needs one branch labelled approved and one labelled rejected"

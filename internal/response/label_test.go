@@ -125,7 +125,8 @@ func TestGateLabel(t *testing.T) {
 		{"the words", []string{"approved", "rejected"}, "approved", "rejected", ""},
 		{"yes and no", []string{"Yes", "No"}, "Yes", "No", ""},
 		{"cased and punctuated", []string{"Approve!", " Rejected."}, "Approve!", " Rejected.", ""},
-		{"another label", []string{"approved", "maybe"}, "approved", "", `branch labels "maybe" are neither approved nor rejected`},
+		{"another label", []string{"approved", "maybe"}, "approved", "", `branch label "maybe" is neither approved nor rejected`},
+		{"other labels", []string{"approved", "maybe", "later"}, "approved", "", `branch labels "maybe", "later" are neither approved nor rejected`},
 		{"one branch", []string{"approved"}, "approved", "", "it needs one branch labelled approved and one labelled rejected"},
 		{"two approved", []string{"approved", "yes"}, "", "", "it needs one branch labelled approved and one labelled rejected"},
 	}
