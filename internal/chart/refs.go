@@ -71,7 +71,7 @@ func checkRefs(doc *types.Document, g *graph.Graph, given []string) []types.Diag
 					bad("unknown_node_reference", "name a node by its id ('dtree inspect CHART' lists them)",
 						"%s names node %q, which is not in the chart", raw, types.Excerpt(r.Name, 60))
 				case !slices.Contains(vars.NodeFields, r.Field):
-					bad("unknown_field", "use comments, answer, output or exit_code",
+					bad("unknown_field", "use comments, answer, output, exit_code or reason",
 						"%s asks for %q, which no step has", raw, types.Excerpt(r.Field, 40))
 				case j == i:
 					// Its own earlier visit, which only a loop gives.

@@ -116,7 +116,7 @@ func (p *pastStep) common(name string) (string, bool) {
 		return "", true
 	case "output":
 		return p.Output, true
-	case "exit_code":
+	case "exit_code", "reason": // a command's, a gate's
 		return "", true
 	}
 	return "", false

@@ -21,9 +21,10 @@ const (
 )
 
 // NodeFields are what {{node.ID.FIELD}} may ask of a step that ran
-// before: a process step's comments, a decision's answer, any step's
-// output (its final text), a command step's exit_code.
-var NodeFields = []string{"comments", "answer", "output", "exit_code"}
+// before: a process step's comments, a decision's or a gate's answer,
+// any step's output (its final text), a command step's exit_code, an
+// approval gate's reason.
+var NodeFields = []string{"comments", "answer", "output", "exit_code", "reason"}
 
 // RunFields are the fields of {{run.FIELD}}.
 var RunFields = []string{"id", "workdir"}
