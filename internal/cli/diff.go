@@ -62,18 +62,28 @@ func (a *App) openRun(ctx context.Context, verb, id string, f runFlags) (*runWor
 	if err := rec.Check(); err != nil {
 		return nil, checkpointError(verb, err)
 	}
+	at := rec.Repo
 	if st, err := os.Stat(rec.Repo); err != nil || !st.IsDir() {
 		hint := "a repository moved or removed: its checkpoints went with it"
-		if _, wt, ok := strings.Cut(filepath.ToSlash(rec.Repo), "/"+workspace.WorktreesDir+"/"); ok {
+		main, wt, inWorktree := strings.Cut(filepath.ToSlash(rec.Repo), "/"+workspace.WorktreesDir+"/")
+		if inWorktree {
 			// A --worktree run's worktree, removed by dtree clean or git
-			// worktree remove: its result is still on its branch.
+			// worktree remove: its result is still on its branch, and
+			// its checkpoints in the repository it was made from, which
+			// shares their commits and refs. A diff reads them there;
+			// an undo has no tree to put them back into.
 			id, _, _ := strings.Cut(wt, "/")
 			hint = fmt.Sprintf("the run's worktree was removed (dtree clean, git worktree remove); its result is on branch dtree/%s: git diff HEAD...dtree/%s", id, id)
+			if st, err := os.Stat(filepath.FromSlash(main)); verb == "diff" && err == nil && st.IsDir() {
+				at = filepath.FromSlash(main)
+			}
 		}
-		return nil, &UsageError{Err: fmt.Errorf("%s: run %s's checkpoints are in the repository %s, which is not there any more", verb, rec.RunID, rec.Repo),
-			Hint: hint}
+		if at == rec.Repo {
+			return nil, &UsageError{Err: fmt.Errorf("%s: run %s's checkpoints are in the repository %s, which is not there any more", verb, rec.RunID, rec.Repo),
+				Hint: hint}
+		}
 	}
-	repo, err := workspace.Open(ctx, rec.Repo)
+	repo, err := workspace.Open(ctx, at)
 	if err != nil {
 		if errors.Is(err, workspace.ErrNotGit) {
 			return nil, &UsageError{Err: fmt.Errorf("%s needs a git repository: run %s's checkpoints are in %s: %w", verb, rec.RunID, rec.Repo, err),
@@ -146,8 +156,9 @@ The checkpoints are read from the run's events.jsonl, and taken only in a
 git repository (dtree docs workspace).
 
 Exit status: 0; 2 when there is no such run, it has no checkpoints (it
-ran outside git) or the worktree it ran in (--worktree) was removed, or
-NODE did not run or has no such visit.
+ran outside git), or NODE did not run or has no such visit. A run in a
+worktree of its own (--worktree) that was removed since is read from the
+repository the worktree was made from.
 
 Docs: dtree docs workspace`,
 		Example: `  dtree diff latest                 # what the latest run changed
