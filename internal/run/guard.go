@@ -124,6 +124,20 @@ func (g *guard) inScope(p string) bool {
 	return ok && g.scope.Match(rel)
 }
 
+// fromWorkdir is a path of the repository as the step sees it: from its
+// workdir, where its paths are anchored and its agent works
+// ("../README.md" for a step in src/).
+func (g *guard) fromWorkdir(p string) string {
+	if g.prefix == "" {
+		return p
+	}
+	rel, err := filepath.Rel(filepath.FromSlash(g.prefix), filepath.FromSlash(p))
+	if err != nil {
+		return p
+	}
+	return filepath.ToSlash(rel)
+}
+
 // on reports whether checkpoints are on for the visit.
 func (g *guard) on() bool { return g != nil && g.visit != "" && g.t.ws != nil }
 
@@ -173,7 +187,7 @@ func (g *guard) checkScope(ctx context.Context, a int) (string, error) {
 		Paths: u.Paths, PathsLeftOut: u.Files - len(u.Paths)})
 	names := make([]string, 0, min(len(u.Paths), maxScopeList))
 	for _, p := range u.Paths[:min(len(u.Paths), maxScopeList)] {
-		names = append(names, strconv.Quote(types.Clip(p.Path, maxName)))
+		names = append(names, strconv.Quote(types.Clip(g.fromWorkdir(p.Path), maxName)))
 	}
 	list := listed(names, u.Files)
 	g.say(a, fmt.Sprintf("undid the change to %s outside the step's paths: %s", types.Plural(u.Files, "file"), list), true)
