@@ -211,9 +211,16 @@ func (w *walker) gate(ctx context.Context, b *branch, n *types.ProcessedNode) Ga
 		g.SoFar = append(g.SoFar, line)
 	}
 	if t := b.tree; t.ws != nil {
-		from := cmp.Or(t.gateMark, t.first)
+		// Since the run began: in a resumed run, before the steps it took
+		// from the earlier one, whose changes the person answering is
+		// asked about too.
+		from := cmp.Or(t.gateMark, t.carriedFirst, t.first)
 		g.SinceGate = t.gateMark != ""
-		if c, err := t.ws.Repo.Changes(context.WithoutCancel(ctx), from, t.ws.Last.Commit); err == nil {
+		c, err := t.ws.Repo.Changes(context.WithoutCancel(ctx), from, t.ws.Last.Commit)
+		if err != nil && from != t.first && !g.SinceGate { // the earlier run's checkpoints pruned
+			c, err = t.ws.Repo.Changes(context.WithoutCancel(ctx), t.first, t.ws.Last.Commit)
+		}
+		if err == nil {
 			g.Change = &c
 		}
 		t.gateMark = t.ws.Last.Commit

@@ -590,6 +590,9 @@ func (w *walker) carry(ctx context.Context, b *branch) (ok bool, err error) {
 			}
 		}
 		w.carryStep(on, s)
+		if c := s.End.Change; on == b && c != nil && b.tree.carriedFirst == "" {
+			b.tree.carriedFirst = c.From
+		}
 		w.sum.Resumed.DurationMS += s.dur.Milliseconds()
 		n++
 		return true

@@ -25,6 +25,9 @@ type tree struct {
 	// (snap); false after a checkpoint that failed.
 	fresh bool
 	first string // the checkpoint before the tree's first step
+	// carriedFirst is the checkpoint before the first step a resumed run
+	// took from the earlier one, where the run the gates speak of began.
+	carriedFirst string
 	// gateMark is the checkpoint the last gate asked at, on a terminal.
 	gateMark string
 	dir      string // the steps' workdir in the tree
