@@ -26,6 +26,14 @@ type PathChange struct {
 	Status  string `json:"status"`
 }
 
+// PathStatus is a path and the status letter of its change (A, D, M,
+// T), without line counts: a change undone outside a step's scope
+// (runlog.OutOfScope), whose lines the attempt's change counts.
+type PathStatus struct {
+	Path   string `json:"path"`
+	Status string `json:"status"`
+}
+
 // MaxChangePaths bounds the paths a Change lists: a step that rewrote a
 // vendored tree of 100,000 files is counted whole, listed in part.
 const MaxChangePaths = 100

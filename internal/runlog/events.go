@@ -252,7 +252,7 @@ type OutOfScope struct {
 	Checkpoint   string             `json:"checkpoint"`
 	Files        int                `json:"files"`
 	Node         string             `json:"node"`
-	Paths        []types.PathChange `json:"paths"`
+	Paths        []types.PathStatus `json:"paths"`
 	PathsLeftOut int                `json:"paths_left_out,omitempty"`
 	RunID        string             `json:"run_id"`
 }

@@ -71,7 +71,7 @@ func readRaw(r io.Reader, fn func(PathEntry) error) error {
 // undid, and the checkpoint taken before, which still has the change.
 type Undone struct {
 	Files  int
-	Paths  []types.PathChange
+	Paths  []types.PathStatus
 	Before Checkpoint
 }
 
@@ -103,7 +103,7 @@ func (run *Run) RestorePaths(ctx context.Context, from string, undo func(path st
 		}
 		u.Files++
 		if len(u.Paths) < types.MaxChangePaths {
-			u.Paths = append(u.Paths, types.PathChange{Path: e.Path, Status: e.Status})
+			u.Paths = append(u.Paths, types.PathStatus{Path: e.Path, Status: e.Status})
 		}
 		// update-index --index-info: "mode SP object TAB path"; a mode
 		// of 0 removes the path (one the checkpoint did not have).
