@@ -138,7 +138,7 @@ func (c *cleaner) warn(format string, args ...any) {
 // checkpoints; skip is a run not to remove (the one a resume goes on
 // from).
 func (c *cleaner) pruneRuns(ctx context.Context, logDir string, keep int, skip string) {
-	old, err := runlog.OldRuns(logDir, keep)
+	old, err := runlog.PastRuns(logDir, keep)
 	if err != nil {
 		c.warn("list the runs of %s: %v", logDir, err)
 		c.failed++
@@ -146,6 +146,12 @@ func (c *cleaner) pruneRuns(ctx context.Context, logDir string, keep int, skip s
 	}
 	for _, r := range old {
 		if r.ID == skip {
+			continue
+		}
+		if r.Going {
+			if !c.quiet {
+				fmt.Fprintf(c.a.Err, "dtree: kept run %s: it is still going (a dtree runs or resumes it)\n", r.Dir)
+			}
 			continue
 		}
 		repo := c.repoOf(ctx, r.Dir)

@@ -63,6 +63,14 @@ func TestOldRunsKeepsTheNewestAndAHeldRun(t *testing.T) {
 	all, err := OldRuns(logDir, 0)
 	require.NoError(t, err)
 	assert.Len(t, all, 4, "keep 0: every run no dtree holds")
+
+	// dtree clean names the held run as kept: PastRuns has it, going.
+	past, err := PastRuns(logDir, 2)
+	require.NoError(t, err)
+	require.Len(t, past, 3)
+	assert.True(t, past[0].Going)
+	assert.Equal(t, ids[0], past[0].ID)
+	assert.False(t, past[1].Going || past[2].Going)
 }
 
 // A run's start in a log directory of 100 runs: what keep_runs costs it.

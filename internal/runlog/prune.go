@@ -36,6 +36,17 @@ type RunDir struct {
 // read only to order it among runs of the same second: a log directory of
 // 100 runs costs a run's start 100 stats, not 300 opens.
 func OldRuns(logDir string, keep int) ([]RunDir, error) {
+	past, err := PastRuns(logDir, keep)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(past, func(r RunDir) bool { return r.Going }), nil
+}
+
+// PastRuns are the runs of logDir past the newest keep, oldest first,
+// each with Going set: OldRuns and those a dtree holds, which dtree clean
+// names as kept.
+func PastRuns(logDir string, keep int) ([]RunDir, error) {
 	runs, err := listRuns(logDir)
 	if err != nil {
 		return nil, err
@@ -44,10 +55,11 @@ func OldRuns(logDir string, keep int) ([]RunDir, error) {
 	if past <= 0 {
 		return nil, nil
 	}
-	for i := range runs[:past] {
+	runs = runs[:past]
+	for i := range runs {
 		runs[i].Going = Going(runs[i].Dir)
 	}
-	return Old(runs, keep), nil
+	return runs, nil
 }
 
 // listRuns are the runs of logDir, oldest first, Going not yet known.
@@ -121,18 +133,6 @@ func startedAt(dir string) time.Time {
 	text, _, _ := strings.Cut(rest, `"`)
 	t, _ := time.Parse(time.RFC3339Nano, text)
 	return t
-}
-
-// Old are the runs past the newest keep that no dtree holds, oldest
-// first: those keep_runs and dtree clean remove. keep 0 is all of them.
-func Old(runs []RunDir, keep int) []RunDir {
-	var old []RunDir
-	for i, r := range runs {
-		if i < len(runs)-keep && !r.Going {
-			old = append(old, r)
-		}
-	}
-	return old
 }
 
 // RemoveRun removes a run's directory from its log directory, and the
