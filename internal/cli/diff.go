@@ -65,7 +65,7 @@ func (a *App) openRun(ctx context.Context, verb, id string, f runFlags) (*runWor
 	at := rec.Repo
 	if st, err := os.Stat(rec.Repo); err != nil || !st.IsDir() {
 		hint := "a repository moved or removed: its checkpoints went with it"
-		main, wt, inWorktree := strings.Cut(filepath.ToSlash(rec.Repo), "/"+workspace.WorktreesDir+"/")
+		top, wt, inWorktree := strings.Cut(filepath.ToSlash(rec.Repo), "/"+workspace.WorktreesDir+"/")
 		if inWorktree {
 			// A --worktree run's worktree, removed by dtree clean or git
 			// worktree remove: its result is still on its branch, and
@@ -74,8 +74,8 @@ func (a *App) openRun(ctx context.Context, verb, id string, f runFlags) (*runWor
 			// an undo has no tree to put them back into.
 			id, _, _ := strings.Cut(wt, "/")
 			hint = fmt.Sprintf("the run's worktree was removed (dtree clean, git worktree remove); its result is on branch dtree/%s: git diff HEAD...dtree/%s", id, id)
-			if st, err := os.Stat(filepath.FromSlash(main)); verb == "diff" && err == nil && st.IsDir() {
-				at = filepath.FromSlash(main)
+			if st, err := os.Stat(filepath.FromSlash(top)); verb == "diff" && err == nil && st.IsDir() {
+				at = filepath.FromSlash(top)
 			}
 		}
 		if at == rec.Repo {
