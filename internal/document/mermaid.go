@@ -1000,7 +1000,7 @@ func (p *mermaidParser) labelUntil(closers []string, id string) (string, bool) {
 				return text, true
 			}
 		}
-		p.errorf([]string{p.mr.docID(id)}, fmt.Sprintf("end the node's label with %s", closers[0]), "node %q: its label is not closed with %s", id, closers[0])
+		p.errorf([]string{p.mr.docID(id)}, fmt.Sprintf("end the node's label with %s right after its closing quote; a \" inside a quoted label ends it, so write a quote in it as #quot; (%s[\"say #quot;hi#quot;\"])", closers[0], id), "node %q: its label is not closed with %s", id, closers[0])
 		return "", false
 	}
 	l := p.s[p.i:]
