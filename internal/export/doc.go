@@ -110,7 +110,7 @@ func (l *losses) node(n *types.Node, noTags bool) {
 		l.add("text areas after the first")
 	}
 	if n.Lane != "" || n.Container != "" || n.Group != "" {
-		l.add("swim lanes, containers and groups")
+		l.add(containersLost)
 	}
 	if len(n.Comments) > 0 {
 		l.add("comments")
@@ -120,10 +120,19 @@ func (l *losses) node(n *types.Node, noTags bool) {
 	}
 }
 
+// containersLost is the loss of a node's lane, container or group.
+const containersLost = "swim lanes, containers and groups"
+
 // list is what the writer has to say: a sentence each.
 func (l *losses) list() []string {
 	out := []string{}
 	for _, what := range l.order {
+		if what == containersLost {
+			// Every format has them (Mermaid's subgraphs, draw.io's
+			// containers, Lucid's): it is dtree's writer that has not.
+			out = append(out, fmt.Sprintf("dtree writes %s with no swim lanes, containers or groups: the %s in them are written outside any", l.format, types.Plural(l.counts[what], "step")))
+			continue
+		}
 		out = append(out, fmt.Sprintf("%s cannot hold %s (%s); they are left out", l.format, what, types.Plural(l.counts[what], "item")))
 	}
 	return append(out, l.notes...)
