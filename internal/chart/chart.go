@@ -310,7 +310,7 @@ func gateLabels(g *graph.Graph, i int, n *types.Node) []types.Diagnostic {
 		labels = append(labels, e.Label)
 	}
 	if msg := response.CheckGateLabels(labels); msg != "" {
-		bad(msg, "give the gate two branches, labelled approved (or yes) and rejected (or no)")
+		bad(msg, "give the gate two branches, labelled approved (or yes) and rejected (or no); or, if it is no gate, set its custom data approval: false")
 	}
 	return out
 }

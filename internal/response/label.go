@@ -134,15 +134,26 @@ func GateAnswer(answer string, labels []string) (label string, approve, ok bool)
 // rejected (or no), and no other.
 func CheckGateLabels(labels []string) string {
 	var other []string
+	unlabelled := 0
 	for _, l := range labels {
 		c := CleanLabel(l)
-		if !slices.Contains(ApprovedWords, c) && !slices.Contains(RejectedWords, c) {
+		switch {
+		case strings.TrimSpace(l) == "":
+			unlabelled++
+		case !slices.Contains(ApprovedWords, c) && !slices.Contains(RejectedWords, c):
 			other = append(other, strconv.Quote(l))
 		}
 	}
 	_, yes := GateLabel(labels, true)
 	_, no := GateLabel(labels, false)
 	switch {
+	case unlabelled > 0:
+		// `branch label "" is neither approved nor rejected` read as a
+		// riddle: say the line has no label.
+		if unlabelled == 1 {
+			return "a line out of it has no label: a gate's lines are labelled approved and rejected"
+		}
+		return fmt.Sprintf("%d lines out of it have no label: a gate's lines are labelled approved and rejected", unlabelled)
 	case len(other) > 0:
 		if len(other) == 1 {
 			return fmt.Sprintf("branch label %s is neither approved nor rejected", other[0])

@@ -127,6 +127,8 @@ func TestGateLabel(t *testing.T) {
 		{"cased and punctuated", []string{"Approve!", " Rejected."}, "Approve!", " Rejected.", ""},
 		{"another label", []string{"approved", "maybe"}, "approved", "", `branch label "maybe" is neither approved nor rejected`},
 		{"other labels", []string{"approved", "maybe", "later"}, "approved", "", `branch labels "maybe", "later" are neither approved nor rejected`},
+		{"one unlabelled line", []string{""}, "", "", "a line out of it has no label: a gate's lines are labelled approved and rejected"},
+		{"two unlabelled lines", []string{"", " "}, "", "", "2 lines out of it have no label: a gate's lines are labelled approved and rejected"},
 		{"one branch", []string{"approved"}, "approved", "", "it needs one branch labelled approved and one labelled rejected"},
 		{"two approved", []string{"approved", "yes"}, "", "", "it needs one branch labelled approved and one labelled rejected"},
 	}
