@@ -130,7 +130,11 @@ func (l *losses) list() []string {
 		if what == containersLost {
 			// Every format has them (Mermaid's subgraphs, draw.io's
 			// containers, Lucid's): it is dtree's writer that has not.
-			out = append(out, fmt.Sprintf("dtree writes %s with no swim lanes, containers or groups: the %s in them are written outside any", l.format, types.Plural(l.counts[what], "step")))
+			verb := "are"
+			if l.counts[what] == 1 {
+				verb = "is"
+			}
+			out = append(out, fmt.Sprintf("dtree writes %s with no swim lanes, containers or groups: the %s in them %s written outside any", l.format, types.Plural(l.counts[what], "step"), verb))
 			continue
 		}
 		out = append(out, fmt.Sprintf("%s cannot hold %s (%s); they are left out", l.format, what, types.Plural(l.counts[what], "item")))
