@@ -82,7 +82,10 @@ func mermaidChart(w io.Writer, doc *types.Document, asMarkdown bool) ([]string, 
 		if k == 0 && doc.Title != "" {
 			bw.WriteString("---\ntitle: " + dtreeQuote(doc.Title) + "\n---\n")
 		}
-		if k == 0 && p.Title != "" && p.Title != doc.Title && (doc.Title != "" || !md) {
+		// A page with no title of its own reads as "Mermaid 1": nothing
+		// is lost when that is the title left out.
+		if k == 0 && p.Title != "" && p.Title != doc.Title && (doc.Title != "" || !md) &&
+			(doc.Title != "" || p.Title != "Mermaid 1") {
 			// The front matter's title is the chart's and its first
 			// page's; a heading gives a later page's.
 			lost.note("a Mermaid flowchart's title is its first page's too: page %s's title %q is left out", p.ID, types.Clip(p.Title, 60))
