@@ -109,6 +109,7 @@ type mermaidReader struct {
 	first    int      // the index in b.shapes of the block's first shape
 	labelled []bool   // by index in b.shapes: a label gave its text
 	subs     []string // open subgraphs, innermost last
+	subLines []int    // the line each open subgraph starts on
 	subIDs   map[string]bool
 	pairs    map[string]int // the next number of a pair's edge ids (L_A_B_)
 	data     []mermaidData
@@ -161,7 +162,7 @@ func (mr *mermaidReader) block(text []byte, str string, first, pos int, heading 
 	b := mr.b
 	mr.page = strconv.Itoa(pos + 1)
 	mr.first = len(b.shapes)
-	mr.subs = nil
+	mr.subs, mr.subLines = nil, nil
 	mr.subIDs = map[string]bool{}
 	mr.pairs = map[string]int{}
 	mr.data = nil
@@ -559,6 +560,8 @@ func (p *mermaidParser) parse() {
 		p.statement()
 	}
 	if len(p.mr.subs) > 0 {
+		// Name the line the subgraph opens on, not the end of the text.
+		p.line = p.mr.subLines[len(p.mr.subLines)-1]
 		p.errorf([]string{p.mr.subs[len(p.mr.subs)-1]}, "close every subgraph with a line 'end'",
 			"subgraph %q is not closed with 'end'", p.mr.subs[len(p.mr.subs)-1])
 	}
@@ -654,6 +657,7 @@ func (p *mermaidParser) statement() {
 				p.errorf(nil, "delete the 'end', or open a subgraph before it", "'end' closes no subgraph")
 			} else {
 				p.mr.subs = p.mr.subs[:len(p.mr.subs)-1]
+				p.mr.subLines = p.mr.subLines[:len(p.mr.subLines)-1]
 			}
 			if !p.endStatement() {
 				p.restOfLine()
@@ -679,6 +683,7 @@ func (p *mermaidParser) peekWord() string {
 // subgraph reads "subgraph id [title]", "subgraph id" or "subgraph a title".
 func (p *mermaidParser) subgraph() {
 	mr := p.mr
+	line := p.line
 	p.skipSpace()
 	l := p.curLine()
 	if i := bytes.IndexByte(l, ';'); i >= 0 && !bytes.ContainsAny(l[:i], `["`) {
@@ -728,6 +733,7 @@ func (p *mermaidParser) subgraph() {
 		}
 	}
 	mr.subs = append(mr.subs, id)
+	mr.subLines = append(mr.subLines, line)
 }
 
 // chain reads "A --> B --> C", "A & B --> C", a lone node.
