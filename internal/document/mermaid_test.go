@@ -234,7 +234,7 @@ func TestMermaidMalformed(t *testing.T) {
 		{"unclosed quote", "flowchart TD\nA[Go]\nB[\"Open\n", []string{"malformed_mermaid@3"}},
 		{"unclosed @{", "flowchart TD\nA[Go]\nB@{ shape: diam\n", []string{"malformed_mermaid@3"}},
 		{"stray end", "flowchart TD\nA[Go]\nend\n", []string{"malformed_mermaid@3"}},
-		{"unclosed subgraph", "flowchart TD\nsubgraph S\nA[Go]\n", []string{"malformed_mermaid@2"}}, // the line it opens on,
+		{"unclosed subgraph", "flowchart TD\nsubgraph S\nA[Go]\n", []string{"malformed_mermaid@2"}}, // the line it opens on
 		{"custom data on no node", "flowchart TD\nA[Go]\n%% dtree: Z cli: claude\n", []string{"malformed_mermaid@3"}},
 		{"custom data unreadable", "flowchart TD\nA[Go]\n%% dtree: A\n", []string{"malformed_mermaid@3"}},
 		{"dangling arrow", "flowchart TD\nA[Go] -->\n", []string{"malformed_mermaid@2"}},
