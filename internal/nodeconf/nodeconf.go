@@ -149,7 +149,13 @@ func Resolve(n *types.Node, role string, d types.Defaults, names CLINames) (type
 		for _, name := range types.SplitCLIs(v) {
 			c, known := names.Canonical(name)
 			if !known {
-				bad("unknown_cli", knownHint(), "%s names CLI %q, which dtree does not know", keys[keyCLI], name)
+				hint := knownHint()
+				if strings.Contains(name, "\n") {
+					// cli given on two lines (Mermaid's %% dtree: lines, a
+					// YAML block) is one value of two lines.
+					hint = "cli is one line: its CLI, then any fallbacks after commas (claude, codex); it was given on several lines, which make one value"
+				}
+				bad("unknown_cli", hint, "%s names CLI %q, which dtree does not know", keys[keyCLI], name)
 				continue
 			}
 			list = appendNew(list, c)
