@@ -72,8 +72,16 @@ func formatOf(out string) string {
 func outputNames(allowed []string) string {
 	var out []string
 	for _, f := range document.Written() {
-		if slices.Contains(allowed, f.Name) {
-			out = append(out, f.Output...)
+		if !slices.Contains(allowed, f.Name) {
+			continue
+		}
+		for _, e := range f.Output {
+			// graph (whose formats have svg) draws Mermaid into a .mmd
+			// only, and refuses a .md: do not offer it.
+			if e == ".md" && slices.Contains(allowed, "svg") {
+				continue
+			}
+			out = append(out, e)
 		}
 	}
 	for _, e := range slices.Sorted(maps.Keys(pictureByExt)) {

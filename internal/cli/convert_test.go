@@ -102,4 +102,8 @@ func TestOutputFormatSaysWhat(t *testing.T) {
 	require.ErrorAs(t, err, &u)
 	assert.EqualError(t, u.Err, `cannot tell the format to write from the name "chart.txt": no format dtree writes has its extension`)
 	assert.Equal(t, "pass --to yaml|json|csv|drawio|mermaid|dot, or name the file .csv, .json, .yaml, .yml, .drawio, .drawio.xml, .dio, .mmd, .mermaid, .md, .dot, .gv", u.Hint)
+	// graph refuses a .md, so it does not offer one.
+	_, err = outputFormat("", "to", "chart.png", graphFormats)
+	require.ErrorAs(t, err, &u)
+	assert.Equal(t, "pass --to mermaid|dot|svg|drawio, or name the file .drawio, .drawio.xml, .dio, .mmd, .mermaid, .dot, .gv, .svg", u.Hint)
 }
