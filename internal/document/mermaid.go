@@ -30,7 +30,7 @@ var mermaidHints = map[string]string{
 	"dangling_line":          "in Mermaid, an edge's two ends are node ids: write the missing node (A --> B[Task]) or remove the edge",
 	"line_to_container":      "in Mermaid, an edge to a subgraph's id runs to no step: point it at a node inside the subgraph",
 	"unlabeled_branch":       "label each edge out of {id} in Mermaid: {id} -->|Yes| D or {id} -- Yes --> D; or, if the edges should all run at once, add %% dtree: {id} parallel: true",
-	"duplicate_branch_label": "give each edge out of {id} a different label ({id} -->|Yes| D, {id} -->|No| E)",
+	"duplicate_branch_label": "give each edge out of {id} a different label ({id} -->|Yes| D, {id} -->|No| E); {id} -->|Yes| D & E labels both edges Yes: to run both, lead Yes to one step marked %% dtree: STEP parallel: true, whose edges go to D & E",
 	"duplicate_line":         "delete one of the two edges from the Mermaid text",
 	"bidirectional_line":     "write the edge with one head, pointing the way the run goes: A --> B, not A <--> B or A o--o B",
 	"ambiguous_root":         "in Mermaid, the start is the only node no edge enters: write Start([Start]) --> A and connect or delete the other nodes no edge enters",
