@@ -33,7 +33,7 @@ var mermaidHints = map[string]string{
 	"duplicate_branch_label": "give each edge out of {id} a different label ({id} -->|Yes| D, {id} -->|No| E); {id} -->|Yes| D & E labels both edges Yes: to run both, lead Yes to one step marked %% dtree: STEP parallel: true, whose edges go to D & E",
 	"duplicate_line":         "delete one of the two edges from the Mermaid text",
 	"bidirectional_line":     "write the edge with one head, pointing the way the run goes: A --> B, not A <--> B or A o--o B",
-	"ambiguous_root":         "in Mermaid, the start is the only node no edge enters: write Start([Start]) --> A and connect or delete the other nodes no edge enters",
+	"ambiguous_root":         "in Mermaid, the start is the only node no edge enters: write Start([Start]) --> A and connect or delete the other nodes no edge enters (an id misspelt in an edge, Fx for Fix, is a new node: 'dtree inspect' shows it with its id as text)",
 	"no_root":                "add a start node and an edge to the first step: Start([Start]) --> A",
 	"ignored_empty_shape":    "give the node a task (A[Run the tests]) and connect it with an edge, or delete it",
 	"empty_chart":            "write at least one node in the flowchart (flowchart TD, then A[Task])",
