@@ -34,8 +34,8 @@ func (a *App) newConvert() *cobra.Command {
 Lucid API JSON, a CSV in the layout of Lucid's export, a draw.io file, a
 Mermaid flowchart or a Graphviz DOT graph: on stdout, or atomically to -o FILE. Without --to the
 format comes from FILE's extension. The graph, texts, tags and metadata are
-kept; what a format cannot hold (tags in JSON, swim lanes, comments) is
-named on stderr. 'dtree docs convert' describes each format.
+kept; what is left out (tags in JSON, swim lanes, containers and
+subgraphs in every format, comments) is named on stderr. 'dtree docs convert' describes each format.
 
 A chart with errors prints them on stderr and exits 3, as inspect does.
 
