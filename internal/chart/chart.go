@@ -75,23 +75,32 @@ func Check(doc *types.Document, opts Options) *Chart {
 		lintErrs, lintWarns = lint.Check(g)
 		forks = lint.Forks(g)
 	}()
-	// A node with no tags and no metadata has the defaults for its role;
-	// such nodes, most of a large chart, share one Settings.
-	shared := map[string]*types.Settings{}
+	// A node with no tags and no metadata has the defaults for its role
+	// and the step its shape draws (a Manual operation is a gate); such
+	// nodes, most of a large chart, share one Settings. Each still gets
+	// its kind's checks: they read its lines.
+	type plainKey struct {
+		role  string
+		drawn types.Step
+	}
+	shared := map[plainKey]*types.Settings{}
 	for i := range doc.Nodes {
 		n, role := &doc.Nodes[i], g.Role(i)
 		plain := len(n.Tags) == 0 && len(n.Metadata) == 0
-		if s, ok := shared[role]; ok && plain {
-			c.Nodes[i] = types.ProcessedNode{Node: n, Settings: s}
-			continue
-		}
-		p, f := nodeconf.Resolve(n, role, opts.Defaults, opts.Names)
-		if plain {
-			shared[role] = p.Settings
+		key := plainKey{role, types.DrawnStep(n.Shape)}
+		var p types.ProcessedNode
+		if s, ok := shared[key]; ok && plain {
+			p = types.ProcessedNode{Node: n, Settings: s}
+		} else {
+			var f nodeconf.Findings
+			p, f = nodeconf.Resolve(n, role, opts.Defaults, opts.Names)
+			if plain {
+				shared[key] = p.Settings
+			}
+			c.Errors = append(c.Errors, f.Errors...)
+			c.Warnings = append(c.Warnings, f.Warnings...)
 		}
 		c.Nodes[i] = p
-		c.Errors = append(c.Errors, f.Errors...)
-		c.Warnings = append(c.Warnings, f.Warnings...)
 		if check := kindChecks[nodeconf.Step(p)]; check != nil {
 			c.Errors = append(c.Errors, check(g, i, n)...)
 		}
