@@ -79,12 +79,10 @@ func drawioMarks(doc *types.Document, t *Trace) map[string]drawioMark {
 			nd.state = stateVisited
 		}
 		if t.Interrupted[n.ID] {
-			nd.stopped, nd.state = "interrupted", stateInterrupted
+			nd.stop("interrupted")
 		}
 		if n.ID == t.Stopped && t.Stopped != "" {
-			nd.stopped = t.StoppedHow
-			nd.state = map[string]string{"failed": stateFailed, "interrupted": stateInterrupted,
-				"limit_reached": stateLimit, "budget_reached": stateLimit, "waiting_for_approval": stateLimit}[t.StoppedHow]
+			nd.stop(t.StoppedHow)
 		}
 		var stroke, fill, width string
 		switch nd.state {

@@ -261,15 +261,11 @@ func (p *picture) mark(t *Trace, where map[string][2]int) {
 	}
 	for id := range t.Interrupted {
 		if w, ok := where[id]; ok {
-			nd := &p.pages[w[0]].nodes[w[1]]
-			nd.stopped, nd.state = "interrupted", stateInterrupted
+			p.pages[w[0]].nodes[w[1]].stop("interrupted")
 		}
 	}
 	if w, ok := where[t.Stopped]; ok {
-		nd := &p.pages[w[0]].nodes[w[1]]
-		nd.stopped = t.StoppedHow
-		nd.state = map[string]string{"failed": stateFailed, "interrupted": stateInterrupted,
-			"limit_reached": stateLimit, "budget_reached": stateLimit, "waiting_for_approval": stateLimit}[t.StoppedHow]
+		p.pages[w[0]].nodes[w[1]].stop(t.StoppedHow)
 	}
 	// The edges of every page, by page and ends, for takenEdges.
 	var keys [][3]int
@@ -334,6 +330,14 @@ func takenEdges[K comparable](keys []K, labels []string, steps []Step, stepKey f
 		}
 	}
 	return taken
+}
+
+// stop marks the node where the run stopped, how it did (a Trace's
+// StoppedHow), or a visit an interrupt cut short.
+func (nd *picNode) stop(how string) {
+	nd.stopped = how
+	nd.state = map[string]string{"failed": stateFailed, "interrupted": stateInterrupted,
+		"limit_reached": stateLimit, "budget_reached": stateLimit, "waiting_for_approval": stateLimit}[how]
 }
 
 // note says what the run did at a node, for a line under its text. A
